@@ -1,0 +1,174 @@
+"""Synthetic datasets of the paper, as plain numpy arrays.
+
+Every generator returns a dict that follows the data file contract
+(`results/data/{experiment}/seed{seed}.npz`):
+  X   (n, T, d)  token sequences; row 0 of each sequence is the query token x_1
+  y   (n,)       labels in {+1, -1}
+  opt (n,)       index of the optimal token of each sequence
+  W0  (d, d)     initial key-query matrix
+  u   (d,)       the fixed decoder (only for fixed-decoder experiments; a trained
+                 decoder starts at u = 0)
+The constants are ours (the paper's values were lost in extraction); they live in
+config/config.yaml, and `SPEC.md` explains the choices.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attnbias import svm
+
+
+class DataError(ValueError):
+    """A data-model parameter that cannot produce a valid dataset."""
+
+
+def _labels(rng: np.random.Generator, n: int) -> np.ndarray:
+    return rng.choice(np.array([-1.0, 1.0]), size=n)
+
+
+def _check_sizes(n: int, T: int, d: int, *, min_T: int = 2) -> None:
+    if n < 1 or d < 1 or T < min_T:
+        raise DataError(f"need n >= 1, T >= {min_T}, d >= 1; got n={n}, T={T}, d={d}")
+
+
+def example1(
+    rng: np.random.Generator,
+    *,
+    n: int,
+    T: int,
+    d: int,
+    opt_signal: float = 1.0,
+    query_signal: float = 0.5,
+    noise_orthogonal_to_u: bool = True,
+) -> dict[str, np.ndarray]:
+    """Example 1 (Sec. 3): fixed decoder u = e_1, nearly orthogonal Gaussian tokens.
+
+    Every token starts as N(0, I/d). The optimal token sits at a random position >= 2
+    (index >= 1) and adds `opt_signal * y * u`; the query x_1 adds `query_signal * y * u`.
+    With `noise_orthogonal_to_u` the noise has no component along u, so all non-optimal
+    tokens other than the query share the score 0 (Assumption 2).
+    """
+    _check_sizes(n, T, d)
+    if query_signal >= opt_signal:
+        raise DataError(
+            f"query_signal ({query_signal}) must be below opt_signal ({opt_signal}), "
+            "or the query token would be the optimal one"
+        )
+    u = np.zeros(d)
+    u[0] = 1.0
+    y = _labels(rng, n)
+    X = rng.standard_normal((n, T, d)) / np.sqrt(d)
+    if noise_orthogonal_to_u:
+        X[..., 0] = 0.0
+    opt = rng.integers(1, T, size=n)
+    rows = np.arange(n)
+    X[rows, opt] += opt_signal * y[:, None] * u
+    X[:, 0] += query_signal * y[:, None] * u
+    return {"X": X, "y": y, "opt": opt, "u": u, "W0": np.zeros((d, d))}
+
+
+def data_model_dm(
+    rng: np.random.Generator,
+    *,
+    n: int,
+    T: int,
+    d: int,
+    mu_norm: float = 1.0,
+    noise_scale: float = 0.5,
+) -> dict[str, np.ndarray]:
+    """Data model DM (Sec. 4), for joint training of W and u.
+
+    The optimal token is the query token: x_1 = y * mu + N(0, I/d), with mu = mu_norm * e_1
+    the fixed vector that generates the label. The other T-1 tokens are N(0, noise_scale^2 I/d):
+    a smaller norm, as Condition 1 asks. W and u start at zero.
+    """
+    _check_sizes(n, T, d)
+    mu = np.zeros(d)
+    mu[0] = mu_norm
+    y = _labels(rng, n)
+    X = noise_scale * rng.standard_normal((n, T, d)) / np.sqrt(d)
+    X[:, 0] = y[:, None] * mu + rng.standard_normal((n, d)) / np.sqrt(d)
+    return {"X": X, "y": y, "opt": np.zeros(n, dtype=np.int64), "W0": np.zeros((d, d))}
+
+
+def bad_direction(
+    rng: np.random.Generator, *, init_norm: float, **example1_params
+) -> dict[str, np.ndarray]:
+    """Example-1 data started in a "bad" stationary direction (App. C.1, Fig. 8).
+
+    W_bad is the max-margin direction that selects, in every sequence, the non-optimal
+    token with the lowest score instead of the optimal one. Along R * W_bad, R -> inf, the
+    softmax saturates on those tokens and the gradient vanishes. W0 = init_norm * W_bad / ||W_bad||.
+    """
+    data = example1(rng, **example1_params)
+    gamma = data["y"][:, None] * (data["X"] @ data["u"])
+    masked = np.where(np.arange(gamma.shape[1]) == data["opt"][:, None], np.inf, gamma)
+    bad_tokens = np.argmin(masked, axis=1)
+    W_bad = svm.solve_w_svm(data["X"], bad_tokens, name="bad direction (fig8)").W
+    data["W0"] = init_norm * W_bad / np.linalg.norm(W_bad)
+    data["bad"] = bad_tokens
+    return data
+
+
+def two_token(rng: np.random.Generator, *, d: int = 2) -> dict[str, np.ndarray]:
+    """The single-sample two-token example of Sec. 3.3.
+
+    x_1 = e_1 (the query and the optimal token), x_2 = e_2, u = e_1, y = +1, so
+    W_mm = (x_1 - x_2) x_1^T / (||x_1 - x_2||^2 ||x_1||^2). Every gradient is a multiple of
+    (x_1 - x_2) x_1^T, so W0 = (e_1 + e_2) e_1^T / sqrt(2), orthogonal to W_mm, never decays
+    and the direction converges only as fast as ||W_t|| grows. `rng` is unused: the example
+    is deterministic, and takes it only to share the generators' signature.
+    """
+    del rng
+    if d < 2:
+        raise DataError(f"the two-token example needs d >= 2, got d={d}")
+    e1, e2 = np.eye(d)[0], np.eye(d)[1]
+    X = np.stack([e1, e2])[None]
+    W0 = np.outer(e1 + e2, e1) / np.sqrt(2.0)
+    return {"X": X, "y": np.ones(1), "opt": np.zeros(1, dtype=np.int64), "u": e1, "W0": W0}
+
+
+GENERATORS = {
+    "example1": example1,
+    "dm": data_model_dm,
+    "bad_direction": bad_direction,
+    "two_token": two_token,
+}
+
+
+def generate(model: str, seed: int, params: dict) -> dict[str, np.ndarray]:
+    """Generate dataset `model` with `params` from a seeded, reproducible stream."""
+    if model not in GENERATORS:
+        raise DataError(f"unknown data model {model!r}; choose one of {sorted(GENERATORS)}")
+    return GENERATORS[model](np.random.default_rng(seed), **params)
+
+
+def token_scores(X: np.ndarray, y: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """gamma_{i,t} = y_i u^T x_{i,t}, shape (n, T)."""
+    return y[:, None] * (X @ u)
+
+
+def assumption_report(data: dict[str, np.ndarray]) -> dict[str, float]:
+    """The data-side quantities of Assumptions 1 and 2, for the record.
+
+    Assumption 1 (near orthogonality): the largest |<x, x'>| between distinct tokens,
+    relative to the smallest squared token norm. Assumption 2: the largest spread of
+    scores among non-optimal tokens, and the smallest gap between the optimal score and
+    the best non-optimal one (only where the decoder is fixed).
+    """
+    X = data["X"]
+    tokens = X.reshape(-1, X.shape[-1])
+    gram = tokens @ tokens.T
+    sq = np.diag(gram).copy()
+    np.fill_diagonal(gram, 0.0)
+    report = {"max_offdiag_inner": float(np.abs(gram).max()), "min_sq_norm": float(sq.min())}
+    if "u" in data:
+        gamma = token_scores(X, data["y"], data["u"])
+        T = X.shape[1]
+        non_opt = np.arange(T)[None, :] != data["opt"][:, None]
+        g_non = np.where(non_opt, gamma, np.nan)
+        g_opt = gamma[np.arange(len(gamma)), data["opt"]]
+        report["max_nonopt_score_spread"] = float(np.nanmax(np.nanmax(g_non, 1) - np.nanmin(g_non, 1)))
+        report["min_opt_score_gap"] = float(np.min(g_opt - np.nanmax(g_non, 1)))
+    return report

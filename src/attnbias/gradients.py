@@ -1,0 +1,56 @@
+"""The numerically stable gradients of the empirical risk.
+
+With a = softmax(X W x_1), margin y f = gamma_opt - delta and x_bar = sum_t a_t x_t:
+
+  grad_W L = (1/n) sum_i -l'(m_i) sum_{t != opt} a_it (gamma_opt - gamma_t) (x_it - x_bar_i) x_i1^T
+  grad_u L = -(1/n) sum_i -l'(m_i) y_i x_bar_i
+
+Plain autograd forms the W-gradient as a difference of nearly equal terms and loses it
+once the attention off the optimal token drops below ~1e-16 (the NGD direction is then
+silently wrong). Here each weight -l'(m) a (gamma_opt - gamma_t) is formed in logs, the
+largest log-weight M is factored out, and the gradient is returned as e^M * G~: normalised
+methods need only G~ / ||G~||, and no step under- or overflows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from attnbias.attention import Forward, Problem
+
+
+@dataclass
+class ScaledGradient:
+    """A gradient block equal to exp(log_scale) * direction, per run."""
+
+    log_scale: torch.Tensor  # (B,)  -inf where the gradient is exactly zero
+    direction: torch.Tensor  # (B, ...) G~, entries of order one
+    log_norm: torch.Tensor  # (B,)  log ||gradient||, -inf where it is zero
+
+
+def _finite_or_zero(x: torch.Tensor) -> torch.Tensor:
+    return torch.nan_to_num(x, neginf=0.0)
+
+
+def w_gradient(problem: Problem, fwd: Forward, loss) -> ScaledGradient:
+    """grad_W L in the coordinates A of W = W0 + A Q (see attention.Problem)."""
+    log_weight = loss.log_neg_slope(fwd.margin).unsqueeze(-1) + fwd.log_attn + fwd.scores.log_abs_gap
+    log_scale = log_weight.flatten(1).amax(dim=1)
+    weight = fwd.scores.gap_sign * torch.exp(log_weight - _finite_or_zero(log_scale)[:, None, None])
+    centred = problem.X - fwd.x_bar.unsqueeze(-2)  # x_t - x_bar
+    v = (weight.unsqueeze(-1) * centred).sum(dim=-2)  # (B, n, d)
+    direction = v.transpose(1, 2) / problem.n  # (B, d, n): gradient = direction @ Q
+    log_norm = 0.5 * torch.log(problem.coordinate_sq_norm(direction)) + log_scale
+    return ScaledGradient(log_scale, direction, log_norm)
+
+
+def u_gradient(problem: Problem, fwd: Forward, loss) -> ScaledGradient:
+    """grad_u L."""
+    log_weight = loss.log_neg_slope(fwd.margin)  # (B, n)
+    log_scale = log_weight.amax(dim=1)
+    weight = torch.exp(log_weight - _finite_or_zero(log_scale)[:, None]) * problem.y
+    direction = -(weight.unsqueeze(-1) * fwd.x_bar).sum(dim=1) / problem.n  # (B, d)
+    log_norm = torch.log(torch.linalg.vector_norm(direction, dim=-1)) + log_scale
+    return ScaledGradient(log_scale, direction, log_norm)

@@ -1,0 +1,113 @@
+"""Full-batch optimizers on (W, u): GD, NGD, Polyak step, each optionally with momentum.
+
+An optimizer only chooses a step length for each gradient block and combines it with the
+block's direction; the numerics stay in `gradients`. All lengths are formed in logs, since
+a gradient's norm may be far below the smallest float (see gradients.ScaledGradient).
+
+  gd      W <- W - lr * grad
+  ngd     W <- W - min(lr / ||grad||, cap) * grad
+  polyak  W <- W - min((L - f*) / ||grad||^2, eta_max) * grad
+momentum: heavy ball on the step, buf <- beta * buf + step, W <- W - buf (NGD-mom is ngd
+with momentum). normalize: "global" takes ||grad|| over all trained blocks together,
+"per_block" normalises W and u each by its own norm (joint NGD).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+
+from attnbias.gradients import ScaledGradient
+
+RULES = ("gd", "ngd", "polyak")
+
+
+@dataclass(frozen=True)
+class OptimizerSpec:
+    """One optimizer's settings, as written in the config."""
+
+    rule: str
+    lr: float = 1.0
+    lr_u: float | None = None  # step for u when it differs from lr (joint training)
+    cap: float | None = None  # ngd: cap on the adaptive step lr / ||grad||
+    eta_max: float | None = None  # polyak: cap on the step; None = uncapped
+    f_star: str | float = "opt"  # polyak: "opt" (all attention on opt tokens) or a number
+    momentum: float = 0.0
+    normalize: str = "global"  # ngd/polyak norm: "global" or "per_block"
+
+    def __post_init__(self):
+        if self.rule not in RULES:
+            raise ValueError(f"unknown optimizer rule {self.rule!r}; choose one of {RULES}")
+        if self.normalize not in ("global", "per_block"):
+            raise ValueError(f"normalize must be 'global' or 'per_block', got {self.normalize!r}")
+        if self.rule == "polyak" and self.normalize == "per_block":
+            # (L - f*) / ||g_W||^2 explodes while g_W is tiny next to g_u (at u ~ 0).
+            raise ValueError("the Polyak step takes the norm over all blocks: normalize='global'")
+        if not 0.0 <= self.momentum < 1.0:
+            raise ValueError(f"momentum must lie in [0, 1), got {self.momentum}")
+
+    def caption(self) -> str:
+        """A short description for figure captions."""
+        parts = {"gd": f"GD lr={self.lr:g}", "ngd": f"NGD lr={self.lr:g}"}
+        text = parts.get(self.rule, "Polyak step")
+        if self.rule == "polyak":
+            text += f" eta_max={'none' if self.eta_max is None else f'{self.eta_max:g}'}"
+        if self.cap is not None:
+            text += f" cap={self.cap:g}"
+        if self.momentum:
+            text += f" momentum={self.momentum:g}"
+        if self.normalize == "per_block" and self.rule != "gd":
+            text += " (W, u normalised separately)"
+        return text
+
+
+def _log_global_norm(grads: dict[str, ScaledGradient]) -> torch.Tensor:
+    if len(grads) == 1:
+        return next(iter(grads.values())).log_norm
+    return 0.5 * torch.logsumexp(torch.stack([2 * g.log_norm for g in grads.values()]), dim=0)
+
+
+class Optimizer:
+    """Applies an OptimizerSpec to named parameter tensors, in place."""
+
+    def __init__(self, spec: OptimizerSpec):
+        self.spec = spec
+        self.buffers: dict[str, torch.Tensor] = {}
+
+    def _log_step_lengths(self, grads, log_excess) -> dict[str, torch.Tensor]:
+        spec = self.spec
+        lrs = {name: spec.lr_u if (name == "u" and spec.lr_u is not None) else spec.lr
+               for name in grads}
+        if spec.rule == "gd":
+            return {name: torch.full_like(g.log_norm, math.log(lrs[name]))
+                    for name, g in grads.items()}
+        if spec.normalize == "global":
+            log_norms = dict.fromkeys(grads, _log_global_norm(grads))
+        else:
+            log_norms = {name: g.log_norm for name, g in grads.items()}
+        if spec.rule == "ngd":
+            lengths = {name: math.log(lrs[name]) - log_norms[name] for name in grads}
+            cap = spec.cap
+        else:  # polyak
+            lengths = {name: log_excess - 2 * log_norms[name] for name in grads}
+            cap = spec.eta_max
+        if cap is not None:
+            lengths = {name: torch.clamp(v, max=math.log(cap)) for name, v in lengths.items()}
+        return lengths
+
+    def step(self, params: dict[str, torch.Tensor], grads: dict[str, ScaledGradient],
+             log_excess: torch.Tensor | None = None) -> None:
+        """One step. `log_excess` is log(L - f*), needed by the Polyak rule only."""
+        lengths = self._log_step_lengths(grads, log_excess)
+        for name, g in grads.items():
+            # A zero gradient (e.g. in W at u = 0) has log_norm -inf: skip, never 0/0.
+            log_coef = lengths[name] + g.log_scale
+            coef = torch.where(torch.isfinite(g.log_norm), torch.exp(log_coef), 0.0)
+            update = coef.view(-1, *([1] * (g.direction.dim() - 1))) * g.direction
+            if self.spec.momentum:
+                buf = self.buffers.get(name)
+                update = update if buf is None else self.spec.momentum * buf + update
+                self.buffers[name] = update
+            params[name].sub_(update)

@@ -1,0 +1,148 @@
+"""Max-margin problems: W-SVM and u-SVM.
+
+W-SVM: W_mm = argmin ||W||_F  s.t.  (x_{i,opt_i} - x_{i,t})^T W x_{i,1} >= 1 for all i, t != opt_i.
+Each constraint is <W, a_k b_k^T> >= 1 with a_k = x_opt - x_t and b_k = x_1: a hard-margin
+SVM through the origin in d^2 dimensions with m = n(T-1) constraints, whose Gram matrix is
+K_kl = (a_k . a_l)(b_k . b_l).
+
+u-SVM: u_mm = argmin ||u||  s.t.  y_i u^T x_{i,opt_i} >= 1.
+
+Our solver works in the m-dimensional Gram space only. It is Lawson & Hanson's least
+distance programming (Solving Least Squares Problems, ch. 23) written with the Gram matrix:
+min ||w|| s.t. Z w >= 1 is solved by the non-negative least squares problem
+min_{l >= 0} ||E l - f||^2 with E = [Z^T; 1^T], f = e_last; only E^T E = K + 1 1^T and
+E^T f = 1 enter, so we factor K + 1 1^T (which always has 1 in its range, unlike K) and
+call scipy's NNLS. Then w = Z^T l / (1 - 1^T l), and 1^T l = 1 means infeasible.
+cvxpy solves the primal as the reference that the tests compare against.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import nnls
+
+
+class InfeasibleSVMError(ValueError):
+    """The max-margin problem has no solution (e.g. d too small for n and T)."""
+
+
+@dataclass(frozen=True)
+class SVMSolution:
+    solution: np.ndarray  # W_mm (d, d) or u_mm (d,)
+    dual: np.ndarray  # (m,) dual variables, one per constraint
+    margins: np.ndarray  # (m,) constraint values at the solution (>= 1)
+    n_support: int  # constraints with a non-zero dual variable
+    kkt_residual: float  # max of primal violation and complementary slackness
+
+    @property
+    def W(self) -> np.ndarray:
+        return self.solution
+
+    @property
+    def u(self) -> np.ndarray:
+        return self.solution
+
+
+def w_svm_constraints(X: np.ndarray, opt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows a_k = x_{i,opt_i} - x_{i,t} and b_k = x_{i,1}, for every i and t != opt_i."""
+    n, T, _ = X.shape
+    rows = np.arange(n)
+    keep = np.arange(T)[None, :] != opt[:, None]  # (n, T)
+    a = (X[rows, opt][:, None, :] - X)[keep]  # (m, d)
+    b = np.broadcast_to(X[:, :1, :], X.shape)[keep]  # (m, d)
+    return a, b
+
+
+def _least_distance_dual(K: np.ndarray) -> np.ndarray:
+    """Dual variables of min ||w|| s.t. <w, z_k> >= 1, from the Gram matrix K of the z_k.
+
+    Returns None when the problem is infeasible.
+    """
+    m = K.shape[0]
+    H = K + 1.0
+    evals, evecs = np.linalg.eigh(H)
+    keep = evals > max(evals[-1], 1.0) * m * np.finfo(float).eps * 10
+    sqrt_ev = np.sqrt(evals[keep])
+    R = sqrt_ev[:, None] * evecs[:, keep].T  # R^T R = H on its range
+    c = (evecs[:, keep].T @ np.ones(m)) / sqrt_ev  # R^T c = 1
+    lam, _ = nnls(R, c, maxiter=50 * m)
+    slack = 1.0 - lam.sum()
+    if slack <= 1e-12:
+        return None
+    return lam / slack
+
+
+def _solution_report(solution, dual, margins, scale) -> SVMSolution:
+    primal_violation = max(0.0, 1.0 - float(margins.min()))
+    complementarity = float(np.max(np.abs(dual * (margins - 1.0)))) / max(scale, 1e-300)
+    support = int(np.count_nonzero(dual > 1e-9 * max(dual.max(), 1e-300)))
+    return SVMSolution(solution, dual, margins, support, max(primal_violation, complementarity))
+
+
+def _infeasible(kind: str, name: str, shape: tuple) -> InfeasibleSVMError:
+    n, T, d = shape
+    return InfeasibleSVMError(
+        f"{kind} for {name} is infeasible (n={n}, T={T}, d={d}, {n * (T - 1)} constraints): "
+        "no W separates the optimal tokens; increase d or lower n or T"
+        if kind == "W-SVM"
+        else f"{kind} for {name} is infeasible (n={n}, d={d}): the optimal tokens are not "
+        "linearly separable by label; increase d or lower n"
+    )
+
+
+def solve_w_svm(X: np.ndarray, opt: np.ndarray, *, name: str = "dataset") -> SVMSolution:
+    """W_mm by the Gram-space solver. Raises InfeasibleSVMError naming `name` and the sizes."""
+    a, b = w_svm_constraints(X, opt)
+    K = (a @ a.T) * (b @ b.T)
+    dual = _least_distance_dual(K)
+    if dual is None:
+        raise _infeasible("W-SVM", name, X.shape)
+    W = (a * dual[:, None]).T @ b
+    margins = np.einsum("kd,de,ke->k", a, W, b)
+    return _solution_report(W, dual, margins, dual.max())
+
+
+def u_svm_constraints(X: np.ndarray, y: np.ndarray, opt: np.ndarray) -> np.ndarray:
+    """Rows z_i = y_i x_{i,opt_i}."""
+    return y[:, None] * X[np.arange(len(y)), opt]
+
+
+def solve_u_svm(
+    X: np.ndarray, y: np.ndarray, opt: np.ndarray, *, name: str = "dataset"
+) -> SVMSolution:
+    """u_mm by the Gram-space solver."""
+    z = u_svm_constraints(X, y, opt)
+    dual = _least_distance_dual(z @ z.T)
+    if dual is None:
+        raise _infeasible("u-SVM", name, X.shape)
+    u = z.T @ dual
+    return _solution_report(u, dual, z @ u, dual.max())
+
+
+def solve_w_svm_cvxpy(X: np.ndarray, opt: np.ndarray, **solver_options) -> np.ndarray:
+    """Reference: the primal W-SVM through cvxpy (vectorised constraints)."""
+    import cvxpy as cp
+
+    a, b = w_svm_constraints(X, opt)
+    W = cp.Variable((X.shape[2], X.shape[2]))
+    margins = cp.sum(cp.multiply(a @ W, b), axis=1)
+    problem = cp.Problem(cp.Minimize(cp.sum_squares(W)), [margins >= 1])
+    problem.solve(**solver_options)
+    if problem.status != cp.OPTIMAL:
+        raise InfeasibleSVMError(f"cvxpy W-SVM ended with status {problem.status}")
+    return W.value
+
+
+def solve_u_svm_cvxpy(X: np.ndarray, y: np.ndarray, opt: np.ndarray, **solver_options):
+    """Reference: the primal u-SVM through cvxpy."""
+    import cvxpy as cp
+
+    z = u_svm_constraints(X, y, opt)
+    u = cp.Variable(X.shape[2])
+    problem = cp.Problem(cp.Minimize(cp.sum_squares(u)), [z @ u >= 1])
+    problem.solve(**solver_options)
+    if problem.status != cp.OPTIMAL:
+        raise InfeasibleSVMError(f"cvxpy u-SVM ended with status {problem.status}")
+    return u.value

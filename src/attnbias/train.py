@@ -1,0 +1,122 @@
+"""Full-batch training of (W, u), batched over independent runs, with metrics on a grid."""
+
+from __future__ import annotations
+
+
+import numpy as np
+import torch
+
+from attnbias import attention, gradients
+from attnbias.attention import Forward, Problem
+from attnbias.losses import get_loss
+from attnbias.optimizers import Optimizer, OptimizerSpec
+
+
+def resolve_device(device: str) -> torch.device:
+    """'auto' picks CUDA where present, else the CPU."""
+    if device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise RuntimeError(f"config asks for device {device!r} but no CUDA device is present")
+    return torch.device(device)
+
+
+def log_grid(iterations: int, points: int, spacing: str = "log") -> np.ndarray:
+    """Iterations at which metrics are logged: always 0 and `iterations`."""
+    if spacing == "log":
+        grid = np.geomspace(1, iterations, num=points) if iterations >= 1 else []
+    elif spacing == "linear":
+        grid = np.linspace(0, iterations, num=points)
+    else:
+        raise ValueError(f"grid spacing must be 'log' or 'linear', got {spacing!r}")
+    return np.unique(np.concatenate([[0, iterations], np.rint(grid)]).astype(np.int64))
+
+
+def _cosine_and_gap(P: torch.Tensor, P_ref: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Alignment <P, P_ref>/(|P||P_ref|) and 1 - alignment as ||P/|P| - R/|R|||^2 / 2."""
+    dims = tuple(range(1, P.dim()))
+    unit = P / torch.linalg.vector_norm(P, dim=dims, keepdim=True)
+    unit_ref = P_ref / torch.linalg.vector_norm(P_ref, dim=dims, keepdim=True)
+    return (unit * unit_ref).sum(dim=dims), 0.5 * ((unit - unit_ref) ** 2).sum(dim=dims)
+
+
+def log_excess_loss(fwd: Forward, loss, f_star, log_loss: torch.Tensor) -> torch.Tensor:
+    """log(L - f*): f* = "opt" is the loss with all attention on the optimal tokens."""
+    if f_star == "opt":
+        return attention.log_mean(loss.log_excess(fwd.scores.gamma_opt, fwd.delta, fwd.log_delta))
+    if f_star == 0:
+        return log_loss
+    return torch.log(torch.clamp(log_loss.exp() - f_star, min=0.0))
+
+
+def metrics(problem: Problem, fwd: Forward, loss, A, u, W_mm, u_mm, train_u) -> dict:
+    """The logged metrics of each run, as (B,) tensors."""
+    log_loss = attention.log_mean(loss.log_value(fwd.margin))
+    W = problem.W(A)
+    out = {
+        "log_loss": log_loss,
+        "loss": log_loss.exp(),
+        "W_norm": torch.linalg.vector_norm(W, dim=(1, 2)),
+        "u_norm": torch.linalg.vector_norm(u, dim=1),
+        "opt_softmax": fwd.attn.gather(-1, problem.opt.unsqueeze(-1)).squeeze(-1).mean(-1),
+        "log1m_opt_softmax": attention.log_mean(attention.log1m_opt_attention(fwd, problem.opt)),
+    }
+    out["alignment_W"], out["gap_W"] = _cosine_and_gap(W, W_mm)
+    if train_u:
+        out["alignment_u"], out["gap_u"] = _cosine_and_gap(u, u_mm)
+    else:
+        out["log_excess_loss"] = log_excess_loss(fwd, loss, "opt", log_loss)
+    return out
+
+
+def train(
+    problem: Problem,
+    spec: OptimizerSpec,
+    *,
+    iterations: int,
+    log_iterations: np.ndarray,
+    W_mm: torch.Tensor,
+    u_mm: torch.Tensor | None = None,
+    train_u: bool = False,
+    loss: str = "exponential",
+) -> tuple[dict[str, np.ndarray], dict[str, torch.Tensor]]:
+    """Run `iterations` steps from (W0, u0).
+
+    Returns the metrics, each (B, len(log_iterations)), and the final parameters
+    {"W": (B, d, d), "u": (B, d)}.
+    """
+    if train_u and u_mm is None:
+        raise ValueError("training u needs u_mm for its alignment metric")
+    if spec.rule == "polyak" and spec.f_star == "opt" and train_u:
+        raise ValueError("Polyak f*='opt' assumes a fixed decoder; use a number (e.g. 0) when u is trained")
+    loss_fn = get_loss(loss)
+    params = {"W": problem.zero_coordinates(), "u": problem.u0.clone()}
+    optimizer = Optimizer(spec)
+    to_log = set(int(t) for t in log_iterations)
+    logged: list[dict[str, torch.Tensor]] = []
+    scores = attention.token_scores(problem, params["u"])
+    for t in range(iterations + 1):
+        if train_u and t > 0:
+            scores = attention.token_scores(problem, params["u"])
+        fwd = attention.forward(problem, params["W"], scores)
+        if t in to_log:
+            logged.append(metrics(problem, fwd, loss_fn, params["W"], params["u"], W_mm, u_mm, train_u))
+            if not bool(torch.isfinite(logged[-1]["log_loss"]).all()):
+                raise FloatingPointError(
+                    f"training diverged: the loss is not finite at iteration {t} ({spec.caption()})"
+                )
+        if t == iterations:
+            break
+        grads = {"W": gradients.w_gradient(problem, fwd, loss_fn)}
+        if train_u:
+            grads["u"] = gradients.u_gradient(problem, fwd, loss_fn)
+        log_excess = None
+        if spec.rule == "polyak":
+            log_loss = attention.log_mean(loss_fn.log_value(fwd.margin))
+            log_excess = log_excess_loss(fwd, loss_fn, spec.f_star, log_loss)
+        optimizer.step(params, grads, log_excess)
+    table = {name: torch.stack([m[name] for m in logged], dim=1).cpu().numpy() for name in logged[0]}
+    return table, {"W": problem.W(params["W"]), "u": params["u"]}
+
+
+__all__ = ["train", "log_grid", "resolve_device", "metrics"]
