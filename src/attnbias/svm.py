@@ -146,3 +146,29 @@ def solve_u_svm_cvxpy(X: np.ndarray, y: np.ndarray, opt: np.ndarray, **solver_op
     if problem.status != cp.OPTIMAL:
         raise InfeasibleSVMError(f"cvxpy u-SVM ended with status {problem.status}")
     return u.value
+
+
+def solve_for_dataset(data: dict, train_u: bool, name: str) -> dict[str, SVMSolution]:
+    """W_mm for a dataset of the data contract, and u_mm when the decoder is trained."""
+    solutions = {"W_mm": solve_w_svm(data["X"], data["opt"], name=name)}
+    if train_u:
+        solutions["u_mm"] = solve_u_svm(data["X"], data["y"], data["opt"], name=name)
+    return solutions
+
+
+def describe(solutions: dict[str, SVMSolution]) -> list[str]:
+    return [
+        f"{key}: norm {np.linalg.norm(s.solution):.6g}, {s.n_support} support vectors "
+        f"of {len(s.dual)} constraints, KKT residual {s.kkt_residual:.2e}"
+        for key, s in solutions.items()
+    ]
+
+
+def to_arrays(solutions: dict[str, SVMSolution]) -> dict[str, np.ndarray]:
+    """The svm file contract: W_mm [, u_mm], with support counts and KKT residuals."""
+    arrays = {}
+    for key, s in solutions.items():
+        arrays[key] = s.solution
+        arrays[f"{key}_n_support"] = np.array(s.n_support)
+        arrays[f"{key}_kkt_residual"] = np.array(s.kkt_residual)
+    return arrays

@@ -120,3 +120,34 @@ def train(
 
 
 __all__ = ["train", "log_grid", "resolve_device", "metrics"]
+
+
+def run(data: dict, svm_solution: dict, train_config: dict, optimizer_config: dict, *,
+        device: str = "auto", dtype: str = "float64"):
+    """One run from the files of the data and svm stages.
+
+    Returns (log iterations, metrics {name: (len,)}, final {"W", "u"} as numpy, device).
+    """
+    torch_device = resolve_device(device)
+    problem = Problem.from_arrays([data], device=torch_device, dtype=getattr(torch, dtype))
+
+    def reference(key):
+        if key not in svm_solution:
+            return None
+        return torch.as_tensor(svm_solution[key][None], dtype=problem.X.dtype, device=torch_device)
+
+    iterations = log_grid(
+        train_config["iterations"], train_config["log_points"], train_config["grid"]
+    )
+    table, final = train(
+        problem,
+        OptimizerSpec(**optimizer_config),
+        iterations=train_config["iterations"],
+        log_iterations=iterations,
+        W_mm=reference("W_mm"),
+        u_mm=reference("u_mm"),
+        train_u=train_config["train_u"],
+        loss=train_config["loss"],
+    )
+    metrics = {name: values[0] for name, values in table.items()}
+    return iterations, metrics, {k: v[0].cpu().numpy() for k, v in final.items()}, torch_device

@@ -1,0 +1,24 @@
+# Reproduces "Implicit Bias and Fast Convergence Rates for Self-attention" (arXiv 2402.05738).
+# Every figure is a target: `snakemake -c2 results/fig3.pdf`. Stages, one rule file each:
+# data -> svm -> train -> aggregate -> figures. See README.md.
+
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/data.smk"
+include: "workflow/rules/svm.smk"
+include: "workflow/rules/train.smk"
+include: "workflow/rules/aggregate.smk"
+include: "workflow/rules/figures.smk"
+
+
+rule all:
+    input:
+        figure_targets(),
+    default_target: True

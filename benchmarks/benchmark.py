@@ -1,0 +1,99 @@
+"""Speed targets, measured in one run and printed as ratios (README records the figures).
+
+  1. our W-SVM solver against cvxpy on the same problem (n=20, T=5, d=400): target >= 1000x
+  2. 10 seeds trained in one batched run against one seed: target <= 3x the one-seed time
+  3. wall time of the whole default CPU build from clean with -c2: target < 180 s
+
+Usage: python benchmarks/benchmark.py [--skip-cvxpy] [--skip-build] [--iterations N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from attnbias import attention, data, svm, train
+from attnbias.optimizers import OptimizerSpec
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def best_of(fn, repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def bench_svm(skip_cvxpy: bool) -> None:
+    ds = data.generate("example1", 0, {"n": 20, "T": 5, "d": 400})
+    ours = best_of(lambda: svm.solve_w_svm(ds["X"], ds["opt"]), 20)
+    print(f"W-SVM n=20 T=5 d=400: ours {ours * 1e3:.2f} ms")
+    if skip_cvxpy:
+        return
+    start = time.perf_counter()
+    W_ref = svm.solve_w_svm_cvxpy(ds["X"], ds["opt"])
+    ref = time.perf_counter() - start
+    W = svm.solve_w_svm(ds["X"], ds["opt"]).W
+    rel = np.linalg.norm(W - W_ref) / np.linalg.norm(W_ref)
+    print(f"  cvxpy (primal, default solver) {ref:.1f} s; speed-up {ref / ours:,.0f}x "
+          f"(target >= 1000x); relative difference {rel:.1e}")
+
+
+def bench_seeds(iterations: int) -> None:
+    torch.set_num_threads(1)
+    params = {"n": 20, "T": 5, "d": 100}
+    datasets = [data.generate("example1", s, params) for s in range(10)]
+    W_mm = np.stack([svm.solve_w_svm(d["X"], d["opt"]).W for d in datasets])
+    spec = OptimizerSpec("ngd", lr=0.1)
+    grid = train.log_grid(iterations, 100)
+
+    def run(k):
+        problem = attention.Problem.from_arrays(datasets[:k])
+        train.train(problem, spec, iterations=iterations, log_iterations=grid,
+                    W_mm=torch.as_tensor(W_mm[:k]))
+
+    one = best_of(lambda: run(1), 3)
+    ten = best_of(lambda: run(10), 3)
+    print(f"NGD {iterations} iterations, n=20 T=5 d=100, 1 thread: one seed {one:.2f} s, "
+          f"10 seeds batched {ten:.2f} s; ratio {ten / one:.2f}x (target <= 3x)")
+
+
+def bench_build() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        for item in ("Snakefile", "workflow", "config"):
+            src = ROOT / item
+            (shutil.copytree if src.is_dir() else shutil.copy)(src, Path(tmp) / item)
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "snakemake", "-c2", "-q", "--directory", tmp,
+                        "--snakefile", str(Path(tmp) / "Snakefile")], check=True,
+                       stdout=subprocess.DEVNULL)
+        wall = time.perf_counter() - start
+    print(f"default CPU build from clean, -c2: {wall:.0f} s (target < 180 s)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--skip-cvxpy", action="store_true", help="skip the slow cvxpy solve")
+    parser.add_argument("--skip-build", action="store_true", help="skip the full build")
+    parser.add_argument("--iterations", type=int, default=2000)
+    args = parser.parse_args()
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads available")
+    bench_svm(args.skip_cvxpy)
+    bench_seeds(args.iterations)
+    if not args.skip_build:
+        bench_build()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,57 @@
+"""Which of the package's modules a workflow script imports, transitively.
+
+Snakemake reruns a job when its script changes, but not when a module that the script
+imports changes. The workflow lists these modules as inputs of each rule, so editing
+optimizers.py reruns training (and what depends on it) and nothing upstream.
+Imports are read statically with `ast`, so nothing is executed.
+"""
+
+from __future__ import annotations
+
+import ast
+from functools import cache
+from pathlib import Path
+
+PACKAGE = "attnbias"
+PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def _imported_modules(source: Path) -> set[str]:
+    """Fully qualified names of the package's modules that `source` imports."""
+    found = set()
+    for node in ast.walk(ast.parse(source.read_text(), filename=str(source))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            # `from attnbias import svm` names a module, not an attribute
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return {name for name in found if name == PACKAGE or name.startswith(PACKAGE + ".")}
+
+
+def _module_file(name: str) -> Path | None:
+    parts = name.split(".")[1:]
+    candidate = PACKAGE_DIR.joinpath(*parts)
+    for path in (candidate.with_suffix(".py"), candidate / "__init__.py"):
+        if path.is_file():
+            return path
+    return None
+
+
+@cache
+def module_files(script: str) -> tuple[str, ...]:
+    """Source files of the package that `script` imports, directly or not, sorted.
+
+    The package's __init__.py is always included, since every import runs it.
+    """
+    seen: set[Path] = set()
+    todo = [Path(script)]
+    init = PACKAGE_DIR / "__init__.py"
+    while todo:
+        for name in _imported_modules(todo.pop()):
+            path = _module_file(name)
+            if path is not None and path not in seen:
+                seen.add(path)
+                todo.append(path)
+    seen.add(init)
+    return tuple(sorted(str(p) for p in seen))

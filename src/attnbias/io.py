@@ -1,0 +1,106 @@
+"""The file contract between the pipeline's stages. Every write is atomic.
+
+  results/data/{experiment}/seed{seed}.npz      X (n,T,d), y (n,), opt (n,), W0 (d,d), [u (d,)]
+  results/svm/{experiment}/seed{seed}.npz       W_mm (d,d), [u_mm (d,)], n_support, kkt_residual
+  results/train/{experiment}/{optimizer}/seed{seed}.parquet   metrics, long format
+  results/train/{experiment}/{optimizer}/seed{seed}.final.npz W (d,d), u (d,)
+  results/{experiment}/metrics.parquet          all optimizers and seeds, long format
+
+Long format: one row per (experiment, optimizer, seed, iteration, metric) with its value.
+A file is written beside its target and renamed into place, so a killed job never leaves
+a half-written file that a later run would take for a result.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+METRIC_COLUMNS = ("experiment", "optimizer", "seed", "iteration", "metric", "value")
+DATA_KEYS = ("X", "y", "opt", "W0")
+
+
+@contextmanager
+def atomic_path(path: str | os.PathLike):
+    """Yield a temporary path beside `path`; rename it onto `path` only on success."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+
+
+def _write_with(path, writer: Callable[[str], None]) -> None:
+    with atomic_path(path) as tmp:
+        writer(tmp)
+
+
+def save_npz(path, arrays: dict[str, np.ndarray]) -> None:
+    def write(tmp):
+        with open(tmp, "wb") as fh:
+            np.savez(fh, **arrays)
+
+    _write_with(path, write)
+
+
+def load_npz(path, required: tuple[str, ...] = ()) -> dict[str, np.ndarray]:
+    with np.load(path) as f:
+        arrays = {key: f[key] for key in f.files}
+    missing = [key for key in required if key not in arrays]
+    if missing:
+        raise KeyError(f"{path} lacks {missing}; it holds {sorted(arrays)}")
+    return arrays
+
+
+def load_data(path) -> dict[str, np.ndarray]:
+    return load_npz(path, DATA_KEYS)
+
+
+def metrics_table(
+    experiment: str, optimizer: str, seed: int, iterations: np.ndarray, metrics: dict
+) -> pa.Table:
+    """Long-format table of one run; rows with undefined values (NaN) are left out."""
+    names = sorted(metrics)
+    values = np.concatenate([np.asarray(metrics[m], dtype=np.float64) for m in names])
+    its = np.tile(np.asarray(iterations, dtype=np.int64), len(names))
+    metric = np.repeat(np.array(names, dtype=object), len(iterations))
+    keep = ~np.isnan(values)
+    count = int(keep.sum())
+    return pa.table(
+        {
+            "experiment": pa.array([experiment] * count, pa.string()),
+            "optimizer": pa.array([optimizer] * count, pa.string()),
+            "seed": pa.array(np.full(count, seed, dtype=np.int64)),
+            "iteration": pa.array(its[keep]),
+            "metric": pa.array(metric[keep], pa.string()),
+            "value": pa.array(values[keep]),
+        }
+    )
+
+
+def save_table(path, table: pa.Table) -> None:
+    _write_with(path, lambda tmp: pq.write_table(table, tmp))
+
+
+def concat_tables(paths) -> pa.Table:
+    """Concatenate per-run tables into one, in a stable row order."""
+    table = pa.concat_tables([pq.read_table(p) for p in paths])
+    order = [(c, "ascending") for c in ("optimizer", "seed", "metric", "iteration")]
+    return table.sort_by(order)
+
+
+def load_metrics(path):
+    """The aggregate table as a pandas DataFrame."""
+    return pq.read_table(path).to_pandas()

@@ -1,0 +1,10 @@
+rule aggregate:
+    input:
+        runs=run_files("results/train/{experiment}/{optimizer}/seed{seed}.parquet"),
+        code=code("aggregate.py"),
+    output:
+        "results/{experiment}/metrics.parquet",
+    log:
+        "results/logs/aggregate/{experiment}.log",
+    script:
+        "../scripts/aggregate.py"

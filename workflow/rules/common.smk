@@ -1,0 +1,99 @@
+# Validation, wildcard constraints, target lists and code-dependency helpers.
+
+import re
+
+from snakemake.utils import validate
+
+from attnbias.codedeps import module_files
+from attnbias.optimizers import OptimizerSpec
+
+validate(config, schema="../schemas/config.schema.yaml", set_default=True)
+
+EXPERIMENTS = config["experiments"]
+SCRIPTS = Path(workflow.basedir) / "workflow" / "scripts"
+
+
+def _check_optimizers():
+    """Build every OptimizerSpec now, so a bad combination fails before any job runs."""
+    for name, experiment in EXPERIMENTS.items():
+        for opt_name, opt in experiment["optimizers"].items():
+            settings = {k: v for k, v in opt.items() if k != "label"}
+            where = f"config key experiments.{name}.optimizers.{opt_name}"
+            try:
+                OptimizerSpec(**settings)
+            except ValueError as err:
+                raise WorkflowError(f"{where}: {err}") from None
+            if opt.get("f_star", "opt") == "opt" and opt["rule"] == "polyak":
+                if experiment["train"]["train_u"]:
+                    raise WorkflowError(
+                        f"{where}: f_star 'opt' needs a fixed decoder, but "
+                        f"experiments.{name}.train.train_u is true; set f_star: 0"
+                    )
+
+
+_check_optimizers()
+
+
+def _alternatives(names):
+    return "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+
+
+wildcard_constraints:
+    experiment=_alternatives(EXPERIMENTS),
+    optimizer=_alternatives({o for e in EXPERIMENTS.values() for o in e["optimizers"]}),
+    seed=r"\d+",
+
+
+def seeds(experiment):
+    return range(EXPERIMENTS[experiment]["seeds"])
+
+
+def figure_targets():
+    return expand("results/{experiment}.pdf", experiment=EXPERIMENTS)
+
+
+def code(script):
+    """The script and the package modules it imports: a change to any reruns the rule."""
+    return [str(SCRIPTS / script), *module_files(str(SCRIPTS / script))]
+
+
+def experiment_config(*keys):
+    """Params helper: the value at `keys` in the experiment's config section."""
+
+    def get(wildcards):
+        value = EXPERIMENTS[wildcards.experiment]
+        for key in keys:
+            value = value[key]
+        return value
+
+    return get
+
+
+def optimizer_settings(wildcards):
+    """The optimizer's settings without its display label (a label change retrains nothing)."""
+    opt = EXPERIMENTS[wildcards.experiment]["optimizers"][wildcards.optimizer]
+    return {k: v for k, v in opt.items() if k != "label"}
+
+
+def optimizer_legend(wildcards):
+    """Figure params: optimizer name -> (label, caption)."""
+    legend = {}
+    for name, opt in EXPERIMENTS[wildcards.experiment]["optimizers"].items():
+        spec = OptimizerSpec(**{k: v for k, v in opt.items() if k != "label"})
+        legend[name] = (opt.get("label", name), spec.caption())
+    return legend
+
+
+def run_files(pattern):
+    """Input helper: `pattern` for every optimizer and seed of the experiment."""
+
+    def get(wildcards):
+        experiment = EXPERIMENTS[wildcards.experiment]
+        return expand(
+            pattern,
+            experiment=wildcards.experiment,
+            optimizer=experiment["optimizers"],
+            seed=seeds(wildcards.experiment),
+        )
+
+    return get

@@ -1,0 +1,18 @@
+rule train:
+    input:
+        data="results/data/{experiment}/seed{seed}.npz",
+        svm="results/svm/{experiment}/seed{seed}.npz",
+        code=code("train.py"),
+    output:
+        metrics="results/train/{experiment}/{optimizer}/seed{seed}.parquet",
+        final="results/train/{experiment}/{optimizer}/seed{seed}.final.npz",
+    params:
+        train=experiment_config("train"),
+        optimizer=optimizer_settings,
+        device=config["device"],
+        dtype=config["dtype"],
+    threads: config["threads"]
+    log:
+        "results/logs/train/{experiment}/{optimizer}/seed{seed}.log",
+    script:
+        "../scripts/train.py"

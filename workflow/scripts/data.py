@@ -1,0 +1,11 @@
+"""Generate one dataset (experiment, seed) -> results/data/{experiment}/seed{seed}.npz."""
+
+import logging
+
+from attnbias import data, io
+
+logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(message)s")
+config = snakemake.params.data
+dataset = data.generate(config["model"], int(snakemake.wildcards.seed), config["params"])
+logging.info("assumption quantities: %s", data.assumption_report(dataset))
+io.save_npz(snakemake.output[0], dataset)
