@@ -7,7 +7,11 @@ from snakemake.utils import min_version
 min_version("9.0")
 
 
-configfile: "config/config.yaml"
+# The default config, unless one is given with --configfile: that one then replaces it
+# (Snakemake would otherwise deep-merge the two, mixing experiments of both files).
+if not workflow.overwrite_configfiles:
+
+    configfile: Path(workflow.basedir) / "config" / "config.yaml"
 
 
 include: "workflow/rules/common.smk"
@@ -19,6 +23,6 @@ include: "workflow/rules/figures.smk"
 
 
 rule all:
+    default_target: True
     input:
         figure_targets(),
-    default_target: True

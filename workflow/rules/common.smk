@@ -57,6 +57,13 @@ def code(script):
     return [str(SCRIPTS / script), *module_files(str(SCRIPTS / script))]
 
 
+def canonical(value):
+    """Dicts with sorted keys, recursively: reordering a config file reruns nothing."""
+    if isinstance(value, dict):
+        return {key: canonical(value[key]) for key in sorted(value)}
+    return value
+
+
 def experiment_config(*keys):
     """Params helper: the value at `keys` in the experiment's config section."""
 
@@ -64,7 +71,7 @@ def experiment_config(*keys):
         value = EXPERIMENTS[wildcards.experiment]
         for key in keys:
             value = value[key]
-        return value
+        return canonical(value)
 
     return get
 
@@ -72,7 +79,7 @@ def experiment_config(*keys):
 def optimizer_settings(wildcards):
     """The optimizer's settings without its display label (a label change retrains nothing)."""
     opt = EXPERIMENTS[wildcards.experiment]["optimizers"][wildcards.optimizer]
-    return {k: v for k, v in opt.items() if k != "label"}
+    return canonical({k: v for k, v in opt.items() if k != "label"})
 
 
 def optimizer_legend(wildcards):

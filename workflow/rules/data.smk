@@ -3,9 +3,9 @@ rule data:
         code=code("data.py"),
     output:
         "results/data/{experiment}/seed{seed}.npz",
-    params:
-        data=experiment_config("data"),
     log:
         "results/logs/data/{experiment}/seed{seed}.log",
+    params:
+        data=experiment_config("data"),
     script:
         "../scripts/data.py"

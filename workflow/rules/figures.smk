@@ -5,11 +5,11 @@ rule figure:
     output:
         pdf="results/{experiment}.pdf",
         png="results/{experiment}.png",
+    log:
+        "results/logs/figure/{experiment}.log",
     params:
         kind=experiment_config("figure"),
         title=experiment_config("title"),
         legend=optimizer_legend,
-    log:
-        "results/logs/figure/{experiment}.log",
     script:
         "../scripts/figure.py"

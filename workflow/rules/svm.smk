@@ -4,9 +4,9 @@ rule svm:
         code=code("svm.py"),
     output:
         "results/svm/{experiment}/seed{seed}.npz",
-    params:
-        train_u=experiment_config("train", "train_u"),
     log:
         "results/logs/svm/{experiment}/seed{seed}.log",
+    params:
+        train_u=experiment_config("train", "train_u"),
     script:
         "../scripts/svm.py"

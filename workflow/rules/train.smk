@@ -6,13 +6,13 @@ rule train:
     output:
         metrics="results/train/{experiment}/{optimizer}/seed{seed}.parquet",
         final="results/train/{experiment}/{optimizer}/seed{seed}.final.npz",
+    log:
+        "results/logs/train/{experiment}/{optimizer}/seed{seed}.log",
+    threads: config["threads"]
     params:
         train=experiment_config("train"),
         optimizer=optimizer_settings,
         device=config["device"],
         dtype=config["dtype"],
-    threads: config["threads"]
-    log:
-        "results/logs/train/{experiment}/{optimizer}/seed{seed}.log",
     script:
         "../scripts/train.py"

@@ -1,0 +1,213 @@
+"""End-to-end: the real Snakemake workflow on config/tiny.yaml, in a temporary copy.
+
+The copy includes src/, put first on PYTHONPATH, so that tests can edit library modules
+and check which jobs Snakemake would rerun, without touching the repository.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+FIGURES = ("fig2", "fig3", "fig8", "gd_vs_ngd")
+pytestmark = pytest.mark.slow
+
+
+def snakemake(workdir: Path, *args: str, config: str = "config/tiny.yaml", check=True):
+    env = dict(os.environ, PYTHONPATH=str(workdir / "src"))
+    result = subprocess.run(
+        [sys.executable, "-m", "snakemake", "--configfile", config, *args],
+        cwd=workdir, env=env, capture_output=True, text=True,
+    )
+    if check and result.returncode != 0:
+        raise AssertionError(f"snakemake {args} failed:\n{result.stdout}\n{result.stderr}")
+    return result
+
+
+def planned_jobs(workdir: Path, config: str = "config/tiny.yaml") -> Counter:
+    """Jobs a dry run would execute, counted per rule (empty when nothing is to be done)."""
+    out = snakemake(workdir, "-n", config=config).stdout
+    if "Nothing to be done" in out:
+        return Counter()
+    table = out.split("Job stats:")[1].split("total")[0]
+    return Counter({m[1]: int(m[2]) for m in re.finditer(r"^(\w+)\s+(\d+)$", table, re.M)})
+
+
+def copy_project(dest: Path) -> Path:
+    for item in ("Snakefile", "workflow", "config", "src"):
+        src = REPO / item
+        if src.is_dir():
+            shutil.copytree(src, dest / item, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(src, dest / item)
+    return dest
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    workdir = copy_project(tmp_path_factory.mktemp("project"))
+    snakemake(workdir, "-c2", "-q")
+    return workdir
+
+
+def edited(path: Path, text: str):
+    """Append `text` to `path` for the duration of a with-block, then restore it and its mtime."""
+
+    class Edit:
+        def __enter__(self):
+            self.original = path.read_text()
+            self.stat = path.stat()
+            path.write_text(self.original + text)  # now newer than every output
+
+        def __exit__(self, *exc):
+            path.write_text(self.original)
+            os.utime(path, (self.stat.st_atime, self.stat.st_mtime))
+
+    return Edit()
+
+
+def test_every_figure_is_built_with_its_png_twin(built):
+    for name in FIGURES:
+        assert (built / "results" / f"{name}.pdf").read_bytes().startswith(b"%PDF")
+        assert (built / "results" / f"{name}.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_file_contract(built):
+    config = yaml.safe_load((built / "config/tiny.yaml").read_text())["experiments"]
+    for name, experiment in config.items():
+        seeds = range(experiment["seeds"])
+        table = pq.read_table(built / "results" / name / "metrics.parquet").to_pandas()
+        assert list(table.columns) == ["experiment", "optimizer", "seed", "iteration", "metric",
+                                       "value"]
+        assert set(table["optimizer"]) == set(experiment["optimizers"])
+        assert set(table["seed"]) == set(seeds)
+        assert table["value"].notna().all()
+        metrics = set(table["metric"])
+        assert {"loss", "log_loss", "W_norm", "u_norm", "opt_softmax", "log1m_opt_softmax",
+                "alignment_W", "gap_W"} <= metrics
+        if experiment["train"].get("train_u"):
+            assert {"alignment_u", "gap_u"} <= metrics
+        for seed in seeds:
+            data = np.load(built / f"results/data/{name}/seed{seed}.npz")
+            n, T, d = data["X"].shape
+            assert data["y"].shape == (n,) and data["opt"].shape == (n,)
+            assert data["W0"].shape == (d, d)
+            assert ("u" in data) != bool(experiment["train"].get("train_u"))
+            svm = np.load(built / f"results/svm/{name}/seed{seed}.npz")
+            assert svm["W_mm"].shape == (d, d) and svm["W_mm_kkt_residual"] < 1e-8
+            assert ("u_mm" in svm) == bool(experiment["train"].get("train_u"))
+            for opt in experiment["optimizers"]:
+                final = np.load(built / f"results/train/{name}/{opt}/seed{seed}.final.npz")
+                assert final["W"].shape == (d, d) and final["u"].shape == (d,)
+
+
+def test_nothing_to_do_after_a_full_build(built):
+    assert planned_jobs(built) == Counter()
+
+
+def test_optimizer_change_reruns_training_aggregation_and_figures_only(built):
+    with edited(built / "src/attnbias/optimizers.py", "\n# a change\n"):
+        plan = planned_jobs(built)
+    assert plan == Counter(train=19, aggregate=4, figure=4, all=1)
+    assert planned_jobs(built) == Counter()
+
+
+def test_plotting_change_reruns_figures_only(built):
+    with edited(built / "src/attnbias/figures.py", "\n# a change\n"):
+        assert planned_jobs(built) == Counter(figure=4, all=1)
+
+
+def test_svm_change_reruns_from_the_svm_stage(built):
+    # data.py imports svm (the bad direction of fig8 is an SVM solution): fig8's data reruns too
+    with edited(built / "src/attnbias/svm.py", "\n# a change\n"):
+        assert planned_jobs(built) == Counter(data=6, svm=6, train=19, aggregate=4, figure=4,
+                                              all=1)
+
+
+def _with_config(built: Path, change) -> str:
+    config = yaml.safe_load((built / "config/tiny.yaml").read_text())
+    change(config["experiments"])
+    path = built / "config" / "changed.yaml"
+    # optimizer order is legend order (it may redraw a figure); keep the file's order
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    return "config/changed.yaml"
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        (lambda e: e["fig2"]["optimizers"]["ngd"].update(lr=0.2),
+         Counter(train=2, aggregate=1, figure=1, all=1)),
+        (lambda e: e["fig3"]["train"].update(iterations=301),
+         Counter(train=8, aggregate=1, figure=1, all=1)),
+        (lambda e: e["fig2"]["data"]["params"].update(d=13),
+         Counter(data=2, svm=2, train=8, aggregate=1, figure=1, all=1)),
+        (lambda e: e["fig2"].update(seeds=3),
+         Counter(data=1, svm=1, train=4, aggregate=1, figure=1, all=1)),
+        (lambda e: e["fig8"].update(title="another title"), Counter(figure=1, all=1)),
+        (lambda e: e["gd_vs_ngd"]["optimizers"]["gd"].update(label="plain GD"),
+         Counter(figure=1, all=1)),
+    ],
+    ids=["optimizer-lr", "iterations", "data-size", "one-more-seed", "title", "label"],
+)
+def test_config_change_reruns_exactly_what_depends_on_it(built, change, expected):
+    assert planned_jobs(built, _with_config(built, change)) == expected
+
+
+def test_training_is_deterministic(built):
+    target = "results/train/fig3/ps/seed1.parquet"
+    before = pq.read_table(built / target)
+    snakemake(built, "-c1", "-q", "--forcerun", target, "--until", target)
+    assert pq.read_table(built / target).equals(before)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda c: c["experiments"]["fig2"]["optimizers"]["ngd"].update(learning_rate=1),
+         "learning_rate"),
+        (lambda c: c["experiments"]["fig2"]["optimizers"]["ngd"].update(lr=-1), "lr"),
+        (lambda c: c["experiments"]["fig3"]["data"]["params"].update(query_signal=1), "query_signal"),
+        (lambda c: c.update(device="gpu"), "device"),
+        (lambda c: c["experiments"]["fig3"]["optimizers"]["ps"].update(f_star="opt"),
+         "experiments.fig3.optimizers.ps"),
+    ],
+    ids=["unknown-key", "negative-lr", "key-of-another-model", "device", "polyak-f-star"],
+)
+def test_bad_config_fails_before_any_job_naming_the_key(tmp_path, change, message):
+    workdir = copy_project(tmp_path)
+    config = yaml.safe_load((workdir / "config/tiny.yaml").read_text())
+    change(config)
+    (workdir / "config/bad.yaml").write_text(yaml.safe_dump(config))
+    result = snakemake(workdir, "-c1", config="config/bad.yaml", check=False)
+    assert result.returncode != 0
+    assert message in result.stdout + result.stderr
+    assert not (workdir / "results").exists()
+
+
+def test_infeasible_svm_stops_with_a_message_and_keeps_what_was_built(tmp_path):
+    workdir = copy_project(tmp_path)
+    config = {"experiments": {"tight": {
+        "figure": "fixed_decoder", "seeds": 1,
+        "data": {"model": "example1", "params": {"n": 40, "T": 4, "d": 1,
+                                                 "noise_orthogonal_to_u": False}},
+        "train": {"iterations": 10}, "optimizers": {"gd": {"rule": "gd"}}}}}
+    (workdir / "config/tight.yaml").write_text(yaml.safe_dump(config))
+    result = snakemake(workdir, "-c1", config="config/tight.yaml", check=False)
+    assert result.returncode != 0
+    log = result.stdout + result.stderr
+    assert "W-SVM for experiment tight, seed 0 is infeasible (n=40, T=4, d=1" in log
+    assert (workdir / "results/data/tight/seed0.npz").exists()
+    assert not (workdir / "results/svm/tight").exists() or not any(
+        (workdir / "results/svm/tight").iterdir())
