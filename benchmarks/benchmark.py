@@ -46,8 +46,10 @@ def bench_svm(skip_cvxpy: bool) -> None:
     ref = time.perf_counter() - start
     W = svm.solve_w_svm(ds["X"], ds["opt"]).W
     rel = np.linalg.norm(W - W_ref) / np.linalg.norm(W_ref)
-    print(f"  cvxpy (primal, default solver) {ref:.1f} s; speed-up {ref / ours:,.0f}x "
-          f"(target >= 1000x); relative difference {rel:.1e}")
+    print(
+        f"  cvxpy (primal, default solver) {ref:.1f} s; speed-up {ref / ours:,.0f}x "
+        f"(target >= 1000x); relative difference {rel:.1e}"
+    )
 
 
 def bench_seeds(iterations: int) -> None:
@@ -60,13 +62,20 @@ def bench_seeds(iterations: int) -> None:
 
     def run(k):
         problem = attention.Problem.from_arrays(datasets[:k])
-        train.train(problem, spec, iterations=iterations, log_iterations=grid,
-                    W_mm=torch.as_tensor(W_mm[:k]))
+        train.train(
+            problem,
+            spec,
+            iterations=iterations,
+            log_iterations=grid,
+            W_mm=torch.as_tensor(W_mm[:k]),
+        )
 
     one = best_of(lambda: run(1), 3)
     ten = best_of(lambda: run(10), 3)
-    print(f"NGD {iterations} iterations, n=20 T=5 d=100, 1 thread: one seed {one:.2f} s, "
-          f"10 seeds batched {ten:.2f} s; ratio {ten / one:.2f}x (target <= 3x)")
+    print(
+        f"NGD {iterations} iterations, n=20 T=5 d=100, 1 thread: one seed {one:.2f} s, "
+        f"10 seeds batched {ten:.2f} s; ratio {ten / one:.2f}x (target <= 3x)"
+    )
 
 
 def bench_build() -> None:
@@ -75,9 +84,21 @@ def bench_build() -> None:
             src = ROOT / item
             (shutil.copytree if src.is_dir() else shutil.copy)(src, Path(tmp) / item)
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "snakemake", "-c2", "-q", "--directory", tmp,
-                        "--snakefile", str(Path(tmp) / "Snakefile")], check=True,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "snakemake",
+                "-c2",
+                "-q",
+                "--directory",
+                tmp,
+                "--snakefile",
+                str(Path(tmp) / "Snakefile"),
+            ],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
         wall = time.perf_counter() - start
     print(f"default CPU build from clean, -c2: {wall:.0f} s (target < 180 s)")
 

@@ -28,7 +28,10 @@ def snakemake(workdir: Path, *args: str, config: str = "config/tiny.yaml", check
     env = dict(os.environ, PYTHONPATH=str(workdir / "src"))
     result = subprocess.run(
         [sys.executable, "-m", "snakemake", "--configfile", config, *args],
-        cwd=workdir, env=env, capture_output=True, text=True,
+        cwd=workdir,
+        env=env,
+        capture_output=True,
+        text=True,
     )
     if check and result.returncode != 0:
         raise AssertionError(f"snakemake {args} failed:\n{result.stdout}\n{result.stderr}")
@@ -88,14 +91,28 @@ def test_file_contract(built):
     for name, experiment in config.items():
         seeds = range(experiment["seeds"])
         table = pq.read_table(built / "results" / name / "metrics.parquet").to_pandas()
-        assert list(table.columns) == ["experiment", "optimizer", "seed", "iteration", "metric",
-                                       "value"]
+        assert list(table.columns) == [
+            "experiment",
+            "optimizer",
+            "seed",
+            "iteration",
+            "metric",
+            "value",
+        ]
         assert set(table["optimizer"]) == set(experiment["optimizers"])
         assert set(table["seed"]) == set(seeds)
         assert table["value"].notna().all()
         metrics = set(table["metric"])
-        assert {"loss", "log_loss", "W_norm", "u_norm", "opt_softmax", "log1m_opt_softmax",
-                "alignment_W", "gap_W"} <= metrics
+        assert {
+            "loss",
+            "log_loss",
+            "W_norm",
+            "u_norm",
+            "opt_softmax",
+            "log1m_opt_softmax",
+            "alignment_W",
+            "gap_W",
+        } <= metrics
         if experiment["train"].get("train_u"):
             assert {"alignment_u", "gap_u"} <= metrics
         for seed in seeds:
@@ -131,8 +148,7 @@ def test_plotting_change_reruns_figures_only(built):
 def test_svm_change_reruns_from_the_svm_stage(built):
     # data.py imports svm (the bad direction of fig8 is an SVM solution): fig8's data reruns too
     with edited(built / "src/attnbias/svm.py", "\n# a change\n"):
-        assert planned_jobs(built) == Counter(data=6, svm=6, train=19, aggregate=4, figure=4,
-                                              all=1)
+        assert planned_jobs(built) == Counter(data=6, svm=6, train=19, aggregate=4, figure=4, all=1)
 
 
 def _with_config(built: Path, change) -> str:
@@ -147,17 +163,27 @@ def _with_config(built: Path, change) -> str:
 @pytest.mark.parametrize(
     ("change", "expected"),
     [
-        (lambda e: e["fig2"]["optimizers"]["ngd"].update(lr=0.2),
-         Counter(train=2, aggregate=1, figure=1, all=1)),
-        (lambda e: e["fig3"]["train"].update(iterations=301),
-         Counter(train=8, aggregate=1, figure=1, all=1)),
-        (lambda e: e["fig2"]["data"]["params"].update(d=13),
-         Counter(data=2, svm=2, train=8, aggregate=1, figure=1, all=1)),
-        (lambda e: e["fig2"].update(seeds=3),
-         Counter(data=1, svm=1, train=4, aggregate=1, figure=1, all=1)),
+        (
+            lambda e: e["fig2"]["optimizers"]["ngd"].update(lr=0.2),
+            Counter(train=2, aggregate=1, figure=1, all=1),
+        ),
+        (
+            lambda e: e["fig3"]["train"].update(iterations=301),
+            Counter(train=8, aggregate=1, figure=1, all=1),
+        ),
+        (
+            lambda e: e["fig2"]["data"]["params"].update(d=13),
+            Counter(data=2, svm=2, train=8, aggregate=1, figure=1, all=1),
+        ),
+        (
+            lambda e: e["fig2"].update(seeds=3),
+            Counter(data=1, svm=1, train=4, aggregate=1, figure=1, all=1),
+        ),
         (lambda e: e["fig8"].update(title="another title"), Counter(figure=1, all=1)),
-        (lambda e: e["gd_vs_ngd"]["optimizers"]["gd"].update(label="plain GD"),
-         Counter(figure=1, all=1)),
+        (
+            lambda e: e["gd_vs_ngd"]["optimizers"]["gd"].update(label="plain GD"),
+            Counter(figure=1, all=1),
+        ),
     ],
     ids=["optimizer-lr", "iterations", "data-size", "one-more-seed", "title", "label"],
 )
@@ -175,13 +201,20 @@ def test_training_is_deterministic(built):
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        (lambda c: c["experiments"]["fig2"]["optimizers"]["ngd"].update(learning_rate=1),
-         "learning_rate"),
+        (
+            lambda c: c["experiments"]["fig2"]["optimizers"]["ngd"].update(learning_rate=1),
+            "learning_rate",
+        ),
         (lambda c: c["experiments"]["fig2"]["optimizers"]["ngd"].update(lr=-1), "lr"),
-        (lambda c: c["experiments"]["fig3"]["data"]["params"].update(query_signal=1), "query_signal"),
+        (
+            lambda c: c["experiments"]["fig3"]["data"]["params"].update(query_signal=1),
+            "query_signal",
+        ),
         (lambda c: c.update(device="gpu"), "device"),
-        (lambda c: c["experiments"]["fig3"]["optimizers"]["ps"].update(f_star="opt"),
-         "experiments.fig3.optimizers.ps"),
+        (
+            lambda c: c["experiments"]["fig3"]["optimizers"]["ps"].update(f_star="opt"),
+            "experiments.fig3.optimizers.ps",
+        ),
     ],
     ids=["unknown-key", "negative-lr", "key-of-another-model", "device", "polyak-f-star"],
 )
@@ -198,11 +231,20 @@ def test_bad_config_fails_before_any_job_naming_the_key(tmp_path, change, messag
 
 def test_infeasible_svm_stops_with_a_message_and_keeps_what_was_built(tmp_path):
     workdir = copy_project(tmp_path)
-    config = {"experiments": {"tight": {
-        "figure": "fixed_decoder", "seeds": 1,
-        "data": {"model": "example1", "params": {"n": 40, "T": 4, "d": 1,
-                                                 "noise_orthogonal_to_u": False}},
-        "train": {"iterations": 10}, "optimizers": {"gd": {"rule": "gd"}}}}}
+    config = {
+        "experiments": {
+            "tight": {
+                "figure": "fixed_decoder",
+                "seeds": 1,
+                "data": {
+                    "model": "example1",
+                    "params": {"n": 40, "T": 4, "d": 1, "noise_orthogonal_to_u": False},
+                },
+                "train": {"iterations": 10},
+                "optimizers": {"gd": {"rule": "gd"}},
+            }
+        }
+    }
     (workdir / "config/tight.yaml").write_text(yaml.safe_dump(config))
     result = snakemake(workdir, "-c1", config="config/tight.yaml", check=False)
     assert result.returncode != 0
@@ -210,4 +252,5 @@ def test_infeasible_svm_stops_with_a_message_and_keeps_what_was_built(tmp_path):
     assert "W-SVM for experiment tight, seed 0 is infeasible (n=40, T=4, d=1" in log
     assert (workdir / "results/data/tight/seed0.npz").exists()
     assert not (workdir / "results/svm/tight").exists() or not any(
-        (workdir / "results/svm/tight").iterdir())
+        (workdir / "results/svm/tight").iterdir()
+    )

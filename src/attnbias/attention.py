@@ -113,9 +113,7 @@ def token_scores(problem: Problem, u: torch.Tensor) -> TokenScores:
     gamma = problem.y.unsqueeze(-1) * (problem.X @ u[:, None, :, None]).squeeze(-1)
     gamma_opt = gamma.gather(-1, problem.opt.unsqueeze(-1)).squeeze(-1)
     gap = gamma_opt.unsqueeze(-1) - gamma
-    return TokenScores(
-        gamma, gamma_opt, gap, gap.abs().log(), gap.sign(), bool((gap >= 0).all())
-    )
+    return TokenScores(gamma, gamma_opt, gap, gap.abs().log(), gap.sign(), bool((gap >= 0).all()))
 
 
 @dataclass
@@ -125,7 +123,8 @@ class Forward:
     scores: TokenScores
     log_attn: torch.Tensor  # (B, n, T) log softmax(X W x_1)
     attn: torch.Tensor  # (B, n, T)
-    log_delta: torch.Tensor  # (B, n) log delta where delta > 0, else -inf
+    log_abs_delta: torch.Tensor  # (B, n) log|delta|
+    delta_sign: torch.Tensor  # (B, n) sign of delta, right also where delta underflows to 0
     delta: torch.Tensor  # (B, n) delta = sum_t a_t (gamma_opt - gamma_t), signed
     margin: torch.Tensor  # (B, n) y f(X) = gamma_opt - delta
     x_bar: torch.Tensor  # (B, n, d) attention-weighted token mean sum_t a_t x_t
@@ -140,18 +139,19 @@ def forward(problem: Problem, A: torch.Tensor, scores: TokenScores) -> Forward:
     # gamma_opt - sum_t a_t gamma_t would round to exactly gamma_opt.
     log_terms = log_attn + scores.log_abs_gap
     if scores.opt_is_best:
-        log_delta = torch.logsumexp(log_terms, dim=-1)
-        delta = log_delta.exp()
+        log_abs_delta = torch.logsumexp(log_terms, dim=-1)
+        sign = torch.isfinite(log_abs_delta).to(log_abs_delta.dtype)
+        delta = log_abs_delta.exp()
     else:
         log_abs_delta, sign = signed_logsumexp(log_terms, scores.gap_sign, -1)
         delta = sign * log_abs_delta.exp()
-        log_delta = torch.where(sign > 0, log_abs_delta, -torch.inf)
     x_bar = (attn.unsqueeze(-2) @ problem.X).squeeze(-2)
     return Forward(
         scores=scores,
         log_attn=log_attn,
         attn=attn,
-        log_delta=log_delta,
+        log_abs_delta=log_abs_delta,
+        delta_sign=sign,
         delta=delta,
         margin=scores.gamma_opt - delta,
         x_bar=x_bar,

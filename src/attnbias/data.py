@@ -44,10 +44,11 @@ def example1(
 ) -> dict[str, np.ndarray]:
     """Example 1 (Sec. 3): fixed decoder u = e_1, nearly orthogonal Gaussian tokens.
 
-    Every token starts as N(0, I/d). The optimal token sits at a random position >= 2
-    (index >= 1) and adds `opt_signal * y * u`; the query x_1 adds `query_signal * y * u`.
-    With `noise_orthogonal_to_u` the noise has no component along u, so all non-optimal
-    tokens other than the query share the score 0 (Assumption 2).
+    Every token starts as N(0, I/d). A signal token at a random position >= 2 (index >= 1)
+    adds `opt_signal * y * u`; the query x_1 adds `query_signal * y * u`. With
+    `noise_orthogonal_to_u` the noise has no component along u, so the signal token is the
+    optimal one and all non-optimal tokens but the query share the score 0 (Assumption 2).
+    Otherwise opt is the best-scoring token, which noise can make another one.
     """
     _check_sizes(n, T, d)
     if query_signal >= opt_signal:
@@ -61,10 +62,11 @@ def example1(
     X = rng.standard_normal((n, T, d)) / np.sqrt(d)
     if noise_orthogonal_to_u:
         X[..., 0] = 0.0
-    opt = rng.integers(1, T, size=n)
-    rows = np.arange(n)
-    X[rows, opt] += opt_signal * y[:, None] * u
+    signal = rng.integers(1, T, size=n)
+    X[np.arange(n), signal] += opt_signal * y[:, None] * u
     X[:, 0] += query_signal * y[:, None] * u
+    # opt is argmax_t gamma by definition: the signal token, unless noise along u outscores it
+    opt = np.argmax(token_scores(X, y, u), axis=1)
     return {"X": X, "y": y, "opt": opt, "u": u, "W0": np.zeros((d, d))}
 
 
@@ -169,6 +171,8 @@ def assumption_report(data: dict[str, np.ndarray]) -> dict[str, float]:
         non_opt = np.arange(T)[None, :] != data["opt"][:, None]
         g_non = np.where(non_opt, gamma, np.nan)
         g_opt = gamma[np.arange(len(gamma)), data["opt"]]
-        report["max_nonopt_score_spread"] = float(np.nanmax(np.nanmax(g_non, 1) - np.nanmin(g_non, 1)))
+        report["max_nonopt_score_spread"] = float(
+            np.nanmax(np.nanmax(g_non, 1) - np.nanmin(g_non, 1))
+        )
         report["min_opt_score_gap"] = float(np.min(g_opt - np.nanmax(g_non, 1)))
     return report

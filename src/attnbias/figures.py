@@ -35,8 +35,8 @@ class Reference:
 SHAPES = {
     "t": lambda t: t,
     "log t": np.log,
-    "t^-3/4": lambda t: t ** -0.75,
-    "t^-2": lambda t: t ** -2.0,
+    "t^-3/4": lambda t: t**-0.75,
+    "t^-2": lambda t: t**-2.0,
     "1/log t": lambda t: 1.0 / np.log(t),
     "1/log^2 t": lambda t: 1.0 / np.log(t) ** 2,
 }
@@ -62,16 +62,22 @@ PANELS = {
         Panel("loss", r"train loss $L(W_t)$", "log", "linear"),
         W_NORM,
         LOG10_1M_SOFTMAX,
-        Panel("gap_W", r"$1 - \cos(W_t, W_{mm})$",
-              references=(Reference("ngd", "t^-3/4", r"$t^{-3/4}$ (Thm. 1 rate)"),)),
+        Panel(
+            "gap_W",
+            r"$1 - \cos(W_t, W_{mm})$",
+            references=(Reference("ngd", "t^-3/4", r"$t^{-3/4}$ (Thm. 1 rate)"),),
+        ),
     ],
     "joint": [
         Panel("log_loss", r"$\log_{10} L(W_t, u_t)$", "linear", "linear", "log10"),
         Panel("W_norm", r"$\|W_t\|_F$"),
         Panel("u_norm", r"$\|u_t\|$"),
         LOG10_1M_SOFTMAX,
-        Panel("gap_W", r"$1 - \cos(W_t, W_{mm})$",
-              references=(Reference("joint-ngd", "1/log t", r"$1/\log t$ (Thm. 3 rate)"),)),
+        Panel(
+            "gap_W",
+            r"$1 - \cos(W_t, W_{mm})$",
+            references=(Reference("joint-ngd", "1/log t", r"$1/\log t$ (Thm. 3 rate)"),),
+        ),
         Panel("gap_u", r"$1 - \cos(u_t, u_{mm})$"),
     ],
     "bad_init": [
@@ -81,12 +87,22 @@ PANELS = {
         Panel("W_norm", r"$\|W_t\|_F$"),
     ],
     "two_token": [
-        Panel("gap_W", r"$1 - \cos(W_t, W_{mm})$",
-              references=(Reference("gd", "1/log^2 t", r"$1/\log^2 t$"),
-                          Reference("ngd", "t^-2", r"$t^{-2}$"))),
-        Panel("W_norm", r"$\|W_t\|_F$",
-              references=(Reference("gd", "log t", r"$\propto \log t$"),
-                          Reference("ngd", "t", r"$\propto t$"))),
+        Panel(
+            "gap_W",
+            r"$1 - \cos(W_t, W_{mm})$",
+            references=(
+                Reference("gd", "1/log^2 t", r"$1/\log^2 t$"),
+                Reference("ngd", "t^-2", r"$t^{-2}$"),
+            ),
+        ),
+        Panel(
+            "W_norm",
+            r"$\|W_t\|_F$",
+            references=(
+                Reference("gd", "log t", r"$\propto \log t$"),
+                Reference("ngd", "t", r"$\propto t$"),
+            ),
+        ),
     ],
 }
 
@@ -151,10 +167,19 @@ def draw(kind: str, table: pd.DataFrame, *, title: str, legend: dict, outputs) -
         ax.set_xscale(panel.xscale)
         ax.set_yscale(panel.yscale)  # before plotting: seaborn then averages in log space
         data = _panel_data(table, panel)
-        sns.lineplot(data=data, x="iteration", y="value", hue="optimizer_label",
-                     hue_order=list(labels.values()), palette=palette, estimator="mean",
-                     errorbar=("pi", 100), ax=ax, legend=i == 0)
-        for ref, style in zip(panel.references, REFERENCE_STYLES):
+        sns.lineplot(
+            data=data,
+            x="iteration",
+            y="value",
+            hue="optimizer_label",
+            hue_order=list(labels.values()),
+            palette=palette,
+            estimator="mean",
+            errorbar=("pi", 100),
+            ax=ax,
+            legend=i == 0,
+        )
+        for ref, style in zip(panel.references, REFERENCE_STYLES, strict=False):
             _draw_reference(ax, data, ref, t_max, style)
         ax.set_xlabel("iteration $t$")
         ax.set_ylabel(panel.ylabel)
@@ -163,11 +188,17 @@ def draw(kind: str, table: pd.DataFrame, *, title: str, legend: dict, outputs) -
         if i == 0:
             ax.legend(handles, texts, title=None, fontsize="small")
         elif panel.references:
-            refs = [(h, t) for h, t in zip(handles, texts) if t not in labels.values()]
-            ax.legend(*zip(*refs), fontsize="small", loc="best")
+            refs = [(h, t) for h, t in zip(handles, texts, strict=True) if t not in labels.values()]
+            ax.legend(*zip(*refs, strict=True), fontsize="small", loc="best")
     fig.suptitle(title, fontsize="large")
-    fig.text(0.01, 0.005, "\n".join(textwrap.wrap(_caption(table, legend), 60 * cols)),
-             fontsize="small", va="bottom", ha="left")
+    fig.text(
+        0.01,
+        0.005,
+        "\n".join(textwrap.wrap(_caption(table, legend), 60 * cols)),
+        fontsize="small",
+        va="bottom",
+        ha="left",
+    )
     fig.tight_layout(rect=(0, 0.55 / (3.5 * rows + 0.9), 1, 1))
     for path in outputs:
         with atomic_path(path) as tmp:

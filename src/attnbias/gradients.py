@@ -36,7 +36,9 @@ def _finite_or_zero(x: torch.Tensor) -> torch.Tensor:
 
 def w_gradient(problem: Problem, fwd: Forward, loss) -> ScaledGradient:
     """grad_W L in the coordinates A of W = W0 + A Q (see attention.Problem)."""
-    log_weight = loss.log_neg_slope(fwd.margin).unsqueeze(-1) + fwd.log_attn + fwd.scores.log_abs_gap
+    log_weight = (
+        loss.log_neg_slope(fwd.margin).unsqueeze(-1) + fwd.log_attn + fwd.scores.log_abs_gap
+    )
     log_scale = log_weight.flatten(1).amax(dim=1)
     weight = fwd.scores.gap_sign * torch.exp(log_weight - _finite_or_zero(log_scale)[:, None, None])
     centred = problem.X - fwd.x_bar.unsqueeze(-2)  # x_t - x_bar

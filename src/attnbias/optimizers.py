@@ -78,11 +78,14 @@ class Optimizer:
 
     def _log_step_lengths(self, grads, log_excess) -> dict[str, torch.Tensor]:
         spec = self.spec
-        lrs = {name: spec.lr_u if (name == "u" and spec.lr_u is not None) else spec.lr
-               for name in grads}
+        lrs = {
+            name: spec.lr_u if (name == "u" and spec.lr_u is not None) else spec.lr
+            for name in grads
+        }
         if spec.rule == "gd":
-            return {name: torch.full_like(g.log_norm, math.log(lrs[name]))
-                    for name, g in grads.items()}
+            return {
+                name: torch.full_like(g.log_norm, math.log(lrs[name])) for name, g in grads.items()
+            }
         if spec.normalize == "global":
             log_norms = dict.fromkeys(grads, _log_global_norm(grads))
         else:
@@ -97,8 +100,12 @@ class Optimizer:
             lengths = {name: torch.clamp(v, max=math.log(cap)) for name, v in lengths.items()}
         return lengths
 
-    def step(self, params: dict[str, torch.Tensor], grads: dict[str, ScaledGradient],
-             log_excess: torch.Tensor | None = None) -> None:
+    def step(
+        self,
+        params: dict[str, torch.Tensor],
+        grads: dict[str, ScaledGradient],
+        log_excess: torch.Tensor | None = None,
+    ) -> None:
         """One step. `log_excess` is log(L - f*), needed by the Polyak rule only."""
         lengths = self._log_step_lengths(grads, log_excess)
         for name, g in grads.items():

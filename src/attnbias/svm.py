@@ -61,6 +61,12 @@ def _least_distance_dual(K: np.ndarray) -> np.ndarray:
     Returns None when the problem is infeasible.
     """
     m = K.shape[0]
+    # Scale K to unit largest diagonal: the slack 1 - 1^T l equals 1 / (1 + ||w||^2), so an
+    # unscaled problem with a long w would lose its solution to rounding.
+    scale = float(np.max(np.diag(K)))
+    if not scale > 0:
+        return None
+    K = K / scale
     H = K + 1.0
     evals, evecs = np.linalg.eigh(H)
     keep = evals > max(evals[-1], 1.0) * m * np.finfo(float).eps * 10
@@ -71,7 +77,35 @@ def _least_distance_dual(K: np.ndarray) -> np.ndarray:
     slack = 1.0 - lam.sum()
     if slack <= 1e-12:
         return None
-    return lam / slack
+    dual = _polish(K, lam / slack)
+    return dual / scale
+
+
+def _gram_kkt_residual(K: np.ndarray, dual: np.ndarray) -> float:
+    margins = K @ dual
+    slackness = np.max(np.abs(dual * (margins - 1.0))) / max(dual.max(), 1e-300)
+    return max(0.0, 1.0 - float(margins.min()), float(slackness))
+
+
+def _polish(K: np.ndarray, dual: np.ndarray) -> np.ndarray:
+    """Refine the NNLS dual on its support, where every margin is exactly 1.
+
+    The least-distance form loses accuracy as ||w|| grows (its slack is 1 / (1 + ||w||^2));
+    the support it finds is right, and K_SS l_S = 1 then gives the duals to full precision.
+    The refined duals are kept only if they are positive and satisfy KKT better.
+    """
+    support = dual > 0
+    if not support.any():
+        return dual
+    refined = np.zeros_like(dual)
+    refined[support] = np.linalg.lstsq(
+        K[np.ix_(support, support)], np.ones(support.sum()), rcond=None
+    )[0]
+    if np.all(refined[support] > 0) and _gram_kkt_residual(K, refined) < _gram_kkt_residual(
+        K, dual
+    ):
+        return refined
+    return dual
 
 
 def _solution_report(solution, dual, margins, scale) -> SVMSolution:

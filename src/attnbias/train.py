@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 
 import numpy as np
 import torch
@@ -40,13 +41,22 @@ def _cosine_and_gap(P: torch.Tensor, P_ref: torch.Tensor) -> tuple[torch.Tensor,
     return (unit * unit_ref).sum(dim=dims), 0.5 * ((unit - unit_ref) ** 2).sum(dim=dims)
 
 
-def log_excess_loss(fwd: Forward, loss, f_star, log_loss: torch.Tensor) -> torch.Tensor:
-    """log(L - f*): f* = "opt" is the loss with all attention on the optimal tokens."""
+def log_excess_loss(fwd: Forward, loss, f_star, log_loss: torch.Tensor):
+    """log|L - f*| and the sign of L - f*, per run.
+
+    f* = "opt" is the loss with all attention on the optimal tokens, summed in logs
+    (signed: where opt is not the best-scoring token, its sample's share is negative).
+    """
     if f_star == "opt":
-        return attention.log_mean(loss.log_excess(fwd.scores.gamma_opt, fwd.delta, fwd.log_delta))
+        log_abs, sign = loss.log_excess(
+            fwd.scores.gamma_opt, fwd.delta, fwd.log_abs_delta, fwd.delta_sign
+        )
+        log_abs_sum, sign = attention.signed_logsumexp(log_abs, sign, -1)
+        return log_abs_sum - math.log(fwd.delta.shape[-1]), sign
     if f_star == 0:
-        return log_loss
-    return torch.log(torch.clamp(log_loss.exp() - f_star, min=0.0))
+        return log_loss, torch.ones_like(log_loss)
+    excess = log_loss.exp() - f_star
+    return torch.log(excess.abs()), torch.sign(excess)
 
 
 def metrics(problem: Problem, fwd: Forward, loss, A, u, W_mm, u_mm, train_u) -> dict:
@@ -65,7 +75,9 @@ def metrics(problem: Problem, fwd: Forward, loss, A, u, W_mm, u_mm, train_u) -> 
     if train_u:
         out["alignment_u"], out["gap_u"] = _cosine_and_gap(u, u_mm)
     else:
-        out["log_excess_loss"] = log_excess_loss(fwd, loss, "opt", log_loss)
+        log_abs, sign = log_excess_loss(fwd, loss, "opt", log_loss)
+        # the log of a negative excess is undefined: NaN, and the row is not written
+        out["log_excess_loss"] = torch.where(sign >= 0, log_abs, torch.nan)
     return out
 
 
@@ -88,7 +100,9 @@ def train(
     if train_u and u_mm is None:
         raise ValueError("training u needs u_mm for its alignment metric")
     if spec.rule == "polyak" and spec.f_star == "opt" and train_u:
-        raise ValueError("Polyak f*='opt' assumes a fixed decoder; use a number (e.g. 0) when u is trained")
+        raise ValueError(
+            "Polyak f*='opt' assumes a fixed decoder; use a number (e.g. 0) when u is trained"
+        )
     loss_fn = get_loss(loss)
     params = {"W": problem.zero_coordinates(), "u": problem.u0.clone()}
     optimizer = Optimizer(spec)
@@ -100,7 +114,9 @@ def train(
             scores = attention.token_scores(problem, params["u"])
         fwd = attention.forward(problem, params["W"], scores)
         if t in to_log:
-            logged.append(metrics(problem, fwd, loss_fn, params["W"], params["u"], W_mm, u_mm, train_u))
+            logged.append(
+                metrics(problem, fwd, loss_fn, params["W"], params["u"], W_mm, u_mm, train_u)
+            )
             if not bool(torch.isfinite(logged[-1]["log_loss"]).all()):
                 raise FloatingPointError(
                     f"training diverged: the loss is not finite at iteration {t} ({spec.caption()})"
@@ -113,17 +129,27 @@ def train(
         log_excess = None
         if spec.rule == "polyak":
             log_loss = attention.log_mean(loss_fn.log_value(fwd.margin))
-            log_excess = log_excess_loss(fwd, loss_fn, spec.f_star, log_loss)
+            log_abs, sign = log_excess_loss(fwd, loss_fn, spec.f_star, log_loss)
+            log_excess = torch.where(sign > 0, log_abs, -torch.inf)  # no excess: no step
         optimizer.step(params, grads, log_excess)
-    table = {name: torch.stack([m[name] for m in logged], dim=1).cpu().numpy() for name in logged[0]}
+    table = {
+        name: torch.stack([m[name] for m in logged], dim=1).cpu().numpy() for name in logged[0]
+    }
     return table, {"W": problem.W(params["W"]), "u": params["u"]}
 
 
 __all__ = ["train", "log_grid", "resolve_device", "metrics"]
 
 
-def run(data: dict, svm_solution: dict, train_config: dict, optimizer_config: dict, *,
-        device: str = "auto", dtype: str = "float64"):
+def run(
+    data: dict,
+    svm_solution: dict,
+    train_config: dict,
+    optimizer_config: dict,
+    *,
+    device: str = "auto",
+    dtype: str = "float64",
+):
     """One run from the files of the data and svm stages.
 
     Returns (log iterations, metrics {name: (len,)}, final {"W", "u"} as numpy, device).

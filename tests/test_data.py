@@ -1,0 +1,201 @@
+"""Synthetic datasets: the file contract, Example 1's assumptions, determinism, the bad
+initial direction and errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from attnbias import data
+
+CASES = {
+    "example1": dict(n=7, T=5, d=16),
+    "dm": dict(n=7, T=5, d=16),
+    "bad_direction": dict(n=7, T=5, d=16, init_norm=2.0),
+    "two_token": {},
+}
+
+
+def _scores(ds):
+    return ds["y"][:, None] * (ds["X"] @ ds["u"])
+
+
+@pytest.mark.parametrize("model", sorted(CASES))
+def test_contract_keys_shapes_and_types(model):
+    ds = data.generate(model, 0, CASES[model])
+    params = CASES[model]
+    n, T, d = (1, 2, 2) if model == "two_token" else (params["n"], params["T"], params["d"])
+    assert ds["X"].shape == (n, T, d)
+    assert ds["y"].shape == (n,)
+    assert ds["opt"].shape == (n,)
+    assert ds["W0"].shape == (d, d)
+    assert set(np.unique(ds["y"])) <= {-1.0, 1.0}
+    assert np.issubdtype(ds["opt"].dtype, np.integer)
+    assert np.all((ds["opt"] >= 0) & (ds["opt"] < T))
+    for key in ("X", "y", "W0"):
+        assert ds[key].dtype == np.float64
+        assert np.all(np.isfinite(ds[key]))
+    expected_keys = {"X", "y", "opt", "W0"}
+    if model != "dm":  # a fixed decoder; DM trains u from 0
+        expected_keys.add("u")
+        assert ds["u"].shape == (d,)
+    if model == "bad_direction":
+        expected_keys.add("bad")
+    assert set(ds) == expected_keys
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("T", [2, 3, 6])
+def test_example1_assumption_2(seed, T):
+    ds = data.generate("example1", seed, dict(n=12, T=T, d=30))
+    n = 12
+    np.testing.assert_array_equal(ds["u"], np.eye(30)[0])
+    np.testing.assert_array_equal(ds["W0"], 0.0)
+    gamma = _scores(ds)
+    rows = np.arange(n)
+    assert np.all(ds["opt"] >= 1)  # the optimal token is never the query
+    np.testing.assert_array_equal(gamma[rows, ds["opt"]], 1.0)  # opt score = opt_signal
+    np.testing.assert_array_equal(gamma[:, 0], 0.5)  # query score = query_signal
+    others = (np.arange(T)[None, :] != ds["opt"][:, None]) & (np.arange(T)[None, :] != 0)
+    np.testing.assert_array_equal(gamma[others], 0.0)  # all other tokens share score 0
+    # the optimal token is the unique best one of every sequence
+    assert np.all(np.argmax(gamma, axis=1) == ds["opt"])
+    # tokens are N(0, I/d) plus signal: squared norms near 1 (d = 30: loose band)
+    noise_sq = np.sum(ds["X"][..., 1:] ** 2, axis=-1)
+    assert 0.3 < noise_sq.mean() < 1.5
+
+
+def test_example1_signal_parameters_and_labels():
+    ds = data.generate("example1", 3, dict(n=200, T=4, d=10, opt_signal=2.0, query_signal=-0.5))
+    gamma = _scores(ds)
+    np.testing.assert_allclose(gamma[np.arange(200), ds["opt"]], 2.0, rtol=0, atol=0)
+    np.testing.assert_allclose(gamma[:, 0], -0.5, rtol=0, atol=0)
+    # both labels appear and every optimal position >= 1 is used
+    assert set(ds["y"]) == {-1.0, 1.0}
+    assert set(ds["opt"]) == {1, 2, 3}
+
+
+def test_example1_without_orthogonal_noise():
+    ds = data.generate("example1", 0, dict(n=12, T=4, d=30, noise_orthogonal_to_u=False))
+    gamma = _scores(ds)
+    others = (np.arange(4)[None, :] != ds["opt"][:, None]) & (np.arange(4)[None, :] != 0)
+    assert np.ptp(gamma[others]) > 0  # scores now differ ...
+    np.testing.assert_allclose(gamma[others], 0.0, atol=1.5)  # ... by N(0, 1/d) noise
+
+
+def test_assumption_report_on_example1():
+    ds = data.generate("example1", 0, dict(n=10, T=4, d=50))
+    report = data.assumption_report(ds)
+    tokens = ds["X"].reshape(-1, 50)
+    gram = tokens @ tokens.T
+    off = np.abs(gram - np.diag(np.diag(gram)))
+    assert report["max_offdiag_inner"] == pytest.approx(off.max(), rel=1e-12)
+    assert report["min_sq_norm"] == pytest.approx(np.diag(gram).min(), rel=1e-12)
+    # non-optimal tokens: the query (0.5) and the rest (0): spread 0.5, opt gap 0.5
+    assert report["max_nonopt_score_spread"] == pytest.approx(0.5, abs=1e-15)
+    assert report["min_opt_score_gap"] == pytest.approx(0.5, abs=1e-15)
+    assert "min_opt_score_gap" not in data.assumption_report(
+        data.generate("dm", 0, dict(n=4, T=3, d=10))
+    )
+
+
+def test_dm_structure():
+    n, T, d = 400, 4, 50
+    ds = data.generate("dm", 1, dict(n=n, T=T, d=d, mu_norm=1.0, noise_scale=0.5))
+    np.testing.assert_array_equal(ds["opt"], 0)
+    np.testing.assert_array_equal(ds["W0"], 0.0)
+    # x_1 = y mu + N(0, I/d): its projection on e_1 has mean y
+    proj = ds["y"] * ds["X"][:, 0, 0]
+    assert abs(proj.mean() - 1.0) < 4 / np.sqrt(n * d)
+    # the other tokens have the smaller norm (noise_scale^2 vs 1 in expectation)
+    sq_opt = np.sum(ds["X"][:, 0] ** 2, axis=-1).mean()
+    sq_other = np.sum(ds["X"][:, 1:] ** 2, axis=-1).mean()
+    assert sq_opt == pytest.approx(2.0, rel=0.05)  # ||mu||^2 + 1
+    assert sq_other == pytest.approx(0.25, rel=0.05)
+
+
+@pytest.mark.parametrize("model", sorted(CASES))
+def test_determinism(model):
+    a = data.generate(model, 5, CASES[model])
+    b = data.generate(model, 5, CASES[model])
+    assert set(a) == set(b)
+    for key in a:
+        np.testing.assert_array_equal(a[key], b[key])
+    if model != "two_token":  # deterministic by design
+        c = data.generate(model, 6, CASES[model])
+        assert not np.array_equal(a["X"], c["X"])
+
+
+def test_two_token_example():
+    ds = data.generate("two_token", 123, {"d": 4})
+    np.testing.assert_array_equal(ds["X"][0], np.eye(4)[:2])
+    np.testing.assert_array_equal(ds["u"], np.eye(4)[0])
+    np.testing.assert_array_equal(ds["y"], [1.0])
+    np.testing.assert_array_equal(ds["opt"], [0])
+    W0 = ds["W0"]
+    assert np.linalg.norm(W0) == pytest.approx(1.0, abs=1e-15)
+    # orthogonal to W_mm ~ (e1 - e2) e1^T
+    W_dir = np.outer(np.eye(4)[0] - np.eye(4)[1], np.eye(4)[0])
+    assert np.sum(W0 * W_dir) == pytest.approx(0.0, abs=1e-15)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("init_norm", [0.5, 5.0])
+def test_bad_direction(seed, init_norm):
+    params = dict(n=8, T=4, d=24, init_norm=init_norm)
+    ds = data.generate("bad_direction", seed, params)
+    W0 = ds["W0"]
+    assert np.linalg.norm(W0) == pytest.approx(init_norm, rel=1e-12)
+    n = 8
+    rows = np.arange(n)
+    assert np.all(ds["bad"] != ds["opt"])
+    # the bad token has the lowest score among the non-optimal ones
+    gamma = _scores(ds)
+    masked = np.where(np.arange(4) == ds["opt"][:, None], np.inf, gamma)
+    np.testing.assert_array_equal(gamma[rows, ds["bad"]], masked.min(axis=1))
+    # softmax(X W0 x_1) favours the bad token over the optimal one in every sequence
+    logits = np.einsum("ntd,de,ne->nt", ds["X"], W0, ds["X"][:, 0])
+    attn = np.exp(logits - logits.max(axis=1, keepdims=True))
+    attn /= attn.sum(axis=1, keepdims=True)
+    assert np.all(attn[rows, ds["opt"]] < attn[rows, ds["bad"]])
+    # and the bad token is the argmax of the attention (W0 is a max-margin direction for it)
+    assert np.all(np.argmax(logits, axis=1) == ds["bad"])
+    # the same data as example1 with that seed
+    plain = data.generate("example1", seed, dict(n=8, T=4, d=24))
+    np.testing.assert_array_equal(ds["X"], plain["X"])
+
+
+def test_unknown_model_raises():
+    with pytest.raises(data.DataError, match="no_such_model"):
+        data.generate("no_such_model", 0, {})
+    assert issubclass(data.DataError, ValueError)
+
+
+@pytest.mark.parametrize(
+    ("model", "params", "match"),
+    [
+        ("example1", dict(n=4, T=1, d=5), "T=1"),
+        ("example1", dict(n=0, T=3, d=5), "n=0"),
+        ("dm", dict(n=4, T=3, d=0), "d=0"),
+        ("example1", dict(n=4, T=3, d=5, query_signal=1.0), "query_signal"),
+        ("two_token", {"d": 1}, "d=1"),
+    ],
+)
+def test_bad_parameters_raise(model, params, match):
+    with pytest.raises(data.DataError, match=match):
+        data.generate(model, 0, params)
+
+
+def test_token_scores():
+    ds = data.generate("example1", 0, dict(n=3, T=3, d=6, noise_orthogonal_to_u=False))
+    expected = np.array(
+        [[ds["y"][i] * ds["u"] @ ds["X"][i, t] for t in range(3)] for i in range(3)]
+    )
+    np.testing.assert_allclose(
+        data.token_scores(ds["X"], ds["y"], ds["u"]), expected, rtol=1e-15, atol=1e-15
+    )
+
+
+def test_example1_opt_is_the_best_token_with_noise_along_u():
+    ds = data.generate("example1", 1, dict(n=6, T=4, d=10, noise_orthogonal_to_u=False))
+    assert np.all(np.argmax(_scores(ds), axis=1) == ds["opt"])

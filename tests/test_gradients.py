@@ -1,0 +1,244 @@
+"""The stable gradients against autograd of a plain implementation, finite differences and
+a high-precision (mpmath) reference where the attention has saturated."""
+
+from __future__ import annotations
+
+import math
+
+import mpmath
+import numpy as np
+import pytest
+import torch
+
+from attnbias import attention, data, gradients, svm
+from attnbias.losses import get_loss
+
+DTYPE = torch.float64
+LOSSES = ["exponential", "logistic"]
+
+
+def as_t(x) -> torch.Tensor:
+    return torch.as_tensor(np.asarray(x), dtype=DTYPE)
+
+
+def _problem_and_params(kind: str, seeds=(0, 1)):
+    """A batch of small problems and moderate random coordinates A (and decoders u)."""
+    datasets = []
+    for seed in seeds:
+        rng = np.random.default_rng(100 + seed)
+        if kind == "example1_W0":
+            ds = data.generate("example1", seed, dict(n=5, T=4, d=7))
+            ds["W0"] = rng.standard_normal((7, 7))  # a nonzero W0
+        elif kind == "example1_nonorth":
+            ds = data.generate("example1", seed, dict(n=5, T=4, d=7, noise_orthogonal_to_u=False))
+            ds["W0"] = 0.5 * rng.standard_normal((7, 7))
+        elif kind == "dm_random_u":
+            ds = data.generate("dm", seed, dict(n=5, T=4, d=7))
+            ds["u"] = 2.0 * rng.standard_normal(7)  # joint-training decoder, not the SVM one
+            ds["W0"] = 0.5 * rng.standard_normal((7, 7))
+        else:
+            raise ValueError(kind)
+        datasets.append(ds)
+    problem = attention.Problem.from_arrays(datasets)
+    gen = torch.Generator().manual_seed(sum(seeds) + len(kind))
+    A = torch.randn(problem.zero_coordinates().shape, generator=gen, dtype=DTYPE)
+    return datasets, problem, A, problem.u0.clone()
+
+
+def _stable(problem, A, u, loss):
+    loss_fn = get_loss(loss)
+    scores = attention.token_scores(problem, u)
+    fwd = attention.forward(problem, A, scores)
+    return (
+        scores,
+        gradients.w_gradient(problem, fwd, loss_fn),
+        gradients.u_gradient(problem, fwd, loss_fn),
+    )
+
+
+def _autograd(ds, W, u, loss, plain):
+    W = W.detach().clone().requires_grad_(True)
+    u = u.detach().clone().requires_grad_(True)
+    value = plain(as_t(ds["X"]), as_t(ds["y"]), u, W, loss)
+    gW, gu = torch.autograd.grad(value, (W, u))
+    return gW, gu
+
+
+KINDS = ["example1_W0", "example1_nonorth", "dm_random_u"]
+
+
+def test_dm_random_u_really_has_negative_gaps():
+    _, problem, _, u = _problem_and_params("dm_random_u")
+    scores = attention.token_scores(problem, u)
+    assert not scores.opt_is_best
+    assert bool((scores.gap < 0).any())
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+@pytest.mark.parametrize("kind", KINDS)
+def test_gradients_match_autograd(kind, loss, plain):
+    datasets, problem, A, u = _problem_and_params(kind)
+    _, gW, gu = _stable(problem, A, u, loss)
+    W = problem.W(A)
+    for b, ds in enumerate(datasets):
+        ref_W, ref_u = _autograd(ds, W[b], u[b], loss, plain)
+        assert ref_W.norm() > 1e-3 and ref_u.norm() > 1e-3  # a non-trivial point
+        got_W = math.exp(gW.log_scale[b]) * (gW.direction[b] @ problem.Q[b])
+        got_u = math.exp(gu.log_scale[b]) * gu.direction[b]
+        torch.testing.assert_close(got_W, ref_W, rtol=1e-10, atol=1e-13)
+        torch.testing.assert_close(got_u, ref_u, rtol=1e-10, atol=1e-13)
+        # log_norm is the log of the true Frobenius norm
+        assert gW.log_norm[b].item() == pytest.approx(math.log(ref_W.norm()), abs=1e-11)
+        assert gu.log_norm[b].item() == pytest.approx(math.log(ref_u.norm()), abs=1e-11)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_forward_margin_and_attention_match_plain(kind):
+    """The margin gamma_opt - delta (delta formed in logs, signed where gaps are negative)
+    equals y f(X) computed directly; log(1 - a_opt) equals its direct value."""
+    datasets, problem, A, u = _problem_and_params(kind)
+    fwd = attention.forward(problem, A, attention.token_scores(problem, u))
+    log1m = attention.log1m_opt_attention(fwd, problem.opt)
+    W = problem.W(A)
+    for b, ds in enumerate(datasets):
+        X = as_t(ds["X"])
+        attn = torch.softmax(torch.einsum("ntd,de,ne->nt", X, W[b], X[:, 0]), dim=-1)
+        f = torch.einsum("d,ntd,nt->n", u[b], X, attn)
+        torch.testing.assert_close(fwd.margin[b], as_t(ds["y"]) * f, rtol=1e-12, atol=1e-14)
+        torch.testing.assert_close(fwd.attn[b], attn, rtol=1e-12, atol=1e-15)
+        a_opt = attn[torch.arange(len(ds["y"])), torch.as_tensor(ds["opt"])]
+        torch.testing.assert_close(log1m[b], torch.log1p(-a_opt), rtol=1e-12, atol=1e-13)
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+@pytest.mark.parametrize("kind", KINDS)
+def test_gradients_match_central_differences(kind, loss, plain):
+    datasets, problem, A, u = _problem_and_params(kind, seeds=(3,))
+    _, gW, gu = _stable(problem, A, u, loss)
+    ds = datasets[0]
+    W = problem.W(A)[0]
+    X, y = as_t(ds["X"]), as_t(ds["y"])
+    grad_W = math.exp(gW.log_scale[0]) * (gW.direction[0] @ problem.Q[0])
+    grad_u = math.exp(gu.log_scale[0]) * gu.direction[0]
+    gen = torch.Generator().manual_seed(7)
+    h = 1e-5
+    for _ in range(4):
+        E = torch.randn(W.shape, generator=gen, dtype=DTYPE)
+        e = torch.randn(u.shape[1:], generator=gen, dtype=DTYPE)
+        fd_W = (plain(X, y, u[0], W + h * E, loss) - plain(X, y, u[0], W - h * E, loss)) / (2 * h)
+        fd_u = (plain(X, y, u[0] + h * e, W, loss) - plain(X, y, u[0] - h * e, W, loss)) / (2 * h)
+        assert (grad_W * E).sum().item() == pytest.approx(fd_W.item(), rel=1e-7, abs=1e-10)
+        assert (grad_u * e).sum().item() == pytest.approx(fd_u.item(), rel=1e-7, abs=1e-10)
+
+
+def test_gradient_is_in_query_span_and_equals_full_autograd(plain):
+    """The W-gradient in coordinates is the whole gradient (not only its projection)."""
+    datasets, problem, A, u = _problem_and_params("example1_W0", seeds=(5,))
+    _, gW, _ = _stable(problem, A, u, "exponential")
+    ref_W, _ = _autograd(datasets[0], problem.W(A)[0], u[0], "exponential", plain)
+    # the autograd gradient lies in the span of the query tokens: ref_W = ref_W P_Q
+    Q = problem.Q[0]
+    P = Q.T @ torch.linalg.pinv(Q.T)
+    torch.testing.assert_close(ref_W @ P, ref_W, rtol=1e-10, atol=1e-13)
+    torch.testing.assert_close(
+        math.exp(gW.log_scale[0]) * gW.direction[0] @ Q, ref_W, rtol=1e-10, atol=1e-13
+    )
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+def test_zero_decoder_gives_exact_zero_w_gradient(loss, plain):
+    ds = data.generate("dm", 0, dict(n=5, T=4, d=7))  # no "u": the decoder starts at 0
+    ds["W0"] = np.random.default_rng(0).standard_normal((7, 7))
+    problem = attention.Problem.from_arrays([ds])
+    u = problem.u0.clone()
+    assert bool((u == 0).all())
+    A = torch.randn(
+        problem.zero_coordinates().shape, generator=torch.Generator().manual_seed(0), dtype=DTYPE
+    )
+    _, gW, gu = _stable(problem, A, u, loss)
+    assert bool((gW.direction == 0).all())
+    assert gW.log_norm.item() == -math.inf
+    assert gW.log_scale.item() == -math.inf
+    for t in (gW.direction, gu.direction, gu.log_norm, gu.log_scale):
+        assert not bool(torch.isnan(t).any())
+    # the u-gradient is not zero there, and is right
+    _, ref_u = _autograd(ds, problem.W(A)[0], u[0], loss, plain)
+    assert ref_u.norm() > 1e-3
+    torch.testing.assert_close(
+        math.exp(gu.log_scale[0]) * gu.direction[0], ref_u, rtol=1e-10, atol=1e-13
+    )
+    assert gu.log_norm.item() == pytest.approx(math.log(ref_u.norm()), abs=1e-11)
+
+
+def _mp_gradients(X, y, u, W, loss, dps=200):
+    """grad_W L and grad_u L in high precision, by the textbook formula (no log tricks)."""
+    with mpmath.workdps(dps):
+        n, T, d = X.shape
+        Xm = [
+            [[mpmath.mpf(float(X[i, t, k])) for k in range(d)] for t in range(T)] for i in range(n)
+        ]
+        Wm = mpmath.matrix([[mpmath.mpf(float(W[r, c])) for c in range(d)] for r in range(d)])
+        um = [mpmath.mpf(float(v)) for v in u]
+        gW = mpmath.matrix(d, d)
+        gu = [mpmath.mpf(0)] * d
+        for i in range(n):
+            q = Wm * mpmath.matrix(Xm[i][0])
+            logits = [mpmath.fsum(Xm[i][t][k] * q[k] for k in range(d)) for t in range(T)]
+            top = max(logits)
+            ex = [mpmath.exp(v - top) for v in logits]
+            s = mpmath.fsum(ex)
+            a = [v / s for v in ex]
+            xbar = [mpmath.fsum(a[t] * Xm[i][t][k] for t in range(T)) for k in range(d)]
+            f = mpmath.fsum(um[k] * xbar[k] for k in range(d))
+            z = float(y[i]) * f
+            slope = -mpmath.exp(-z) if loss == "exponential" else -1 / (1 + mpmath.exp(z))
+            ux = [mpmath.fsum(um[k] * Xm[i][t][k] for k in range(d)) for t in range(T)]
+            # d f / d W = X^T (diag(a) - a a^T) X u x_1^T
+            uxbar = mpmath.fsum(a[t] * ux[t] for t in range(T))
+            v = [
+                mpmath.fsum(a[t] * (ux[t] - uxbar) * Xm[i][t][k] for t in range(T))
+                for k in range(d)
+            ]
+            c = slope * float(y[i]) / n
+            for r in range(d):
+                gu[r] += c * xbar[r]
+                for col in range(d):
+                    gW[r, col] += c * v[r] * Xm[i][0][col]
+        norm_W = mpmath.sqrt(mpmath.fsum(gW[r, c] ** 2 for r in range(d) for c in range(d)))
+        norm_u = mpmath.sqrt(mpmath.fsum(g**2 for g in gu))
+        dir_W = np.array([[float(gW[r, c] / norm_W) for c in range(d)] for r in range(d)])
+        dir_u = np.array([float(g / norm_u) for g in gu])
+        return dir_W, float(mpmath.log(norm_W)), dir_u, float(mpmath.log(norm_u))
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+@pytest.mark.parametrize("R", [30.0, 300.0, 3000.0])
+def test_w_gradient_when_attention_has_saturated(R, loss, plain):
+    """At W = R W_mm the attention off the optimal token is about e^{-R}: far below 1e-16,
+    and at R = 3000 far below the smallest float. The stable gradient keeps its direction
+    and log-norm; the plain autograd one does not (already at R = 30 its direction is
+    off by ~3e-4)."""
+    ds = data.generate("example1", 2, dict(n=3, T=3, d=4, noise_orthogonal_to_u=False))
+    W_mm = svm.solve_w_svm(ds["X"], ds["opt"]).W
+    ds["W0"] = R * W_mm
+    problem = attention.Problem.from_arrays([ds])
+    A = problem.zero_coordinates()
+    u = problem.u0.clone()
+    _, gW, gu = _stable(problem, A, u, loss)
+    # the textbook formula cancels ~R / ln(10) digits: carry enough of them
+    dir_W, log_norm_W, dir_u, log_norm_u = _mp_gradients(
+        ds["X"], ds["y"], ds["u"], ds["W0"], loss, dps=int(R / math.log(10)) + 60
+    )
+    assert log_norm_W < -R * 0.5  # the gradient is tiny indeed
+    got = (gW.direction[0] @ problem.Q[0]).numpy()
+    got = got / np.linalg.norm(got)
+    np.testing.assert_allclose(got, dir_W, rtol=0, atol=1e-12)
+    assert gW.log_norm.item() == pytest.approx(log_norm_W, rel=1e-12, abs=1e-12)
+    got_u = gu.direction[0].numpy() / np.linalg.norm(gu.direction[0].numpy())
+    np.testing.assert_allclose(got_u, dir_u, rtol=0, atol=1e-12)
+    assert gu.log_norm.item() == pytest.approx(log_norm_u, rel=1e-12, abs=1e-12)
+    # the naive float64 autograd gradient is wrong here (the test above can tell)
+    ref_W, _ = _autograd(ds, as_t(ds["W0"]), as_t(ds["u"]), loss, plain)
+    if ref_W.norm() > 0:  # (an exactly zero gradient is wrong too)
+        naive = (ref_W / ref_W.norm()).numpy()
+        assert np.abs(naive - dir_W).max() > 1e-8
