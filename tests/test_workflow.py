@@ -1,16 +1,8 @@
-"""End-to-end: the real Snakemake workflow on config/tiny.yaml, in a temporary copy.
-
-The copy includes src/, put first on PYTHONPATH, so that tests can edit library modules
-and check which jobs Snakemake would rerun, without touching the repository.
-"""
+"""End-to-end: the real Snakemake workflow on config/tiny.yaml, in a temporary copy."""
 
 from __future__ import annotations
 
 import os
-import re
-import shutil
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -18,43 +10,10 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 import yaml
+from project import copy_project, planned_jobs, snakemake
 
-REPO = Path(__file__).resolve().parents[1]
 FIGURES = ("fig2", "fig3", "fig8", "gd_vs_ngd")
 pytestmark = pytest.mark.slow
-
-
-def snakemake(workdir: Path, *args: str, config: str = "config/tiny.yaml", check=True):
-    env = dict(os.environ, PYTHONPATH=str(workdir / "src"))
-    result = subprocess.run(
-        [sys.executable, "-m", "snakemake", "--configfile", config, *args],
-        cwd=workdir,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
-    if check and result.returncode != 0:
-        raise AssertionError(f"snakemake {args} failed:\n{result.stdout}\n{result.stderr}")
-    return result
-
-
-def planned_jobs(workdir: Path, config: str = "config/tiny.yaml") -> Counter:
-    """Jobs a dry run would execute, counted per rule (empty when nothing is to be done)."""
-    out = snakemake(workdir, "-n", config=config).stdout
-    if "Nothing to be done" in out:
-        return Counter()
-    table = out.split("Job stats:")[1].split("total")[0]
-    return Counter({m[1]: int(m[2]) for m in re.finditer(r"^(\w+)\s+(\d+)$", table, re.M)})
-
-
-def copy_project(dest: Path) -> Path:
-    for item in ("Snakefile", "workflow", "config", "src"):
-        src = REPO / item
-        if src.is_dir():
-            shutil.copytree(src, dest / item, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            shutil.copy2(src, dest / item)
-    return dest
 
 
 @pytest.fixture(scope="module")

@@ -91,8 +91,7 @@ def signed_logsumexp(
     log_abs: torch.Tensor, sign: torch.Tensor, dim: int
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """log|sum sign * e^log_abs| and its sign, along `dim`; -inf (sign 0) for an empty sum."""
-    top = log_abs.amax(dim=dim, keepdim=True)
-    top = torch.where(torch.isfinite(top), top, torch.zeros_like(top))
+    top = torch.nan_to_num(log_abs.amax(dim=dim, keepdim=True), neginf=0.0)
     total = (sign * torch.exp(log_abs - top)).sum(dim=dim)
     return torch.log(total.abs()) + top.squeeze(dim), torch.sign(total)
 
@@ -109,7 +108,8 @@ class TokenScores:
     opt_is_best: bool  # every gap >= 0: delta >= 0 and needs no signed sums
 
 
-def token_scores(problem: Problem, u: torch.Tensor) -> TokenScores:
+def token_scores(problem: Problem, u: torch.Tensor, *, check_order: bool = True) -> TokenScores:
+    """Scores at u. Without `check_order` (u changes every step) assume gaps of both signs."""
     gamma = problem.y.unsqueeze(-1) * (problem.X @ u[:, None, :, None]).squeeze(-1)
     gamma_opt = gamma.gather(-1, problem.opt.unsqueeze(-1)).squeeze(-1)
     gap = gamma_opt.unsqueeze(-1) - gamma

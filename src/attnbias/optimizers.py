@@ -109,9 +109,10 @@ class Optimizer:
         """One step. `log_excess` is log(L - f*), needed by the Polyak rule only."""
         lengths = self._log_step_lengths(grads, log_excess)
         for name, g in grads.items():
-            # A zero gradient (e.g. in W at u = 0) has log_norm -inf: skip, never 0/0.
+            # A zero gradient (e.g. in W at u = 0) has log_scale -inf and an infinite step
+            # length: their sum is NaN, and the block is skipped, never divided 0/0.
             log_coef = lengths[name] + g.log_scale
-            coef = torch.where(torch.isfinite(g.log_norm), torch.exp(log_coef), 0.0)
+            coef = torch.nan_to_num(torch.exp(log_coef), nan=0.0)
             update = coef.view(-1, *([1] * (g.direction.dim() - 1))) * g.direction
             if self.spec.momentum:
                 buf = self.buffers.get(name)

@@ -111,7 +111,7 @@ def train(
     scores = attention.token_scores(problem, params["u"])
     for t in range(iterations + 1):
         if train_u and t > 0:
-            scores = attention.token_scores(problem, params["u"])
+            scores = attention.token_scores(problem, params["u"], check_order=False)
         fwd = attention.forward(problem, params["W"], scores)
         if t in to_log:
             logged.append(

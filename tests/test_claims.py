@@ -1,0 +1,110 @@
+"""The paper's claims, checked on the aggregate tables of the DEFAULT config.
+
+Builds the default config's metric tables (not the figures) in a temporary copy: about
+two and a half minutes on two cores. Thresholds are the issue's; they are checked on
+every seed, not only on the mean.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from project import copy_project, snakemake
+
+pytestmark = pytest.mark.slow
+EXPERIMENTS = ("fig2", "fig3", "fig8", "gd_vs_ngd")
+
+
+@pytest.fixture(scope="module")
+def tables(tmp_path_factory) -> dict[str, pd.DataFrame]:
+    workdir = copy_project(tmp_path_factory.mktemp("default"))
+    targets = [f"results/{e}/metrics.parquet" for e in EXPERIMENTS]
+    snakemake(workdir, *targets, "-c2", "-q", config="config/config.yaml")
+    return {e: pd.read_parquet(workdir / t) for e, t in zip(EXPERIMENTS, targets, strict=True)}
+
+
+def series(table, optimizer, metric) -> pd.DataFrame:
+    """iteration x seed values of one metric."""
+    rows = table[(table["optimizer"] == optimizer) & (table["metric"] == metric)]
+    return rows.pivot(index="iteration", columns="seed", values="value")
+
+
+def final(table, optimizer, metric) -> np.ndarray:
+    values = series(table, optimizer, metric)
+    return values.loc[values.index.max()].to_numpy()
+
+
+def window(values: pd.DataFrame, lo: float, hi: float) -> pd.DataFrame:
+    return values[(values.index >= lo) & (values.index <= hi)]
+
+
+def loglog_slope(values: pd.Series) -> float:
+    return float(np.polyfit(np.log(values.index.to_numpy()), np.log(values.to_numpy()), 1)[0])
+
+
+def test_ngd_and_ps_align_with_w_mm_while_gd_lags(tables):
+    table = tables["fig2"]
+    for optimizer in ("ngd", "ps", "ngd-mom"):
+        assert np.all(final(table, optimizer, "gap_W") < 1e-3), optimizer
+    assert np.all(final(table, "gd", "gap_W") > 1e-2)
+
+
+def test_ngd_norm_grows_linearly_and_gd_norm_logarithmically(tables):
+    table = tables["fig2"]
+    ngd = window(series(table, "ngd", "W_norm"), 1e3, 1e4)
+    for seed in ngd:
+        assert loglog_slope(ngd[seed]) == pytest.approx(1.0, abs=0.01)
+    gd = window(series(table, "gd", "W_norm"), 1e2, 1e4)
+    for seed in gd:
+        # linear in log t: a straight-line fit against log t explains the curve
+        x, y = np.log(gd.index.to_numpy()), gd[seed].to_numpy()
+        fit = np.polyval(np.polyfit(x, y, 1), x)
+        r2 = 1 - np.sum((y - fit) ** 2) / np.sum((y - y.mean()) ** 2)
+        assert r2 > 0.99 and loglog_slope(gd[seed]) < 0.3
+
+
+def test_optimal_token_softmax_goes_to_one_under_ngd(tables):
+    for experiment, optimizers in (("fig2", ("ngd", "ps", "ngd-mom")), ("fig3", ("joint-ngd",))):
+        for optimizer in optimizers:
+            log1m = series(tables[experiment], optimizer, "log1m_opt_softmax")
+            assert np.all(log1m.iloc[-1] < -100), (experiment, optimizer)
+            # exponentially fast: log(1 - s) falls linearly in t over the second half
+            late = window(log1m, log1m.index.max() / 2, log1m.index.max())
+            t = late.index.to_numpy()
+            for seed in late:
+                slope, _ = np.polyfit(t, late[seed].to_numpy(), 1)
+                assert slope < 0
+                fit = np.polyval(np.polyfit(t, late[seed].to_numpy(), 1), t)
+                assert np.max(np.abs(fit - late[seed].to_numpy())) < 0.05 * abs(late[seed].min())
+
+
+def test_gd_converges_to_w_mm_from_a_bad_direction(tables):
+    table = tables["fig8"]
+    softmax = series(table, "gd", "opt_softmax")
+    assert np.all(softmax.iloc[0] < 1 / 3)  # the start favours a non-optimal token (T = 3)
+    assert np.all(softmax.iloc[-1] > 0.99)
+    gap = series(table, "gd", "gap_W")
+    assert np.all(gap.iloc[0] > 1.0)  # the start points away from W_mm (negative cosine)
+    assert np.all(gap.iloc[-1] < 0.05)
+    late = window(gap, 1e2, 1e4)
+    assert np.all(np.diff(late.to_numpy(), axis=0) <= 0)  # and keeps closing in
+
+
+def test_two_token_rates(tables):
+    table = tables["gd_vs_ngd"]
+    gd = window(series(table, "gd", "gap_W"), 1e3, 3e4)[0]
+    scaled = gd * np.log(gd.index.to_numpy()) ** 2  # GD: gap ~ C / log^2 t
+    assert scaled.max() / scaled.min() < 1.2
+    assert loglog_slope(gd) > -0.5  # far slower than any power of t that NGD shows
+    ngd = window(series(table, "ngd", "gap_W"), 1e3, 3e4)[0]
+    assert loglog_slope(ngd) == pytest.approx(-2.0, abs=0.05)  # NGD: gap ~ C t^-2
+
+
+def test_joint_training_loss_goes_to_zero_and_u_aligns_with_u_mm(tables):
+    table = tables["fig3"]
+    for optimizer in ("ngd", "ps", "joint-ngd"):
+        assert np.all(final(table, optimizer, "log_loss") < -500), optimizer
+        assert np.all(final(table, optimizer, "gap_u") < 1e-4), optimizer
+    assert np.all(final(table, "joint-ngd", "gap_W") < 1e-3)
+    assert np.all(final(table, "gd", "gap_W") > 1e-2)
