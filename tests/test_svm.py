@@ -244,18 +244,9 @@ def test_w_svm_solution_is_minimal_among_feasible_points():
         assert np.linalg.norm(W) >= np.linalg.norm(sol.W) - 1e-12
 
 
-@pytest.mark.parametrize("scale", [0.1, 10.0, 1e3])
+@pytest.mark.parametrize("scale", [1e-5, 1e-3, 1e-2, 0.1, 10.0, 1e3])
 def test_w_svm_scale_covariance(scale):
     """Tokens scaled by s: every constraint scales by s^2, so W_mm scales by 1/s^2."""
-    ds = data.generate("example1", 0, dict(n=8, T=4, d=12, noise_orthogonal_to_u=False))
-    base = svm.solve_w_svm(ds["X"], ds["opt"]).W
-    sol = svm.solve_w_svm(ds["X"] * scale, ds["opt"])
-    assert rel_err(sol.W * scale**2, base) < 1e-9
-    assert sol.margins.min() >= 1 - 1e-9
-
-
-@pytest.mark.parametrize("scale", [1e-2, 1e-3, 1e-5])
-def test_w_svm_scale_covariance_small_tokens(scale):
     ds = data.generate("example1", 0, dict(n=8, T=4, d=12, noise_orthogonal_to_u=False))
     base = svm.solve_w_svm(ds["X"], ds["opt"]).W
     sol = svm.solve_w_svm(ds["X"] * scale, ds["opt"])

@@ -139,13 +139,20 @@ def _draw_reference(ax, data: pd.DataFrame, ref: Reference, t_max: int, style: s
 
 
 def _caption(table: pd.DataFrame, legend: dict) -> str:
-    seeds = table.groupby("optimizer")["seed"].nunique()
-    n = ", ".join(sorted({str(v) for v in seeds}))
+    seeds = sorted(set(table.groupby("optimizer")["seed"].nunique()))
+    if seeds == [1]:
+        lines = "Lines: a single run."
+    else:
+        counts = ", ".join(str(v) for v in seeds)
+        lines = (
+            f"Lines: mean over {counts} seeds (geometric on log axes); "
+            "bands: min to max over seeds."
+        )
     settings = "; ".join(f"{label}: {caption}" for label, caption in legend.values())
     return (
-        f"Lines: mean over {n} seed(s) (geometric on log axes); bands: min to max over seeds. "
-        f"Black dashed/dotted: rates stated in the paper, anchored on the named optimizer's curve "
-        f"and drawn {REFERENCE_OFFSET:g}x above it (slopes, not fits). {settings}."
+        f"{lines} Black dashed/dotted: rates stated in the paper, anchored on the named "
+        f"optimizer's curve and drawn {REFERENCE_OFFSET:g}x above it (slopes, not fits). "
+        f"{settings}."
     )
 
 

@@ -41,8 +41,9 @@ def w_gradient(problem: Problem, fwd: Forward, loss) -> ScaledGradient:
     )
     log_scale = log_weight.flatten(1).amax(dim=1)
     weight = fwd.scores.gap_sign * torch.exp(log_weight - _finite_or_zero(log_scale)[:, None, None])
-    centred = problem.X - fwd.x_bar.unsqueeze(-2)  # x_t - x_bar
-    v = (weight.unsqueeze(-1) * centred).sum(dim=-2)  # (B, n, d)
+    # v_i = sum_t w_t (x_t - x_bar_i), as two products: w is 0 at opt and x_bar ~ x_opt,
+    # so both terms are of the size of v itself and nothing cancels catastrophically.
+    v = (weight.unsqueeze(-2) @ problem.X).squeeze(-2) - weight.sum(-1, keepdim=True) * fwd.x_bar
     direction = v.transpose(1, 2) / problem.n  # (B, d, n): gradient = direction @ Q
     log_norm = 0.5 * torch.log(problem.coordinate_sq_norm(direction)) + log_scale
     return ScaledGradient(log_scale, direction, log_norm)

@@ -112,7 +112,7 @@ class Optimizer:
             # A zero gradient (e.g. in W at u = 0) has log_scale -inf and an infinite step
             # length: their sum is NaN, and the block is skipped, never divided 0/0.
             log_coef = lengths[name] + g.log_scale
-            coef = torch.nan_to_num(torch.exp(log_coef), nan=0.0)
+            coef = torch.nan_to_num(torch.exp(log_coef), nan=0.0, posinf=math.inf)
             update = coef.view(-1, *([1] * (g.direction.dim() - 1))) * g.direction
             if self.spec.momentum:
                 buf = self.buffers.get(name)

@@ -134,7 +134,8 @@ def solve_w_svm(X: np.ndarray, opt: np.ndarray, *, name: str = "dataset") -> SVM
     if dual is None:
         raise _infeasible("W-SVM", name, X.shape)
     W = (a * dual[:, None]).T @ b
-    margins = np.einsum("kd,de,ke->k", a, W, b)
+    # the margins of the W we return, not K @ dual: they differ where W_mm is long
+    margins = ((a @ W) * b).sum(axis=1)
     return _solution_report(W, dual, margins, dual.max())
 
 
