@@ -17,8 +17,13 @@ iterations, metrics, final, device = train.run(
     device=snakemake.params.device,
     dtype=snakemake.params.dtype,
 )
-logging.info("trained on %s; final metrics: %s", device,
-             {name: float(values[-1]) for name, values in metrics.items()})
-io.save_table(snakemake.output.metrics,
-              io.metrics_table(wc.experiment, wc.optimizer, int(wc.seed), iterations, metrics))
+logging.info(
+    "trained on %s; final metrics: %s",
+    device,
+    {name: float(values[-1]) for name, values in metrics.items()},
+)
+io.save_table(
+    snakemake.output.metrics,
+    io.metrics_table(wc.experiment, wc.optimizer, int(wc.seed), iterations, metrics),
+)
 io.save_npz(snakemake.output.final, final)
