@@ -20,9 +20,10 @@ include: "workflow/rules/svm.smk"
 include: "workflow/rules/train.smk"
 include: "workflow/rules/aggregate.smk"
 include: "workflow/rules/figures.smk"
+include: "workflow/rules/claims.smk"
 
 
 rule all:
     default_target: True
     input:
-        figure_targets(),
+        all_targets(),

@@ -7,6 +7,7 @@ from collections import Counter
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 import yaml
@@ -95,7 +96,7 @@ def test_nothing_to_do_after_a_full_build(built):
 def test_optimizer_change_reruns_training_aggregation_and_figures_only(built):
     with edited(built / "src/attnbias/optimizers.py", "\n# a change\n"):
         plan = planned_jobs(built)
-    assert plan == Counter(train=19, aggregate=4, figure=4, all=1)
+    assert plan == Counter(train=19, aggregate=4, figure=4, claims=1, all=1)
     assert planned_jobs(built) == Counter()
 
 
@@ -107,7 +108,9 @@ def test_plotting_change_reruns_figures_only(built):
 def test_svm_change_reruns_from_the_svm_stage(built):
     # data.py imports svm (the bad direction of fig8 is an SVM solution): fig8's data reruns too
     with edited(built / "src/attnbias/svm.py", "\n# a change\n"):
-        assert planned_jobs(built) == Counter(data=6, svm=6, train=19, aggregate=4, figure=4, all=1)
+        assert planned_jobs(built) == Counter(
+            data=6, svm=6, train=19, aggregate=4, figure=4, claims=1, all=1
+        )
 
 
 def _with_config(built: Path, change) -> str:
@@ -124,19 +127,19 @@ def _with_config(built: Path, change) -> str:
     [
         (
             lambda e: e["fig2"]["optimizers"]["ngd"].update(lr=0.2),
-            Counter(train=2, aggregate=1, figure=1, all=1),
+            Counter(train=2, aggregate=1, figure=1, claims=1, all=1),
         ),
         (
             lambda e: e["fig3"]["train"].update(iterations=301),
-            Counter(train=8, aggregate=1, figure=1, all=1),
+            Counter(train=8, aggregate=1, figure=1, claims=1, all=1),
         ),
         (
             lambda e: e["fig2"]["data"]["params"].update(d=13),
-            Counter(data=2, svm=2, train=8, aggregate=1, figure=1, all=1),
+            Counter(data=2, svm=2, train=8, aggregate=1, figure=1, claims=1, all=1),
         ),
         (
             lambda e: e["fig2"].update(seeds=3),
-            Counter(data=1, svm=1, train=4, aggregate=1, figure=1, all=1),
+            Counter(data=1, svm=1, train=4, aggregate=1, figure=1, claims=1, all=1),
         ),
         (lambda e: e["fig8"].update(title="another title"), Counter(figure=1, all=1)),
         (
@@ -213,3 +216,21 @@ def test_infeasible_svm_stops_with_a_message_and_keeps_what_was_built(tmp_path):
     assert not (workdir / "results/svm/tight").exists() or not any(
         (workdir / "results/svm/tight").iterdir()
     )
+
+
+def test_claims_table_is_computed_from_the_aggregate_tables(built):
+    table = pd.read_csv(built / "results/claims.csv")
+    assert (built / "results/claims.md").read_text().startswith("# The paper's claims")
+    assert set(table["experiment"]) == set(FIGURES)
+    assert {"claim", "source", "quantity", "mean", "low", "high", "reference", "holds"} <= set(
+        table.columns
+    )
+    # recompute one row by hand from the aggregate table: PS's first passage below 1e-2
+    metrics = pq.read_table(built / "results/fig2/metrics.parquet").to_pandas()
+    gap = metrics[(metrics.optimizer == "ps") & (metrics.metric == "gap_W")]
+    first = [g[g.value < 1e-2].iteration.min() for _, g in gap.groupby("seed")]
+    row = table[
+        table.quantity.str.startswith("ps: first iteration") & table.quantity.str.endswith("< 0.01")
+    ]
+    assert len(row) == 1 and row["mean"].item() == pytest.approx(np.mean(first))
+    assert row["low"].item() == min(first) and row["high"].item() == max(first)

@@ -101,6 +101,19 @@ def concat_tables(paths) -> pa.Table:
     return table.sort_by(order)
 
 
+def W_mm_norm(svm_path) -> float:
+    """||W_mm||_F from an SVM file."""
+    return float(np.linalg.norm(load_npz(svm_path, ("W_mm",))["W_mm"]))
+
+
+def save_text(path, text: str) -> None:
+    _write_with(path, lambda tmp: Path(tmp).write_text(text))
+
+
+def save_csv(path, frame) -> None:
+    _write_with(path, lambda tmp: frame.to_csv(tmp, index=False))
+
+
 def load_metrics(path):
     """The aggregate table as a pandas DataFrame."""
     return pq.read_table(path).to_pandas()

@@ -52,6 +52,11 @@ def figure_targets():
     return expand("results/{experiment}.pdf", experiment=EXPERIMENTS)
 
 
+def all_targets():
+    """Every figure, and the claims table."""
+    return [*figure_targets(), "results/claims.md"]
+
+
 def code(script):
     """The script and the package modules it imports: a change to any reruns the rule."""
     return [str(SCRIPTS / script), *module_files(str(SCRIPTS / script))]
@@ -76,10 +81,14 @@ def experiment_config(*keys):
     return get
 
 
-def optimizer_settings(wildcards):
-    """The optimizer's settings without its display label (a label change retrains nothing)."""
-    opt = EXPERIMENTS[wildcards.experiment]["optimizers"][wildcards.optimizer]
+def optimizer_config(experiment, optimizer):
+    """An optimizer's settings without its display label (a label change retrains nothing)."""
+    opt = EXPERIMENTS[experiment]["optimizers"][optimizer]
     return canonical({k: v for k, v in opt.items() if k != "label"})
+
+
+def optimizer_settings(wildcards):
+    return optimizer_config(wildcards.experiment, wildcards.optimizer)
 
 
 def optimizer_legend(wildcards):
@@ -89,6 +98,27 @@ def optimizer_legend(wildcards):
         spec = OptimizerSpec(**{k: v for k, v in opt.items() if k != "label"})
         legend[name] = (opt.get("label", name), spec.caption())
     return legend
+
+
+def all_seeds(pattern):
+    """`pattern` for every experiment and seed, experiment by experiment in config order."""
+    return [
+        path
+        for name in EXPERIMENTS
+        for path in expand(pattern, experiment=name, seed=seeds(name))
+    ]
+
+
+def claims_settings(wildcards):
+    """Claims params: what each experiment is, and its optimizers' settings."""
+    return {
+        name: {
+            "figure": e["figure"],
+            "seeds": e["seeds"],
+            "optimizers": {o: optimizer_config(name, o) for o in e["optimizers"]},
+        }
+        for name, e in EXPERIMENTS.items()
+    }
 
 
 def run_files(pattern):

@@ -1,0 +1,15 @@
+rule claims:
+    input:
+        metrics=expand("results/{experiment}/metrics.parquet", experiment=EXPERIMENTS),
+        svm=all_seeds("results/svm/{experiment}/seed{seed}.npz"),
+        data=all_seeds("results/data/{experiment}/seed{seed}.npz"),
+        code=code("claims.py"),
+    output:
+        md="results/claims.md",
+        csv="results/claims.csv",
+    log:
+        "results/logs/claims.log",
+    params:
+        experiments=claims_settings,
+    script:
+        "../scripts/claims.py"
