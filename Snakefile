@@ -21,6 +21,7 @@ include: "workflow/rules/train.smk"
 include: "workflow/rules/aggregate.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/claims.smk"
+include: "workflow/rules/study.smk"
 
 
 rule all:

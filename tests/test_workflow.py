@@ -234,3 +234,27 @@ def test_claims_table_is_computed_from_the_aggregate_tables(built):
     ]
     assert len(row) == 1 and row["mean"].item() == pytest.approx(np.mean(first))
     assert row["low"].item() == min(first) and row["high"].item() == max(first)
+
+
+def test_global_convergence_study_builds_with_its_tables(built):
+    snakemake(built, "results/global_convergence.pdf", "-c2", "-q")
+    study = yaml.safe_load((built / "config/tiny.yaml").read_text())["global_convergence"]
+    runs = pd.read_csv(built / "results/global_convergence.csv")
+    summary = pd.read_csv(built / "results/global_convergence_summary.csv")
+    assumptions = pd.read_csv(built / "results/global_convergence_assumptions.csv")
+    pairs = len(study["settings"]) * len(study["optimizers"])
+    assert len(runs) == pairs * study["inits"] and len(summary) == pairs
+    assert list(assumptions["setting"]) == list(study["settings"])
+    # the summary's fractions are the runs' fractions
+    fractions = runs.groupby(["setting", "optimizer"])["reached"].mean()
+    for row in summary.itertuples():
+        assert row.fraction_reached == pytest.approx(fractions[(row.setting, row.optimizer)])
+    assert (built / "results/global_convergence.pdf").read_bytes().startswith(b"%PDF")
+    # correlation makes tokens less orthogonal; the score spread is what breaks Assumption 2
+    by_setting = assumptions.set_index("setting")
+    assert (
+        by_setting.loc["corr1", "max_offdiag_inner"]
+        > by_setting.loc["example1", "max_offdiag_inner"]
+    )
+    assert by_setting.loc["spread05", "max_noise_score_spread"] > 0
+    assert by_setting.loc["example1", "max_noise_score_spread"] == 0

@@ -211,3 +211,89 @@ def draw(kind: str, table: pd.DataFrame, *, title: str, legend: dict, outputs) -
         with atomic_path(path) as tmp:
             fig.savefig(tmp, format=str(path).rsplit(".", 1)[-1], dpi=150)
     plt.close(fig)
+
+
+def _study_caption(runs: pd.DataFrame, settings: dict) -> str:
+    knobs = "; ".join(
+        f"{name}: " + (", ".join(f"{k} {v:g}" for k, v in knob.items()) or "plain Example 1")
+        for name, knob in settings["settings"].items()
+    )
+    size = settings["data"]
+    diverged = int(runs["diverged"].sum()) if "diverged" in runs else 0
+    return (
+        f"{settings['inits']} random initial W0 per setting and optimizer, ||W0|| cycling over "
+        f"{settings['scales']}, {settings['iterations']} steps, n={size['n']}, T={size['T']}, "
+        f"d={size['d']}. Reached: 1 - cos(W_t, W_mm) < {settings['threshold']:g} at a logged "
+        f"iteration; runs whose loss diverged ({diverged} in all) count as not reached. "
+        f"Effective gap: the gap of W restricted to the query tokens' span (the part of W0 "
+        f"outside it never moves). Settings: {knobs}."
+    )
+
+
+def draw_study(runs: pd.DataFrame, summary: pd.DataFrame, *, legend, settings, outputs):
+    """The global-convergence study: fractions reached by setting and by scale, and gaps."""
+    sns.set_theme(context="paper", style="whitegrid", font_scale=1.1)
+    order = list(legend.values())
+    palette = dict(zip(order, sns.color_palette("colorblind", len(order)), strict=True))
+    runs = runs.assign(label=runs["optimizer"].map(legend))
+    summary = summary.assign(label=summary["optimizer"].map(legend))
+    fig, axes = plt.subplots(1, 3, figsize=(16, 5.2))
+    sns.barplot(
+        summary,
+        x="setting",
+        y="fraction_reached",
+        hue="label",
+        hue_order=order,
+        palette=palette,
+        ax=axes[0],
+    )
+    axes[0].set(ylim=(0, 1.05), ylabel="fraction of runs reaching W_mm", xlabel="setting")
+    by_scale = runs.groupby(["scale", "label"], as_index=False)["reached"].mean()
+    sns.barplot(
+        by_scale,
+        x="scale",
+        y="reached",
+        hue="label",
+        hue_order=order,
+        palette=palette,
+        ax=axes[1],
+        legend=False,
+    )
+    axes[1].set(
+        ylim=(0, 1.05),
+        ylabel="fraction reaching W_mm (all settings)",
+        xlabel=r"initial scale $\|W_0\|_F$",
+    )
+    gaps = runs[runs["final_effective_gap"] > 0]
+    sns.boxplot(
+        gaps,
+        x="setting",
+        y="final_effective_gap",
+        hue="label",
+        hue_order=order,
+        palette=palette,
+        ax=axes[2],
+        log_scale=True,
+        legend=False,
+        fliersize=2,
+    )
+    axes[2].axhline(settings["threshold"], color="black", ls="--", lw=1)
+    axes[2].set(ylabel="final effective gap", xlabel="setting")
+    for i, ax in enumerate(axes):
+        ax.set_title(f"({chr(97 + i)})", loc="left", fontsize="medium")
+        ax.tick_params(axis="x", rotation=30)
+    axes[0].legend(title=None, fontsize="small")
+    fig.suptitle("Global convergence over random initial directions and scales", fontsize="large")
+    fig.text(
+        0.01,
+        0.005,
+        "\n".join(textwrap.wrap(_study_caption(runs, settings), 190)),
+        fontsize="small",
+        va="bottom",
+        ha="left",
+    )
+    fig.tight_layout(rect=(0, 0.1, 1, 1))
+    for path in outputs:
+        with atomic_path(path) as tmp:
+            fig.savefig(tmp, format=str(path).rsplit(".", 1)[-1], dpi=150)
+    plt.close(fig)

@@ -110,6 +110,11 @@ def save_text(path, text: str) -> None:
     _write_with(path, lambda tmp: Path(tmp).write_text(text))
 
 
+def save_frame(path, frame) -> None:
+    """A pandas DataFrame as Parquet."""
+    _write_with(path, lambda tmp: frame.to_parquet(tmp, index=False))
+
+
 def save_csv(path, frame) -> None:
     _write_with(path, lambda tmp: frame.to_csv(tmp, index=False))
 

@@ -10,25 +10,34 @@ from attnbias.optimizers import OptimizerSpec
 validate(config, schema="../schemas/config.schema.yaml", set_default=True)
 
 EXPERIMENTS = config["experiments"]
+STUDY = config.get("global_convergence", {})
 SCRIPTS = Path(workflow.basedir) / "workflow" / "scripts"
+
+
+def _all_optimizers():
+    """(config key, optimizer settings, trains u) for every optimizer in the config."""
+    for name, experiment in EXPERIMENTS.items():
+        for opt_name, opt in experiment["optimizers"].items():
+            yield f"experiments.{name}.optimizers.{opt_name}", opt, experiment["train"][
+                "train_u"
+            ]
+    for opt_name, opt in STUDY.get("optimizers", {}).items():
+        yield f"global_convergence.optimizers.{opt_name}", opt, False
 
 
 def _check_optimizers():
     """Build every OptimizerSpec now, so a bad combination fails before any job runs."""
-    for name, experiment in EXPERIMENTS.items():
-        for opt_name, opt in experiment["optimizers"].items():
-            settings = {k: v for k, v in opt.items() if k != "label"}
-            where = f"config key experiments.{name}.optimizers.{opt_name}"
-            try:
-                OptimizerSpec(**settings)
-            except ValueError as err:
-                raise WorkflowError(f"{where}: {err}") from None
-            if opt.get("f_star", "opt") == "opt" and opt["rule"] == "polyak":
-                if experiment["train"]["train_u"]:
-                    raise WorkflowError(
-                        f"{where}: f_star 'opt' needs a fixed decoder, but "
-                        f"experiments.{name}.train.train_u is true; set f_star: 0"
-                    )
+    for key, opt, train_u in _all_optimizers():
+        settings = {k: v for k, v in opt.items() if k != "label"}
+        try:
+            OptimizerSpec(**settings)
+        except ValueError as err:
+            raise WorkflowError(f"config key {key}: {err}") from None
+        if opt.get("f_star", "opt") == "opt" and opt["rule"] == "polyak" and train_u:
+            raise WorkflowError(
+                f"config key {key}: f_star 'opt' needs a fixed decoder, but the "
+                "experiment's train.train_u is true; set f_star: 0"
+            )
 
 
 _check_optimizers()
@@ -40,7 +49,11 @@ def _alternatives(names):
 
 wildcard_constraints:
     experiment=_alternatives(EXPERIMENTS),
-    optimizer=_alternatives({o for e in EXPERIMENTS.values() for o in e["optimizers"]}),
+    optimizer=_alternatives(
+        {o for e in EXPERIMENTS.values() for o in e["optimizers"]}
+        | set(STUDY.get("optimizers", {}))
+    ),
+    setting=_alternatives(STUDY.get("settings", {}) or {"none"}),
     seed=r"\d+",
 
 
@@ -134,3 +147,38 @@ def run_files(pattern):
         )
 
     return get
+
+
+def study_config(*keys):
+    """Params helper: the value at `keys` in the global_convergence config section."""
+
+    def get(wildcards):
+        value = STUDY
+        for key in keys:
+            value = value[key]
+        return canonical(value)
+
+    return get
+
+
+def study_setting(wildcards):
+    """Params: the data of one study setting (the common sizes and its knobs)."""
+    return canonical({**STUDY["data"], **STUDY["settings"][wildcards.setting]})
+
+
+def study_optimizer(wildcards):
+    opt = STUDY["optimizers"][wildcards.optimizer]
+    return canonical({k: v for k, v in opt.items() if k != "label"})
+
+
+def study_runs(kind):
+    """Input helper: the per-(setting, optimizer) files of the study."""
+    return expand(
+        f"results/global_convergence/{kind}/{{setting}}/{{optimizer}}.parquet",
+        setting=STUDY.get("settings", {}),
+        optimizer=STUDY.get("optimizers", {}),
+    )
+
+
+def study_legend(wildcards):
+    return {name: opt.get("label", name) for name, opt in STUDY["optimizers"].items()}

@@ -1,0 +1,44 @@
+# The global-convergence study: a separate target, `results/global_convergence.pdf`.
+
+
+rule study_runs:
+    input:
+        code=code("study_runs.py"),
+    output:
+        runs="results/global_convergence/runs/{setting}/{optimizer}.parquet",
+        assumptions="results/global_convergence/assumptions/{setting}/{optimizer}.parquet",
+    log:
+        "results/logs/global_convergence/{setting}/{optimizer}.log",
+    threads: config["threads"]
+    params:
+        setting=study_setting,
+        optimizer=study_optimizer,
+        inits=study_config("inits"),
+        scales=study_config("scales"),
+        iterations=study_config("iterations"),
+        threshold=study_config("threshold"),
+        log_points=study_config("log_points"),
+        seed=study_config("seed"),
+        device=config["device"],
+    script:
+        "../scripts/study_runs.py"
+
+
+rule study_summary:
+    input:
+        runs=study_runs("runs"),
+        assumptions=study_runs("assumptions"),
+        code=code("study_summary.py"),
+    output:
+        runs="results/global_convergence.csv",
+        summary="results/global_convergence_summary.csv",
+        assumptions="results/global_convergence_assumptions.csv",
+        pdf="results/global_convergence.pdf",
+        png="results/global_convergence.png",
+    log:
+        "results/logs/global_convergence/summary.log",
+    params:
+        legend=study_legend,
+        settings=study_config(),
+    script:
+        "../scripts/study_summary.py"

@@ -1,0 +1,20 @@
+"""The study's tables and its figure, from the per-(setting, optimizer) runs."""
+
+import pandas as pd
+
+from attnbias import figures, io, study
+
+runs = pd.concat(map(pd.read_parquet, snakemake.input.runs), ignore_index=True)
+assumptions = pd.concat(map(pd.read_parquet, snakemake.input.assumptions), ignore_index=True)
+assumptions = assumptions.drop_duplicates("setting", ignore_index=True)  # one per setting
+summary = study.summary(runs)
+io.save_csv(snakemake.output.runs, runs)
+io.save_csv(snakemake.output.summary, summary)
+io.save_csv(snakemake.output.assumptions, assumptions)
+figures.draw_study(
+    runs,
+    summary,
+    legend=snakemake.params.legend,
+    settings=snakemake.params.settings,
+    outputs=[snakemake.output.pdf, snakemake.output.png],
+)
