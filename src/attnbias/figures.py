@@ -207,6 +207,11 @@ def draw(kind: str, table: pd.DataFrame, *, title: str, legend: dict, outputs) -
         ha="left",
     )
     fig.tight_layout(rect=(0, 0.55 / (3.5 * rows + 0.9), 1, 1))
+    _save(fig, outputs)
+
+
+def _save(fig, outputs) -> None:
+    """Save `fig` to every path (its format from the suffix), atomically, and close it."""
     for path in outputs:
         with atomic_path(path) as tmp:
             fig.savefig(tmp, format=str(path).rsplit(".", 1)[-1], dpi=150)
@@ -293,7 +298,4 @@ def draw_study(runs: pd.DataFrame, summary: pd.DataFrame, *, legend, settings, o
         ha="left",
     )
     fig.tight_layout(rect=(0, 0.1, 1, 1))
-    for path in outputs:
-        with atomic_path(path) as tmp:
-            fig.savefig(tmp, format=str(path).rsplit(".", 1)[-1], dpi=150)
-    plt.close(fig)
+    _save(fig, outputs)
