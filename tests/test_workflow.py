@@ -258,3 +258,10 @@ def test_global_convergence_study_builds_with_its_tables(built):
     )
     assert by_setting.loc["spread05", "max_noise_score_spread"] > 0
     assert by_setting.loc["example1", "max_noise_score_spread"] == 0
+
+
+def test_results_are_readable_by_others(built):
+    mask = os.umask(0)
+    os.umask(mask)
+    for path in (built / "results").rglob("*.p*"):
+        assert path.stat().st_mode & 0o777 == 0o666 & ~mask, path

@@ -27,6 +27,12 @@ METRIC_COLUMNS = ("experiment", "optimizer", "seed", "iteration", "metric", "val
 DATA_KEYS = ("X", "y", "opt", "W0")
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 @contextmanager
 def atomic_path(path: str | os.PathLike):
     """Yield a temporary path beside `path`; rename it onto `path` only on success."""
@@ -34,6 +40,7 @@ def atomic_path(path: str | os.PathLike):
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     os.close(fd)
+    os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; results are for sharing
     try:
         yield tmp
         os.replace(tmp, path)
