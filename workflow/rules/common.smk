@@ -14,6 +14,11 @@ STUDY = config.get("global_convergence", {})
 SCRIPTS = Path(workflow.basedir) / "workflow" / "scripts"
 
 
+def spec_settings(opt):
+    """An optimizer's settings without its display label (a label change retrains nothing)."""
+    return {k: v for k, v in opt.items() if k != "label"}
+
+
 def _all_optimizers():
     """(config key, optimizer settings, trains u) for every optimizer in the config."""
     for name, experiment in EXPERIMENTS.items():
@@ -28,9 +33,8 @@ def _all_optimizers():
 def _check_optimizers():
     """Build every OptimizerSpec now, so a bad combination fails before any job runs."""
     for key, opt, train_u in _all_optimizers():
-        settings = {k: v for k, v in opt.items() if k != "label"}
         try:
-            OptimizerSpec(**settings)
+            OptimizerSpec(**spec_settings(opt))
         except ValueError as err:
             raise WorkflowError(f"config key {key}: {err}") from None
         if opt.get("f_star", "opt") == "opt" and opt["rule"] == "polyak" and train_u:
@@ -82,22 +86,23 @@ def canonical(value):
     return value
 
 
+def _at(value, keys):
+    for key in keys:
+        value = value[key]
+    return canonical(value)
+
+
 def experiment_config(*keys):
     """Params helper: the value at `keys` in the experiment's config section."""
 
     def get(wildcards):
-        value = EXPERIMENTS[wildcards.experiment]
-        for key in keys:
-            value = value[key]
-        return canonical(value)
+        return _at(EXPERIMENTS[wildcards.experiment], keys)
 
     return get
 
 
 def optimizer_config(experiment, optimizer):
-    """An optimizer's settings without its display label (a label change retrains nothing)."""
-    opt = EXPERIMENTS[experiment]["optimizers"][optimizer]
-    return canonical({k: v for k, v in opt.items() if k != "label"})
+    return canonical(spec_settings(EXPERIMENTS[experiment]["optimizers"][optimizer]))
 
 
 def optimizer_settings(wildcards):
@@ -108,7 +113,7 @@ def optimizer_legend(wildcards):
     """Figure params: optimizer name -> (label, caption)."""
     legend = {}
     for name, opt in EXPERIMENTS[wildcards.experiment]["optimizers"].items():
-        spec = OptimizerSpec(**{k: v for k, v in opt.items() if k != "label"})
+        spec = OptimizerSpec(**spec_settings(opt))
         legend[name] = (opt.get("label", name), spec.caption())
     return legend
 
@@ -153,10 +158,7 @@ def study_config(*keys):
     """Params helper: the value at `keys` in the global_convergence config section."""
 
     def get(wildcards):
-        value = STUDY
-        for key in keys:
-            value = value[key]
-        return canonical(value)
+        return _at(STUDY, keys)
 
     return get
 
@@ -167,8 +169,7 @@ def study_setting(wildcards):
 
 
 def study_optimizer(wildcards):
-    opt = STUDY["optimizers"][wildcards.optimizer]
-    return canonical({k: v for k, v in opt.items() if k != "label"})
+    return canonical(spec_settings(STUDY["optimizers"][wildcards.optimizer]))
 
 
 def study_runs(kind):
