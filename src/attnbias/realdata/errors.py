@@ -1,0 +1,32 @@
+"""One error for data or weights that are not where the config says."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+# A file with this name in a dataset folder or a model folder marks it as a test fixture
+# (written by the test suite, not real data); figures drawn from it say so in their title.
+FIXTURE_MARKER = "ATTNBIAS_FIXTURE"
+
+
+class MissingDataError(FileNotFoundError):
+    """Data or weights are missing: the message names the dataset, the config key and how
+    to get them."""
+
+    def __init__(self, dataset: str, path: str | Path, key: str, how: str):
+        self.dataset, self.path, self.key, self.how = dataset, Path(path), key, how
+        super().__init__(f"{dataset}: not found at {path} (config key `{key}`). {how}")
+
+
+def is_fixture(path: str | Path) -> bool:
+    """True when `path` (a dataset or model folder) carries the fixture marker."""
+    return (Path(path) / FIXTURE_MARKER).exists()
+
+
+def mark_fixture(path: str | Path) -> None:
+    """Mark a folder written by the tests as a fixture."""
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    (path / FIXTURE_MARKER).write_text(
+        "Written by the attnbias test suite: tiny synthetic stand-in, not real data.\n"
+    )
