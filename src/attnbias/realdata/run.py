@@ -1,0 +1,55 @@
+"""One real-data training run (figure, optimizer, seed), from the workflow's settings."""
+
+from __future__ import annotations
+
+from attnbias.optim import make_optimizer
+from attnbias.realdata import tasks
+from attnbias.realdata.trainer import Schedule, fit
+from attnbias.train import resolve_device
+
+
+def train_run(
+    settings: dict,
+    optimizer: dict,
+    *,
+    seed: int,
+    data_root: str,
+    device: str = "auto",
+    autocast: bool = True,
+    checkpoint: str | None = None,
+    checkpoint_every: int = 0,
+    progress: bool = True,
+    progress_file=None,
+):
+    """Build the experiment's task, train it, return (steps, metrics, device).
+
+    `settings` is the experiment's config section (dataset, model, train, ...); `optimizer`
+    has the torch optimizer's `name` and its keyword settings.
+    """
+    torch_device = resolve_device(device)
+    task = tasks.build(settings, seed=seed, data_root=data_root)
+    options = {k: v for k, v in optimizer.items() if k not in ("name", "label")}
+    torch_optimizer = make_optimizer(optimizer["name"], task.model.parameters(), **options)
+    train = settings["train"]
+    schedule = Schedule(
+        epochs=train["epochs"],
+        batch_size=train["batch_size"],
+        log_every=train["log_every"],
+        checkpoint_every=checkpoint_every,
+        eval_batch_size=train["eval_batch_size"],
+        seed=seed,
+        autocast=autocast,
+        progress=progress,
+        progress_file=progress_file,
+    )
+    # a checkpoint resumes only the run it was written by (same data, model, optimizer, seed)
+    fingerprint = {"settings": settings, "optimizer": optimizer, "seed": seed}
+    steps, metrics = fit(
+        task,
+        torch_optimizer,
+        schedule,
+        device=torch_device,
+        checkpoint=checkpoint,
+        fingerprint=fingerprint,
+    )
+    return steps, metrics, torch_device

@@ -1,0 +1,241 @@
+"""The mini-batch training loop of the real-data figures, with checkpoint and resume.
+
+One loop for every model (BERT, ViT-small): a `Task` says how a batch becomes logits and
+what else to log; the loop owns batching, the optimizer step, logging, checkpoints and
+the progress bar. A restarted run resumes from its last checkpoint and logs exactly what
+an uninterrupted run logs: the checkpoint holds the model, the optimizer state, the step,
+every random state and the partly filled logging window, and the batch order of an epoch
+is a pure function of (seed, epoch).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from tqdm.auto import tqdm
+
+from attnbias import io
+from attnbias.optim import SPS
+
+log = logging.getLogger(__name__)
+
+Batch = dict[str, torch.Tensor]
+
+
+@dataclass
+class Task:
+    """What the loop needs to know about one experiment.
+
+    train, test: dicts of equally long tensors, one of them "labels".
+    logits: (model, batch without labels) -> class logits.
+    evaluate_extra: (predictions, labels) on the test set -> further metrics (e.g. WILDS'
+      worst-group accuracy), or None.
+    model_metrics: model -> metrics of the parameters (e.g. per-layer norms), or None.
+    """
+
+    model: torch.nn.Module
+    train: Batch
+    test: Batch
+    logits: Callable[[torch.nn.Module, Batch], torch.Tensor]
+    evaluate_extra: Callable[[torch.Tensor, torch.Tensor], dict[str, float]] | None = None
+    model_metrics: Callable[[torch.nn.Module], dict[str, float]] | None = None
+
+
+@dataclass
+class Schedule:
+    """How long to train and how often to log, evaluate and checkpoint (in steps)."""
+
+    epochs: int
+    batch_size: int
+    log_every: int
+    checkpoint_every: int = 0  # 0: no checkpoints
+    eval_batch_size: int = 256
+    seed: int = 0
+    autocast: bool = True  # bf16 autocast where the device is CUDA
+    progress: bool = True
+    progress_file: object = None  # where the bar goes (a job's log file); None: stderr
+
+
+def _size(data: Batch) -> int:
+    return len(data["labels"])
+
+
+def steps_per_epoch(task: Task, schedule: Schedule) -> int:
+    n = _size(task.train)
+    if n < schedule.batch_size:
+        raise ValueError(
+            f"the training set has {n} samples, fewer than one batch "
+            f"(batch_size={schedule.batch_size})"
+        )
+    return n // schedule.batch_size  # the last partial batch is dropped: equal-sized steps
+
+
+def epoch_order(seed: int, epoch: int, n: int) -> torch.Tensor:
+    """The sample order of one epoch: a function of (seed, epoch) only, so resume is exact."""
+    generator = torch.Generator().manual_seed(seed * 1_000_003 + epoch)
+    return torch.randperm(n, generator=generator)
+
+
+def _to(batch: Batch, device: torch.device) -> Batch:
+    return {k: v.to(device, non_blocking=True) for k, v in batch.items()}
+
+
+def _inputs(batch: Batch) -> Batch:
+    return {k: v for k, v in batch.items() if k != "labels"}
+
+
+def _autocast(device: torch.device, enabled: bool):
+    if enabled and device.type == "cuda":
+        return torch.autocast("cuda", dtype=torch.bfloat16)
+    return contextlib.nullcontext()
+
+
+@torch.no_grad()
+def evaluate(task: Task, device: torch.device, schedule: Schedule) -> dict[str, float]:
+    """Test accuracy (and the task's extra metrics) over the whole test set."""
+    was_training = task.model.training
+    task.model.eval()
+    predictions = []
+    n = _size(task.test)
+    for start in range(0, n, schedule.eval_batch_size):
+        batch = _to({k: v[start : start + schedule.eval_batch_size] for k, v in task.test.items()}, device)
+        with _autocast(device, schedule.autocast):
+            predictions.append(task.logits(task.model, _inputs(batch)).argmax(-1).cpu())
+    task.model.train(was_training)
+    predicted = torch.cat(predictions)
+    labels = task.test["labels"]
+    results = {"test_accuracy": float((predicted == labels).double().mean())}
+    if task.evaluate_extra is not None:
+        results.update(task.evaluate_extra(predicted, labels))
+    return results
+
+
+def _rng_state() -> dict:
+    state = {"torch": torch.get_rng_state(), "numpy": np.random.get_state()}
+    if torch.cuda.is_available():
+        state["cuda"] = torch.cuda.get_rng_state_all()
+    return state
+
+
+def _set_rng_state(state: dict) -> None:
+    torch.set_rng_state(state["torch"])
+    np.random.set_state(state["numpy"])
+    if "cuda" in state and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(state["cuda"])
+
+
+def save_checkpoint(path, payload: dict) -> None:
+    with io.atomic_path(path) as tmp:
+        torch.save(payload, tmp)
+
+
+def load_checkpoint(path, fingerprint: dict) -> dict | None:
+    """The checkpoint at `path` if it belongs to this run (same fingerprint), else None."""
+    path = Path(path)
+    if not path.exists():
+        return None
+    payload = torch.load(path, map_location="cpu", weights_only=False)
+    if payload.get("fingerprint") != fingerprint:
+        log.warning("ignoring checkpoint %s: it belongs to a run with other settings", path)
+        return None
+    return payload
+
+
+def fit(
+    task: Task,
+    optimizer: torch.optim.Optimizer,
+    schedule: Schedule,
+    *,
+    device: torch.device,
+    checkpoint: str | Path | None = None,
+    fingerprint: dict | None = None,
+) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Train for `schedule.epochs` epochs; return (logged steps, {metric: values}).
+
+    Logged at step 0, every `log_every` steps and at the end: train_loss (the mean
+    mini-batch loss since the previous log point; NaN at step 0), test accuracy, the
+    task's extra metrics, and the model metrics. With `checkpoint`, the state is saved
+    every `checkpoint_every` steps and a run restarts from it; the file is removed once
+    the run is complete.
+    """
+    model = task.model.to(device)
+    model.train()
+    per_epoch = steps_per_epoch(task, schedule)
+    total = schedule.epochs * per_epoch
+    fingerprint = {"total_steps": total, **(fingerprint or {})}
+    state = {"step": 0, "window_sum": 0.0, "window_count": 0, "logged": []}
+    resumed = load_checkpoint(checkpoint, fingerprint) if checkpoint else None
+    if resumed is not None:
+        model.load_state_dict(resumed["model"])
+        optimizer.load_state_dict(resumed["optimizer"])
+        _set_rng_state(resumed["rng"])
+        state = resumed["state"]
+        log.info("resumed from %s at step %d of %d", checkpoint, state["step"], total)
+    needs_loss = isinstance(optimizer, SPS)
+
+    def log_point(step: int) -> None:
+        loss = state["window_sum"] / state["window_count"] if state["window_count"] else np.nan
+        row = {"step": step, "train_loss": loss, **evaluate(task, device, schedule)}
+        if task.model_metrics is not None:
+            row.update(task.model_metrics(model))
+        state["logged"].append(row)
+        state["window_sum"], state["window_count"] = 0.0, 0
+
+    if state["step"] == 0 and not state["logged"]:
+        log_point(0)
+    bar = tqdm(
+        total=total, initial=state["step"], disable=not schedule.progress, unit="step",
+        mininterval=5.0, file=schedule.progress_file,
+    )  # fmt: skip
+    started, started_step = time.perf_counter(), state["step"]
+    while state["step"] < total:
+        step = state["step"]
+        epoch, position = divmod(step, per_epoch)
+        order = epoch_order(schedule.seed, epoch, _size(task.train))
+        index = order[position * schedule.batch_size : (position + 1) * schedule.batch_size]
+        batch = _to({k: v[index] for k, v in task.train.items()}, device)
+        optimizer.zero_grad(set_to_none=True)
+        with _autocast(device, schedule.autocast):
+            logits = task.logits(model, _inputs(batch))
+        loss = F.cross_entropy(logits.float(), batch["labels"])
+        if not torch.isfinite(loss):
+            raise FloatingPointError(f"the training loss is not finite at step {step}")
+        loss.backward()
+        if needs_loss:
+            optimizer.step(loss=loss.detach())
+        else:
+            optimizer.step()
+        state["window_sum"] += float(loss)
+        state["window_count"] += 1
+        state["step"] = step + 1
+        if state["step"] % schedule.log_every == 0 or state["step"] == total:
+            log_point(state["step"])
+        if checkpoint and schedule.checkpoint_every and state["step"] % schedule.checkpoint_every == 0:
+            save_checkpoint(
+                checkpoint,
+                {
+                    "fingerprint": fingerprint,
+                    "model": model.state_dict(),
+                    "optimizer": optimizer.state_dict(),
+                    "rng": _rng_state(),
+                    "state": state,
+                },
+            )
+        rate = (state["step"] - started_step) * schedule.batch_size / (time.perf_counter() - started)
+        bar.set_postfix(loss=f"{float(loss):.4f}", samples_per_s=f"{rate:.0f}", refresh=False)
+        bar.update(1)
+    bar.close()
+    if checkpoint and Path(checkpoint).exists():
+        Path(checkpoint).unlink()
+    rows = state["logged"]
+    names = sorted({k for row in rows for k in row} - {"step"})
+    steps = np.array([row["step"] for row in rows], dtype=np.int64)
+    return steps, {name: np.array([row.get(name, np.nan) for row in rows]) for name in names}

@@ -1,0 +1,122 @@
+# Real-data figures (Figs. 1, 4, 6, 7 and 10): check that data and weights are where the
+# config says, train per optimizer and seed, aggregate, draw. Helpers live in common.smk.
+
+
+rule real:
+    """Every real-data figure (not part of `all`: they need datasets, weights and a GPU)."""
+    default_target: False
+    input:
+        real_figure_targets(),
+
+
+rule check_real_data:
+    input:
+        code=code("check_real_data.py"),
+    output:
+        "results/real/{figure}/source.json",
+    log:
+        "results/logs/real/{figure}/check.log",
+    params:
+        needs=real_needs,
+        data_root=REAL["data_root"],
+        download=REAL["download"],
+    script:
+        "../scripts/check_real_data.py"
+
+
+rule train_real:
+    wildcard_constraints:
+        figure=REAL_TRAINING,
+    input:
+        source="results/real/{figure}/source.json",
+        code=code("train_real.py"),
+    output:
+        metrics="results/train/{figure}/{optimizer}/seed{seed}.parquet",
+    log:
+        "results/logs/train/{figure}/{optimizer}/seed{seed}.log",
+    threads: REAL["threads"]
+    resources:
+        gpu=real_gpus,
+    params:
+        experiment=real_experiment_settings,
+        optimizer=real_optimizer_settings,
+        data_root=REAL["data_root"],
+        device=REAL["device"],
+        autocast=REAL["autocast"],
+        checkpoint_every=REAL["checkpoint_every"],
+        progress=REAL["progress"],
+        checkpoint="results/checkpoints/{figure}/{optimizer}/seed{seed}.pt",
+    script:
+        "../scripts/train_real.py"
+
+
+rule aggregate_real:
+    wildcard_constraints:
+        figure=REAL_TRAINING,
+    input:
+        runs=real_run_files("results/train/{figure}/{optimizer}/seed{seed}.parquet"),
+        code=code("aggregate.py"),
+    output:
+        "results/{figure}/metrics.parquet",
+    log:
+        "results/logs/aggregate/{figure}.log",
+    script:
+        "../scripts/aggregate.py"
+
+
+rule figure_real:
+    wildcard_constraints:
+        figure=REAL_TRAINING,
+    input:
+        metrics="results/{figure}/metrics.parquet",
+        source="results/real/{figure}/source.json",
+        code=code("figure_real.py"),
+    output:
+        pdf="results/{figure}.pdf",
+        png="results/{figure}.png",
+    log:
+        "results/logs/figure/{figure}.log",
+    params:
+        title=real_title,
+        legend=real_legend,
+        settings=real_experiment_settings,
+    script:
+        "../scripts/figure_real.py"
+
+
+rule token_similarity:
+    input:
+        source=f"results/real/{SIMILARITY_FIGURE}/source.json",
+        code=code("token_similarity.py"),
+    output:
+        f"results/{SIMILARITY_FIGURE}/similarity/{{dataset}}.parquet",
+    log:
+        f"results/logs/{SIMILARITY_FIGURE}/{{dataset}}.log",
+    threads: REAL["threads"]
+    resources:
+        gpu=real_gpus,
+    params:
+        settings=similarity_settings,
+        data_root=REAL["data_root"],
+        device=REAL["device"],
+    script:
+        "../scripts/token_similarity.py"
+
+
+rule figure_similarity:
+    input:
+        values=expand(
+            f"results/{SIMILARITY_FIGURE}/similarity/{{dataset}}.parquet",
+            dataset=REAL["similarity"]["samples"],
+        ),
+        source=f"results/real/{SIMILARITY_FIGURE}/source.json",
+        code=code("figure_similarity.py"),
+    output:
+        pdf=f"results/{SIMILARITY_FIGURE}.pdf",
+        png=f"results/{SIMILARITY_FIGURE}.png",
+    log:
+        f"results/logs/figure/{SIMILARITY_FIGURE}.log",
+    params:
+        title=REAL["similarity"]["title"],
+    script:
+        "../scripts/figure_similarity.py"

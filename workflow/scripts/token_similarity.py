@@ -1,0 +1,22 @@
+"""Within-text cosine similarities of BERT token embeddings for one dataset (Fig. 10)
+-> results/fig10/similarity/{dataset}.parquet (a histogram with its summary)."""
+
+import logging
+
+import torch
+
+from attnbias import io
+from attnbias.realdata import similarity_data
+from attnbias.train import resolve_device
+
+logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(message)s")
+torch.set_num_threads(snakemake.threads)
+settings = snakemake.params.settings
+histogram = similarity_data.dataset_histogram(
+    snakemake.wildcards.dataset,
+    settings,
+    data_root=snakemake.params.data_root,
+    device=resolve_device(snakemake.params.device),
+)
+logging.info("%s", {k: v for k, v in vars(histogram).items() if k not in ("edges", "counts")})
+io.save_frame(snakemake.output[0], similarity_data.histogram_frame(histogram, settings["band"]))

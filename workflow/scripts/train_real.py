@@ -1,0 +1,34 @@
+"""Train one real-data run (figure, optimizer, seed) -> results/train/{figure}/{optimizer}/seed{seed}.parquet.
+
+Resumes from results/checkpoints/... when an earlier attempt of the same run was killed.
+"""
+
+import logging
+
+import torch
+
+from attnbias import io
+from attnbias.realdata.run import train_run
+
+logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(message)s")
+torch.set_num_threads(snakemake.threads)
+wc, p = snakemake.wildcards, snakemake.params
+with open(snakemake.log[0], "a") as progress_file:
+    steps, metrics, device = train_run(
+        p.experiment,
+        p.optimizer,
+        seed=int(wc.seed),
+        data_root=p.data_root,
+        device=p.device,
+        autocast=p.autocast,
+        checkpoint=p.checkpoint,
+        checkpoint_every=p.checkpoint_every,
+        progress=p.progress,
+        progress_file=progress_file,
+    )
+logging.info(
+    "trained on %s; last log point: %s", device, {k: float(v[-1]) for k, v in metrics.items()}
+)
+io.save_table(
+    snakemake.output.metrics, io.metrics_table(wc.figure, wc.optimizer, int(wc.seed), steps, metrics)
+)
