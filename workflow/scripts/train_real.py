@@ -1,4 +1,4 @@
-"""Train one real-data run (figure, optimizer, seed) -> results/train/{figure}/{optimizer}/seed{seed}.parquet.
+"""Train one real-data run -> results/train/{figure}/{optimizer}/seed{seed}.parquet.
 
 Resumes from results/checkpoints/... when an earlier attempt of the same run was killed.
 """
@@ -29,6 +29,5 @@ with open(snakemake.log[0], "a") as progress_file:
 logging.info(
     "trained on %s; last log point: %s", device, {k: float(v[-1]) for k, v in metrics.items()}
 )
-io.save_table(
-    snakemake.output.metrics, io.metrics_table(wc.figure, wc.optimizer, int(wc.seed), steps, metrics)
-)
+table = io.metrics_table(wc.figure, wc.optimizer, int(wc.seed), steps, metrics)
+io.save_table(snakemake.output.metrics, table)

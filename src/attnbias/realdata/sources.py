@@ -2,37 +2,28 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-from attnbias.realdata.errors import MissingDataError, is_fixture
+from attnbias.realdata.errors import is_fixture
 
-MODEL_KEY = "real_data.models"
 TEXT_DATASETS = ("mnli", "civilcomments")
 VISION_DATASETS = ("mnist", "cifar10")
 
 
 def model_source(name_or_path: str) -> dict:
     """A local save_pretrained folder, or a hub name found in the local cache or (where the
-    machine has a network and HF_HUB_OFFLINE is unset) on the hub."""
-    path = Path(name_or_path)
-    if path.is_dir():
-        return {"model": name_or_path, "path": str(path.resolve()), "fixture": is_fixture(path)}
-    from huggingface_hub import snapshot_download
+    machine has a network and HF_HUB_OFFLINE is unset) on the hub. Loading it is the check:
+    it raises MissingDataError naming the model, the config key and how to get it."""
+    from attnbias.realdata.text import load_text_model
 
-    offline = os.environ.get("HF_HUB_OFFLINE", "0").lower() not in ("0", "", "false", "no")
-    try:
-        local = snapshot_download(name_or_path, local_files_only=offline)
-    except Exception as err:  # no cache entry, no network, unknown name: all mean "missing"
-        raise MissingDataError(
-            f"model {name_or_path!r}",
-            name_or_path,
-            MODEL_KEY,
-            "Set the key to a local folder written by `save_pretrained`, or fetch the weights "
-            f"on a machine with a network: `huggingface-cli download {name_or_path}` "
-            f"(then copy ~/.cache/huggingface). Cause: {type(err).__name__}: {err}",
-        ) from None
-    return {"model": name_or_path, "path": local, "fixture": is_fixture(local)}
+    load_text_model(name_or_path, num_labels=2)
+    path = Path(name_or_path)
+    local = path.is_dir()
+    return {
+        "model": name_or_path,
+        "path": str(path.resolve()) if local else name_or_path,
+        "fixture": local and is_fixture(path),
+    }
 
 
 def dataset_source(name: str, root: str, *, download: bool = False) -> dict:

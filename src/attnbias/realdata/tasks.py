@@ -52,9 +52,7 @@ def layer_norm_metrics(model) -> dict[str, float]:
 
 def text_task(settings: dict, *, seed: int, data_root: str) -> Task:
     dataset, train = settings["dataset"], settings["train"]
-    tokenizer, model = text.load_text_model(
-        settings["model_path"], NUM_LABELS[dataset], seed=seed
-    )
+    tokenizer, model = text.load_text_model(settings["model_path"], NUM_LABELS[dataset], seed=seed)
     evaluate_extra = None
     if dataset == "mnli":
         splits = {name: text.load_mnli(data_root, name) for name in ("train", "test")}

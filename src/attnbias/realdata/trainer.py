@@ -106,7 +106,8 @@ def evaluate(task: Task, device: torch.device, schedule: Schedule) -> dict[str, 
     predictions = []
     n = _size(task.test)
     for start in range(0, n, schedule.eval_batch_size):
-        batch = _to({k: v[start : start + schedule.eval_batch_size] for k, v in task.test.items()}, device)
+        stop = start + schedule.eval_batch_size
+        batch = _to({k: v[start:stop] for k, v in task.test.items()}, device)
         with _autocast(device, schedule.autocast):
             predictions.append(task.logits(task.model, _inputs(batch)).argmax(-1).cpu())
     task.model.train(was_training)
@@ -119,7 +120,7 @@ def evaluate(task: Task, device: torch.device, schedule: Schedule) -> dict[str, 
 
 
 def _rng_state() -> dict:
-    state = {"torch": torch.get_rng_state(), "numpy": np.random.get_state()}
+    state = {"torch": torch.get_rng_state()}  # training draws from torch's generators only
     if torch.cuda.is_available():
         state["cuda"] = torch.cuda.get_rng_state_all()
     return state
@@ -127,7 +128,6 @@ def _rng_state() -> dict:
 
 def _set_rng_state(state: dict) -> None:
     torch.set_rng_state(state["torch"])
-    np.random.set_state(state["numpy"])
     if "cuda" in state and torch.cuda.is_available():
         torch.cuda.set_rng_state_all(state["cuda"])
 
@@ -218,7 +218,8 @@ def fit(
         state["step"] = step + 1
         if state["step"] % schedule.log_every == 0 or state["step"] == total:
             log_point(state["step"])
-        if checkpoint and schedule.checkpoint_every and state["step"] % schedule.checkpoint_every == 0:
+        every = schedule.checkpoint_every
+        if checkpoint and every and state["step"] % every == 0:
             save_checkpoint(
                 checkpoint,
                 {
@@ -229,7 +230,8 @@ def fit(
                     "state": state,
                 },
             )
-        rate = (state["step"] - started_step) * schedule.batch_size / (time.perf_counter() - started)
+        seconds = time.perf_counter() - started
+        rate = (state["step"] - started_step) * schedule.batch_size / seconds
         bar.set_postfix(loss=f"{float(loss):.4f}", samples_per_s=f"{rate:.0f}", refresh=False)
         bar.update(1)
     bar.close()

@@ -1,0 +1,336 @@
+"""SNGD and SPS (attnbias.optim) against steps computed here by hand from plain tensors."""
+
+from __future__ import annotations
+
+import copy
+import io
+import math
+
+import pytest
+import torch
+
+from attnbias.optim import SNGD, SPS, make_optimizer
+
+# Two tensors whose gradients have very different norms, so a per-tensor norm and the
+# global one give visibly different steps.
+G_A = torch.tensor([[3.0, 0.0], [0.0, 4.0]], dtype=torch.float64)  # norm 5
+G_B = torch.tensor([0.1, -0.2, 0.2], dtype=torch.float64)  # norm 0.3
+
+
+def _params():
+    torch.manual_seed(0)
+    a = torch.randn(2, 2, dtype=torch.float64, requires_grad=True)
+    b = torch.randn(3, dtype=torch.float64, requires_grad=True)
+    return a, b
+
+
+def _set_grads(params, grads):
+    for p, g in zip(params, grads, strict=True):
+        p.grad = g.clone()
+
+
+def _global_norm(grads):
+    return math.sqrt(sum(float((g**2).sum()) for g in grads))
+
+
+def test_sngd_step_uses_the_global_norm_not_per_tensor():
+    a, b = _params()
+    a0, b0 = a.detach().clone(), b.detach().clone()
+    opt = SNGD([a, b], lr=0.1)
+    _set_grads((a, b), (G_A, G_B))
+    opt.step()
+    norm = math.sqrt(5.0**2 + 0.3**2)
+    assert _global_norm((G_A, G_B)) == pytest.approx(norm)
+    torch.testing.assert_close(a.detach(), a0 - 0.1 * G_A / norm)
+    torch.testing.assert_close(b.detach(), b0 - 0.1 * G_B / norm)
+    # per-tensor normalisation would move b by 0.1 in norm; the global one by 0.1 * 0.3 / norm
+    assert float((b.detach() - b0).norm()) == pytest.approx(0.1 * 0.3 / norm)
+    assert opt.last_step_sizes == [pytest.approx(0.1 / norm)]
+
+
+def test_sngd_global_norm_spans_param_groups_each_with_its_lr():
+    a, b = _params()
+    a0, b0 = a.detach().clone(), b.detach().clone()
+    opt = SNGD([{"params": [a]}, {"params": [b], "lr": 1.0}], lr=0.1)
+    _set_grads((a, b), (G_A, G_B))
+    opt.step()
+    norm = math.sqrt(25.09)
+    torch.testing.assert_close(a.detach(), a0 - 0.1 * G_A / norm)
+    torch.testing.assert_close(b.detach(), b0 - 1.0 * G_B / norm)
+
+
+def test_sngd_cap_binds_only_when_lr_over_norm_exceeds_it():
+    a, b = _params()
+    a0 = a.detach().clone()
+    opt = SNGD([a], lr=1.0, max_step=0.05)
+    small = G_A * 1e-3  # norm 5e-3: lr / norm = 200 > cap, so the step is 0.05 * g
+    _set_grads((a,), (small,))
+    opt.step()
+    torch.testing.assert_close(a.detach(), a0 - 0.05 * small)
+    a1 = a.detach().clone()
+    _set_grads((a,), (G_A * 100,))  # norm 500: lr / norm = 2e-3 < cap, plain NGD
+    opt.step()
+    torch.testing.assert_close(a.detach(), a1 - G_A * 100 / 500)
+
+
+def test_sngd_momentum_is_heavy_ball_on_the_normalized_gradient():
+    a, b = _params()
+    p = [a.detach().clone(), b.detach().clone()]
+    opt = SNGD([a, b], lr=0.2, momentum=0.9)
+    grads = [(G_A, G_B), (-2 * G_A, G_B), (G_A, 3 * G_B)]
+    buf = [torch.zeros_like(x) for x in p]
+    for g in grads:
+        _set_grads((a, b), g)
+        opt.step()
+        norm = _global_norm(g)
+        # by hand: buf <- 0.9 buf + (lr / ||g||) g ; p <- p - buf
+        buf = [0.9 * v + 0.2 / norm * gi for v, gi in zip(buf, g, strict=True)]
+        p = [x - v for x, v in zip(p, buf, strict=True)]
+    torch.testing.assert_close(a.detach(), p[0])
+    torch.testing.assert_close(b.detach(), p[1])
+
+
+def test_sngd_follows_an_lr_schedule_down_to_zero():
+    a, b = _params()
+    opt = SNGD([a, b], lr=0.1, momentum=0.9, max_step=1.0)
+    schedule = torch.optim.lr_scheduler.LambdaLR(opt, lambda t: max(1.0 - t / 2, 0.0))
+    norm = math.sqrt(25.09)
+    for expected in (0.1 / norm, 0.05 / norm, 0.0):
+        _set_grads((a, b), (G_A, G_B))
+        before = a.detach().clone()
+        opt.step()
+        schedule.step()
+        assert opt.last_step_sizes == [pytest.approx(expected)]
+    torch.testing.assert_close(a.detach(), before)  # lr 0 moves nothing, momentum or not
+
+
+def test_zero_gradient_skips_the_step_momentum_included():
+    a, b = _params()
+    opt = SNGD([a, b], lr=0.1, momentum=0.9)
+    _set_grads((a, b), (G_A, G_B))
+    opt.step()
+    before = [a.detach().clone(), b.detach().clone()]
+    buffers = [opt.state[p]["momentum_buffer"].clone() for p in (a, b)]
+    _set_grads((a, b), (torch.zeros_like(G_A), torch.zeros_like(G_B)))
+    opt.step()  # heavy ball would still move by 0.9 * buf; a skipped step does not
+    torch.testing.assert_close(a.detach(), before[0])
+    torch.testing.assert_close(b.detach(), before[1])
+    for p, old in zip((a, b), buffers, strict=True):
+        torch.testing.assert_close(opt.state[p]["momentum_buffer"], old)
+    assert opt.last_step_sizes == [None]
+
+    sps = SPS([a, b], eta_max=1.0)
+    sps.step(loss=1.0)
+    torch.testing.assert_close(a.detach(), before[0])
+
+
+def test_no_gradients_at_all_is_a_no_op():
+    a, b = _params()
+    a0 = a.detach().clone()
+    SNGD([a, b], lr=0.1).step()
+    torch.testing.assert_close(a.detach(), a0)
+
+
+@pytest.mark.parametrize(
+    "eta_max, loss, f_star, c",
+    [
+        (100.0, 2.0, 0.0, 0.5),  # Polyak step (2 / (0.5 * 25.09)) below the cap
+        (0.01, 2.0, 0.0, 0.5),  # the cap binds
+        (100.0, 2.0, 1.5, 0.2),  # f_star and c enter
+        (100.0, 1.0, 1.5, 0.5),  # loss below f_star: no move
+    ],
+)
+def test_sps_step_against_hand_computed(eta_max, loss, f_star, c):
+    a, b = _params()
+    a0, b0 = a.detach().clone(), b.detach().clone()
+    opt = SPS([a, b], eta_max=eta_max, c=c, f_star=f_star)
+    _set_grads((a, b), (G_A, G_B))
+    opt.step(loss=torch.tensor(loss))
+    sq = 5.0**2 + 0.3**2
+    size = min(eta_max, max(loss - f_star, 0.0) / (c * sq))
+    torch.testing.assert_close(a.detach(), a0 - size * G_A)
+    torch.testing.assert_close(b.detach(), b0 - size * G_B)
+    assert opt.last_step_sizes == [pytest.approx(size)]
+
+
+def _quadratic_problem():
+    torch.manual_seed(1)
+    X = torch.randn(16, 3, dtype=torch.float64)
+    y = torch.randn(16, dtype=torch.float64)
+    w = torch.zeros(3, dtype=torch.float64, requires_grad=True)
+    return X, y, w
+
+
+def test_sps_closure_and_loss_and_add_loss_give_the_same_step():
+    results = []
+    for mode in ("closure", "loss", "add_loss"):
+        X, y, w = _quadratic_problem()
+        opt = SPS([w], eta_max=10.0)
+
+        def closure(X=X, y=y, w=w, opt=opt):
+            opt.zero_grad()
+            loss = ((X @ w - y) ** 2).mean()
+            loss.backward()
+            return loss
+
+        if mode == "closure":
+            returned = opt.step(closure)
+            assert float(returned.detach()) > 0
+        else:
+            loss = closure()
+            if mode == "loss":
+                opt.step(loss=loss)
+            else:  # handed over in two halves, as with gradient accumulation
+                opt.add_loss(loss / 2)
+                opt.add_loss(float(loss.detach()) / 2)
+                opt.step()
+        results.append(w.detach().clone())
+    # by hand: loss = mean(y^2) at w = 0, g = -2 X^T y / n
+    X, y, _ = _quadratic_problem()
+    g = -2 * X.T @ y / len(y)
+    size = min(10.0, float((y**2).mean()) / (0.5 * float(g @ g)))
+    for w in results:
+        torch.testing.assert_close(w, -size * g)
+
+
+def test_sps_without_loss_or_with_both_is_a_clear_error():
+    X, y, w = _quadratic_problem()
+    opt = SPS([w])
+    ((X @ w - y) ** 2).mean().backward()
+    with pytest.raises(ValueError, match="needs the mini-batch loss"):
+        opt.step()
+    with pytest.raises(ValueError, match="either a closure or loss"):
+        opt.step(lambda: torch.tensor(1.0), loss=1.0)
+    opt.add_loss(1.0)
+    opt.step()
+    with pytest.raises(ValueError, match="needs the mini-batch loss"):
+        opt.step()  # a handed-over loss serves one step only
+
+
+def test_sps_param_group_may_name_the_cap_eta_max():
+    a, b = _params()
+    opt = SPS([{"params": [a], "eta_max": 1e-3}, {"params": [b]}], eta_max=100.0)
+    assert [g["lr"] for g in opt.param_groups] == [1e-3, 100.0]
+    b0 = b.detach().clone()
+    _set_grads((a, b), (G_A, G_B))
+    opt.step(loss=2.0)
+    size_b = min(100.0, 2.0 / (0.5 * 25.09))  # the norm is global, the cap per group
+    torch.testing.assert_close(b.detach(), b0 - size_b * G_B)
+    assert opt.last_step_sizes[0] == pytest.approx(1e-3)
+
+
+def _tiny_model():
+    torch.manual_seed(2)
+    return torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 3))
+
+
+def _batches(n):
+    gen = torch.Generator().manual_seed(3)
+    for _ in range(n):
+        x = torch.randn(8, 4, generator=gen)
+        yield x, (x[:, 0] > 0).long() + (x[:, 1] > 0).long()
+
+
+@pytest.mark.parametrize(
+    "name, settings",
+    [("sngd", {"lr": 0.1, "momentum": 0.5, "max_step": 1.0}), ("sps", {"eta_max": 0.5})],
+)
+def test_state_dict_round_trip_mid_run_gives_identical_next_steps(name, settings):
+    model = _tiny_model()
+    opt = make_optimizer(name, model.parameters(), **settings)
+    batches = list(_batches(6))
+    loss_fn = torch.nn.CrossEntropyLoss()
+
+    def train_step(m, o, x, t):
+        o.zero_grad()
+        loss = loss_fn(m(x), t)
+        loss.backward()
+        o.step(loss=loss) if isinstance(o, SPS) else o.step()
+
+    for x, t in batches[:3]:
+        train_step(model, opt, x, t)
+    clone = copy.deepcopy(model)
+    restored = make_optimizer(name, clone.parameters(), **{k: 1e-9 for k in settings})
+    # Through bytes, as from a checkpoint: a live state_dict holds references to the
+    # buffers themselves (torch.optim.SGD's too), which two optimizers would then share.
+    checkpoint = io.BytesIO()
+    torch.save(opt.state_dict(), checkpoint)
+    checkpoint.seek(0)
+    restored.load_state_dict(torch.load(checkpoint))
+    for x, t in batches[3:]:
+        train_step(model, opt, x, t)
+        train_step(clone, restored, x, t)
+        for p, q in zip(model.parameters(), clone.parameters(), strict=True):
+            assert torch.equal(p, q)
+    if settings.get("momentum"):
+        for p, q in zip(model.parameters(), clone.parameters(), strict=True):
+            assert torch.equal(
+                opt.state[p]["momentum_buffer"], restored.state[q]["momentum_buffer"]
+            )
+
+
+@pytest.mark.parametrize(
+    "name, settings",
+    [
+        ("sgd", {"lr": 0.5}),
+        ("sngd", {"lr": 0.05}),
+        ("sngd", {"lr": 0.05, "momentum": 0.5}),
+        ("sps", {"eta_max": 1.0}),
+        ("adam", {"lr": 0.01}),
+    ],
+)
+def test_usable_in_a_plain_training_loop(name, settings):
+    model = _tiny_model()
+    opt = make_optimizer(name, model.parameters(), **settings)
+    x, t = next(_batches(1))
+    loss_fn = torch.nn.CrossEntropyLoss()
+
+    def closure():
+        opt.zero_grad()
+        loss = loss_fn(model(x), t)
+        loss.backward()
+        return loss
+
+    first = float(closure().detach())
+    for _ in range(60):
+        opt.step(closure)
+    assert float(closure().detach()) < 0.7 * first
+
+
+def test_make_optimizer_maps_names_and_rejects_unknowns():
+    params = list(_tiny_model().parameters())
+    assert type(make_optimizer("sgd", params, lr=0.1)) is torch.optim.SGD
+    assert type(make_optimizer("adam", params, lr=0.1)) is torch.optim.Adam
+    assert type(make_optimizer("sngd", params, lr=0.1, max_step=2.0)) is SNGD
+    sps = make_optimizer("sps", params, eta_max=2.0, c=0.2, f_star=0.1)
+    assert type(sps) is SPS
+    assert sps.param_groups[0]["lr"] == 2.0 and sps.param_groups[0]["c"] == 0.2
+    with pytest.raises(ValueError, match=r"unknown optimizer 'lbfgs'.*'sngd'"):
+        make_optimizer("lbfgs", params)
+    with pytest.raises(ValueError, match=r"'sps'.*\['lr'\].*eta_max"):
+        make_optimizer("sps", params, lr=0.1)
+    with pytest.raises(ValueError, match=r"'sngd'.*\['cap'\]"):
+        make_optimizer("sngd", params, lr=0.1, cap=1.0)
+
+
+@pytest.mark.parametrize(
+    "cls, settings",
+    [
+        (SNGD, {"lr": 0.0}),
+        (SNGD, {"lr": 0.1, "momentum": 1.0}),
+        (SNGD, {"lr": 0.1, "max_step": -1.0}),
+        (SPS, {"eta_max": 0.0}),
+        (SPS, {"c": -0.5}),
+        (SPS, {"f_star": math.nan}),
+    ],
+)
+def test_bad_settings_are_rejected(cls, settings):
+    with pytest.raises(ValueError, match=cls.__name__):
+        cls(_tiny_model().parameters(), **settings)
+
+
+def test_non_finite_gradient_is_an_error():
+    a, b = _params()
+    _set_grads((a, b), (G_A * math.inf, G_B))
+    with pytest.raises(FloatingPointError, match="gradient norm"):
+        SNGD([a, b], lr=0.1).step()

@@ -1,0 +1,172 @@
+"""End to end: the real-data figures in fixture mode, missing data, and kill-and-resume.
+
+Fixture mode is config/tiny.yaml plus the files `tests/write_fixtures.py` writes in the real
+on-disk formats (MNLI jsonl, the WILDS CivilComments folder, MNIST IDX, CIFAR-10 pickles,
+a tiny BERT saved with save_pretrained); the same loaders and training code as a real run.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from project import copy_project, snakemake
+from write_fixtures import train_samples, write_all
+
+pytestmark = pytest.mark.slow
+
+REAL_FIGURES = ("fig1", "fig4", "fig6", "fig7", "fig10")
+
+
+@pytest.fixture(scope="module")
+def real_build(tmp_path_factory) -> Path:
+    workdir = copy_project(tmp_path_factory.mktemp("real"))
+    write_all(workdir)
+    snakemake(workdir, "real", "-c2")
+    return workdir
+
+
+def test_every_real_figure_builds_from_fixtures(real_build):
+    for name in REAL_FIGURES:
+        for suffix in (".pdf", ".png"):
+            assert (real_build / "results" / f"{name}{suffix}").stat().st_size > 10_000
+
+
+def test_nothing_left_to_do_after_the_build(real_build):
+    out = snakemake(real_build, "real", "-n").stdout
+    assert "Nothing to be done" in out, out
+
+
+def test_tables_hold_the_paper_metrics(real_build):
+    results = real_build / "results"
+    tables = {f: pd.read_parquet(results / f / "metrics.parquet") for f in REAL_FIGURES[:4]}
+    config = yaml.safe_load((real_build / "config" / "tiny.yaml").read_text())["real_data"]
+    for name, table in tables.items():
+        settings = config["experiments"][name]
+        assert set(table["optimizer"]) == set(settings["optimizers"])
+        assert {"train_loss", "test_accuracy"} <= set(table["metric"])
+        acc = table[table["metric"] == "test_accuracy"]["value"]
+        assert acc.between(0, 1).all()
+        # logged at step 0, every log_every steps and at the end
+        n_train = train_samples(settings["dataset"])
+        total = settings["train"]["epochs"] * (n_train // settings["train"]["batch_size"])
+        steps = sorted(set(table["iteration"]))
+        assert steps[0] == 0 and steps[-1] == total
+    assert "worst_group_accuracy" in set(tables["fig4"]["metric"])
+    norms = [m for m in set(tables["fig7"]["metric"]) if m.startswith("norm/")]
+    assert len(norms) == 2 + 2 * 2 + 1  # patch + position embeddings, 2 blocks x 2, head
+    assert not any(m.startswith("norm/") for m in set(tables["fig6"]["metric"]))
+
+
+def test_fixture_runs_learn(real_build):
+    """The fixtures are learnable: the loop really trains (Adam's train loss falls at every
+    log point)."""
+    table = pd.read_parquet(real_build / "results" / "fig7" / "metrics.parquet")
+    loss = table[(table["metric"] == "train_loss") & (table["optimizer"] == "adam")]
+    loss = loss.sort_values("iteration")["value"].to_numpy()
+    assert len(loss) >= 5 and np.all(np.diff(loss) < 0), loss
+
+
+@pytest.mark.skipif(shutil.which("pdftotext") is None, reason="needs poppler-utils")
+def test_figures_are_stamped_as_fixture_runs(real_build):
+    for name in REAL_FIGURES:
+        text = subprocess.run(
+            ["pdftotext", str(real_build / "results" / f"{name}.pdf"), "-"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        assert "FIXTURE RUN" in text, name
+
+
+def test_similarity_histogram_is_consistent(real_build):
+    for dataset in ("mnli", "civilcomments"):
+        h = pd.read_parquet(real_build / "results" / "fig10" / "similarity" / f"{dataset}.parquet")
+        assert h["count"].sum() == h["pairs"].iloc[0] > 0
+        assert h["texts"].iloc[0] == 30
+        inside = h[(h["lo"] >= -0.1 - 1e-12) & (h["hi"] <= 0.1 + 1e-12)]["count"].sum()
+        assert inside / h["count"].sum() == pytest.approx(h["within_band"].iloc[0])
+
+
+def test_missing_data_stops_before_training(tmp_path):
+    workdir = copy_project(tmp_path)  # no fixtures written
+    result = snakemake(workdir, "results/fig6.pdf", "-c1", check=False)
+    assert result.returncode != 0
+    log = result.stdout + result.stderr
+    assert "mnist" in log and "real_data.data_root" in log
+    assert "yann.lecun.com" in log or "MNIST/raw" in log  # how to get it
+    assert not (workdir / "results" / "train").exists()  # no training job started
+
+
+def test_missing_model_names_the_config_key(tmp_path):
+    workdir = copy_project(tmp_path)
+    write_all(workdir)
+    shutil.rmtree(workdir / "fixtures" / "tiny-bert")
+    result = snakemake(workdir, "results/fig1.pdf", "-c1", check=False)
+    assert result.returncode != 0
+    log = result.stdout + result.stderr
+    assert "real_data.models" in log and "fixtures/tiny-bert" in log
+    assert not (workdir / "results" / "train").exists()
+
+
+def _long_run_config(workdir: Path) -> str:
+    """tiny.yaml with fig7's SGD run long enough to be killed mid-way."""
+    config = yaml.safe_load((workdir / "config" / "tiny.yaml").read_text())
+    fig7 = config["real_data"]["experiments"]["fig7"]
+    fig7["train"].update(epochs=60, log_every=10)
+    fig7["optimizers"] = {"sgd": fig7["optimizers"]["sgd"]}
+    config["real_data"]["checkpoint_every"] = 7
+    (workdir / "config" / "long.yaml").write_text(yaml.safe_dump(config))
+    return "config/long.yaml"
+
+
+RUN = "results/train/fig7/sgd/seed0.parquet"
+CHECKPOINT = "results/checkpoints/fig7/sgd/seed0.pt"
+
+
+def test_killed_run_resumes_to_the_same_metrics(tmp_path):
+    (tmp_path / "reference").mkdir()
+    (tmp_path / "killed").mkdir()
+    reference = copy_project(tmp_path / "reference")
+    killed = copy_project(tmp_path / "killed")
+    for workdir in (reference, killed):
+        write_all(workdir)
+    config = _long_run_config(reference)
+    _long_run_config(killed)
+    snakemake(reference, RUN, "-c1", config=config)
+
+    env = dict(os.environ, PYTHONPATH=str(killed / "src"))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "snakemake", RUN, "-c1", "--configfile", config],
+        cwd=killed,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,  # its own process group: the kill reaches the job too
+    )
+    deadline = time.monotonic() + 300
+    while not (killed / CHECKPOINT).exists():
+        assert process.poll() is None, "the run ended before writing a checkpoint"
+        assert time.monotonic() < deadline, "no checkpoint within 5 minutes"
+        time.sleep(0.02)
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    assert not (killed / RUN).exists(), "killed too late: the run had finished"
+
+    snakemake(killed, "--unlock", config=config)  # what a user does after a hard kill
+    snakemake(killed, RUN, "-c1", "--rerun-incomplete", config=config)
+    log = (killed / "results/logs/train/fig7/sgd/seed0.log").read_text()
+    assert "resumed from" in log
+    assert not (killed / CHECKPOINT).exists()  # removed once the run is complete
+    pd.testing.assert_frame_equal(
+        pd.read_parquet(killed / RUN), pd.read_parquet(reference / RUN), check_exact=True
+    )
