@@ -35,3 +35,14 @@ def plain_risk(X, y, u, W, loss: str = "exponential"):
 def plain():
     """The plain risk, as a fixture so that test modules need not import conftest."""
     return plain_risk
+
+
+@pytest.fixture(scope="session")
+def built_project(tmp_path_factory):
+    """The project copied to a temporary folder and built on config/tiny.yaml, once per
+    session: the end-to-end tests (test_workflow, test_report) share it."""
+    from project import copy_project, snakemake
+
+    workdir = copy_project(tmp_path_factory.mktemp("project"))
+    snakemake(workdir, "-c2", "-q")
+    return workdir

@@ -42,7 +42,7 @@ def planned_jobs(workdir: Path, config: str = "config/tiny.yaml") -> Counter:
 
 
 def copy_project(dest: Path) -> Path:
-    for item in ("Snakefile", "workflow", "config", "src"):
+    for item in ("Snakefile", "workflow", "config", "src", "envs"):
         src = REPO / item
         if src.is_dir():
             shutil.copytree(src, dest / item, ignore=shutil.ignore_patterns("__pycache__"))

@@ -199,3 +199,44 @@ def test_token_scores():
 def test_example1_opt_is_the_best_token_with_noise_along_u():
     ds = data.generate("example1", 1, dict(n=6, T=4, d=10, noise_orthogonal_to_u=False))
     assert np.all(np.argmax(_scores(ds), axis=1) == ds["opt"])
+
+
+def test_binary_digits_patches_and_classifier():
+    from sklearn.datasets import load_digits
+
+    d = data.generate("binary_digits", 0, {"n": 30, "T": 4, "noise": 0.1})
+    n, T, dim = d["X"].shape
+    assert (n, T, dim) == (30, 4, 64)
+    signal = d["X"][np.arange(n), d["signal"]]
+    # the signal patch is a real 0/1 image of scikit-learn's digits, with its label
+    bunch = load_digits()
+    images, targets = bunch.data / 16.0, bunch.target
+    for patch, label in zip(signal, d["y"], strict=True):
+        match = np.flatnonzero(np.all(np.isclose(images, patch), axis=1))
+        assert len(match) >= 1 and targets[match[0]] == (1 if label > 0 else 0)
+    # at this noise the signal patch is the optimal token, and the classifier gets it right
+    assert np.array_equal(d["opt"], d["signal"])
+    gamma = data.token_scores(d["X"], d["y"], d["u"])
+    assert np.all(gamma[np.arange(n), d["opt"]] > 0)
+    assert d["W0"].shape == (64, 64) and not d["W0"].any()
+
+
+def test_binary_digits_errors_name_the_problem():
+    with pytest.raises(data.DataError, match="n=1000 sequences"):
+        data.generate("binary_digits", 0, {"n": 1000, "T": 3, "noise": 0.1})
+    with pytest.raises(data.DataError, match="digits source"):
+        data.generate("binary_digits", 0, {"n": 5, "T": 3, "noise": 0.1, "source": "usps"})
+
+
+def test_binary_digits_from_mnist_files(tmp_path):
+    from fixtures_vision import write_mnist
+
+    written = write_mnist(tmp_path, n_train=200, n_test=10, seed=0)
+    params = {"n": 6, "T": 3, "noise": 0.1, "source": "mnist", "root": str(tmp_path)}
+    d = data.generate("binary_digits", 1, params)
+    assert d["X"].shape == (6, 3, 784)
+    images, labels = written["train"]
+    pool = images[np.isin(labels, (0, 1))].reshape(-1, 784) / 255.0
+    for patch in d["X"][np.arange(6), d["signal"]]:
+        assert np.any(np.all(np.isclose(pool, patch), axis=1))
+    assert data.source_note("binary_digits", params) == "digits 0 vs 1 from MNIST (28x28)"

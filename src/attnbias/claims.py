@@ -10,6 +10,7 @@ and `joint-ngd` are compared with it where the experiment has them.
 
 from __future__ import annotations
 
+import html
 import math
 from dataclasses import asdict, dataclass
 
@@ -314,23 +315,58 @@ def claims(experiments: dict, tables: dict, W_mm_norms: dict, T_tokens: dict) ->
     return pd.DataFrame([asdict(r) for r in rows])
 
 
-def to_markdown(table: pd.DataFrame) -> str:
-    """The claims as a Markdown table with a header that says how to read it."""
-    lines = [
-        "# The paper's claims, measured",
-        "",
-        "Computed from the aggregate tables of this build; value: mean over seeds "
-        "(smallest to largest). R^2: the smallest over seeds, for fitted quantities.",
-        "",
-        "| experiment | claim | where | measured | value | reference | R^2 | holds |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
+TITLE = "The paper's claims, measured"
+HOW_TO_READ = (
+    "Computed from the aggregate tables of this build; value: mean over seeds "
+    "(smallest to largest). R^2: the smallest over seeds, for fitted quantities."
+)
+COLUMNS = ("experiment", "claim", "where", "measured", "value", "reference", "R^2", "holds")
+
+
+def _display_rows(table: pd.DataFrame):
+    """Each claim as the cells of COLUMNS, as text; and whether it holds."""
     for r in table.itertuples():
         value = f"{r.mean:.4g} ({r.low:.4g} to {r.high:.4g})"
         r2 = "" if math.isnan(r.r2) else f"{r.r2:.4f}"
-        verdict = "holds" if r.holds else "**does not hold**"
-        lines.append(
-            f"| {r.experiment} | {r.claim} | {r.source} | {r.quantity} | {value} | "
-            f"{r.reference} | {r2} | {verdict} |"
-        )
+        verdict = "holds" if r.holds else "does not hold"
+        cells = (r.experiment, r.claim, r.source, r.quantity, value, r.reference, r2, verdict)
+        yield cells, bool(r.holds)
+
+
+def to_markdown(table: pd.DataFrame) -> str:
+    """The claims as a Markdown table with a header that says how to read it."""
+    lines = [
+        f"# {TITLE}",
+        "",
+        HOW_TO_READ,
+        "",
+        "| " + " | ".join(COLUMNS) + " |",
+        "|" + "---|" * len(COLUMNS),
+    ]
+    for cells, holds in _display_rows(table):
+        if not holds:
+            cells = (*cells[:-1], f"**{cells[-1]}**")
+        lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+def to_html(table: pd.DataFrame) -> str:
+    """The same table as a standalone HTML page (the Snakemake report shows it inline)."""
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in COLUMNS)
+    rows = []
+    for cells, holds in _display_rows(table):
+        tds = [f"<td>{html.escape(str(c))}</td>" for c in cells[:-1]]
+        verdict = html.escape(cells[-1]) if holds else f"<strong>{html.escape(cells[-1])}</strong>"
+        rows.append("<tr>" + "".join(tds) + f"<td>{verdict}</td></tr>")
+    style = (
+        "body{font-family:sans-serif;font-size:13px;margin:1em}"
+        "table{border-collapse:collapse}th,td{border:1px solid #ccc;padding:3px 6px;"
+        "vertical-align:top;text-align:left}th{background:#eee}"
+    )
+    return (
+        f"<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>{html.escape(TITLE)}</title>"
+        f"<style>{style}</style></head><body>\n<h1>{html.escape(TITLE)}</h1>\n"
+        f"<p>{html.escape(HOW_TO_READ)}</p>\n<table><thead><tr>{head}</tr></thead><tbody>\n"
+        + "\n".join(rows)
+        + "\n</tbody></table></body></html>\n"
+    )

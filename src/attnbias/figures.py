@@ -20,6 +20,7 @@ import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 
 from attnbias.io import atomic_path  # noqa: E402
+from attnbias.provenance import savefig  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -156,8 +157,19 @@ def _caption(table: pd.DataFrame, legend: dict) -> str:
     )
 
 
-def draw(kind: str, table: pd.DataFrame, *, title: str, legend: dict, outputs) -> None:
-    """Draw figure `kind` and save it to each path in `outputs` (PDF, PNG, ...)."""
+def draw(
+    kind: str,
+    table: pd.DataFrame,
+    *,
+    title: str,
+    legend: dict,
+    outputs,
+    provenance: dict | None = None,
+) -> None:
+    """Draw figure `kind` and save it to each path in `outputs` (PDF, PNG, ...).
+
+    `provenance` (attnbias.provenance.collect) goes into each file's metadata.
+    """
     if kind not in PANELS:
         raise ValueError(f"unknown figure kind {kind!r}; choose one of {sorted(PANELS)}")
     missing = set(legend) - set(table["optimizer"])
@@ -207,15 +219,21 @@ def draw(kind: str, table: pd.DataFrame, *, title: str, legend: dict, outputs) -
         ha="left",
     )
     fig.tight_layout(rect=(0, 0.55 / (3.5 * rows + 0.9), 1, 1))
-    _save(fig, outputs)
+    _save(fig, outputs, provenance)
 
 
-def _save(fig, outputs) -> None:
-    """Save `fig` to every path (its format from the suffix), atomically, and close it."""
+def _save(fig, outputs, provenance: dict | None = None) -> None:
+    """Save `fig` to every path (its format from the suffix), atomically, and close it.
+
+    `provenance` (a record of attnbias.provenance) goes into each file's metadata.
+    """
     for path in outputs:
         with atomic_path(path) as tmp:
-            fig.savefig(tmp, format=str(path).rsplit(".", 1)[-1], dpi=150)
+            savefig(fig, tmp, str(path).rsplit(".", 1)[-1], provenance, dpi=150)
     plt.close(fig)
+
+
+STUDY_TITLE = "Global convergence over random initial directions and scales"
 
 
 def _study_caption(runs: pd.DataFrame, settings: dict) -> str:
@@ -235,8 +253,19 @@ def _study_caption(runs: pd.DataFrame, settings: dict) -> str:
     )
 
 
-def draw_study(runs: pd.DataFrame, summary: pd.DataFrame, *, legend, settings, outputs):
-    """The global-convergence study: fractions reached by setting and by scale, and gaps."""
+def draw_study(
+    runs: pd.DataFrame,
+    summary: pd.DataFrame,
+    *,
+    legend,
+    settings,
+    outputs,
+    provenance: dict | None = None,
+):
+    """The global-convergence study: fractions reached by setting and by scale, and gaps.
+
+    `provenance` (attnbias.provenance.collect) goes into each file's metadata.
+    """
     sns.set_theme(context="paper", style="whitegrid", font_scale=1.1)
     order = list(legend.values())
     palette = dict(zip(order, sns.color_palette("colorblind", len(order)), strict=True))
@@ -288,7 +317,7 @@ def draw_study(runs: pd.DataFrame, summary: pd.DataFrame, *, legend, settings, o
         ax.set_title(f"({chr(97 + i)})", loc="left", fontsize="medium")
         ax.tick_params(axis="x", rotation=30)
     axes[0].legend(title=None, fontsize="small")
-    fig.suptitle("Global convergence over random initial directions and scales", fontsize="large")
+    fig.suptitle(STUDY_TITLE, fontsize="large")
     fig.text(
         0.01,
         0.005,
@@ -298,4 +327,4 @@ def draw_study(runs: pd.DataFrame, summary: pd.DataFrame, *, legend, settings, o
         ha="left",
     )
     fig.tight_layout(rect=(0, 0.1, 1, 1))
-    _save(fig, outputs)
+    _save(fig, outputs, provenance)

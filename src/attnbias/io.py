@@ -13,6 +13,7 @@ a half-written file that a later run would take for a result.
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from collections.abc import Callable
@@ -24,6 +25,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 METRIC_COLUMNS = ("experiment", "optimizer", "seed", "iteration", "metric", "value")
+RUN_INFO_KEY = b"attnbias.run"  # Parquet schema metadata: where a run ran (with_run_info)
 DATA_KEYS = ("X", "y", "opt", "W0")
 
 
@@ -101,9 +103,27 @@ def save_table(path, table: pa.Table) -> None:
     _write_with(path, lambda tmp: pq.write_table(table, tmp))
 
 
+def with_run_info(table: pa.Table, info: dict[str, str]) -> pa.Table:
+    """`table` with `info` (the device a run trained on, torch's version) in its metadata.
+
+    The figures' provenance reads it back with run_info; the table's rows are unchanged.
+    """
+    metadata = {**(table.schema.metadata or {}), RUN_INFO_KEY: json.dumps(info, sort_keys=True)}
+    return table.replace_schema_metadata(metadata)
+
+
+def run_info(path) -> dict[str, str]:
+    """What with_run_info stored in a Parquet file; {} if the file holds nothing."""
+    metadata = pq.read_schema(path).metadata or {}
+    return json.loads(metadata[RUN_INFO_KEY]) if RUN_INFO_KEY in metadata else {}
+
+
 def concat_tables(paths) -> pa.Table:
-    """Concatenate per-run tables into one, in a stable row order."""
-    table = pa.concat_tables([pq.read_table(p) for p in paths])
+    """Concatenate per-run tables into one, in a stable row order.
+
+    Each run's metadata (with_run_info) is dropped: it describes one run, not the whole.
+    """
+    table = pa.concat_tables([pq.read_table(p).replace_schema_metadata() for p in paths])
     order = [(c, "ascending") for c in ("optimizer", "seed", "metric", "iteration")]
     return table.sort_by(order)
 

@@ -28,6 +28,7 @@ import torch
 from attnbias import data, svm, train
 from attnbias.attention import Problem
 from attnbias.optimizers import OptimizerSpec
+from attnbias.study_summary import summary as summary  # re-exported: study.summary
 
 RUN_COLUMNS = [
     "run",
@@ -291,25 +292,3 @@ def study_table(
             runs.append(result.assign(setting=setting["name"], optimizer=opt_name, **knobs))
     table = pd.concat(runs, ignore_index=True)[TABLE_COLUMNS]
     return table, pd.DataFrame(reports)
-
-
-def summary(table: pd.DataFrame) -> pd.DataFrame:
-    """Per (setting, optimizer): runs, how many reached W_mm and their fraction, median final gap.
-
-    Where the table has them, also the number of diverged runs and the median final
-    effective gap. Settings and optimizers keep the order of their first appearance.
-    """
-    columns = {
-        "runs": ("reached", "size"),
-        "reached": ("reached", "sum"),
-        "median_final_gap": ("final_gap", "median"),
-    }
-    optional = {
-        "diverged": ("diverged", "sum"),
-        "median_final_effective_gap": ("final_effective_gap", "median"),
-    }
-    columns |= {name: agg for name, agg in optional.items() if agg[0] in table}
-    out = table.groupby(["setting", "optimizer"], sort=False).agg(**columns).reset_index()
-    out["reached"] = out["reached"].astype(int)
-    out.insert(4, "fraction_reached", out["reached"] / out["runs"])
-    return out

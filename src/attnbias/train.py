@@ -22,6 +22,14 @@ def resolve_device(device: str) -> torch.device:
     return torch.device(device)
 
 
+def device_info(device: torch.device) -> dict[str, str]:
+    """Where a run trained, for its provenance: the device, its name on CUDA, torch's version."""
+    info = {"device": str(device), "torch": torch.__version__}
+    if device.type == "cuda":
+        info["device_name"] = torch.cuda.get_device_name(device)
+    return info
+
+
 def log_grid(iterations: int, points: int, spacing: str = "log") -> np.ndarray:
     """Iterations at which metrics are logged: always 0 and `iterations`."""
     if spacing == "log":
@@ -138,7 +146,7 @@ def train(
     return table, {"W": problem.W(params["W"]), "u": params["u"]}
 
 
-__all__ = ["train", "log_grid", "resolve_device", "metrics"]
+__all__ = ["train", "log_grid", "resolve_device", "device_info", "metrics"]
 
 
 def run(

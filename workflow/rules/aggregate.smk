@@ -6,5 +6,9 @@ rule aggregate:
         "results/{experiment}/metrics.parquet",
     log:
         "results/logs/aggregate/{experiment}.log",
+    benchmark:
+        "results/benchmarks/aggregate/{experiment}.tsv"
+    conda:
+        "../../envs/plot.yaml"
     script:
         "../scripts/aggregate.py"

@@ -5,10 +5,21 @@ rule claims:
         data=all_seeds("results/data/{experiment}/seed{seed}.npz"),
         code=code("claims.py"),
     output:
-        md="results/claims.md",
+        md=report(
+            "results/claims.md",
+            caption="../report/claims.rst",
+            category="Claims",
+        ),
+        html=report(
+            "results/claims.html",
+            caption="../report/claims.rst",
+            category="Claims",
+        ),
         csv="results/claims.csv",
     log:
         "results/logs/claims.log",
+    conda:
+        "../../envs/plot.yaml"
     params:
         experiments=claims_settings,
     script:

@@ -1,17 +1,31 @@
 # Validation, wildcard constraints, target lists and code-dependency helpers.
 
+import os
 import re
+
+import torch
 
 from snakemake.utils import validate
 
 from attnbias.codedeps import module_files
+from attnbias.data import source_note
 from attnbias.optimizers import OptimizerSpec
 
 validate(config, schema="../schemas/config.schema.yaml", set_default=True)
 
 EXPERIMENTS = config["experiments"]
 STUDY = config.get("global_convergence", {})
+REAL = config["real_data"]
+REAL_EXPERIMENTS = REAL["experiments"]
+SIMILARITY_FIGURE = "fig10"  # the token-similarity figure of the real-data part
 SCRIPTS = Path(workflow.basedir) / "workflow" / "scripts"
+
+# For `--sdm conda`: every env in envs/ installs this project with
+# `pip install --editable ${ATTNBIAS_ROOT}` (conda runs pip beside Snakemake's copy of the
+# env file, so a relative path cannot name the project), and takes every dependency from
+# conda-forge, none from PyPI (PIP_NO_DEPS). Set here, so that every Snakemake process that
+# may create an env (also on a cluster node) has them. See envs/README.md.
+os.environ.update(ATTNBIAS_ROOT=workflow.basedir, PIP_NO_DEPS="1")
 
 
 def spec_settings(opt):
@@ -54,9 +68,15 @@ def _alternatives(names):
 wildcard_constraints:
     experiment=_alternatives(EXPERIMENTS),
     optimizer=_alternatives(
-        {o for e in EXPERIMENTS.values() for o in e["optimizers"]}
+        {
+            o
+            for e in [*EXPERIMENTS.values(), *REAL_EXPERIMENTS.values()]
+            for o in e["optimizers"]
+        }
         | set(STUDY.get("optimizers", {}))
     ),
+    figure=_alternatives({*REAL_EXPERIMENTS, SIMILARITY_FIGURE}),
+    dataset="mnli|civilcomments",
     setting=_alternatives(STUDY.get("settings", {}) or {"none"}),
     seed=r"\d+",
 
@@ -101,6 +121,14 @@ def experiment_config(*keys):
     return get
 
 
+def figure_title(wildcards):
+    """The experiment's title, and for real data (fig9's digits) which data it used."""
+    e = EXPERIMENTS[wildcards.experiment]
+    title = e["title"] or wildcards.experiment
+    note = source_note(e["data"]["model"], e["data"]["params"])
+    return f"{title}\n({note})" if note else title
+
+
 def optimizer_config(experiment, optimizer):
     return canonical(spec_settings(EXPERIMENTS[experiment]["optimizers"][optimizer]))
 
@@ -139,19 +167,61 @@ def claims_settings(wildcards):
     }
 
 
+def experiment_jobs(wildcards):
+    """The wildcard values of the jobs behind an experiment's figure."""
+    return {
+        "experiment": wildcards.experiment,
+        "optimizer": list(EXPERIMENTS[wildcards.experiment]["optimizers"]),
+        "seed": seeds(wildcards.experiment),
+    }
+
+
 def run_files(pattern):
     """Input helper: `pattern` for every optimizer and seed of the experiment."""
 
     def get(wildcards):
-        experiment = EXPERIMENTS[wildcards.experiment]
-        return expand(
-            pattern,
-            experiment=wildcards.experiment,
-            optimizer=experiment["optimizers"],
-            seed=seeds(wildcards.experiment),
-        )
+        return expand(pattern, **experiment_jobs(wildcards))
 
     return get
+
+
+def benchmarks(*rule_names, jobs=experiment_jobs):
+    """Input helper: the benchmark files of the `rule_names` jobs behind a figure.
+
+    Snakemake measures each job's wall time into its `benchmark:` file, which is an output
+    of the job, so a figure can take it as input (its provenance reports the times).
+    `jobs(wildcards)` gives the wildcard values of those jobs (a pattern ignores the ones
+    it lacks). Benchmark paths follow results/benchmarks/<rule>/..., which the provenance
+    reads the rule from.
+    """
+
+    def get(wildcards):
+        values = jobs(wildcards)
+        return [
+            path
+            for name in rule_names
+            for path in expand(getattr(rules, name).benchmark, **values)
+        ]
+
+    return get
+
+
+def figure_config(wildcards):
+    """Params for a figure's provenance: the config values its jobs used (hashed there).
+
+    The experiment's section (data, training, optimizers, figure) and the global settings
+    that reach its training jobs; for the study figure, the study's section.
+    """
+    if "experiment" not in wildcards.keys():
+        return canonical({"global_convergence": STUDY, "device": config["device"]})
+    name = wildcards.experiment
+    return canonical(
+        {
+            "experiments": {name: EXPERIMENTS[name]},
+            "device": config["device"],
+            "dtype": config["dtype"],
+        }
+    )
 
 
 def study_config(*keys):
@@ -183,3 +253,184 @@ def study_runs(kind):
 
 def study_legend(wildcards):
     return {name: opt.get("label", name) for name, opt in STUDY["optimizers"].items()}
+
+
+def study_jobs(wildcards):
+    """The wildcard values of the study's runs (for `benchmarks`)."""
+    return {"setting": list(STUDY["settings"]), "optimizer": list(STUDY["optimizers"])}
+
+
+# ---- real-data figures --------------------------------------------------------------
+
+
+def _check_real_experiments():
+    """Names, model keys and optimizer settings of the real-data part, before any job."""
+    from attnbias.optim import make_optimizer
+
+    clash = set(REAL_EXPERIMENTS) & (set(EXPERIMENTS) | {SIMILARITY_FIGURE})
+    if clash:
+        raise WorkflowError(
+            f"config key real_data.experiments: {sorted(clash)} also named elsewhere "
+            f"(experiments, or {SIMILARITY_FIGURE}, the token-similarity figure)"
+        )
+    probe = [torch.nn.Parameter(torch.zeros(1))]
+    for name, e in REAL_EXPERIMENTS.items():
+        if e["model"] != "vit_small" and e["model"] not in REAL["models"]:
+            raise WorkflowError(
+                f"config key real_data.experiments.{name}.model: {e['model']!r} is neither "
+                f"vit_small nor a key of real_data.models ({sorted(REAL['models'])})"
+            )
+        text = e["dataset"] in ("mnli", "civilcomments")
+        if text == (e["model"] == "vit_small"):
+            raise WorkflowError(
+                f"config key real_data.experiments.{name}: dataset {e['dataset']} does not go "
+                f"with model {e['model']} (text data: a BERT key of real_data.models; "
+                "images: vit_small)"
+            )
+        for opt_name, opt in e["optimizers"].items():
+            try:
+                make_optimizer(opt["name"], probe, **settings_of(opt))
+            except (TypeError, ValueError) as err:
+                raise WorkflowError(
+                    f"config key real_data.experiments.{name}.optimizers.{opt_name}: {err}"
+                ) from None
+    if REAL["similarity"]["model"] not in REAL["models"]:
+        raise WorkflowError(
+            f"config key real_data.similarity.model: {REAL['similarity']['model']!r} is not a "
+            f"key of real_data.models ({sorted(REAL['models'])})"
+        )
+
+
+def settings_of(opt):
+    """A real-data optimizer's keyword settings (without its name and display label)."""
+    return {k: v for k, v in opt.items() if k not in ("label", "name")}
+
+
+_check_real_experiments()
+REAL_TRAINING = _alternatives(REAL_EXPERIMENTS or {"none"})
+
+
+def real_figure_targets():
+    figures = expand("results/{figure}.pdf", figure=REAL_EXPERIMENTS)
+    if REAL["similarity"]["samples"]:
+        figures.append(f"results/{SIMILARITY_FIGURE}.pdf")
+    return figures
+
+
+def _model_path(key):
+    return REAL["models"][key]
+
+
+def real_needs(wildcards):
+    """Params of check_real_data: the datasets and the model (path or hub name) a figure needs."""
+    if wildcards.figure == SIMILARITY_FIGURE:
+        similarity = REAL["similarity"]
+        return {
+            "datasets": sorted(similarity["samples"]),
+            "model": _model_path(similarity["model"]),
+        }
+    e = REAL_EXPERIMENTS[wildcards.figure]
+    model = None if e["model"] == "vit_small" else _model_path(e["model"])
+    return {"datasets": [e["dataset"]], "model": model}
+
+
+def real_gpus(wildcards):
+    """Resource `gpu` of the real-data jobs: one, unless the config pins them to the CPU."""
+    return 0 if REAL["device"] == "cpu" else 1
+
+
+def real_experiment_settings(wildcards):
+    """Params: what a real-data run depends on (not its title or the optimizers' labels)."""
+    e = REAL_EXPERIMENTS[wildcards.figure]
+    settings = {k: v for k, v in e.items() if k not in ("title", "optimizers")}
+    if e["model"] != "vit_small":
+        settings["model_path"] = _model_path(e["model"])
+    return canonical(settings)
+
+
+def real_optimizer_settings(wildcards):
+    opt = REAL_EXPERIMENTS[wildcards.figure]["optimizers"][wildcards.optimizer]
+    return canonical({k: v for k, v in opt.items() if k != "label"})
+
+
+def real_run_files(pattern):
+    """Input helper: `pattern` for every optimizer and seed of a real-data figure."""
+
+    def get(wildcards):
+        e = REAL_EXPERIMENTS[wildcards.figure]
+        return expand(
+            pattern,
+            figure=wildcards.figure,
+            optimizer=e["optimizers"],
+            seed=range(e["seeds"]),
+        )
+
+    return get
+
+
+def real_title(wildcards):
+    return REAL_EXPERIMENTS[wildcards.figure]["title"] or wildcards.figure
+
+
+def real_legend(wildcards):
+    """Figure params: optimizer name -> (label, its settings as text)."""
+    legend = {}
+    for name, opt in REAL_EXPERIMENTS[wildcards.figure]["optimizers"].items():
+        settings = ", ".join(f"{k}={v:g}" for k, v in sorted(settings_of(opt).items()))
+        legend[name] = (
+            opt.get("label", name),
+            f"{opt['name'].upper()} {settings}".strip(),
+        )
+    return legend
+
+
+def similarity_settings(wildcards):
+    s = REAL["similarity"]
+    return canonical(
+        {
+            "model_path": _model_path(s["model"]),
+            "samples": s["samples"][wildcards.dataset],
+            "seed": s["seed"],
+            "max_length": s["max_length"],
+            "band": s["band"],
+        }
+    )
+
+
+def real_jobs(wildcards):
+    """The wildcard values of the training jobs behind a real-data figure."""
+    e = REAL_EXPERIMENTS[wildcards.figure]
+    return {
+        "figure": wildcards.figure,
+        "optimizer": list(e["optimizers"]),
+        "seed": list(range(e["seeds"])),
+    }
+
+
+def similarity_jobs(wildcards):
+    return {"dataset": list(REAL["similarity"]["samples"])}
+
+
+def _real_globals():
+    return {
+        k: REAL[k] for k in ("data_root", "models", "device", "autocast", "download")
+    }
+
+
+def real_figure_config(wildcards):
+    """Params for a real-data figure's provenance: its section and the settings its jobs read."""
+    name = wildcards.figure
+    return canonical(
+        {
+            "real_data": {
+                **_real_globals(),
+                "experiments": {name: REAL_EXPERIMENTS[name]},
+            }
+        }
+    )
+
+
+def similarity_figure_config(wildcards):
+    return canonical(
+        {"real_data": {**_real_globals(), "similarity": REAL["similarity"]}}
+    )

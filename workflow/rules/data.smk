@@ -5,6 +5,10 @@ rule data:
         "results/data/{experiment}/seed{seed}.npz",
     log:
         "results/logs/data/{experiment}/seed{seed}.log",
+    benchmark:
+        "results/benchmarks/data/{experiment}/seed{seed}.tsv"
+    conda:
+        "../../envs/data-svm.yaml"
     params:
         data=experiment_config("data"),
     script:

@@ -1,15 +1,31 @@
 rule figure:
     input:
         metrics="results/{experiment}/metrics.parquet",
+        runs=run_files("results/train/{experiment}/{optimizer}/seed{seed}.parquet"),
+        benchmarks=benchmarks("data", "svm", "train", "aggregate"),
         code=code("figure.py"),
     output:
-        pdf="results/{experiment}.pdf",
-        png="results/{experiment}.png",
+        pdf=report(
+            "results/{experiment}.pdf",
+            caption="../report/figure.rst",
+            category="Figures",
+            subcategory="{experiment}",
+        ),
+        png=report(
+            "results/{experiment}.png",
+            caption="../report/figure.rst",
+            category="Figures",
+            subcategory="{experiment}",
+        ),
+        provenance="results/{experiment}.provenance.json",
     log:
         "results/logs/figure/{experiment}.log",
+    conda:
+        "../../envs/plot.yaml"
     params:
         kind=experiment_config("figure"),
-        title=experiment_config("title"),
+        title=figure_title,
         legend=optimizer_legend,
+        config=figure_config,
     script:
         "../scripts/figure.py"

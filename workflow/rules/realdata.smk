@@ -16,6 +16,8 @@ rule check_real_data:
         "results/real/{figure}/source.json",
     log:
         "results/logs/real/{figure}/check.log",
+    conda:
+        "../../envs/train-real.yaml"
     params:
         needs=real_needs,
         data_root=REAL["data_root"],
@@ -25,8 +27,6 @@ rule check_real_data:
 
 
 rule train_real:
-    wildcard_constraints:
-        figure=REAL_TRAINING,
     input:
         source="results/real/{figure}/source.json",
         code=code("train_real.py"),
@@ -34,6 +34,12 @@ rule train_real:
         metrics="results/train/{figure}/{optimizer}/seed{seed}.parquet",
     log:
         "results/logs/train/{figure}/{optimizer}/seed{seed}.log",
+    benchmark:
+        "results/benchmarks/train_real/{figure}/{optimizer}/seed{seed}.tsv"
+    wildcard_constraints:
+        figure=REAL_TRAINING,
+    conda:
+        "../../envs/train-real.yaml"
     threads: REAL["threads"]
     resources:
         gpu=real_gpus,
@@ -51,8 +57,6 @@ rule train_real:
 
 
 rule aggregate_real:
-    wildcard_constraints:
-        figure=REAL_TRAINING,
     input:
         runs=real_run_files("results/train/{figure}/{optimizer}/seed{seed}.parquet"),
         code=code("aggregate.py"),
@@ -60,26 +64,48 @@ rule aggregate_real:
         "results/{figure}/metrics.parquet",
     log:
         "results/logs/aggregate/{figure}.log",
+    benchmark:
+        "results/benchmarks/aggregate_real/{figure}.tsv"
+    wildcard_constraints:
+        figure=REAL_TRAINING,
+    conda:
+        "../../envs/plot.yaml"
     script:
         "../scripts/aggregate.py"
 
 
 rule figure_real:
-    wildcard_constraints:
-        figure=REAL_TRAINING,
     input:
         metrics="results/{figure}/metrics.parquet",
         source="results/real/{figure}/source.json",
+        runs=real_run_files("results/train/{figure}/{optimizer}/seed{seed}.parquet"),
+        benchmarks=benchmarks("train_real", "aggregate_real", jobs=real_jobs),
         code=code("figure_real.py"),
     output:
-        pdf="results/{figure}.pdf",
-        png="results/{figure}.png",
+        pdf=report(
+            "results/{figure}.pdf",
+            caption="../report/real_figure.rst",
+            category="Real-data figures",
+            subcategory="{figure}",
+        ),
+        png=report(
+            "results/{figure}.png",
+            caption="../report/real_figure.rst",
+            category="Real-data figures",
+            subcategory="{figure}",
+        ),
+        provenance="results/{figure}.provenance.json",
     log:
         "results/logs/figure/{figure}.log",
+    wildcard_constraints:
+        figure=REAL_TRAINING,
+    conda:
+        "../../envs/plot.yaml"
     params:
         title=real_title,
         legend=real_legend,
         settings=real_experiment_settings,
+        config=real_figure_config,
     script:
         "../scripts/figure_real.py"
 
@@ -92,6 +118,10 @@ rule token_similarity:
         f"results/{SIMILARITY_FIGURE}/similarity/{{dataset}}.parquet",
     log:
         f"results/logs/{SIMILARITY_FIGURE}/{{dataset}}.log",
+    benchmark:
+        f"results/benchmarks/token_similarity/{SIMILARITY_FIGURE}/{{dataset}}.tsv"
+    conda:
+        "../../envs/train-real.yaml"
     threads: REAL["threads"]
     resources:
         gpu=real_gpus,
@@ -110,13 +140,28 @@ rule figure_similarity:
             dataset=REAL["similarity"]["samples"],
         ),
         source=f"results/real/{SIMILARITY_FIGURE}/source.json",
+        benchmarks=benchmarks("token_similarity", jobs=similarity_jobs),
         code=code("figure_similarity.py"),
     output:
-        pdf=f"results/{SIMILARITY_FIGURE}.pdf",
-        png=f"results/{SIMILARITY_FIGURE}.png",
+        pdf=report(
+            f"results/{SIMILARITY_FIGURE}.pdf",
+            caption="../report/similarity.rst",
+            category="Real-data figures",
+            subcategory=SIMILARITY_FIGURE,
+        ),
+        png=report(
+            f"results/{SIMILARITY_FIGURE}.png",
+            caption="../report/similarity.rst",
+            category="Real-data figures",
+            subcategory=SIMILARITY_FIGURE,
+        ),
+        provenance=f"results/{SIMILARITY_FIGURE}.provenance.json",
     log:
         f"results/logs/figure/{SIMILARITY_FIGURE}.log",
+    conda:
+        "../../envs/plot.yaml"
     params:
         title=REAL["similarity"]["title"],
+        config=similarity_figure_config,
     script:
         "../scripts/figure_similarity.py"

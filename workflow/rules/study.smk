@@ -9,6 +9,10 @@ rule study_runs:
         assumptions="results/global_convergence/assumptions/{setting}/{optimizer}.parquet",
     log:
         "results/logs/global_convergence/{setting}/{optimizer}.log",
+    benchmark:
+        "results/benchmarks/study_runs/{setting}/{optimizer}.tsv"
+    conda:
+        "../../envs/train.yaml"
     threads: config["threads"]
     params:
         setting=study_setting,
@@ -28,17 +32,32 @@ rule study_summary:
     input:
         runs=study_runs("runs"),
         assumptions=study_runs("assumptions"),
+        benchmarks=benchmarks("study_runs", jobs=study_jobs),
         code=code("study_summary.py"),
     output:
         runs="results/global_convergence.csv",
         summary="results/global_convergence_summary.csv",
         assumptions="results/global_convergence_assumptions.csv",
-        pdf="results/global_convergence.pdf",
-        png="results/global_convergence.png",
+        pdf=report(
+            "results/global_convergence.pdf",
+            caption="../report/study.rst",
+            category="Figures",
+            subcategory="global_convergence",
+        ),
+        png=report(
+            "results/global_convergence.png",
+            caption="../report/study.rst",
+            category="Figures",
+            subcategory="global_convergence",
+        ),
+        provenance="results/global_convergence.provenance.json",
     log:
         "results/logs/global_convergence/summary.log",
+    conda:
+        "../../envs/plot.yaml"
     params:
         legend=study_legend,
         settings=study_config(),
+        config=figure_config,
     script:
         "../scripts/study_summary.py"

@@ -6,6 +6,10 @@ rule svm:
         "results/svm/{experiment}/seed{seed}.npz",
     log:
         "results/logs/svm/{experiment}/seed{seed}.log",
+    benchmark:
+        "results/benchmarks/svm/{experiment}/seed{seed}.tsv"
+    conda:
+        "../../envs/data-svm.yaml"
     params:
         train_u=experiment_config("train", "train_u"),
     script:

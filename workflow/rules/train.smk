@@ -8,6 +8,10 @@ rule train:
         final="results/train/{experiment}/{optimizer}/seed{seed}.final.npz",
     log:
         "results/logs/train/{experiment}/{optimizer}/seed{seed}.log",
+    benchmark:
+        "results/benchmarks/train/{experiment}/{optimizer}/seed{seed}.tsv"
+    conda:
+        "../../envs/train.yaml"
     threads: config["threads"]
     params:
         train=experiment_config("train"),

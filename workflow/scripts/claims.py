@@ -12,4 +12,5 @@ for name, experiment in experiments.items():  # the input lists follow this orde
     T_tokens[name] = [io.load_data(next(data_files))["X"].shape[1] for _ in seeds][0]
 table = claims.claims(experiments, tables, W_mm_norms, T_tokens)
 io.save_text(snakemake.output.md, claims.to_markdown(table))
+io.save_text(snakemake.output.html, claims.to_html(table))
 io.save_csv(snakemake.output.csv, table)

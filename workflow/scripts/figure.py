@@ -1,11 +1,23 @@
-"""Draw results/{experiment}.pdf (and its PNG twin) from the aggregate table."""
+"""Draw results/{experiment}.pdf (and its PNG twin) from the aggregate table, with the
+figure's provenance in both files and in results/{experiment}.provenance.json."""
 
-from attnbias import figures, io
+from attnbias import figures, io, provenance
 
+title = snakemake.params.title or snakemake.wildcards.experiment
+record = provenance.collect(
+    figure=snakemake.wildcards.experiment,
+    title=title,
+    config=snakemake.params.config,
+    source_dir=snakemake.scriptdir,
+    benchmark_files=snakemake.input.benchmarks,
+    run_files=snakemake.input.runs,
+)
 figures.draw(
     snakemake.params.kind,
     io.load_metrics(snakemake.input.metrics),
-    title=snakemake.params.title or snakemake.wildcards.experiment,
+    title=title,
     legend=snakemake.params.legend,
     outputs=[snakemake.output.pdf, snakemake.output.png],
+    provenance=record,
 )
+provenance.save(snakemake.output.provenance, record)

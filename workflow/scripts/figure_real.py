@@ -1,12 +1,22 @@
-"""Draw a real-data figure, results/{figure}.pdf (and PNG), from its aggregate table."""
+"""Draw a real-data figure, results/{figure}.pdf (and PNG), from its aggregate table, with
+its provenance in both files and in results/{figure}.provenance.json."""
 
 import json
 from pathlib import Path
 
-from attnbias import io
+from attnbias import io, provenance
 from attnbias.realdata import plots
 
 source = json.loads(Path(snakemake.input.source).read_text())
+title = plots.stamped(snakemake.params.title, source["fixture"])
+record = provenance.collect(
+    figure=snakemake.wildcards.figure,
+    title=title,
+    config=snakemake.params.config,
+    source_dir=snakemake.scriptdir,
+    benchmark_files=snakemake.input.benchmarks,
+    run_files=snakemake.input.runs,
+)
 plots.draw_training(
     io.load_metrics(snakemake.input.metrics),
     title=snakemake.params.title,
@@ -14,4 +24,6 @@ plots.draw_training(
     caption=plots.training_caption(snakemake.params.settings, snakemake.params.legend, source),
     fixture=source["fixture"],
     outputs=[snakemake.output.pdf, snakemake.output.png],
+    provenance=record,
 )
+provenance.save(snakemake.output.provenance, record)

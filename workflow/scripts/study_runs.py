@@ -1,8 +1,9 @@
 """One (setting, optimizer) of the global-convergence study: every initialisation at once."""
 
+import pyarrow as pa
 import torch
 
-from attnbias import io, study
+from attnbias import io, study, train
 
 torch.set_num_threads(snakemake.threads)
 p = snakemake.params
@@ -17,5 +18,8 @@ runs, assumptions = study.study_table(
     log_points=p.log_points,
     device=p.device,
 )
-io.save_frame(snakemake.output.runs, runs)
+# where the runs trained (study_table resolves the device the same way), for the provenance
+info = train.device_info(train.resolve_device(p.device))
+table = pa.Table.from_pandas(runs, preserve_index=False)
+io.save_table(snakemake.output.runs, io.with_run_info(table, info))
 io.save_frame(snakemake.output.assumptions, assumptions)

@@ -1,20 +1,31 @@
-"""The study's tables and its figure, from the per-(setting, optimizer) runs."""
+"""The study's tables and its figure, from the per-(setting, optimizer) runs; the figure's
+provenance goes into its files and into results/global_convergence.provenance.json."""
 
 import pandas as pd
 
-from attnbias import figures, io, study
+from attnbias import figures, io, provenance, study_summary
 
 runs = pd.concat(map(pd.read_parquet, snakemake.input.runs), ignore_index=True)
 assumptions = pd.concat(map(pd.read_parquet, snakemake.input.assumptions), ignore_index=True)
 assumptions = assumptions.drop_duplicates("setting", ignore_index=True)  # one per setting
-summary = study.summary(runs)
+summary = study_summary.summary(runs)
 io.save_csv(snakemake.output.runs, runs)
 io.save_csv(snakemake.output.summary, summary)
 io.save_csv(snakemake.output.assumptions, assumptions)
+record = provenance.collect(
+    figure="global_convergence",
+    title=figures.STUDY_TITLE,
+    config=snakemake.params.config,
+    source_dir=snakemake.scriptdir,
+    benchmark_files=snakemake.input.benchmarks,
+    run_files=snakemake.input.runs,
+)
 figures.draw_study(
     runs,
     summary,
     legend=snakemake.params.legend,
     settings=snakemake.params.settings,
     outputs=[snakemake.output.pdf, snakemake.output.png],
+    provenance=record,
 )
+provenance.save(snakemake.output.provenance, record)

@@ -22,8 +22,7 @@ logging.info(
     device,
     {name: float(values[-1]) for name, values in metrics.items()},
 )
-io.save_table(
-    snakemake.output.metrics,
-    io.metrics_table(wc.experiment, wc.optimizer, int(wc.seed), iterations, metrics),
-)
+table = io.metrics_table(wc.experiment, wc.optimizer, int(wc.seed), iterations, metrics)
+# the resolved device (`auto` may become CUDA), for the figures' provenance
+io.save_table(snakemake.output.metrics, io.with_run_info(table, train.device_info(device)))
 io.save_npz(snakemake.output.final, final)

@@ -7,7 +7,7 @@ import logging
 
 import torch
 
-from attnbias import io
+from attnbias import io, train
 from attnbias.realdata.run import train_run
 
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(message)s")
@@ -30,4 +30,5 @@ logging.info(
     "trained on %s; last log point: %s", device, {k: float(v[-1]) for k, v in metrics.items()}
 )
 table = io.metrics_table(wc.figure, wc.optimizer, int(wc.seed), steps, metrics)
-io.save_table(snakemake.output.metrics, table)
+# the resolved device (`auto` may become CUDA), for the figures' provenance
+io.save_table(snakemake.output.metrics, io.with_run_info(table, train.device_info(device)))

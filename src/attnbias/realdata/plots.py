@@ -64,7 +64,14 @@ def training_caption(settings: dict, legend: dict, source: dict) -> str:
 
 
 def draw_training(
-    table: pd.DataFrame, *, title: str, legend: dict, caption: str, fixture: bool, outputs
+    table: pd.DataFrame,
+    *,
+    title: str,
+    legend: dict,
+    caption: str,
+    fixture: bool,
+    outputs,
+    provenance: dict | None = None,
 ) -> None:
     """Train loss, test accuracy (worst-group accuracy where logged) against iterations,
     one line per optimizer; with per-layer norms logged, one extra panel per optimizer."""
@@ -126,7 +133,7 @@ def draw_training(
     text = "\n".join(textwrap.wrap(caption, 62 * cols))
     fig.text(0.01, 0.005, text, fontsize="small", va="bottom", ha="left")
     fig.tight_layout(rect=(0, (0.25 + 0.14 * text.count("\n")) / (3.6 * rows + 1.0), 1, 1))
-    _save(fig, outputs)
+    _save(fig, outputs, provenance)
 
 
 DISPLAY_BINS = 100
@@ -141,7 +148,14 @@ def _coarsen(h: pd.DataFrame, bins: int) -> pd.DataFrame:
     return merged.assign(**{c: h[c].iloc[0] for c in ("texts", "pairs", "band", "within_band")})
 
 
-def draw_similarity(histograms: dict[str, pd.DataFrame], *, title: str, fixture: bool, outputs):
+def draw_similarity(
+    histograms: dict[str, pd.DataFrame],
+    *,
+    title: str,
+    fixture: bool,
+    outputs,
+    provenance: dict | None = None,
+) -> None:
     """One density of within-text cosine similarities per dataset, with the fraction of
     pairs inside |cos| < band printed on it. `histograms[name]` has the columns lo, hi,
     count (the histogram) and texts, pairs, band, within_band (the same on every row)."""
@@ -166,4 +180,4 @@ def draw_similarity(histograms: dict[str, pd.DataFrame], *, title: str, fixture:
         ax.set_title(name, loc="left")
     fig.suptitle(stamped(title, fixture), fontsize="large", color="firebrick" if fixture else None)
     fig.tight_layout()
-    _save(fig, outputs)
+    _save(fig, outputs, provenance)
