@@ -32,9 +32,10 @@ def snakemake(workdir: Path, *args: str, config: str = "config/tiny.yaml", check
     return result
 
 
-def planned_jobs(workdir: Path, config: str = "config/tiny.yaml") -> Counter:
-    """Jobs a dry run would execute, counted per rule (empty when nothing is to be done)."""
-    out = snakemake(workdir, "-n", config=config).stdout
+def planned_jobs(workdir: Path, config: str = "config/tiny.yaml", target: str = "") -> Counter:
+    """Jobs a dry run of `target` (default: rule all) would execute, counted per rule (empty
+    when nothing is to be done)."""
+    out = snakemake(workdir, *([target] if target else []), "-n", config=config).stdout
     if "Nothing to be done" in out:
         return Counter()
     table = out.split("Job stats:")[1].split("total")[0]

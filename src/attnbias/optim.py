@@ -36,6 +36,15 @@ def _params_with_grad(param_groups) -> list[list[torch.Tensor]]:
     return [[p for p in group["params"] if p.grad is not None] for group in param_groups]
 
 
+def _groups_with_grad(param_groups):
+    """(index, group, its parameters that have a gradient) for each group with any."""
+    for i, (group, params) in enumerate(
+        zip(param_groups, _params_with_grad(param_groups), strict=True)
+    ):
+        if params:
+            yield i, group, params
+
+
 def global_grad_norm(param_groups) -> float:
     """||g||_2 over the gradients of all parameters of all groups together (0 when none)."""
     grads = [p.grad for group in _params_with_grad(param_groups) for p in group]
@@ -95,11 +104,7 @@ class SNGD(torch.optim.Optimizer):
         self.last_step_sizes = [None] * len(self.param_groups)
         if norm == 0.0:
             return loss
-        for i, (group, params) in enumerate(
-            zip(self.param_groups, _params_with_grad(self.param_groups), strict=True)
-        ):
-            if not params:
-                continue
+        for i, group, params in _groups_with_grad(self.param_groups):
             lr, momentum, cap = group["lr"], group["momentum"], group["max_step"]
             # scale = size / lr, written so that lr = 0 (an LR schedule's end) divides nothing
             scale = 1.0 / norm if cap is None or lr <= cap * norm else cap / lr
@@ -201,11 +206,7 @@ class SPS(torch.optim.Optimizer):
         self.last_step_sizes = [None] * len(self.param_groups)
         if norm == 0.0:
             return loss
-        for i, (group, params) in enumerate(
-            zip(self.param_groups, _params_with_grad(self.param_groups), strict=True)
-        ):
-            if not params:
-                continue
+        for i, group, params in _groups_with_grad(self.param_groups):
             polyak = max(value - group["f_star"], 0.0) / (group["c"] * norm**2)
             size = min(group["lr"], polyak)
             self.last_step_sizes[i] = size
