@@ -47,6 +47,14 @@ def test_nothing_left_to_do_after_the_build(real_build):
     assert "Nothing to be done" in out, out
 
 
+def test_settings_that_change_no_result_rerun_nothing(real_build):
+    config = yaml.safe_load((real_build / "config" / "tiny.yaml").read_text())
+    config["real_data"].update(checkpoint_every=123, progress=True)
+    (real_build / "config" / "quiet.yaml").write_text(yaml.safe_dump(config))
+    out = snakemake(real_build, "real", "-n", config="config/quiet.yaml").stdout
+    assert "Nothing to be done" in out, out
+
+
 def test_tables_hold_the_paper_metrics(real_build):
     results = real_build / "results"
     tables = {f: pd.read_parquet(results / f / "metrics.parquet") for f in REAL_FIGURES[:4]}

@@ -49,8 +49,6 @@ rule train_real:
         data_root=REAL["data_root"],
         device=REAL["device"],
         autocast=REAL["autocast"],
-        checkpoint_every=REAL["checkpoint_every"],
-        progress=REAL["progress"],
         checkpoint="results/checkpoints/{figure}/{optimizer}/seed{seed}.pt",
     script:
         "../scripts/train_real.py"

@@ -22,8 +22,10 @@ with open(snakemake.log[0], "a") as progress_file:
         device=p.device,
         autocast=p.autocast,
         checkpoint=p.checkpoint,
-        checkpoint_every=p.checkpoint_every,
-        progress=p.progress,
+        # read from the config, not params: how often to checkpoint and whether to draw a
+        # progress bar change no result, so changing them must not rerun training
+        checkpoint_every=snakemake.config["real_data"]["checkpoint_every"],
+        progress=snakemake.config["real_data"]["progress"],
         progress_file=progress_file,
     )
 logging.info(

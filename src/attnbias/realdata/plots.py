@@ -127,7 +127,7 @@ def draw_training(
                 ax.legend(
                     [h for h in ax.get_legend_handles_labels()[0]],
                     [n.removeprefix(NORM_PREFIX) for n in ax.get_legend_handles_labels()[1]],
-                    fontsize="x-small", ncol=2, title=None,
+                    fontsize="x-small", ncol=2, title=None, loc="best", framealpha=0.6,
                 )  # fmt: skip
     fig.suptitle(stamped(title, fixture), fontsize="large", color="firebrick" if fixture else None)
     text = "\n".join(textwrap.wrap(caption, 62 * cols))
