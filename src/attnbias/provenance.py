@@ -164,6 +164,19 @@ def collect(
     }
 
 
+def of_job(job, *, figure: str, title: str) -> dict:
+    """`collect` for a Snakemake figure job: its params.config, its benchmark inputs and
+    (where it has them) its training runs' files."""
+    return collect(
+        figure=figure,
+        title=title,
+        config=job.params.config,
+        source_dir=job.scriptdir,
+        benchmark_files=job.input.benchmarks,
+        run_files=job.input.get("runs", []),
+    )
+
+
 def save(path, record: dict) -> None:
     """Write the sidecar JSON (atomically, like every result)."""
     io.save_text(path, json.dumps(record, indent=2, sort_keys=True, ensure_ascii=True) + "\n")

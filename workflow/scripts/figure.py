@@ -4,14 +4,7 @@ figure's provenance in both files and in results/{experiment}.provenance.json.""
 from attnbias import figures, io, provenance
 
 title = snakemake.params.title or snakemake.wildcards.experiment
-record = provenance.collect(
-    figure=snakemake.wildcards.experiment,
-    title=title,
-    config=snakemake.params.config,
-    source_dir=snakemake.scriptdir,
-    benchmark_files=snakemake.input.benchmarks,
-    run_files=snakemake.input.runs,
-)
+record = provenance.of_job(snakemake, figure=snakemake.wildcards.experiment, title=title)
 figures.draw(
     snakemake.params.kind,
     io.load_metrics(snakemake.input.metrics),

@@ -9,14 +9,7 @@ from attnbias.realdata import plots
 
 source = json.loads(Path(snakemake.input.source).read_text())
 title = plots.stamped(snakemake.params.title, source["fixture"])
-record = provenance.collect(
-    figure=snakemake.wildcards.figure,
-    title=title,
-    config=snakemake.params.config,
-    source_dir=snakemake.scriptdir,
-    benchmark_files=snakemake.input.benchmarks,
-    run_files=snakemake.input.runs,
-)
+record = provenance.of_job(snakemake, figure=snakemake.wildcards.figure, title=title)
 plots.draw_training(
     io.load_metrics(snakemake.input.metrics),
     title=snakemake.params.title,

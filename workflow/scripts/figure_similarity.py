@@ -10,14 +10,8 @@ from attnbias import provenance
 from attnbias.realdata import plots
 
 source = json.loads(Path(snakemake.input.source).read_text())
-record = provenance.collect(
-    figure="fig10",
-    title=plots.stamped(snakemake.params.title, source["fixture"]),
-    config=snakemake.params.config,
-    source_dir=snakemake.scriptdir,
-    benchmark_files=snakemake.input.benchmarks,
-    run_files=[],
-)
+title = plots.stamped(snakemake.params.title, source["fixture"])
+record = provenance.of_job(snakemake, figure="fig10", title=title)
 plots.draw_similarity(
     {Path(p).stem: pd.read_parquet(p) for p in snakemake.input["values"]},
     title=snakemake.params.title,

@@ -12,14 +12,7 @@ summary = study_summary.summary(runs)
 io.save_csv(snakemake.output.runs, runs)
 io.save_csv(snakemake.output.summary, summary)
 io.save_csv(snakemake.output.assumptions, assumptions)
-record = provenance.collect(
-    figure="global_convergence",
-    title=figures.STUDY_TITLE,
-    config=snakemake.params.config,
-    source_dir=snakemake.scriptdir,
-    benchmark_files=snakemake.input.benchmarks,
-    run_files=snakemake.input.runs,
-)
+record = provenance.of_job(snakemake, figure="global_convergence", title=figures.STUDY_TITLE)
 figures.draw_study(
     runs,
     summary,

@@ -206,14 +206,15 @@ def fit(
         with _autocast(device, schedule.autocast):
             logits = task.logits(model, _inputs(batch))
         loss = F.cross_entropy(logits.float(), batch["labels"])
-        if not torch.isfinite(loss):
+        value = float(loss)  # the step's one wait for the device: checked, logged, shown
+        if not np.isfinite(value):
             raise FloatingPointError(f"the training loss is not finite at step {step}")
         loss.backward()
         if needs_loss:
             optimizer.step(loss=loss.detach())
         else:
             optimizer.step()
-        state["window_sum"] += float(loss)
+        state["window_sum"] += value
         state["window_count"] += 1
         state["step"] = step + 1
         if state["step"] % schedule.log_every == 0 or state["step"] == total:
@@ -232,7 +233,7 @@ def fit(
             )
         seconds = time.perf_counter() - started
         rate = (state["step"] - started_step) * schedule.batch_size / seconds
-        bar.set_postfix(loss=f"{float(loss):.4f}", samples_per_s=f"{rate:.0f}", refresh=False)
+        bar.set_postfix(loss=f"{value:.4f}", samples_per_s=f"{rate:.0f}", refresh=False)
         bar.update(1)
     bar.close()
     if checkpoint and Path(checkpoint).exists():
