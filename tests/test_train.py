@@ -135,12 +135,44 @@ def test_metrics_at_iteration_0_match_direct_computation(loss):
         "alignment_W",
         "gap_W",
         "log_excess_loss",
+        "log_step_W",
+        *(f"first_gap_W_below_{thr:g}" for thr in train.CROSSING_THRESHOLDS),
     }
     for b, ds in enumerate(datasets):
         expected = _direct_metrics(ds, ds["W0"], W_mm[b].numpy(), loss)
         for name, value in expected.items():
             assert table[name].shape == (3, 2)
             assert table[name][b, 0] == pytest.approx(value, rel=1e-12, abs=1e-14), name
+
+
+def test_first_crossings_are_exact_and_step_sizes_logged():
+    """Crossings are checked every step: they equal the first t of a run logged every step,
+    even when the log grid holds only 0 and the end. log_step_W is the gradient multiplier."""
+    params = dict(n=6, T=4, d=40, query_signal=0.0)
+    datasets = [data.generate("example1", seed, params) for seed in (0, 1)]  # W0 = 0
+    problem = attention.Problem.from_arrays(datasets)
+    W_mm = w_mm_of(datasets)
+
+    def run(spec, log_iterations):
+        return train.train(problem, spec, iterations=300, log_iterations=log_iterations, W_mm=W_mm)[
+            0
+        ]
+
+    dense = run(OptimizerSpec("ngd", lr=0.5), np.arange(301))
+    sparse = run(OptimizerSpec("ngd", lr=0.5), np.array([0, 300]))
+    for thr in train.CROSSING_THRESHOLDS:
+        name = f"first_gap_W_below_{thr:g}"
+        for b in range(2):
+            below = np.flatnonzero(dense["gap_W"][b] < thr)
+            assert len(below), "the run must cross, or the check is vacuous"
+            assert sparse[name][b, 0] == below[0] == dense[name][b, 0]
+    # NGD's step lr/||g|| grows as the gradient vanishes, until the cap binds
+    capped = run(OptimizerSpec("ngd", lr=0.1, cap=50.0), np.arange(301))["log_step_W"]
+    assert np.isnan(capped[:, -1]).all()  # no step after the last iteration
+    steps = capped[:, :-1]
+    assert np.all(steps <= math.log(50.0) + 1e-12)
+    assert np.all(steps[:, 0] < math.log(50.0) - 1)
+    assert np.isclose(steps[:, -1], math.log(50.0)).all()
 
 
 @pytest.mark.parametrize("loss", ["exponential", "logistic"])

@@ -80,11 +80,17 @@ def load_data(path) -> dict[str, np.ndarray]:
 def metrics_table(
     experiment: str, optimizer: str, seed: int, iterations: np.ndarray, metrics: dict
 ) -> pa.Table:
-    """Long-format table of one run; rows with undefined values (NaN) are left out."""
+    """Long-format table of one run; rows with undefined values (NaN) are left out.
+
+    A metric with a single value (a run summary such as a first crossing) is written at the
+    last iteration.
+    """
     names = sorted(metrics)
-    values = np.concatenate([np.asarray(metrics[m], dtype=np.float64) for m in names])
-    its = np.tile(np.asarray(iterations, dtype=np.int64), len(names))
-    metric = np.repeat(np.array(names, dtype=object), len(iterations))
+    iterations = np.asarray(iterations, dtype=np.int64)
+    columns = [np.asarray(metrics[m], dtype=np.float64).reshape(-1) for m in names]
+    values = np.concatenate(columns)
+    its = np.concatenate([iterations if len(c) > 1 else iterations[-1:] for c in columns])
+    metric = np.repeat(np.array(names, dtype=object), [len(c) for c in columns])
     keep = ~np.isnan(values)
     count = int(keep.sum())
     return pa.table(

@@ -105,8 +105,11 @@ class Optimizer:
         params: dict[str, torch.Tensor],
         grads: dict[str, ScaledGradient],
         log_excess: torch.Tensor | None = None,
-    ) -> None:
-        """One step. `log_excess` is log(L - f*), needed by the Polyak rule only."""
+    ) -> dict[str, torch.Tensor]:
+        """One step. `log_excess` is log(L - f*), needed by the Polyak rule only.
+
+        Returns the log step size of each block (the multiplier of its gradient), per run.
+        """
         lengths = self._log_step_lengths(grads, log_excess)
         for name, g in grads.items():
             # A zero gradient (e.g. in W at u = 0) has log_scale -inf and an infinite step
@@ -119,3 +122,4 @@ class Optimizer:
                 update = update if buf is None else self.spec.momentum * buf + update
                 self.buffers[name] = update
             params[name].sub_(update)
+        return lengths

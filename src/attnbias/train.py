@@ -67,6 +67,14 @@ def log_excess_loss(fwd: Forward, loss, f_star, log_loss: torch.Tensor):
     return torch.log(excess.abs()), torch.sign(excess)
 
 
+# 1 - cos(W_t, W_mm) thresholds whose first crossing each run records exactly (every step,
+# not on the log grid); the claims table compares optimizers by them.
+CROSSING_THRESHOLDS = (1e-2, 1e-3)
+# Up to this many samples, the optimal token's softmax is also logged per sample (fig8's
+# two-sample instance shows one sample's softmax falling first while the other's rises).
+PER_SAMPLE_LIMIT = 4
+
+
 def metrics(problem: Problem, fwd: Forward, loss, A, u, W_mm, u_mm, train_u) -> dict:
     """The logged metrics of each run, as (B,) tensors."""
     log_loss = attention.log_mean(loss.log_value(fwd.margin))
@@ -79,6 +87,10 @@ def metrics(problem: Problem, fwd: Forward, loss, A, u, W_mm, u_mm, train_u) -> 
         "opt_softmax": fwd.attn.gather(-1, problem.opt.unsqueeze(-1)).squeeze(-1).mean(-1),
         "log1m_opt_softmax": attention.log_mean(attention.log1m_opt_attention(fwd, problem.opt)),
     }
+    if problem.n <= PER_SAMPLE_LIMIT:
+        opt_softmax = fwd.attn.gather(-1, problem.opt.unsqueeze(-1)).squeeze(-1)
+        for i in range(problem.n):
+            out[f"opt_softmax_{i}"] = opt_softmax[:, i]
     out["alignment_W"], out["gap_W"] = _cosine_and_gap(W, W_mm)
     if train_u:
         out["alignment_u"], out["gap_u"] = _cosine_and_gap(u, u_mm)
@@ -116,11 +128,13 @@ def train(
     optimizer = Optimizer(spec)
     to_log = set(int(t) for t in log_iterations)
     logged: list[dict[str, torch.Tensor]] = []
+    crossings = Crossings(CROSSING_THRESHOLDS, W_mm)
     scores = attention.token_scores(problem, params["u"])
     for t in range(iterations + 1):
         if train_u and t > 0:
             scores = attention.token_scores(problem, params["u"], check_order=False)
         fwd = attention.forward(problem, params["W"], scores)
+        crossings.update(t, problem.W(params["W"]))
         if t in to_log:
             logged.append(
                 metrics(problem, fwd, loss_fn, params["W"], params["u"], W_mm, u_mm, train_u)
@@ -139,11 +153,51 @@ def train(
             log_loss = attention.log_mean(loss_fn.log_value(fwd.margin))
             log_abs, sign = log_excess_loss(fwd, loss_fn, spec.f_star, log_loss)
             log_excess = torch.where(sign > 0, log_abs, -torch.inf)  # no excess: no step
-        optimizer.step(params, grads, log_excess)
+        log_steps = optimizer.step(params, grads, log_excess)
+        if t in to_log:
+            # the step size applied at t (multiplier of the gradient): shows where a cap binds
+            step = log_steps["W"]
+            logged[-1]["log_step_W"] = torch.where(torch.isfinite(step), step, torch.nan)
+    # no step is taken at the last iteration
+    logged[-1]["log_step_W"] = torch.full_like(logged[-1]["log_loss"], torch.nan)
     table = {
         name: torch.stack([m[name] for m in logged], dim=1).cpu().numpy() for name in logged[0]
     }
+    table.update(crossings.table())
     return table, {"W": problem.W(params["W"]), "u": params["u"]}
+
+
+class Crossings:
+    """The first iteration at which 1 - cos(W_t, W_mm) falls below each threshold, per run.
+
+    Checked at every iteration (until every run has crossed every threshold), so it is
+    exact rather than read off the log grid. Reported as metrics `first_gap_W_below_{thr:g}`
+    whose value is the iteration (NaN: not reached within the run).
+    """
+
+    def __init__(self, thresholds, W_mm: torch.Tensor):
+        self.thresholds = tuple(thresholds)
+        self.W_mm = W_mm
+        self.first: dict[float, torch.Tensor] = {}  # threshold -> (B,), set on the first update
+
+    def update(self, t: int, W: torch.Tensor) -> None:
+        if not self.first:
+            nan = torch.full((W.shape[0],), math.nan, dtype=torch.float64)
+            self.first = {thr: nan.clone() for thr in self.thresholds}
+        pending = [thr for thr in self.thresholds if bool(self.first[thr].isnan().any())]
+        if not pending:
+            return
+        gap = _cosine_and_gap(W, self.W_mm)[1].cpu()
+        for thr in pending:
+            new = self.first[thr].isnan() & (gap < thr)
+            self.first[thr][new] = float(t)
+
+    def table(self) -> dict[str, np.ndarray]:
+        """(B, 1) arrays, to be written at the last logged iteration."""
+        return {
+            f"first_gap_W_below_{thr:g}": self.first[thr].numpy()[:, None]
+            for thr in self.thresholds
+        }
 
 
 __all__ = ["train", "log_grid", "resolve_device", "device_info", "metrics"]
