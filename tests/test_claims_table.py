@@ -1,46 +1,102 @@
-"""The claims table's arithmetic, on hand-made aggregate tables with known answers."""
+"""The claims table's arithmetic, on hand-made aggregate tables with known answers.
+
+Every kind of row has a negative control: a run that must fail it (GD's curves under NGD's
+name, a softmax that dips, data that break Ass. 2, a gap that decays only like 1/log t
+against a polynomial rate, ...). No threshold may be loose enough to pass one.
+"""
 
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from attnbias import claims
+from attnbias import claims, data, hypotheses
 
 T = 10_000
-ITERATIONS = np.unique(np.rint(np.geomspace(1, T, 60)).astype(int))
+ITERATIONS = np.unique(np.concatenate([[0], np.rint(np.geomspace(1, T, 80)).astype(int)]))
+GOOD = hypotheses.summarize(
+    [hypotheses.report(data.generate("example1", s, dict(n=8, T=4, d=100, query_signal=0.0)))
+     for s in (0, 1)]
+)  # fmt: skip
+JOINT_GOOD = hypotheses.summarize(
+    [hypotheses.report(data.generate("dm", s, dict(n=4, T=3, d=60))) for s in (0, 1)]
+)
 
 
 def long_table(curves: dict) -> pd.DataFrame:
-    """{(optimizer, metric): f(t, seed)} -> long-format aggregate table, two seeds."""
+    """{(optimizer, metric): f(t, seed)} -> long-format aggregate table, two seeds. A
+    metric named first_gap_W_below_* is a run summary: f(None, seed) at the last t."""
     rows = []
     for (optimizer, metric), f in curves.items():
         for seed in (0, 1):
+            if metric.startswith("first_gap_W_below_"):
+                value = f(None, seed)
+                if value is not None:
+                    rows.append(("x", optimizer, seed, T, metric, float(value)))
+                continue
             for t in ITERATIONS:
+                if t == 0 and metric in ("gap_W", "W_norm"):
+                    continue  # as in real tables: W = 0 has no direction
                 rows.append(("x", optimizer, seed, t, metric, f(float(t), seed)))
     return pd.DataFrame(
         rows, columns=["experiment", "optimizer", "seed", "iteration", "metric", "value"]
     )
 
 
-def fixed_decoder(ngd_gap_exponent: float) -> pd.DataFrame:
-    return long_table(
-        {
-            ("gd", "gap_W"): lambda t, s: 0.5,
-            ("gd", "W_norm"): lambda t, s: 2.0 * math.log(t) + 1,
-            ("ngd", "gap_W"): lambda t, s: (1 + s) * t**ngd_gap_exponent,
-            ("ngd", "W_norm"): lambda t, s: 0.1 * t,
-            ("ngd", "log1m_opt_softmax"): lambda t, s: -0.1 * t / 2.0,
-        }
-    )
+def ngd_like(exponent=-2.0, lr=0.1, W_mm_norm=2.0):
+    """NGD's curves: gap ~ t^exponent, ||W|| = lr t, log(1 - s) = -lr t / ||W_mm||."""
+    return {
+        "gap_W": lambda t, s: (1 + s) * t**exponent,
+        "W_norm": lambda t, s: lr * t,
+        "log1m_opt_softmax": lambda t, s: -lr * t / W_mm_norm,
+        "min_opt_softmax": lambda t, s: 1 - math.exp(-lr * t / W_mm_norm),
+    }
 
 
-def by_quantity(rows, start):
-    (row,) = [r for r in rows if r.quantity.startswith(start)]
-    return row
+def gd_like():
+    return {
+        "gap_W": lambda t, s: 0.3 / math.log(max(t, 2.0)),
+        "W_norm": lambda t, s: 2.0 * math.log(max(t, 1.0)) + 1,
+        "log1m_opt_softmax": lambda t, s: -math.log(max(t, 1.0)),
+        "min_opt_softmax": lambda t, s: 1 - 1 / (1 + t),
+    }
+
+
+def crossings(curves, optimizer):
+    """The exact first-crossing summaries that the training loop writes, from gap_W."""
+    out = {}
+    for thr in claims.CROSSING_THRESHOLDS:
+
+        def first(_, s, thr=thr):
+            below = [t for t in ITERATIONS if t > 0 and curves["gap_W"](float(t), s) < thr]
+            return below[0] if below else None
+
+        out[(optimizer, f"first_gap_W_below_{thr:g}")] = first
+    return out
+
+
+def fixed_table(**optimizers) -> pd.DataFrame:
+    curves = {}
+    for name, c in optimizers.items():
+        curves.update({(name, m): f for m, f in c.items()})
+        curves.update(crossings(c, name))
+    return long_table(curves)
+
+
+def rows_of(table, optimizers, summary=GOOD, kind="fixed_decoder", **extra):
+    experiment = {"figure": kind, "optimizers": optimizers, "seeds": 2}
+    out = claims.claims({"x": experiment}, {"x": table}, {"x": [2.0, 2.0]}, {"x": 3},
+                        {"x": summary}, extra.get("u_margins"))  # fmt: skip
+    return list(out.itertuples())
+
+
+def row(rows, key):
+    (match,) = [r for r in rows if r.key == f"x {key}"]
+    return match
 
 
 def test_first_passage_and_fit():
@@ -50,40 +106,194 @@ def test_first_passage_and_fit():
     assert slope == pytest.approx(3) and r2 == pytest.approx(1)
 
 
-def test_fixed_decoder_claims_hold_where_they_should():
-    rows = claims.fixed_decoder_claims(
-        "x", fixed_decoder(-2.0), {"gd": {}, "ngd": {"lr": 0.1}}, [2.0, 2.0]
-    )
-    assert all(r.holds for r in rows), [r.quantity for r in rows if not r.holds]
-    passage = by_quantity(rows, "ngd: first iteration with 1 - cos(W_t, W_mm) < 0.01")
-    # seed 0: t^-2 < 1e-2 from t = 11; seed 1: 2 t^-2 < 1e-2 from t = 15 (on the logged grid)
-    assert passage.low == ITERATIONS[ITERATIONS > 10][0]
-    assert passage.high == ITERATIONS[ITERATIONS > math.sqrt(200)][0]
-    rate = by_quantity(rows, "ngd: slope of log(1 - cos")
-    assert rate.mean == pytest.approx(-2.0) and rate.r2 == pytest.approx(1.0)
-    softmax = by_quantity(rows, "ngd: slope of log(1 - mean opt softmax)")
-    assert softmax.mean == pytest.approx(-0.05)  # -lr / ||W_mm|| = -0.1 / 2
+OPTS = {"gd": {}, "ngd": {"lr": 0.1}}
 
 
-def test_a_claim_that_fails_says_so():
-    rows = claims.fixed_decoder_claims(
-        "x", fixed_decoder(-0.5), {"gd": {}, "ngd": {"lr": 0.1}}, [2.0, 2.0]
+def test_fixed_decoder_rows_hold_where_they_should():
+    rows = rows_of(fixed_table(gd=gd_like(), ngd=ngd_like(-0.9)), OPTS)
+    assert all(r.holds and r.in_hypotheses for r in rows), [r.key for r in rows if not r.holds]
+    assert all(r.verdict == "holds" for r in rows)
+    passage = row(rows, "faster than gd ngd 0.01")
+    # exact crossings: seed 0 t^-0.9 < 1e-2 from t > 10^(2/0.9)
+    assert passage.low == ITERATIONS[ITERATIONS > 10 ** (2 / 0.9)][0]
+    rate = row(rows, "ngd rate bound")
+    assert rate.mean == pytest.approx(-0.9) and rate.r2 == pytest.approx(1.0)
+    close = row(rows, "ngd rate closeness")
+    assert close.predicted == -0.75 and close.ratio == pytest.approx(0.9 / 0.75)
+    softmax = row(rows, "ngd softmax rate")
+    assert softmax.mean == pytest.approx(-0.05) and softmax.ratio == pytest.approx(1.0)
+
+
+def test_gd_curves_under_ngd_name_fail_every_ngd_row():
+    rows = rows_of(fixed_table(gd=gd_like(), ngd=gd_like()), OPTS)
+    for key in ("ngd rate bound", "ngd rate closeness", "ngd norm slope", "ngd softmax rate",
+                "faster than gd ngd 0.01", "faster than gd ngd 0.001"):  # fmt: skip
+        assert not row(rows, key).holds, key
+    table = claims.claims(
+        {"x": {"figure": "fixed_decoder", "optimizers": OPTS, "seeds": 2}},
+        {"x": fixed_table(gd=gd_like(), ngd=gd_like())},
+        {"x": [2.0, 2.0]},
+        {"x": 3},
+        {"x": GOOD},
     )
-    rate = by_quantity(rows, "ngd: slope of log(1 - cos")
-    assert rate.mean == pytest.approx(-0.5) and not rate.holds
-    # t^-0.5 < 1e-3 only after t = 1e6: never within the run, so NGD is not first
-    assert not by_quantity(rows, "ngd: first iteration with 1 - cos(W_t, W_mm) < 0.001").holds
-    table = pd.DataFrame([r.__dict__ for r in rows])
     assert "**does not hold**" in claims.to_markdown(table)
 
 
-def test_two_token_rates():
+def test_a_rate_much_faster_than_thm1_holds_the_bound_but_is_not_close():
+    rows = rows_of(fixed_table(gd=gd_like(), ngd=ngd_like(-2.0)), OPTS)
+    assert row(rows, "ngd rate bound").holds
+    assert not row(rows, "ngd rate closeness").holds
+    assert row(rows, "ngd rate closeness").ratio == pytest.approx(2.0 / 0.75)
+
+
+def test_a_softmax_that_dips_fails_lemma_3():
+    dipping = ngd_like(-0.9) | {"min_opt_softmax": lambda t, s: 0.9 - 0.1 * (t > 100) + 1e-5 * t}
+    rows = rows_of(fixed_table(gd=gd_like(), ngd=dipping), OPTS)
+    assert not row(rows, "ngd softmax monotone").holds
+    assert row(rows, "ngd softmax monotone").high == pytest.approx(0.1 / 0.901, rel=1e-2)
+
+
+def test_softmax_rate_off_by_half_fails_lemma_1():
+    rows = rows_of(fixed_table(gd=gd_like(), ngd=ngd_like(-0.9, W_mm_norm=3.0)), OPTS)
+    assert row(rows, "ngd softmax rate").ratio == pytest.approx(2 / 3)
+    assert not row(rows, "ngd softmax rate").holds
+
+
+def test_linear_gd_norm_fails_the_log_growth_row():
+    linear_gd = gd_like() | {"W_norm": lambda t, s: 0.1 * t}
+    assert not row(rows_of(fixed_table(gd=linear_gd, ngd=ngd_like(-0.9)), OPTS),
+                   "gd norm log growth").holds  # fmt: skip
+
+
+def test_ps_slower_than_ngd_fails_ps_fastest():
+    opts = {"gd": {}, "ngd": {"lr": 0.1}, "ps": {}}
+    fast_ps = fixed_table(gd=gd_like(), ngd=ngd_like(-0.9), ps=ngd_like(-2.0))
+    slow_ps = fixed_table(gd=gd_like(), ngd=ngd_like(-2.0), ps=ngd_like(-0.9))
+    assert row(rows_of(fast_ps, opts), "ps fastest").holds
+    assert not row(rows_of(slow_ps, opts), "ps fastest").holds
+    assert row(rows_of(fast_ps, opts), "ps rate bound").result == "Thm. 7"
+
+
+def test_capped_optimizers_get_no_rate_rows():
+    rows = rows_of(fixed_table(gd=gd_like(), ngd=ngd_like(-0.9)), {"gd": {}, "ngd": {"cap": 1e3}})
+    keys = {r.key for r in rows}
+    assert "x ngd rate bound" not in keys and "x ngd softmax rate" not in keys
+    assert "x faster than gd ngd 0.01" in keys
+
+
+def test_data_outside_the_hypotheses_never_read_plain_holds():
+    broken = hypotheses.summarize(
+        [hypotheses.report(data.generate("example1", 0, dict(n=8, T=4, d=100, query_signal=0.5)))]
+    )
+    assert not broken["ass2_holds"]
+    rows = rows_of(fixed_table(gd=gd_like(), ngd=ngd_like(-0.9)), OPTS, summary=broken)
+    assert all(r.holds for r in rows) and not any(r.in_hypotheses for r in rows)
+    for r in rows:
+        assert r.verdict.startswith("holds (outside hypotheses:"), r.verdict
+        assert "Ass. 2 broken" in r.verdict
+    table = pd.DataFrame([r._asdict() for r in rows])
+    assert "0 hold and 0 do not hold on data within their hypotheses" in claims.summary_line(table)
+
+
+def test_two_token_rates_and_a_1_over_log_t_control():
     table = long_table(
         {
             ("gd", "gap_W"): lambda t, s: 0.3 / math.log(max(t, 2.0)) ** 2,
             ("ngd", "gap_W"): lambda t, s: 5.0 / t**2,
         }
     )
-    gd, ngd = claims.two_token_claims("x", table, {"gd": {}, "ngd": {}})
-    assert gd.mean == pytest.approx(-2.0) and gd.holds
-    assert ngd.mean == pytest.approx(-2.0) and ngd.holds
+    rows = rows_of(table, OPTS, kind="two_token")
+    assert row(rows, "two token gd rate").holds and row(rows, "two token ngd rate").holds
+    assert row(rows, "two token ngd rate").mean == pytest.approx(-2.0)
+    slow = long_table(
+        {
+            ("gd", "gap_W"): lambda t, s: 0.3 / math.log(max(t, 2.0)),
+            ("ngd", "gap_W"): lambda t, s: 0.3 / math.log(max(t, 2.0)),
+        }
+    )
+    rows = rows_of(slow, OPTS, kind="two_token")
+    assert not row(rows, "two token gd rate").holds  # 1/log t is not 1/log^2 t
+    assert not row(rows, "two token ngd rate").holds  # and far from t^-2
+
+
+def joint_curves(good=True):
+    """NGD-like joint curves; good=False breaks each Lem. 11 / Thm. 2-4 property."""
+    if good:
+        return {
+            "gap_u": lambda t, s: 1e-5,
+            "gap_W": lambda t, s: 1.0 / t,
+            "log_loss": lambda t, s: -0.1 * t - 0.01,
+            "log_loss_ratio": lambda t, s: 0.5 - 0.1 / (1 + t),
+            "min_score_gap": lambda t, s: 1.0 - 1.0 / (1 + t),
+            "min_opt_softmax": lambda t, s: 1 - 0.5 / (1 + t),
+        }
+    return {
+        "gap_u": lambda t, s: 1e-2,
+        "gap_W": lambda t, s: 0.05,  # stalls
+        "log_loss": lambda t, s: -1 - 1e-6 * t,  # barely moves
+        "log_loss_ratio": lambda t, s: 1e-3 * t,  # grows without bound
+        "min_score_gap": lambda t, s: 1.0 - 0.5 * (t > 100),  # dips
+        "min_opt_softmax": lambda t, s: 0.9 - 0.1 * (t > 100),  # dips
+    }
+
+
+@pytest.mark.parametrize("good", [True, False])
+def test_joint_rows_and_their_controls(good):
+    table = long_table({("ngd", m): f for m, f in joint_curves(good).items()})
+    margins = {"ngd": [1.0, 0.98] if good else [0.1, 0.2]}
+    rows = rows_of(table, {"ngd": {}}, summary=JOINT_GOOD, kind="joint",
+                   u_margins={"x": margins})  # fmt: skip
+    keys = ("u direction", "u margin", "loss to zero", "loss rate", "W rate bound",
+            "loss ratio", "score gap", "softmax monotone")  # fmt: skip
+    for key in keys:
+        r = row(rows, f"ngd {key}")
+        assert r.holds == good, (key, r.mean, r.reference)
+        assert r.in_hypotheses
+        assert "Cond. 1 holds" in r.hypotheses
+
+
+def test_joint_rows_on_fixed_decoder_data_are_outside_condition_1():
+    table = long_table({("ngd", m): f for m, f in joint_curves().items()})
+    rows = rows_of(table, {"ngd": {}}, summary=GOOD, kind="joint")
+    assert all(not r.in_hypotheses for r in rows)
+    assert all("Cond. 1 broken" in r.verdict for r in rows)
+
+
+def test_bad_init_row_and_control():
+    good = long_table(
+        {
+            ("gd", "opt_softmax"): lambda t, s: 0.2 + 0.8 * (1 - 1 / (1 + t)),
+            ("gd", "gap_W"): lambda t, s: 1.0 / (1 + t),
+        }
+    )
+    assert row(rows_of(good, {"gd": {}}, kind="bad_init"), "gd global").holds
+    starts_high = long_table(
+        {
+            ("gd", "opt_softmax"): lambda t, s: 0.5 + 0.5 * (1 - 1 / (1 + t)),
+            ("gd", "gap_W"): lambda t, s: 1.0 / (1 + t),
+        }
+    )
+    assert not row(rows_of(starts_high, {"gd": {}}, kind="bad_init"), "gd global").holds
+
+
+def test_markdown_groups_by_result_and_latex_macros_are_unique():
+    table = claims.claims(
+        {"x": {"figure": "fixed_decoder", "optimizers": OPTS, "seeds": 2}},
+        {"x": fixed_table(gd=gd_like(), ngd=ngd_like(-0.9))},
+        {"x": [2.0, 2.0]},
+        {"x": 3},
+        {"x": GOOD},
+    )
+    md = claims.to_markdown(table)
+    headings = re.findall(r"^## (.*)$", md, re.M)
+    assert len(headings) == len(set(headings)) and {"Thm. 1", "Lem. 3"} <= set(headings)
+    assert claims.summary_line(table) in md
+    assert "not reached by t = 10000" in md  # GD never crosses 1e-2 here
+    html = claims.to_html(table)
+    assert claims.summary_line(table) in html and html.count("<table>") == md.count("## ")
+    tex = claims.to_latex(table)
+    names = re.findall(r"\\newcommand\{\\([^}]*)\}", tex)
+    assert len(names) == len(set(names)) > 4 * len(table) - 1
+    assert all(re.fullmatch(r"claim[A-Za-z]+", n) for n in names)
+    mean = table.loc[table["key"] == "x ngd rate bound", "mean"].item()
+    assert f"\\newcommand{{\\claimXNgdRateBoundMean}}{{{mean:.4g}}}" in tex

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from attnbias import data
+from attnbias import data, hypotheses
 
 CASES = {
     "example1": dict(n=7, T=5, d=16),
@@ -55,9 +55,13 @@ def test_example1_assumption_2(seed, T):
     rows = np.arange(n)
     assert np.all(ds["opt"] >= 1)  # the optimal token is never the query
     np.testing.assert_array_equal(gamma[rows, ds["opt"]], 1.0)  # opt score = opt_signal
-    np.testing.assert_array_equal(gamma[:, 0], 0.5)  # query score = query_signal
-    others = (np.arange(T)[None, :] != ds["opt"][:, None]) & (np.arange(T)[None, :] != 0)
-    np.testing.assert_array_equal(gamma[others], 0.0)  # all other tokens share score 0
+    others = np.arange(T)[None, :] != ds["opt"][:, None]
+    np.testing.assert_array_equal(gamma[others], 0.0)  # every non-opt token scores 0 (Ass. 2)
+    assert hypotheses.report(ds)["ass2_holds"]
+    with_query = data.generate("example1", seed, dict(n=12, T=T, d=30, query_signal=0.5))
+    np.testing.assert_array_equal(_scores(with_query)[:, 0], 0.5)  # query score = query_signal
+    # with one non-opt token (T = 2) its scores cannot differ: Ass. 2 still holds
+    assert hypotheses.report(with_query)["ass2_holds"] == (T == 2)
     # the optimal token is the unique best one of every sequence
     assert np.all(np.argmax(gamma, axis=1) == ds["opt"])
     # tokens are N(0, I/d) plus signal: squared norms near 1 (d = 30: loose band)
@@ -84,7 +88,7 @@ def test_example1_without_orthogonal_noise():
 
 
 def test_assumption_report_on_example1():
-    ds = data.generate("example1", 0, dict(n=10, T=4, d=50))
+    ds = data.generate("example1", 0, dict(n=10, T=4, d=50, query_signal=0.5))
     report = data.assumption_report(ds)
     tokens = ds["X"].reshape(-1, 50)
     gram = tokens @ tokens.T

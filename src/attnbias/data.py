@@ -39,7 +39,7 @@ def example1(
     T: int,
     d: int,
     opt_signal: float = 1.0,
-    query_signal: float = 0.5,
+    query_signal: float = 0.0,
     noise_orthogonal_to_u: bool = True,
 ) -> dict[str, np.ndarray]:
     """Example 1 (Sec. 3): fixed decoder u = e_1, nearly orthogonal Gaussian tokens.
@@ -47,7 +47,8 @@ def example1(
     Every token starts as N(0, I/d). A signal token at a random position >= 2 (index >= 1)
     adds `opt_signal * y * u`; the query x_1 adds `query_signal * y * u`. With
     `noise_orthogonal_to_u` the noise has no component along u, so the signal token is the
-    optimal one and all non-optimal tokens but the query share the score 0 (Assumption 2).
+    optimal one and, with query_signal 0 (the default), all non-optimal tokens share the
+    score 0 (Assumption 2); a query signal gives the query its own score and breaks it.
     Otherwise opt is the best-scoring token, which noise can make another one.
     """
     _check_sizes(n, T, d)

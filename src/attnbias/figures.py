@@ -61,6 +61,7 @@ W_NORM = Panel("W_norm", r"$\|W_t\|_F$", references=(Reference("ngd", "t", r"$\p
 PANELS = {
     "fixed_decoder": [
         Panel("loss", r"train loss $L(W_t)$", "log", "linear"),
+        Panel("log_excess_loss", r"$\log_{10}(L(W_t) - L_\star)$", "log", "linear", "log10"),
         W_NORM,
         LOG10_1M_SOFTMAX,
         Panel(
@@ -68,16 +69,18 @@ PANELS = {
             r"$1 - \cos(W_t, W_{mm})$",
             references=(Reference("ngd", "t^-3/4", r"$t^{-3/4}$ (Thm. 1 rate)"),),
         ),
+        Panel("log_step_W", r"step size $\log_{10}\eta_t$", "log", "linear", "log10"),
     ],
     "joint": [
-        Panel("log_loss", r"$\log_{10} L(W_t, u_t)$", "linear", "linear", "log10"),
+        # symlog: the curves end between -2 (GD) and -10^3 (PS); a linear axis flattens GD
+        Panel("log_loss", r"$\log_{10} L(W_t, u_t)$", "log", "symlog", "log10"),
         Panel("W_norm", r"$\|W_t\|_F$"),
         Panel("u_norm", r"$\|u_t\|$"),
         LOG10_1M_SOFTMAX,
         Panel(
             "gap_W",
             r"$1 - \cos(W_t, W_{mm})$",
-            references=(Reference("joint-ngd", "1/log t", r"$1/\log t$ (Thm. 3 rate)"),),
+            references=(Reference("ngd", "1/log t", r"$1/\log t$ (Thm. 3 rate)"),),
         ),
         Panel("gap_u", r"$1 - \cos(u_t, u_{mm})$"),
     ],
@@ -107,7 +110,7 @@ PANELS = {
     ],
 }
 
-LAYOUT = {"fixed_decoder": (2, 2), "joint": (2, 3), "bad_init": (1, 4), "two_token": (1, 2)}
+LAYOUT = {"fixed_decoder": (2, 3), "joint": (2, 3), "bad_init": (1, 4), "two_token": (1, 2)}
 
 
 def _panel_data(table: pd.DataFrame, panel: Panel) -> pd.DataFrame:
@@ -121,11 +124,15 @@ def _panel_data(table: pd.DataFrame, panel: Panel) -> pd.DataFrame:
     return data
 
 
+# solid, dashed, dash-dot, dotted (and more), as seaborn dash specs
+LINE_STYLES = ("", (5, 2), (6, 2, 1, 2), (1.5, 1.5), (8, 3, 2, 3, 2, 3), (3, 3))
 REFERENCE_OFFSET = 3.0
 REFERENCE_STYLES = ("--", ":")
 
 
-def _draw_reference(ax, data: pd.DataFrame, ref: Reference, t_max: int, style: str) -> None:
+def _draw_reference(
+    ax, data: pd.DataFrame, ref: Reference, t_max: int, style: str, on: str
+) -> None:
     curve = data[data["optimizer"] == ref.optimizer].groupby("iteration")["value"]
     curve = np.exp(curve.apply(lambda v: np.log(v).mean()))  # geometric mean over seeds
     curve = curve[curve.index > 1]
@@ -136,10 +143,10 @@ def _draw_reference(ax, data: pd.DataFrame, ref: Reference, t_max: int, style: s
     t = np.geomspace(t0, t_max, 50)
     # offset from the curve it is anchored on, so that both stay visible
     y = REFERENCE_OFFSET * curve[t0] * shape(t) / shape(t0)
-    ax.plot(t, y, ls=style, color="black", lw=1.3, label=ref.label)
+    ax.plot(t, y, ls=style, color="black", lw=1.3, label=f"{ref.label}, on {on}")
 
 
-def _caption(table: pd.DataFrame, legend: dict) -> str:
+def _caption(table: pd.DataFrame, legend: dict, note: str = "") -> str:
     seeds = sorted(set(table.groupby("optimizer")["seed"].nunique()))
     if seeds == [1]:
         lines = "Lines: a single run."
@@ -151,10 +158,11 @@ def _caption(table: pd.DataFrame, legend: dict) -> str:
         )
     settings = "; ".join(f"{label}: {caption}" for label, caption in legend.values())
     return (
-        f"{lines} Black dashed/dotted: rates stated in the paper, anchored on the named "
-        f"optimizer's curve and drawn {REFERENCE_OFFSET:g}x above it (slopes, not fits). "
-        f"{settings}."
-    )
+        f"{lines} Black dashed/dotted lines, where drawn: rates stated in the paper, anchored "
+        f"on the curve of the optimizer their legend names and drawn {REFERENCE_OFFSET:g}x "
+        "above it (slopes, not fits). "
+        f"{settings}. {note}"
+    ).strip()
 
 
 def draw(
@@ -165,10 +173,12 @@ def draw(
     legend: dict,
     outputs,
     provenance: dict | None = None,
+    note: str = "",
 ) -> None:
     """Draw figure `kind` and save it to each path in `outputs` (PDF, PNG, ...).
 
-    `provenance` (attnbias.provenance.collect) goes into each file's metadata.
+    `provenance` (attnbias.provenance.collect) goes into each file's metadata; `note` (the
+    hypotheses measured on the data) ends the caption.
     """
     if kind not in PANELS:
         raise ValueError(f"unknown figure kind {kind!r}; choose one of {sorted(PANELS)}")
@@ -193,13 +203,19 @@ def draw(
             hue="optimizer_label",
             hue_order=list(labels.values()),
             palette=palette,
+            # a line style per optimizer too: curves that coincide stay distinguishable
+            style="optimizer_label",
+            style_order=list(labels.values()),
+            dashes=dict(zip(labels.values(), LINE_STYLES, strict=False)),
             estimator="mean",
             errorbar=("pi", 100),
             ax=ax,
             legend=i == 0,
         )
         for ref, style in zip(panel.references, REFERENCE_STYLES, strict=False):
-            _draw_reference(ax, data, ref, t_max, style)
+            _draw_reference(ax, data, ref, t_max, style, labels.get(ref.optimizer, ref.optimizer))
+        # every panel on a log axis starts at t = 1 (t = 0 cannot be drawn there)
+        ax.set_xlim((1, t_max) if panel.xscale == "log" else (0, t_max))
         ax.set_xlabel("iteration $t$")
         ax.set_ylabel(panel.ylabel)
         ax.set_title(f"({chr(97 + i)})", loc="left", fontsize="medium")
@@ -213,7 +229,7 @@ def draw(
     fig.text(
         0.01,
         0.005,
-        "\n".join(textwrap.wrap(_caption(table, legend), 60 * cols)),
+        "\n".join(textwrap.wrap(_caption(table, legend, note), 60 * cols)),
         fontsize="small",
         va="bottom",
         ha="left",

@@ -87,13 +87,21 @@ def metrics(problem: Problem, fwd: Forward, loss, A, u, W_mm, u_mm, train_u) -> 
         "opt_softmax": fwd.attn.gather(-1, problem.opt.unsqueeze(-1)).squeeze(-1).mean(-1),
         "log1m_opt_softmax": attention.log_mean(attention.log1m_opt_attention(fwd, problem.opt)),
     }
+    opt_softmax = fwd.attn.gather(-1, problem.opt.unsqueeze(-1)).squeeze(-1)
+    out["min_opt_softmax"] = opt_softmax.min(-1).values  # Lem. 3 and Lem. 11: non-decreasing
     if problem.n <= PER_SAMPLE_LIMIT:
-        opt_softmax = fwd.attn.gather(-1, problem.opt.unsqueeze(-1)).squeeze(-1)
         for i in range(problem.n):
             out[f"opt_softmax_{i}"] = opt_softmax[:, i]
     out["alignment_W"], out["gap_W"] = _cosine_and_gap(W, W_mm)
     if train_u:
         out["alignment_u"], out["gap_u"] = _cosine_and_gap(u, u_mm)
+        # Lem. 11: the loss ratio across samples stays bounded, the opt score gap grows
+        log_losses = loss.log_value(fwd.margin)
+        out["log_loss_ratio"] = log_losses.max(-1).values - log_losses.min(-1).values
+        non_opt = fwd.scores.gap.masked_fill(
+            torch.nn.functional.one_hot(problem.opt, fwd.scores.gap.shape[-1]).bool(), torch.inf
+        )
+        out["min_score_gap"] = non_opt.min(-1).values.min(-1).values
     else:
         log_abs, sign = log_excess_loss(fwd, loss, "opt", log_loss)
         # the log of a negative excess is undefined: NaN, and the row is not written

@@ -1,8 +1,11 @@
 rule claims:
     input:
-        metrics=expand("results/{experiment}/metrics.parquet", experiment=EXPERIMENTS),
+        metrics=expand(
+            "results/{experiment}/metrics.parquet", experiment=DEFAULT_EXPERIMENTS
+        ),
         svm=all_seeds("results/svm/{experiment}/seed{seed}.npz"),
         data=all_seeds("results/data/{experiment}/seed{seed}.npz"),
+        final=joint_final_files,
         code=code("claims.py"),
     output:
         md=report(
@@ -16,6 +19,7 @@ rule claims:
             category="Claims",
         ),
         csv="results/claims.csv",
+        tex="results/claims.tex",
     log:
         "results/logs/claims.log",
     conda:

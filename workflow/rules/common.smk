@@ -14,6 +14,8 @@ from attnbias.optimizers import OptimizerSpec
 validate(config, schema="../schemas/config.schema.yaml", set_default=True)
 
 EXPERIMENTS = config["experiments"]
+# the experiments of `rule all` and of the claims table (the others are extra targets)
+DEFAULT_EXPERIMENTS = {n: e for n, e in EXPERIMENTS.items() if e["default_build"]}
 STUDY = config.get("global_convergence", {})
 REAL = config["real_data"]
 REAL_EXPERIMENTS = REAL["experiments"]
@@ -86,7 +88,7 @@ def seeds(experiment):
 
 
 def figure_targets():
-    return expand("results/{experiment}.pdf", experiment=EXPERIMENTS)
+    return expand("results/{experiment}.pdf", experiment=DEFAULT_EXPERIMENTS)
 
 
 def all_targets():
@@ -147,11 +149,23 @@ def optimizer_legend(wildcards):
 
 
 def all_seeds(pattern):
-    """`pattern` for every experiment and seed, experiment by experiment in config order."""
+    """`pattern` for every default-build experiment and seed, in config order."""
     return [
         path
-        for name in EXPERIMENTS
+        for name in DEFAULT_EXPERIMENTS
         for path in expand(pattern, experiment=name, seed=seeds(name))
+    ]
+
+
+def joint_final_files(wildcards):
+    """The final parameters of every joint-training run, experiment, optimizer, seed order
+    (the claims read the learned u's margin from them)."""
+    return [
+        f"results/train/{name}/{opt}/seed{seed}.final.npz"
+        for name, e in DEFAULT_EXPERIMENTS.items()
+        if e["figure"] == "joint"
+        for opt in e["optimizers"]
+        for seed in seeds(name)
     ]
 
 
@@ -163,7 +177,7 @@ def claims_settings(wildcards):
             "seeds": e["seeds"],
             "optimizers": {o: optimizer_config(name, o) for o in e["optimizers"]},
         }
-        for name, e in EXPERIMENTS.items()
+        for name, e in DEFAULT_EXPERIMENTS.items()
     }
 
 
@@ -181,6 +195,17 @@ def run_files(pattern):
 
     def get(wildcards):
         return expand(pattern, **experiment_jobs(wildcards))
+
+    return get
+
+
+def seed_files(pattern):
+    """Input helper: `pattern` for every seed of the experiment."""
+
+    def get(wildcards):
+        return expand(
+            pattern, experiment=wildcards.experiment, seed=seeds(wildcards.experiment)
+        )
 
     return get
 

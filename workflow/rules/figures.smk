@@ -2,6 +2,7 @@ rule figure:
     input:
         metrics="results/{experiment}/metrics.parquet",
         runs=run_files("results/train/{experiment}/{optimizer}/seed{seed}.parquet"),
+        data=seed_files("results/data/{experiment}/seed{seed}.npz"),
         benchmarks=benchmarks("data", "svm", "train", "aggregate"),
         code=code("figure.py"),
     output:

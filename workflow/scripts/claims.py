@@ -1,16 +1,32 @@
-"""The claims table: results/claims.md and results/claims.csv, from the aggregate tables."""
+"""The claims table: results/claims.{md,html,csv,tex}, from the aggregate tables, the SVM
+and data files (||W_mm||, hypotheses) and, for joint training, the final parameters."""
 
-from attnbias import claims, io
+from attnbias import claims, hypotheses, io
 
 experiments = snakemake.params.experiments
 tables = dict(zip(experiments, map(io.load_metrics, snakemake.input.metrics), strict=True))
 svm_files, data_files = iter(snakemake.input.svm), iter(snakemake.input.data)
-W_mm_norms, T_tokens = {}, {}
+final_files = iter(snakemake.input.final)
+W_mm_norms, T_tokens, data_hypotheses, u_margins = {}, {}, {}, {}
 for name, experiment in experiments.items():  # the input lists follow this order, seed by seed
     seeds = range(experiment["seeds"])
-    W_mm_norms[name] = [io.W_mm_norm(next(svm_files)) for _ in seeds]
-    T_tokens[name] = [io.load_data(next(data_files))["X"].shape[1] for _ in seeds][0]
-table = claims.claims(experiments, tables, W_mm_norms, T_tokens)
+    svms = [io.load_npz(next(svm_files)) for _ in seeds]
+    datasets = [io.load_data(next(data_files)) for _ in seeds]
+    W_mm_norms[name] = [float((s["W_mm"] ** 2).sum() ** 0.5) for s in svms]
+    T_tokens[name] = datasets[0]["X"].shape[1]
+    data_hypotheses[name] = hypotheses.summarize([hypotheses.report(d) for d in datasets])
+    if experiment["figure"] == "joint":  # the final u of every optimizer and seed
+        u_margins[name] = {
+            opt: [
+                claims.u_margin_ratio(
+                    d["X"], d["y"], d["opt"], io.load_npz(next(final_files))["u"], s["u_mm"]
+                )
+                for d, s in zip(datasets, svms, strict=True)
+            ]
+            for opt in experiment["optimizers"]
+        }
+table = claims.claims(experiments, tables, W_mm_norms, T_tokens, data_hypotheses, u_margins)
 io.save_text(snakemake.output.md, claims.to_markdown(table))
 io.save_text(snakemake.output.html, claims.to_html(table))
+io.save_text(snakemake.output.tex, claims.to_latex(table))
 io.save_csv(snakemake.output.csv, table)

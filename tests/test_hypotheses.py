@@ -1,0 +1,60 @@
+"""The hypotheses measured on data (attnbias.hypotheses), on hand-made datasets."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from attnbias import data, hypotheses
+
+
+def _two_samples(non_opt_scores=(0.0, 0.0), shared=0.0):
+    """Two samples, T = 3, d = 6: opt token 1 carries y u; tokens orthogonal but `shared`."""
+    X = np.zeros((2, 3, 6))
+    X[0, :, 1:4] = np.eye(3)
+    X[1, :, 3:6] = np.eye(3)  # overlaps sample 0's last token at coordinate 3
+    y = np.array([1.0, -1.0])
+    u = np.eye(6)[0]
+    X[:, 1, 0] = y  # opt tokens score 1
+    X[:, 2, 0] = y * np.array(non_opt_scores)
+    X[:, :, 5] += shared
+    return {"X": X, "y": y, "opt": np.array([1, 1]), "u": u, "W0": np.zeros((6, 6))}
+
+
+def test_assumption1_rho_by_hand():
+    ds = _two_samples()
+    # sample 0's token 2 is e_3, sample 1's token 0 is e_3: |<x, x'>| = 1, opt norms^2 = 2
+    assert hypotheses.assumption1(ds["X"], ds["opt"])["ass1_rho"] == pytest.approx(0.5)
+    assert hypotheses.assumption1(ds["X"], ds["opt"])["ass1_holds"]
+    correlated = _two_samples(shared=1.0)
+    assert not hypotheses.assumption1(correlated["X"], correlated["opt"])["ass1_holds"]
+
+
+def test_assumption2_equal_and_unequal_scores():
+    equal = hypotheses.report(_two_samples())
+    assert equal["ass2_holds"] and equal["ass2_spread"] == 0 and equal["ass2_opt_gap"] == 1
+    unequal = hypotheses.report(_two_samples(non_opt_scores=(0.3, 0.0)))
+    assert not unequal["ass2_holds"] and unequal["ass2_spread"] == pytest.approx(0.3)
+    above = hypotheses.report(_two_samples(non_opt_scores=(1.5, 1.5)))  # spread 0, not below
+    assert not above["ass2_holds"] and above["ass2_opt_gap"] == pytest.approx(-0.5)
+
+
+def test_condition1_on_dm_and_its_violations():
+    ds = data.generate("dm", 0, dict(n=4, T=3, d=60, mu_norm=1.0, noise_scale=0.5))
+    report = hypotheses.report(ds)
+    assert report["cond1_holds"] and "ass2_holds" not in report
+    assert report["cond1_d_over_nT"] == 5.0
+    small_d = hypotheses.report(data.generate("dm", 0, dict(n=4, T=3, d=10)))
+    assert not small_d["cond1_holds"]  # d < nT: not overparameterised
+    loud_noise = hypotheses.report(data.generate("dm", 0, dict(n=4, T=3, d=60, noise_scale=3.0)))
+    assert not loud_noise["cond1_holds"] and loud_noise["cond1_opt_norm_ratio"] < 1
+    started = dict(ds, W0=np.eye(60))
+    assert not hypotheses.report(started)["cond1_zero_init"]
+
+
+def test_summary_takes_the_worst_seed_and_describe_names_each_hypothesis():
+    good, bad = hypotheses.report(_two_samples()), hypotheses.report(_two_samples((0.3, 0)))
+    summary = hypotheses.summarize([good, bad])
+    assert not summary["ass2_holds"] and summary["ass2_spread"] == pytest.approx(0.3)
+    text = hypotheses.describe(summary)
+    assert "Ass. 1 holds" in text and "Ass. 2 BROKEN" in text
