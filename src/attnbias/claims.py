@@ -60,6 +60,7 @@ class Claim:
     ratio: float = math.nan  # closeness rows: mean measured / predicted
     r2: float = math.nan  # smallest R^2 over seeds, for fitted quantities
     key: str = ""  # a stable identifier (LaTeX macro names)
+    value_text: str = ""  # how to show the value where numbers alone mislead ("not reached")
 
     @property
     def verdict(self) -> str:
@@ -137,7 +138,7 @@ def describe_passage(first: np.ndarray, T: int) -> str:
         return f"not reached by t = {T}"
     reached = first[np.isfinite(first)]
     missing = int(np.sum(np.isinf(first)))
-    text = f"{reached.min():g} to {reached.max():g}"
+    text = f"{reached.mean():.4g} ({reached.min():g} to {reached.max():g})"
     return text + (f" ({missing} seeds not by t = {T})" if missing else "")
 
 
@@ -150,7 +151,7 @@ class Rows:
         self.rows: list[Claim] = []
 
     def add(self, result, key, claim, source, quantity, window_text, values, reference, holds,
-            *, needs=("ass1", "ass2"), r2=None, predicted=math.nan):  # fmt: skip
+            *, needs=("ass1", "ass2"), r2=None, predicted=math.nan, value_text=""):  # fmt: skip
         values = np.asarray(values, dtype=float)
         text, inside = _hypotheses_of(self.hypotheses, needs)
         mean = float(values.mean())
@@ -173,6 +174,7 @@ class Rows:
                 ratio=mean / predicted if np.isfinite(predicted) and predicted else math.nan,
                 r2=math.nan if r2 is None else float(np.min(r2)),
                 key=f"{self.experiment} {key}",
+                value_text=value_text,
             )
         )
 
@@ -226,12 +228,13 @@ def fixed_decoder_claims(rows: Rows, table, optimizers, W_mm_norms) -> None:
                     f"{opt} reaches W_mm's direction before GD.",
                     "Sec. 3.3, Thm. 1 against Eq. 3; Fig. 2",
                     f"{opt}: first iteration with 1 - cos(W_t, W_mm) < {threshold:g} "
-                    f"(exact; {T + 1} = not reached)",
+                    "(exact, every step checked; inf: not reached)",
                     f"t <= {T}",
-                    np.where(np.isfinite(first), first, T + 1),
+                    first,
                     f"GD: {describe_passage(gd_first, T)}; holds if every {opt} seed "
                     "crosses before every GD seed",
                     np.all(np.isfinite(first)) and np.max(first) < np.min(gd_first),
+                    value_text=describe_passage(first, T),
                 )
     if "ps" in optimizers and {"ngd", "ngd-mom"} & set(optimizers):
         first = first_crossing(table, "ps", CROSSING_THRESHOLDS[0], seeds)
@@ -244,10 +247,11 @@ def fixed_decoder_claims(rows: Rows, table, optimizers, W_mm_norms) -> None:
             "Sec. 3.2 (Extension to Polyak step), Fig. 2",
             f"ps: first iteration with 1 - cos(W_t, W_mm) < {CROSSING_THRESHOLDS[0]:g}",
             f"t <= {T}",
-            np.where(np.isfinite(first), first, T + 1),
+            first,
             f"{' and '.join(others)}: {describe_passage(rival, T)} (earliest of them, per "
             "seed); holds if PS crosses first on every seed",
             np.all(first < rival),
+            value_text=describe_passage(first, T),
         )
     for opt, result in (("ngd", "Thm. 1"), ("ps", "Thm. 7")):
         if opt in optimizers and _uncapped(optimizers[opt]):
@@ -629,7 +633,7 @@ def summary_line(table: pd.DataFrame) -> str:
 def _display_rows(table: pd.DataFrame):
     """Each claim as the cells of COLUMNS, as text; and whether it holds."""
     for r in table.itertuples():
-        value = f"{r.mean:.4g} ({r.low:.4g} to {r.high:.4g})"
+        value = r.value_text or f"{r.mean:.4g} ({r.low:.4g} to {r.high:.4g})"
         predicted = "" if math.isnan(r.predicted) else f"{r.predicted:.4g} ({r.ratio:.3g})"
         r2 = "" if math.isnan(r.r2) else f"{r.r2:.4f}"
         cells = (
@@ -735,7 +739,8 @@ def to_latex(table: pd.DataFrame) -> str:
             if name in seen:
                 raise ValueError(f"two claims rows give the LaTeX macro \\{name}")
             seen.add(name)
-            lines.append(f"\\newcommand{{\\{name}}}{{{value:.4g}}}")
+            text = "not reached" if math.isinf(value) else f"{value:.4g}"
+            lines.append(f"\\newcommand{{\\{name}}}{{{text}}}")
         verdict = "claim" + macro_name(r.key, "Verdict")
         lines.append(f"\\newcommand{{\\{verdict}}}{{{r.verdict}}}")
     return "\n".join(lines) + "\n"
