@@ -19,7 +19,9 @@ REPO = Path(__file__).resolve().parents[1]
 
 def snakemake(workdir: Path, *args: str, config: str = "config/tiny.yaml", check=True):
     """Run snakemake in `workdir` with `config` (which replaces the default config)."""
-    env = dict(os.environ, PYTHONPATH=str(workdir / "src"))
+    # prepend: a Snakemake (or other package) installed through PYTHONPATH stays importable
+    path = [str(workdir / "src"), *filter(None, [os.environ.get("PYTHONPATH")])]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(path))
     result = subprocess.run(
         [sys.executable, "-m", "snakemake", *args, "--configfile", config],
         cwd=workdir,
