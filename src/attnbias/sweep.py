@@ -32,7 +32,15 @@ TITLE = "Fig. 3's order of the optimizers across Condition 1's range (joint trai
 GD, NGD, PS, JOINT = "gd", "ngd", "ps", "joint-ngd"
 OPTIMIZERS = (GD, NGD, PS, JOINT)
 # metric -> (column of the runs, how a seed's value enters the setting's mean)
-METRICS = {"W": "gap_W", "u": "gap_u", "loss": "log_loss"}
+# metric -> the runs' column; gaps are compared in log10, log L as it is, and the first
+# iteration with 1 - cos(W_t, W_mm) < 1e-2 with "not reached" (NaN) as infinitely late
+METRICS = {"W": "gap_W", "u": "gap_u", "loss": "log_loss", "W_early": "first_W_below_1e-2"}
+MEAN_NAMES = {
+    "W": "log10_gap_W",
+    "u": "log10_gap_u",
+    "loss": "log_loss",
+    "W_early": "first_W_below_1e-2",
+}
 VERDICTS = {
     "gd_slowest_W": "GD slowest in W",
     "gd_slowest_u": "GD slowest in u",
@@ -43,6 +51,8 @@ VERDICTS = {
     "ngd_ahead_W": "NGD ahead of joint-NGD in W",
     "ngd_ahead_u": "NGD ahead of joint-NGD in u",
     "ngd_joint_loss_close": "NGD ~ joint-NGD in loss",
+    # not a part of the paper's sentence: PS's head start, read off the first crossings
+    "ps_first_W_1e-2": "PS first to 1e-2 in W (early)",
 }
 DATA_KEYS = ("mu_norm", "noise_scale", "d")
 
@@ -79,12 +89,16 @@ def points(cfg: dict) -> dict[str, dict]:
 
 
 def _seed_values(runs: pd.DataFrame) -> pd.DataFrame:
-    """Per (setting, seed): columns (metric, optimizer) with log10 gaps and log L."""
+    """Per (setting, seed): columns (metric, optimizer) with the values the verdicts compare."""
     values = runs[["setting", "seed", "optimizer"]].copy()
     for metric, column in METRICS.items():
-        v = runs[column].astype(float)
-        with np.errstate(divide="ignore"):
-            values[metric] = v if metric == "loss" else np.log10(v)
+        v = runs[column].astype(float) if column in runs else pd.Series(np.nan, runs.index)
+        if metric in ("W", "u"):
+            with np.errstate(divide="ignore"):
+                v = np.log10(v)
+        elif metric == "W_early":
+            v = v.fillna(np.inf)  # not reached within the run
+        values[metric] = v
     wide = values.pivot_table(
         index=["setting", "seed"], columns="optimizer", values=list(METRICS), dropna=False
     )
@@ -94,54 +108,76 @@ def _seed_values(runs: pd.DataFrame) -> pd.DataFrame:
     return wide
 
 
+def _faster(v: pd.DataFrame, first: str, others: list[str], sign: int) -> np.ndarray:
+    """sign=-1: v[first] below every other; +1: above. Strict (a tie is no order); a NaN
+    among them gives False."""
+    rest = v[others]
+    valid = rest.notna().all(axis=1) & v[first].notna()
+    beyond = v[first].lt(rest.min(axis=1)) if sign < 0 else v[first].gt(rest.max(axis=1))
+    return (valid & beyond).to_numpy()
+
+
 def _holds(values: pd.DataFrame, tolerance: float) -> pd.DataFrame:
-    """The verdicts, one column each, for every row of `values` (columns (metric, optimizer));
-    NaN in a compared value gives False."""
+    """The verdicts, one column each, for every row of `values` (columns (metric, optimizer))."""
     out = pd.DataFrame(index=values.index)
-    for metric in METRICS:
+    for metric in ("W", "u", "loss"):
         v = values[metric]
-        others_gd = v[[NGD, PS, JOINT]]
-        others_ps = v[[GD, NGD, JOINT]]
-        # strict: a tie is no order; NaN anywhere makes the comparison False
-        out[f"gd_slowest_{metric}"] = (
-            others_gd.notna().all(axis=1) & v[GD].gt(others_gd.max(axis=1))
-        ).to_numpy()
-        out[f"ps_fastest_{metric}"] = (
-            others_ps.notna().all(axis=1) & v[PS].lt(others_ps.min(axis=1))
-        ).to_numpy()
+        out[f"gd_slowest_{metric}"] = _faster(v, GD, [NGD, PS, JOINT], +1)
+        out[f"ps_fastest_{metric}"] = _faster(v, PS, [GD, NGD, JOINT], -1)
     for metric in ("W", "u"):
-        out[f"ngd_ahead_{metric}"] = values[metric][NGD].lt(values[metric][JOINT]).to_numpy()
+        out[f"ngd_ahead_{metric}"] = _faster(values[metric], NGD, [JOINT], -1)
     ngd, joint = values["loss"][NGD].abs(), values["loss"][JOINT].abs()
     ratio = np.maximum(ngd, joint) / np.minimum(ngd, joint)
     out["ngd_joint_loss_close"] = ratio.le(tolerance).to_numpy()
+    out["ps_first_W_1e-2"] = _faster(values["W_early"], PS, [GD, NGD, JOINT], -1)
     return out[list(VERDICTS)]
+
+
+def _order(means: pd.DataFrame, metric: str) -> list[str]:
+    """Per row: the optimizers from fastest to slowest in `metric` ("=" for a tie)."""
+    orders = []
+    for _, row in means[metric][list(OPTIMIZERS)].iterrows():
+        ranked = row.sort_values(kind="stable")
+        text = ranked.index[0]
+        for prev, (name, value) in zip(ranked.to_numpy(), list(ranked.items())[1:], strict=False):
+            text += f" {'=' if value == prev else '<'} {name}"
+        orders.append(text if row.notna().all() else "undefined (a run diverged)")
+    return orders
 
 
 def verdicts(runs: pd.DataFrame, tolerance: float = 2.0) -> pd.DataFrame:
     """One row per setting: which parts of the paper's order hold, from the runs' numbers.
 
-    runs: one row per (setting, optimizer, seed) with gap_W, gap_u, log_loss (the columns of
-    sweep_runs.run_point, plus `setting`). Each verdict is computed on the setting's seed
-    means (mean log10 gap, mean log L) and is True/False; `{verdict}_seeds` counts the seeds
-    for which it holds on that seed's own numbers. NGD ~ joint-NGD in loss: their |log L|
-    within a factor `tolerance`. Also the means themselves: `{metric}_{optimizer}` with
-    metric log10_gap_W, log10_gap_u, log_loss, and the NGD / joint-NGD ratio of log L.
+    runs: one row per (setting, optimizer, seed) with gap_W, gap_u, log_loss and
+    first_W_below_1e-2 (the columns of sweep_runs.run_point, plus `setting`). Each verdict is
+    computed on the setting's seed means (mean log10 gap, mean log L, median first crossing)
+    and is True/False; `{verdict}_seeds` counts the seeds for which it holds on that seed's
+    own numbers. NGD ~ joint-NGD in loss: their |log L| within a factor `tolerance`. Also:
+    `order_{W,u,loss}` (fastest first), NGD's lead over joint NGD in decades of the gaps,
+    the NGD / joint-NGD ratio of log L, and the means themselves, `{mean}_{optimizer}` with
+    mean log10_gap_W, log10_gap_u, log_loss, first_W_below_1e-2 (median; inf: not reached).
     """
     if tolerance < 1:
         raise ValueError(f"the loss tolerance is a factor >= 1, got {tolerance}")
     per_seed = _seed_values(runs)
     order = list(dict.fromkeys(runs["setting"]))  # the runs' order (pivot_table sorts)
     per_seed = per_seed.reindex(order, level="setting")
-    means = per_seed.groupby(level="setting", sort=False).mean().reindex(order)
+    by_setting = per_seed.groupby(level="setting", sort=False)
+    means = by_setting.mean().reindex(order)
+    # the first crossing: the median seed (a mean is infinite when one seed never crosses)
+    means["W_early"] = by_setting.median().reindex(order)["W_early"]
     out = _holds(means, tolerance)
     counts = _holds(per_seed, tolerance).groupby(level="setting", sort=False).sum().reindex(order)
     for name in VERDICTS:
         out[f"{name}_seeds"] = counts[name].astype(int)
     out["seeds"] = per_seed.groupby(level="setting", sort=False).size().reindex(order)
-    names = {"W": "log10_gap_W", "u": "log10_gap_u", "loss": "log_loss"}
-    for metric, optimizer in itertools.product(METRICS, OPTIMIZERS):
-        out[f"{names[metric]}_{optimizer}"] = means[(metric, optimizer)]
+    for metric in ("W", "u", "loss"):
+        out[f"order_{metric}"] = _order(means, metric)
+    out["ngd_lead_W_decades"] = means[("W", JOINT)] - means[("W", NGD)]
+    out["ngd_lead_u_decades"] = means[("u", JOINT)] - means[("u", NGD)]
     out["loss_ratio_ngd_joint"] = means[("loss", NGD)] / means[("loss", JOINT)]
+    for metric, optimizer in itertools.product(METRICS, OPTIMIZERS):
+        out[f"{MEAN_NAMES[metric]}_{optimizer}"] = means[(metric, optimizer)]
     return out.reset_index()
 
 
@@ -180,11 +216,17 @@ LEAD_COLUMNS = [
 
 def table(runs: pd.DataFrame, tolerance: float = 2.0) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(long, per_setting): the runs with a `setting` column and their setting's verdicts,
-    one row per (setting, optimizer, seed), in grid order; and `verdicts`."""
+    one row per (setting, optimizer, seed), in grid order; and `verdicts`, led by each
+    setting's parameters and its data's Condition-1 quantities (the smallest
+    opt_norm_ratio over its seeds, d_over_n)."""
     runs = _ordered(runs)
     per_setting = verdicts(runs, tolerance)
     long = runs.merge(per_setting[["setting", *VERDICTS]], on="setting", how="left")
     rest = [c for c in long.columns if c not in LEAD_COLUMNS]
+    grouped = runs.groupby("setting", sort=False)
+    lead = grouped[["mu_norm", "noise_scale", "n", "T", "d", "lr", "d_over_n"]].first()
+    lead["min_opt_norm_ratio"] = grouped["opt_norm_ratio"].min()
+    per_setting = lead.reset_index().merge(per_setting, on="setting", how="right")
     return long[LEAD_COLUMNS + rest], per_setting
 
 
@@ -217,7 +259,10 @@ def _caption(long: pd.DataFrame, legend: dict, tolerance: float) -> str:
         f"on it (one run per data point, shown under each lr). (d): whether each part of the "
         f"paper's order holds on the seed means (tick: holds; cross: does not; the number: "
         f"seeds for which it holds on their own numbers); NGD ~ joint-NGD in loss: their "
-        f"log L within a factor {tolerance:g}. {settings}."
+        f"log L within a factor {tolerance:g}. The last row is not in the paper's sentence: "
+        f"which optimizer is first to 1 - cos(W_t, W_mm) < 1e-2 (exact first crossings, median "
+        f"seed). "
+        f"{settings}."
     )
 
 
@@ -314,6 +359,7 @@ def draw(
         count = int(per_setting[f"{name}_seeds"].iloc[col])
         ax.text(col, row, f"{mark}{count}", ha="center", va="center", fontsize=7)
     ax.set_yticks(range(len(VERDICTS)), list(VERDICTS.values()), fontsize=8)
+    ax.axhline(len(VERDICTS) - 1.5, color="black", lw=1.5)  # the paper's parts | the extra row
     ax.grid(False)
     holds = per_setting[list(VERDICTS)].sum().astype(int)
     right = ax.twinx()

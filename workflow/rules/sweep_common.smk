@@ -54,8 +54,12 @@ def sweep_legend(wildcards):
         settings = spec_settings(opt)
         if settings["rule"] == "ngd":
             caption = (
-                OptimizerSpec(**settings, lr=1.0).caption().replace("lr=1", "lr=lr")
+                OptimizerSpec(**settings, lr=1.0)
+                .caption()
+                .replace("lr=1", "lr=the setting's lr")
             )
+            if settings.get("normalize", "global") == "global":
+                caption += " (one norm over W, u)"
         else:
             caption = OptimizerSpec(**settings).caption()
         legend[name] = (opt.get("label", name), caption)
