@@ -22,6 +22,7 @@ include: "workflow/rules/aggregate.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/claims.smk"
 include: "workflow/rules/study.smk"
+include: "workflow/rules/sweep.smk"
 include: "workflow/rules/realdata.smk"
 
 

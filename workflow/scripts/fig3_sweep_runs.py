@@ -1,0 +1,29 @@
+"""One data point of the fig3 sweep: every optimizer and step size, seeds batched."""
+
+import logging
+
+import pyarrow as pa
+import torch
+
+from attnbias import io, sweep_runs, train
+
+logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(message)s")
+torch.set_num_threads(snakemake.threads)
+p = snakemake.params
+runs = sweep_runs.run_point(
+    snakemake.wildcards.sweep_point,
+    p.point,
+    p.optimizers,
+    p.lrs,
+    seeds=p.seeds,
+    iterations=p.iterations,
+    log_points=p.log_points,
+    loss=p.loss,
+    device=p.device,
+    dtype=p.dtype,
+)
+logging.info("%s", runs.to_string())
+# where the runs trained (run_point resolves the device the same way), for the provenance
+info = train.device_info(train.resolve_device(p.device))
+table = pa.Table.from_pandas(runs, preserve_index=False)
+io.save_table(snakemake.output[0], io.with_run_info(table, info))
