@@ -86,7 +86,9 @@ def seeds(experiment):
 
 
 def figure_targets():
-    return expand("results/{experiment}.pdf", experiment=EXPERIMENTS)
+    """The figures built by default: every experiment but those with default_build false."""
+    built = [name for name, e in EXPERIMENTS.items() if e["default_build"]]
+    return expand("results/{experiment}.pdf", experiment=built)
 
 
 def all_targets():
@@ -183,6 +185,18 @@ def run_files(pattern):
         return expand(pattern, **experiment_jobs(wildcards))
 
     return get
+
+
+def geometry_files(wildcards):
+    """Seed 0's data and W_mm, for the geometry panel of a bad_init_2d figure (fig8);
+    other kinds get no such inputs, so that they do not rerun when those files change.
+    """
+    if EXPERIMENTS[wildcards.experiment]["figure"] != "bad_init_2d":
+        return {}
+    return {
+        "data": f"results/data/{wildcards.experiment}/seed0.npz",
+        "svm": f"results/svm/{wildcards.experiment}/seed0.npz",
+    }
 
 
 def benchmarks(*rule_names, jobs=experiment_jobs):
