@@ -87,3 +87,27 @@ def test_two_token_rates():
     gd, ngd = claims.two_token_claims("x", table, {"gd": {}, "ngd": {}})
     assert gd.mean == pytest.approx(-2.0) and gd.holds
     assert ngd.mean == pytest.approx(-2.0) and ngd.holds
+
+
+def bad_init_2d(sample_1) -> pd.DataFrame:
+    """Two samples: sample 1 starts disfavoured (below 1/T = 1/2), sample 2 favoured."""
+    curves = {}
+    for opt in ("gd", "ngd"):
+        curves[(opt, "opt_softmax_0")] = lambda t, s: sample_1(t)
+        curves[(opt, "opt_softmax_1")] = lambda t, s: 1 - 0.4 / (t + 1)
+        curves[(opt, "gap_W")] = lambda t, s: 1 / t
+        curves[(opt, "loss")] = lambda t, s: 0.68 + 1 / t
+    return long_table(curves)
+
+
+def test_bad_init_2d_claims_see_the_dip_and_the_convergence():
+    # falls from 0.39 (t = 1) to about 0.24 near t = 30, then rises to 0.999
+    dip = lambda t: 0.999 * (1 - math.exp(-t / 300)) + 0.4 * math.exp(-t / 30)  # noqa: E731
+    rows = claims.bad_init_2d_claims("x", bad_init_2d(dip), {"gd": {}, "ngd": {}}, 2)
+    assert len(rows) == 4 and all(r.holds for r in rows), [r.quantity for r in rows]
+    lowest = by_quantity(rows, "gd: lowest opt softmax of sample 1")
+    assert 0.2 < lowest.mean < 0.3
+    # a softmax that only rises has no dip: the first claim fails, the convergence one holds
+    rise = lambda t: 0.999 - 0.6 / t  # noqa: E731
+    rows = claims.bad_init_2d_claims("x", bad_init_2d(rise), {"gd": {}}, 2)
+    assert [r.holds for r in rows] == [False, True]

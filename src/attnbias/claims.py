@@ -316,7 +316,7 @@ def bad_init_2d_claims(name, table, optimizers, T_tokens) -> list[Claim]:
         good = [i for i in samples if i not in bad]
         for i in bad:
             s = softmax[i]
-            start, lowest = s.iloc[0].to_numpy(), s.min().to_numpy()
+            start, first, lowest = s.iloc[0].to_numpy(), s.iloc[1].to_numpy(), s.min().to_numpy()
             when = s.idxmin().to_numpy()
             others_rise = all(np.all(softmax[j].iloc[1] > softmax[j].iloc[0]) for j in good)
             rows.append(
@@ -328,10 +328,10 @@ def bad_init_2d_claims(name, table, optimizers, T_tokens) -> list[Claim]:
                     f"{opt}: lowest opt softmax of sample {i + 1} (at t = "
                     f"{', '.join(f'{w:g}' for w in when)})",
                     lowest,
-                    f"starts at {start.max():.3g} < 1/T = {1 / T_tokens:.3g}; holds if it goes "
-                    f"lower after t = 0 and the opt softmax of sample(s) "
-                    f"{', '.join(str(j + 1) for j in good) or 'none'} rises at the first step",
-                    bool(np.all(start < 1 / T_tokens) and np.all(lowest < start) and others_rise),
+                    f"starts at {start.max():.3g} < 1/T = {1 / T_tokens:.3g}; holds if it "
+                    f"falls from t = {s.index[0]:g} to t = {s.index[1]:g} and the opt softmax "
+                    f"of sample(s) {', '.join(str(j + 1) for j in good) or 'none'} rises",
+                    bool(np.all(start < 1 / T_tokens) and np.all(first < start) and others_rise),
                 )
             )
         gap = series(table, opt, "gap_W")
