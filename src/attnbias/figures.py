@@ -342,8 +342,8 @@ def _bad_init_2d_caption(table: pd.DataFrame, legend: dict, geometry: dict) -> s
     T = geometry["X"].shape[1]
     return (
         "(a) The tokens x_it of the two samples (filled: the optimal token, hollow: the "
-        "other; + the origin) and, for each sample i, the direction of W x_i1, whose inner "
-        "product with a token is that token's attention logit: dashed for W = W_0 "
+        "other; + the origin) and, for each sample i, the direction of W x_i1 (a token's "
+        "attention logit is its inner product with W x_i1): dashed for W = W_0 "
         f"(||W_0||_F = {np.linalg.norm(geometry['W0']):.3g}), solid for W = W_mm; arrows "
         "show directions only (sample 2's drawn shorter). (b), (c) The softmax of each "
         f"sample's optimal token; dotted: 1/T = {1 / T:.3g}; dots: a curve's minimum, where "
