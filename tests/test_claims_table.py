@@ -87,9 +87,9 @@ def fixed_table(**optimizers) -> pd.DataFrame:
     return long_table(curves)
 
 
-def rows_of(table, optimizers, summary=GOOD, kind="fixed_decoder", **extra):
+def rows_of(table, optimizers, summary=GOOD, kind="fixed_decoder", T_tokens=3, **extra):
     experiment = {"figure": kind, "optimizers": optimizers, "seeds": 2}
-    out = claims.claims({"x": experiment}, {"x": table}, {"x": [2.0, 2.0]}, {"x": 3},
+    out = claims.claims({"x": experiment}, {"x": table}, {"x": [2.0, 2.0]}, {"x": T_tokens},
                         {"x": summary}, extra.get("u_margins"))  # fmt: skip
     return list(out.itertuples())
 
@@ -297,3 +297,26 @@ def test_markdown_groups_by_result_and_latex_macros_are_unique():
     assert all(re.fullmatch(r"claim[A-Za-z]+", n) for n in names)
     mean = table.loc[table["key"] == "x ngd rate bound", "mean"].item()
     assert f"\\newcommand{{\\claimXNgdRateBoundMean}}{{{mean:.4g}}}" in tex
+
+
+def bad_init_2d(sample_1) -> pd.DataFrame:
+    """Two samples: sample 1 starts disfavoured (below 1/T = 1/2), sample 2 favoured."""
+    curves = {}
+    for opt in ("gd", "ngd"):
+        curves[(opt, "opt_softmax_0")] = lambda t, s: sample_1(t)
+        curves[(opt, "opt_softmax_1")] = lambda t, s: 1 - 0.4 / (t + 1)
+        curves[(opt, "gap_W")] = lambda t, s: 1 / t
+        curves[(opt, "loss")] = lambda t, s: 0.68 + 1 / (t + 1)
+    return long_table(curves)
+
+
+def test_bad_init_2d_claims_see_the_dip_and_the_convergence():
+    # falls from 0.4 (t = 0) to about 0.24 near t = 30, then rises to 0.999
+    dip = lambda t: 0.999 * (1 - math.exp(-t / 300)) + 0.4 * math.exp(-t / 30)  # noqa: E731
+    rows = rows_of(bad_init_2d(dip), {"gd": {}, "ngd": {}}, kind="bad_init_2d", T_tokens=2)
+    assert len(rows) == 4 and all(r.holds for r in rows), [r.quantity for r in rows]
+    assert 0.2 < row(rows, "gd sample 1 dips").mean < 0.3
+    # a softmax that only rises has no dip: the first claim fails, the convergence one holds
+    rise = lambda t: 0.999 - 0.6 / (t + 1)  # noqa: E731
+    rows = rows_of(bad_init_2d(rise), {"gd": {}}, kind="bad_init_2d", T_tokens=2)
+    assert [r.holds for r in rows] == [False, True]

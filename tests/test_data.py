@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from attnbias import data, hypotheses
+from attnbias import data, hypotheses, svm
 
 CASES = {
     "example1": dict(n=7, T=5, d=16),
@@ -244,3 +244,109 @@ def test_binary_digits_from_mnist_files(tmp_path):
     for patch in d["X"][np.arange(6), d["signal"]]:
         assert np.any(np.all(np.isclose(pool, patch), axis=1))
     assert data.source_note("binary_digits", params) == "digits 0 vs 1 from MNIST (28x28)"
+
+
+APP_C1 = dict(init_norm=0.5, direction=[[-1.0, -2.0], [3.0, 4.0]])  # config.yaml's fig8
+
+
+def _logits(X, W):
+    """x_{i,t}^T W x_{i,1}, shape (n, T)."""
+    return np.einsum("ntd,de,ne->nt", X, W, X[:, 0])
+
+
+def _softmax(z):
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def _gd(ds, iterations, lr=1.0):
+    """Plain numpy GD on the exponential loss, (1/n) sum_i exp(-y_i u^T X_i^T softmax(X_i W x_i1)):
+    the optimal token's softmax per sample at every step, and the last W."""
+    X, y, u, W = ds["X"], ds["y"], ds["u"], ds["W0"].copy()
+    gamma = data.token_scores(X, y, u)
+    rows = np.arange(len(y))
+    s_opt = []
+    for _ in range(iterations + 1):
+        attn = _softmax(_logits(X, W))
+        s_opt.append(attn[rows, ds["opt"]])
+        margin = (attn * gamma).sum(axis=1)
+        # d loss / d logit_{i,t} = -exp(-margin_i) a_t (gamma_t - margin_i) / n
+        dlogit = -np.exp(-margin)[:, None] * attn * (gamma - margin[:, None]) / len(y)
+        W -= lr * np.einsum("nt,ntd,ne->de", dlogit, X, X[:, 0])
+    return np.array(s_opt), W
+
+
+def test_app_c1_contract_and_token_optimality():
+    ds = data.generate("app_c1", 0, APP_C1)
+    assert set(ds) == {"X", "y", "opt", "W0", "u", "bad"}
+    assert ds["X"].shape == (2, 2, 2) and ds["W0"].shape == (2, 2) and ds["u"].shape == (2,)
+    for key in ("X", "y", "W0", "u"):
+        assert ds[key].dtype == np.float64
+    np.testing.assert_array_equal(ds["y"], [1.0, -1.0])
+    # opt = argmax_t y u^T x_t (Definition 1), unique: the second token, then the query
+    gamma = _scores(ds)
+    np.testing.assert_array_equal(ds["opt"], np.argmax(gamma, axis=1))
+    np.testing.assert_array_equal(ds["opt"], [1, 0])
+    assert np.all(np.abs(gamma[:, 0] - gamma[:, 1]) > 0)
+    # deterministic: the seed does not matter
+    other = data.generate("app_c1", 7, APP_C1)
+    for key in ds:
+        np.testing.assert_array_equal(ds[key], other[key])
+
+
+def test_app_c1_starts_in_a_bad_direction_that_violates_w_svm():
+    ds = data.generate("app_c1", 0, APP_C1)
+    X, opt, W0 = ds["X"], ds["opt"], ds["W0"]
+    assert np.linalg.norm(W0) == pytest.approx(0.5, rel=1e-12)
+    rows = np.arange(2)
+    a = X[rows, opt] - X[rows, 1 - opt]  # x_opt - x_other
+    margins = np.einsum("nd,de,ne->n", a, W0, X[:, 0])
+    # sample 1 (index 0): W-SVM constraint violated, even with the wrong sign; sample 2 favoured
+    assert margins[0] < 0 and margins[1] > 0
+    attn = _softmax(_logits(X, W0))
+    assert attn[0, opt[0]] < 0.5 < attn[1, opt[1]]
+    np.testing.assert_array_equal(ds["bad"], np.argmax(_logits(X, W0), axis=1))
+    assert ds["bad"][0] != opt[0] and ds["bad"][1] == opt[1]
+    # a small start (Lemma 2): no initial logit reaches 0.5 in magnitude
+    assert np.abs(_logits(X, W0)).max() < 0.5
+    # the W-SVM is feasible; both constraints are active at W_mm = [[2/3, -5/3], [-2, 1/3]]
+    solution = svm.solve_w_svm(X, opt)
+    np.testing.assert_allclose(solution.W, [[2 / 3, -5 / 3], [-2, 1 / 3]], atol=1e-10)
+    np.testing.assert_allclose(solution.margins, 1.0, atol=1e-10)
+    # and W0 points away from it
+    assert np.sum(W0 * solution.W) < 0
+
+
+def test_app_c1_assumption_report():
+    report = data.assumption_report(data.generate("app_c1", 0, APP_C1))
+    assert report["max_nonopt_score_spread"] == 0.0  # one non-optimal token per sample
+    assert report["min_opt_score_gap"] == pytest.approx(0.5)
+    assert report["min_sq_norm"] == pytest.approx(0.25)
+    assert report["max_offdiag_inner"] == pytest.approx(1.5)
+
+
+def test_app_c1_gd_dips_then_converges_to_w_mm():
+    ds = data.generate("app_c1", 0, APP_C1)
+    s_opt, W = _gd(ds, 10_000)
+    bad = s_opt[:, 0]  # sample 1, whose optimal token W0 disfavours
+    assert bad[1] < bad[0] and s_opt[1, 1] > s_opt[0, 1]  # falls at first; sample 2's rises
+    low = int(np.argmin(bad))
+    assert 10 < low < 200 and bad[low] < bad[0] - 0.1  # a clear dip ...
+    assert np.all(np.diff(bad[low:]) > 0) and bad[-1] > 0.99  # ... then up towards 1
+    assert np.all(np.diff(s_opt[:, 1]) > 0) and s_opt[-1, 1] > 0.99
+    W_mm = svm.solve_w_svm(ds["X"], ds["opt"]).W
+    cos = np.sum(W * W_mm) / (np.linalg.norm(W) * np.linalg.norm(W_mm))
+    assert 1 - cos < 2e-3
+
+
+@pytest.mark.parametrize(
+    ("params", "match"),
+    [
+        (dict(init_norm=0.5, direction=[[0.0, 0.0], [0.0, 0.0]]), "non-zero 2x2"),
+        (dict(init_norm=0.5, direction=[[1.0, 2.0, 3.0]]), "non-zero 2x2"),
+        (dict(init_norm=0.0, direction=[[1.0, 0.0], [0.0, 1.0]]), "init_norm"),
+    ],
+)
+def test_app_c1_bad_parameters_raise(params, match):
+    with pytest.raises(data.DataError, match=match):
+        data.generate("app_c1", 0, params)

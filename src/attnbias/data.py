@@ -132,6 +132,61 @@ def two_token(rng: np.random.Generator, *, d: int = 2) -> dict[str, np.ndarray]:
     return {"X": X, "y": np.ones(1), "opt": np.zeros(1, dtype=np.int64), "u": e1, "W0": W0}
 
 
+# App. C.1's 2-D instance (ours: the paper's coordinates were lost in extraction). Row i is
+# sample i, row 0 of each the query x_{i,1}; labels (+1, -1); the decoder u = e_1.
+APP_C1_TOKENS = np.array([[[0.5, 0.5], [1.0, -1.0]], [[0.0, 0.5], [1.0, -0.5]]])
+APP_C1_LABELS = np.array([1.0, -1.0])
+APP_C1_DECODER = np.array([1.0, 0.0])
+
+
+def app_c1(
+    rng: np.random.Generator, *, init_norm: float, direction: list[list[float]]
+) -> dict[str, np.ndarray]:
+    """The 2-D instance of App. C.1 (Fig. 8): d = 2, n = 2 samples of T = 2 tokens each.
+
+    The paper gives two explicit samples, a decoder and an initial direction, but its
+    numbers were lost in extraction; the coordinates below are OURS, chosen to meet every
+    property the text states. With u = e_1 and labels (+1, -1):
+
+      sample 1 (y = +1): x_{1,1} = (0.5, 0.5) (query, score 0.5), x_{1,2} = (1, -1) (score 1)
+      sample 2 (y = -1): x_{2,1} = (0, 0.5)   (query, score 0),   x_{2,2} = (1, -0.5) (score -1)
+
+    so token optimality (Definition 1) gives opt = (2, 1) (indices (1, 0) here): the
+    optimal token is the second one in sample 1 and the query in sample 2. The W-SVM is
+    feasible (the queries are independent), with W_mm = [[2/3, -5/3], [-2, 1/3]]; both
+    constraints are active.
+
+    W0 = init_norm * direction / ||direction||_F. The configured direction
+    D = [[-1, -2], [3, 4]] = -4 a_1 x_{1,1}^T + 2 a_2 x_{2,1}^T, with a_i = x_{i,opt} - x_{i,other},
+    lies in the span that every gradient lives in (for T = 2 sample i's gradient is a
+    multiple of a_i x_{i,1}^T, so no part of W0 is frozen), has a negative cosine (-0.135)
+    with W_mm, and gives logit gaps a_i^T D x_{i,1} = (-6, 3): it favours the non-optimal
+    token (the query) of sample 1 and the optimal one of sample 2. Along R * D, R -> inf,
+    both softmaxes saturate (sample 1's on its non-optimal token: s_opt -> 0) and the
+    gradient vanishes: a "bad" stationary direction. W0 violates sample 1's W-SVM
+    constraint, a_1^T W0 x_{1,1} < 0 < 1: its key W0 x_{1,1} correlates more with the
+    non-optimal token. GD's first steps are dominated by sample 2's gradient, and the two
+    constraint matrices have a negative inner product (<a_1, a_2> <x_{1,1}, x_{2,1}> = -0.5),
+    so sample 1's optimal softmax falls at first while sample 2's rises. init_norm = 0.5 is
+    small in the sense of Lemma 2 (whose bound was lost): every initial logit is below 0.5 in
+    magnitude and no softmax starts saturated; from init_norm = 10 instead, GD is still
+    stuck near the bad direction at t = 10^4. `bad` records the token W0 favours in each
+    sample (the argmax of its logits): the non-optimal one in sample 1, the optimal one in
+    sample 2. `rng` is unused: the instance is deterministic.
+    """
+    del rng
+    D = np.asarray(direction, dtype=np.float64)
+    if D.shape != (2, 2) or not np.all(np.isfinite(D)) or not np.linalg.norm(D) > 0:
+        raise DataError(f"direction must be a non-zero 2x2 matrix, got {direction!r}")
+    if not init_norm > 0:
+        raise DataError(f"init_norm must be positive, got {init_norm}")
+    X, y, u = APP_C1_TOKENS.copy(), APP_C1_LABELS.copy(), APP_C1_DECODER.copy()
+    W0 = init_norm * D / np.linalg.norm(D)
+    opt = np.argmax(token_scores(X, y, u), axis=1)
+    logits = np.einsum("ntd,de,ne->nt", X, W0, X[:, 0])
+    return {"X": X, "y": y, "opt": opt, "u": u, "W0": W0, "bad": np.argmax(logits, axis=1)}
+
+
 def _binary_digit_images(source: str, root: str | None, digits: tuple[int, int]):
     """Images of two digit classes as flat rows in [0, 1], labels -1 (first) / +1 (second)."""
     if source == "sklearn":
@@ -215,6 +270,7 @@ GENERATORS = {
     "dm": data_model_dm,
     "bad_direction": bad_direction,
     "two_token": two_token,
+    "app_c1": app_c1,
     "binary_digits": binary_digits,
 }
 

@@ -90,6 +90,18 @@ PANELS = {
         Panel("gap_W", r"$1 - \cos(W_t, W_{mm})$"),
         Panel("W_norm", r"$\|W_t\|_F$"),
     ],
+    # App. C.1's 2-D instance: a geometry panel (drawn from the data, not a metric) comes
+    # first; then these, against t on a symlog axis (iteration 0 included).
+    "bad_init_2d": [
+        Panel(
+            "opt_softmax_0", r"sample 1: opt-token softmax $s_{1,\mathrm{opt}}$", "symlog", "linear"
+        ),
+        Panel(
+            "opt_softmax_1", r"sample 2: opt-token softmax $s_{2,\mathrm{opt}}$", "symlog", "linear"
+        ),
+        Panel("gap_W", r"$1 - \cos(W_t, W_{mm})$", "symlog", "log"),
+        Panel("excess_loss", r"train loss above its infimum, $L(W_t) - L_\star$", "symlog", "log"),
+    ],
     "two_token": [
         Panel(
             "gap_W",
@@ -110,7 +122,13 @@ PANELS = {
     ],
 }
 
-LAYOUT = {"fixed_decoder": (2, 3), "joint": (2, 3), "bad_init": (1, 4), "two_token": (1, 2)}
+LAYOUT = {
+    "fixed_decoder": (2, 3),
+    "joint": (2, 3),
+    "bad_init": (1, 4),
+    "bad_init_2d": (1, 5),
+    "two_token": (1, 2),
+}
 
 
 def _panel_data(table: pd.DataFrame, panel: Panel) -> pd.DataFrame:
@@ -174,17 +192,30 @@ def draw(
     outputs,
     provenance: dict | None = None,
     note: str = "",
+    geometry: dict | None = None,
 ) -> None:
     """Draw figure `kind` and save it to each path in `outputs` (PDF, PNG, ...).
 
     `provenance` (attnbias.provenance.collect) goes into each file's metadata; `note` (the
-    hypotheses measured on the data) ends the caption.
+    hypotheses measured on the data) ends the caption. `geometry` (kind bad_init_2d only):
+    seed 0's data file contents plus its `W_mm`, for the left panel.
     """
     if kind not in PANELS:
         raise ValueError(f"unknown figure kind {kind!r}; choose one of {sorted(PANELS)}")
     missing = set(legend) - set(table["optimizer"])
     if missing:
         raise ValueError(f"the metrics table has no rows for optimizer(s) {sorted(missing)}")
+    if kind == "bad_init_2d":
+        draw_bad_init_2d(
+            table,
+            geometry,
+            title=title,
+            legend=legend,
+            outputs=outputs,
+            provenance=provenance,
+            note=note,
+        )
+        return
     sns.set_theme(context="paper", style="whitegrid", font_scale=1.1)
     labels = {name: label for name, (label, _) in legend.items()}
     palette = dict(zip(labels.values(), sns.color_palette("colorblind", len(labels)), strict=True))
@@ -235,6 +266,210 @@ def draw(
         ha="left",
     )
     fig.tight_layout(rect=(0, 0.55 / (3.5 * rows + 0.9), 1, 1))
+    _save(fig, outputs, provenance)
+
+
+SAMPLE_MARKERS = ("o", "s")  # sample 1, sample 2 in the geometry panel
+EXCESS_FLOOR = 1e-9  # bottom of the excess-loss axis; a curve below it is named in the panel
+
+
+def _geometry_panel(ax, geometry: dict) -> None:
+    """App. C.1's left plot: the tokens, and the key W x_{i,1} that scores sample i's tokens
+    (token t's logit is <x_{i,t}, W x_{i,1}>) under W0 (dashed) and W_mm (solid)."""
+    from matplotlib.patches import FancyArrowPatch
+
+    X, opt, W0, W_mm = geometry["X"], geometry["opt"], geometry["W0"], geometry["W_mm"]
+    n, T, d = X.shape
+    if d != 2:
+        raise ValueError(f"the geometry panel draws 2-D tokens; this dataset has d = {d}")
+    colors = sns.color_palette("dark", 8)[2:4]  # not the optimizers' colours
+    points = [np.zeros(2)]
+    for i in range(n):
+        marker, color = SAMPLE_MARKERS[i % len(SAMPLE_MARKERS)], colors[i % len(colors)]
+        for t in range(T):
+            x = X[i, t]
+            points.append(x)
+            face = color if t == opt[i] else "white"
+            ax.scatter(
+                *x, s=110, marker=marker, facecolors=[face], edgecolors=[color], lw=2, zorder=4
+            )
+            ax.annotate(
+                f"$x_{{{i + 1},{t + 1}}}$",
+                x,
+                xytext=(8, 4),
+                textcoords="offset points",
+                color=color,
+                fontsize="large",
+            )
+        # arrows show directions: unit length for sample 1, shorter for sample 2, so that
+        # nearly equal directions stay apart
+        length = 1.0 - 0.3 * i
+        for W, style in ((W0, (0, (4, 2))), (W_mm, "solid")):
+            key = W @ X[i, 0]
+            tip = length * key / np.linalg.norm(key)
+            points.append(tip)
+            ax.add_patch(
+                FancyArrowPatch(
+                    (0, 0),
+                    tip,
+                    arrowstyle="-|>",
+                    mutation_scale=14,
+                    color=color,
+                    lw=1.8,
+                    ls=style,
+                    zorder=3,
+                )
+            )
+    points = np.array(points)
+    lo, hi = points.min(axis=0) - 0.25, points.max(axis=0) + 0.25
+    ax.set_xlim(lo[0], hi[0])
+    ax.set_ylim(lo[1], hi[1])
+    ax.set_aspect("equal")
+    ax.scatter([0], [0], marker="+", color="black", s=60, zorder=5)
+    handles = [
+        plt.Line2D(
+            [],
+            [],
+            ls="",
+            marker=SAMPLE_MARKERS[i],
+            color=colors[i],
+            mfc=colors[i],
+            label=f"sample {i + 1} ($y = {int(geometry['y'][i]):+d}$)",
+        )
+        for i in range(n)
+    ]
+    handles += [
+        plt.Line2D([], [], ls="", marker="o", color="gray", mfc="gray", label="optimal token"),
+        plt.Line2D([], [], ls="", marker="o", color="gray", mfc="white", label="non-optimal"),
+        plt.Line2D([], [], ls=(0, (4, 2)), color="gray", label=r"$W_0\, x_{i,1}$"),
+        plt.Line2D([], [], ls="-", color="gray", label=r"$W_{mm} x_{i,1}$"),
+    ]
+    ax.legend(
+        handles=handles,
+        fontsize="small",
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.1),
+        ncol=3,
+        columnspacing=0.8,
+        handletextpad=0.3,
+        frameon=False,
+    )
+    ax.tick_params(labelsize="small")
+
+
+def _bad_init_2d_caption(table: pd.DataFrame, legend: dict, geometry: dict) -> str:
+    seeds = table["seed"].nunique()
+    lines = "Lines: a single run." if seeds == 1 else f"Lines: mean over {seeds} seeds."
+    settings = "; ".join(f"{label}: {caption}" for label, caption in legend.values())
+    T = geometry["X"].shape[1]
+    return (
+        "(a) The tokens x_it of the two samples (filled: the optimal token, hollow: the "
+        "other; + the origin) and, for each sample i, the direction of W x_i1 (a token's "
+        "attention logit is its inner product with W x_i1): dashed for W = W_0 "
+        f"(||W_0||_F = {np.linalg.norm(geometry['W0']):.3g}), solid for W = W_mm; arrows "
+        "show directions only (sample 2's drawn shorter). (b), (c) The softmax of each "
+        f"sample's optimal token; dotted: 1/T = {1 / T:.3g}; dots: a curve's minimum, where "
+        "it comes after t = 0. (d) 1 - cos(W_t, W_mm). (e) The train loss minus its infimum "
+        "L_* = (1/n) sum_i exp(-y_i u^T x_i,opt), the loss with all attention on the optimal "
+        "tokens. Every t axis is linear on [0, 1] and logarithmic above, from t = 0. "
+        f"{lines} {settings}."
+    )
+
+
+def draw_bad_init_2d(
+    table: pd.DataFrame,
+    geometry: dict | None,
+    *,
+    title: str,
+    legend: dict,
+    outputs,
+    provenance: dict | None = None,
+    note: str = "",
+) -> None:
+    """App. C.1's figure (fig8): the 2-D geometry, then the two samples' optimal-token
+    softmax, 1 - cos(W_t, W_mm) and the excess train loss, every t axis from t = 0."""
+    if geometry is None:
+        raise ValueError("figure kind bad_init_2d needs `geometry` (the data and W_mm of seed 0)")
+    sns.set_theme(context="paper", style="whitegrid", font_scale=1.1)
+    labels = {name: label for name, (label, _) in legend.items()}
+    order = list(labels.values())
+    palette = dict(zip(order, sns.color_palette("colorblind", len(order)), strict=True))
+    excess = table[table["metric"] == "log_excess_loss"]
+    excess = excess.assign(metric="excess_loss", value=np.exp(excess["value"]))
+    table = pd.concat([table, excess], ignore_index=True)
+    table["optimizer_label"] = table["optimizer"].map(labels)
+    rows, cols = LAYOUT["bad_init_2d"]
+    fig, axes = plt.subplots(
+        rows, cols, figsize=(3.9 * cols, 5.6), squeeze=False, width_ratios=[1.15, 1, 1, 1, 1]
+    )
+    axes = axes.flat
+    _geometry_panel(axes[0], geometry)
+    axes[0].set_title("(a) tokens and key directions", loc="left", fontsize="medium")
+    t_max = int(table["iteration"].max())
+    T = geometry["X"].shape[1]
+    for i, (ax, panel) in enumerate(zip(axes[1:], PANELS["bad_init_2d"], strict=True), start=1):
+        ax.set_xscale("symlog", linthresh=1.0)
+        ax.set_yscale(panel.yscale)
+        data = table[table["metric"] == panel.metric]
+        if panel.yscale == "log":
+            data = data[data["value"] > 0]
+        sns.lineplot(
+            data=data,
+            x="iteration",
+            y="value",
+            hue="optimizer_label",
+            hue_order=order,
+            style="optimizer_label",
+            style_order=order,
+            palette=palette,
+            estimator="mean",
+            errorbar=("pi", 100),
+            lw=1.8,
+            ax=ax,
+            legend=i == 1,
+        )
+        means = data.groupby(["optimizer_label", "iteration"])["value"].mean()
+        if panel.metric.startswith("opt_softmax_"):
+            ax.axhline(1 / T, color="black", ls=":", lw=1.0)
+            ax.set_ylim(0, 1.02)
+            for label in order:
+                curve = means[label]
+                if curve.idxmin() > curve.index.min():
+                    ax.plot(curve.idxmin(), curve.min(), "o", color=palette[label], ms=6, zorder=5)
+        if panel.metric == "excess_loss":
+            ax.set_ylim(EXCESS_FLOOR, 2 * data["value"].max())
+            below = [
+                f"{label}: {means[label].iloc[-1]:.1e} at t = {t_max:,}"
+                for label in order
+                if means[label].iloc[-1] < EXCESS_FLOOR
+            ]
+            if below:
+                ax.text(
+                    0.04,
+                    0.03,
+                    "below the axis:\n" + "\n".join(below),
+                    transform=ax.transAxes,
+                    ha="left",
+                    va="bottom",
+                    fontsize="small",
+                )
+        ax.set_xlim(0, t_max)
+        ax.set_xlabel("iteration $t$")
+        ax.set_ylabel(panel.ylabel)
+        ax.set_title(f"({chr(97 + i)})", loc="left", fontsize="medium")
+        if i == 1:
+            ax.legend(title=None, fontsize="small", loc="lower right")
+    fig.suptitle(title, fontsize="large")
+    caption = f"{_bad_init_2d_caption(table, legend, geometry)} {note}".strip()
+    fig.text(
+        0.01,
+        0.005,
+        "\n".join(textwrap.wrap(caption, 48 * cols)),
+        fontsize="small",
+        va="bottom",
+        ha="left",
+    )
+    fig.tight_layout(rect=(0, 0.17, 1, 1))
     _save(fig, outputs, provenance)
 
 

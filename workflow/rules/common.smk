@@ -210,6 +210,14 @@ def seed_files(pattern):
     return get
 
 
+def geometry_files(wildcards):
+    """Seed 0's W_mm, for the geometry panel of a bad_init_2d figure (fig8; its tokens
+    come from the data input); other kinds get no such input, so they do not rerun."""
+    if EXPERIMENTS[wildcards.experiment]["figure"] != "bad_init_2d":
+        return {}
+    return {"geometry_svm": f"results/svm/{wildcards.experiment}/seed0.npz"}
+
+
 def benchmarks(*rule_names, jobs=experiment_jobs):
     """Input helper: the benchmark files of the `rule_names` jobs behind a figure.
 

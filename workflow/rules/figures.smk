@@ -1,5 +1,6 @@
 rule figure:
     input:
+        unpack(geometry_files),
         metrics="results/{experiment}/metrics.parquet",
         runs=run_files("results/train/{experiment}/{optimizer}/seed{seed}.parquet"),
         data=seed_files("results/data/{experiment}/seed{seed}.npz"),

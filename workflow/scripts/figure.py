@@ -5,6 +5,12 @@ from attnbias import figures, hypotheses, io, provenance
 
 title = snakemake.params.title or snakemake.wildcards.experiment
 record = provenance.of_job(snakemake, figure=snakemake.wildcards.experiment, title=title)
+geometry = None
+if "geometry_svm" in snakemake.input.keys():  # bad_init_2d: seed 0's tokens and W_mm
+    geometry = {
+        **io.load_data(snakemake.input.data[0]),
+        "W_mm": io.load_npz(snakemake.input.geometry_svm)["W_mm"],
+    }
 figures.draw(
     snakemake.params.kind,
     io.load_metrics(snakemake.input.metrics),
@@ -15,5 +21,6 @@ figures.draw(
     note=hypotheses.describe(
         hypotheses.summarize([hypotheses.report(io.load_data(p)) for p in snakemake.input.data])
     ),
+    geometry=geometry,
 )
 provenance.save(snakemake.output.provenance, record)
