@@ -37,6 +37,12 @@ class Claim:
 def series(table: pd.DataFrame, optimizer: str, metric: str) -> pd.DataFrame:
     """One metric of one optimizer as an (iteration x seed) frame."""
     rows = table[(table["optimizer"] == optimizer) & (table["metric"] == metric)]
+    if rows.empty:  # e.g. every value was undefined (NaN rows are not written)
+        experiments = sorted(set(table["experiment"])) if "experiment" in table else []
+        raise ValueError(
+            f"experiment {', '.join(experiments) or '?'}: the aggregate table holds no "
+            f"{metric} rows of optimizer {optimizer}, which the claims need"
+        )
     return rows.pivot(index="iteration", columns="seed", values="value").sort_index()
 
 

@@ -22,5 +22,6 @@ rule claims:
         "../../envs/plot.yaml"
     params:
         experiments=claims_settings,
+        identities=claims_identities,
     script:
         "../scripts/claims.py"

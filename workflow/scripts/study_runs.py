@@ -3,8 +3,9 @@
 import pyarrow as pa
 import torch
 
-from attnbias import io, study, train
+from attnbias import io, joblog, study, train
 
+joblog.start(snakemake)
 torch.set_num_threads(snakemake.threads)
 p = snakemake.params
 runs, assumptions = study.study_table(

@@ -3,8 +3,9 @@ provenance goes into its files and into results/global_convergence.provenance.js
 
 import pandas as pd
 
-from attnbias import figures, io, provenance, study_summary
+from attnbias import figures, io, joblog, provenance, study_summary
 
+joblog.start(snakemake)
 runs = pd.concat(map(pd.read_parquet, snakemake.input.runs), ignore_index=True)
 assumptions = pd.concat(map(pd.read_parquet, snakemake.input.assumptions), ignore_index=True)
 assumptions = assumptions.drop_duplicates("setting", ignore_index=True)  # one per setting
