@@ -15,6 +15,7 @@ Every refusal is a ConfigError whose message starts with the dotted key path
 from __future__ import annotations
 
 import math
+import re
 import unicodedata
 from collections.abc import Iterator
 
@@ -230,6 +231,10 @@ def check_texts(config: dict) -> None:
             raise ConfigError(path, "a label starting with '_' is hidden from the legend")
         if path[-1] == "label" and not text.strip():
             raise ConfigError(path, "an empty label would show nothing in the legend")
+        if path[-1] == "label" and len(re.findall(r"(?<!\\)\$", text)) % 2:
+            # the labels are joined into the figure's settings line, where a lone $ would
+            # pair with another label's as math
+            raise ConfigError(path, "holds an odd number of $; escape a dollar sign as \\$")
         _check_math(path, text)
 
 
@@ -246,10 +251,10 @@ def _check_math(path, text: str) -> None:
         try:
             MathTextParser("path").parse(body, dpi=72)
         except ValueError as err:
-            first = str(err).strip().splitlines()[0] if str(err).strip() else ""
+            lines = [part.strip() for part in str(err).splitlines() if part.strip()]
             raise ConfigError(
                 path,
-                f"matplotlib cannot parse the math in {line!r} ({first}); "
+                f"matplotlib cannot parse the math in {line!r} ({lines[-1] if lines else err}); "
                 "escape each $ as \\$ for a dollar sign",
             ) from None
 

@@ -82,7 +82,9 @@ def identity(
 
 def _describe(ident: dict) -> str:
     return ", ".join(
-        f"{k} {ident[k]}" for k in ("kind", "experiment", "optimizer", "seed") if k in ident
+        f"{k} {ident[k]}"
+        for k in ("kind", "experiment", "setting", "optimizer", "seed")
+        if k in ident
     )
 
 
@@ -146,11 +148,11 @@ def save_npz(path, arrays: dict[str, np.ndarray], ident: dict | None = None) -> 
     _write_with(path, write)
 
 
-def _unreadable(path, err: Exception) -> FileContractError:
+def _unreadable(path, err: Exception | str) -> FileContractError:
+    why = err if isinstance(err, str) else f"{type(err).__name__}: {str(err).strip() or '?'}"
     return FileContractError(
-        f"{path} cannot be read as {Path(path).suffix[1:]} file "
-        f"({type(err).__name__}: {str(err).strip() or 'no detail'}); it is damaged or not "
-        f"what its name says; {rebuild_hint(path)}"
+        f"{path} cannot be read as a .{Path(path).suffix[1:]} file ({why}); it is damaged "
+        f"or not what its name says; {rebuild_hint(path)}"
     )
 
 
@@ -159,6 +161,8 @@ def load_npz(
 ) -> dict[str, np.ndarray]:
     """The arrays of an .npz file (never unpickling anything), its identity checked against
     `expect` where given. An unreadable file raises FileContractError naming it."""
+    if Path(path).exists() and not zipfile.is_zipfile(path):  # np.load would try unpickling
+        raise _unreadable(path, "not a zip archive, which every .npz file is, or truncated")
     try:
         with np.load(path, allow_pickle=False) as f:
             arrays = {key: f[key] for key in f.files}

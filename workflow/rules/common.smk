@@ -31,7 +31,9 @@ validate(config, schema="../schemas/config.schema.yaml", set_default=True)
 # Report captions are docutils' reStructuredText: their config texts are escaped (see
 # workflow/report/*.rst), and this file turns docutils' `raw` and `include` directives off,
 # so no caption can carry markup or a local file into the report.
-os.environ["DOCUTILSCONFIG"] = str(Path(workflow.basedir) / "workflow/report/docutils.conf")
+os.environ["DOCUTILSCONFIG"] = str(
+    Path(workflow.basedir) / "workflow/report/docutils.conf"
+)
 
 EXPERIMENTS = config["experiments"]
 STUDY = config.get("global_convergence", {})
@@ -348,6 +350,45 @@ def study_runs(kind):
         setting=STUDY.get("settings", {}),
         optimizer=STUDY.get("optimizers", {}),
     )
+
+
+def _study_identity(kind, setting, optimizer):
+    """A study file's identity: its setting, optimizer and every study value its job reads."""
+    used = {
+        "setting": canonical({**STUDY["data"], **STUDY["settings"][setting]}),
+        "optimizer": canonical(spec_settings(STUDY["optimizers"][optimizer])),
+        "study": canonical(
+            {
+                k: v
+                for k, v in STUDY.items()
+                if k not in ("data", "settings", "optimizers")
+            }
+        ),
+        "device": config["device"],
+    }
+    ident = files.identity(kind, "global_convergence", used, optimizer=optimizer)
+    return {**ident, "setting": setting}
+
+
+def study_identity(kind):
+    """Params helper: the identity of a study job's output of `kind` (runs, assumptions)."""
+
+    def get(wildcards):
+        return _study_identity(kind, wildcards.setting, wildcards.optimizer)
+
+    return get
+
+
+def study_identities(wildcards):
+    """Params of study_summary: input file -> the identity it must hold."""
+    return {
+        f"results/global_convergence/{kind}/{s}/{o}.parquet": _study_identity(
+            kind, s, o
+        )
+        for kind in ("runs", "assumptions")
+        for s in STUDY["settings"]
+        for o in STUDY["optimizers"]
+    }
 
 
 def study_legend(wildcards):

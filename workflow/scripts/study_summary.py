@@ -6,8 +6,15 @@ import pandas as pd
 from attnbias import figures, io, joblog, provenance, study_summary
 
 joblog.start(snakemake)
-runs = pd.concat(map(pd.read_parquet, snakemake.input.runs), ignore_index=True)
-assumptions = pd.concat(map(pd.read_parquet, snakemake.input.assumptions), ignore_index=True)
+expect = snakemake.params.identities  # input file -> the identity it must hold
+
+
+def read(paths):
+    return pd.concat([io.read_table(p, expect[p]).to_pandas() for p in paths], ignore_index=True)
+
+
+runs = read(snakemake.input.runs)
+assumptions = read(snakemake.input.assumptions)
 assumptions = assumptions.drop_duplicates("setting", ignore_index=True)  # one per setting
 summary = study_summary.summary(runs)
 io.save_csv(snakemake.output.runs, runs)
