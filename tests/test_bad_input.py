@@ -12,6 +12,9 @@ import copy
 import json
 import math
 import shutil
+import tempfile
+import uuid
+from io import StringIO
 from pathlib import Path
 
 import numpy as np
@@ -134,6 +137,8 @@ REFUSED = [
      "experiments.fig2.optimizers.gd.label", "odd number of $"),
     ("label-hidden", _set("experiments", "fig2", "optimizers", "gd", "label", "_GD"),
      "experiments.fig2.optimizers.gd.label", "hidden from the legend"),
+    ("query-above-opt", _set("experiments", "fig2", "data", "params", "query_signal", 2.0),
+     "experiments.fig2.data.params.query_signal", "must be below opt_signal"),
     ("mnist-without-root", _set("experiments", "fig9", "data", "params", "source", "mnist"),
      "experiments.fig9.data.params", "'root' is a required property"),
 ]  # fmt: skip
@@ -416,14 +421,15 @@ def test_docutils_config_turns_raw_and_include_off(monkeypatch):
     conf = Path(__file__).parents[1] / "workflow/report/docutils.conf"
     monkeypatch.setenv("DOCUTILSCONFIG", str(conf))
     text = ".. raw:: html\n\n   <b id=raw>x</b>\n\n.. include:: /etc/hostname\n"
-    body = publish_parts(text, writer_name="html", settings_overrides={"report_level": 5})["body"]
+    quiet = {"warning_stream": StringIO()}  # the warnings also go into the body
+    body = publish_parts(text, writer_name="html", settings_overrides=quiet)["body"]
     assert "<b id=raw>" not in body
     assert "&quot;raw&quot; directive disabled" in body
     assert "&quot;include&quot; directive disabled" in body
 
 
 @pytest.mark.slow
-def test_hostile_title_and_label_stay_text_in_the_report(tmp_path):
+def test_hostile_title_and_label_stay_text_in_the_report(tmp_path, request):
     """A title with a raw-HTML directive, an include and markup, and labels that would be
     javascript: links: the report, opened in headless chromium, runs no script, holds no
     injected element or link, includes no local file, and shows the texts as text."""
@@ -435,8 +441,12 @@ def test_hostile_title_and_label_stay_text_in_the_report(tmp_path):
         pytest.skip(reason)
     (tmp_path / "project").mkdir()
     workdir = copy_project(tmp_path / "project")
-    secret = tmp_path / "secret.txt"
+    # a path that escaping would leave alone (no underscore, no markup), outside the project
+    secret_dir = Path(tempfile.gettempdir()) / f"attnbiassecret{uuid.uuid4().hex}"
+    secret_dir.mkdir()
+    secret = secret_dir / "secret.txt"
     secret.write_text("SECRET-6f1d0c\n")
+    request.addfinalizer(lambda: shutil.rmtree(secret_dir, ignore_errors=True))
     title = (
         "Hostile **bold** title\n\n"
         ".. raw:: html\n\n"

@@ -9,6 +9,7 @@ Every refusal is a ConfigError whose message starts with the dotted key path
   check_optimizers  settings that the chosen update rule ignores (GD with a cap)
   check_names       experiment names that collide with the workflow's own targets
   check_sizes       problem sizes whose SVM or training would not fit (n (T-1) constraints)
+  check_signals     Example 1's query scoring at or above the optimal token
   check_texts       titles and labels that matplotlib or the report would misread
 """
 
@@ -194,6 +195,35 @@ def check_sizes(config: dict) -> None:
             )
 
 
+def check_signals(config: dict) -> None:
+    """Example 1's query must score below the optimal token (data.example1 would refuse it
+    only when its job runs), and the study's score spread must stay below the signal."""
+    places = [
+        (("experiments", n, "data", "params"), e["data"].get("params", {}))
+        for n, e in config["experiments"].items()
+        if e["data"]["model"] in ("example1", "bad_direction")
+    ]
+    study = config.get("global_convergence")
+    if study:
+        places.append((("global_convergence", "data"), study["data"]))
+    for path, params in places:
+        opt, query = params.get("opt_signal", 1.0), params.get("query_signal", 0.5)
+        if query >= opt:
+            raise ConfigError(
+                (*path, "query_signal"),
+                f"{query} must be below opt_signal ({opt}), or the query token would be "
+                "the optimal one",
+            )
+    for name, knobs in (study or {}).get("settings", {}).items():
+        opt = study["data"].get("opt_signal", 1.0)
+        if knobs.get("score_spread", 0.0) >= opt and knobs.get("score_spread", 0.0) > 0:
+            raise ConfigError(
+                ("global_convergence", "settings", name, "score_spread"),
+                f"{knobs['score_spread']} must be below opt_signal ({opt}), or a noise token "
+                "could rival the optimal one",
+            )
+
+
 def _texts(config: dict) -> Iterator[tuple[tuple, str]]:
     """(path, text) of every string that reaches a figure or a caption as free text."""
     for name, e in config["experiments"].items():
@@ -266,4 +296,5 @@ def check(config: dict, schema: dict) -> None:
     check_names(config)
     check_optimizers(config)
     check_sizes(config)
+    check_signals(config)
     check_texts(config)
