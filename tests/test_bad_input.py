@@ -497,3 +497,13 @@ def test_hostile_title_and_label_stay_text_in_the_report(tmp_path, request):
         assert page.evaluate("document.querySelectorAll('strong b, #raw').length") == 0
     finally:
         browser.close()
+
+
+def test_provenance_is_strict_json(tmp_path):
+    from attnbias import provenance
+
+    with pytest.raises(ValueError):
+        provenance.config_sha256({"lr": math.nan})
+    with pytest.raises(ValueError):
+        provenance.save(tmp_path / "p.json", {"config": {"lr": math.inf}})
+    assert not (tmp_path / "p.json").exists()
