@@ -31,8 +31,8 @@ validate(config, schema="../schemas/config.schema.yaml", set_default=True)
 # Report captions are docutils' reStructuredText: their config texts are escaped (see
 # workflow/report/*.rst), and this file turns docutils' `raw` and `include` directives off,
 # so no caption can carry markup or a local file into the report.
-os.environ["DOCUTILSCONFIG"] = str(
-    Path(workflow.basedir) / "workflow/report/docutils.conf"
+os.environ.update(
+    DOCUTILSCONFIG=str(Path(workflow.basedir) / "workflow/report/docutils.conf")
 )
 
 EXPERIMENTS = config["experiments"]
