@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import json
 import math
+import re
 import shutil
 import tempfile
 import uuid
@@ -330,6 +331,20 @@ def test_unreadable_file_is_reported_by_path_without_unpickling(built_copy, dama
     assert "results/data/fig2/seed0.npz cannot be read as a .npz file" in out, out
     assert "snakemake --forcerun results/data/fig2/seed0.npz" in out
     assert "allow_pickle" not in out and "BadZipFile" not in out
+
+
+@pytest.mark.slow
+def test_deleted_intermediate_is_rebuilt_with_forcerun_as_the_readme_says(built_copy):
+    """Snakemake keeps downstream files whose input went missing: after deleting an svm
+    file nothing is planned; --forcerun on it rebuilds it and what was built from it."""
+    (built_copy / "results/svm/fig2/seed0.npz").unlink()
+    plain = snakemake(built_copy, TARGET, "-n", *BY_MTIME)
+    assert "Nothing to be done" in plain.stdout + plain.stderr
+    forced = snakemake(
+        built_copy, TARGET, "-n", "--forcerun", "results/svm/fig2/seed0.npz", *BY_MTIME
+    ).stdout
+    assert re.search(r"^svm\s+1$", forced, re.M) and re.search(r"^train\s+4$", forced, re.M)
+    assert re.search(r"^aggregate\s+1$", forced, re.M)
 
 
 def _dataset_and_solution():
