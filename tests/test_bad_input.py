@@ -437,7 +437,7 @@ def test_docutils_config_turns_raw_and_include_off(monkeypatch):
     monkeypatch.setenv("DOCUTILSCONFIG", str(conf))
     text = ".. raw:: html\n\n   <b id=raw>x</b>\n\n.. include:: /etc/hostname\n"
     quiet = {"warning_stream": StringIO()}  # the warnings also go into the body
-    body = publish_parts(text, writer_name="html", settings_overrides=quiet)["body"]
+    body = publish_parts(text, writer="html", settings_overrides=quiet)["body"]
     assert "<b id=raw>" not in body
     assert "&quot;raw&quot; directive disabled" in body
     assert "&quot;include&quot; directive disabled" in body
