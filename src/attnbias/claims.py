@@ -81,7 +81,17 @@ class Claim:
 def series(table: pd.DataFrame, optimizer: str, metric: str) -> pd.DataFrame:
     """One metric of one optimizer as an (iteration x seed) frame."""
     rows = table[(table["optimizer"] == optimizer) & (table["metric"] == metric)]
+    if rows.empty:  # e.g. every value was undefined (NaN rows are not written)
+        experiments = sorted(set(table["experiment"])) if "experiment" in table else []
+        raise ValueError(
+            f"experiment {', '.join(experiments) or '?'}: the aggregate table holds no "
+            f"{metric} rows of optimizer {optimizer}, which the claims need"
+        )
     return rows.pivot(index="iteration", columns="seed", values="value").sort_index()
+
+
+def has(table: pd.DataFrame, optimizer: str, metric: str) -> bool:
+    return bool(((table["optimizer"] == optimizer) & (table["metric"] == metric)).any())
 
 
 def window(values: pd.DataFrame, lo: float, hi: float) -> pd.DataFrame:
@@ -119,10 +129,12 @@ def first_crossing(table: pd.DataFrame, optimizer: str, threshold: float, seeds)
     The training loop checks every step (metric first_gap_W_below_{threshold:g}); where that
     metric is absent (older tables) the log grid is used.
     """
-    exact = series(table, optimizer, f"first_gap_W_below_{threshold:g}")
-    if exact.empty:
+    metric = f"first_gap_W_below_{threshold:g}"
+    if not table["metric"].str.startswith("first_gap_W_below_").any():
         return first_passage(series(table, optimizer, "gap_W"), threshold)
-    last = exact.iloc[-1] if len(exact) else pd.Series(dtype=float)
+    if not has(table, optimizer, metric):  # no seed crossed (NaN rows are not written)
+        return np.full(len(seeds), math.inf)
+    last = series(table, optimizer, metric).iloc[-1]
     return np.array([last.get(s, math.inf) for s in seeds], dtype=float)
 
 
@@ -361,7 +373,7 @@ def _rate_rows(rows: Rows, table, opt, result, T) -> None:
 
 def _softmax_monotone_row(rows: Rows, table, opt, T) -> None:
     """Lem. 3 (NGD; for PS in Thm. 7's proof): the optimal token's softmax never decreases."""
-    metric = "min_opt_softmax" if not series(table, opt, "min_opt_softmax").empty else "opt_softmax"
+    metric = "min_opt_softmax" if has(table, opt, "min_opt_softmax") else "opt_softmax"
     drops = largest_decrease(series(table, opt, metric))
     rows.add(
         "Lem. 3",
@@ -489,9 +501,9 @@ def joint_claims(rows: Rows, table, optimizers, u_margins: dict | None) -> None:
 
 
 def _lemma11_rows(rows: Rows, table, opt, T) -> None:
-    ratio = series(table, opt, "log_loss_ratio")
-    if ratio.empty:
+    if not has(table, opt, "log_loss_ratio"):
         return
+    ratio = series(table, opt, "log_loss_ratio")
     early, late = window(ratio, 0, T / 10).max(), window(ratio, T / 10, T).max()
     growth = (late - early).to_numpy()
     rows.add(

@@ -9,13 +9,22 @@
 Long format: one row per (experiment, optimizer, seed, iteration, metric) with its value.
 A file is written beside its target and renamed into place, so a killed job never leaves
 a half-written file that a later run would take for a result.
+
+Every file knows what it is: its identity (kind, experiment, seed, optimizer where it has
+one, and the sha256 of the config values that produced it; see `identity`) is stored in it
+(.npz: the entry `attnbias_identity`; Parquet: the schema metadata `attnbias.identity`), and
+every reader checks it against what its own path and the config say (`expect=`), so a file
+copied or left over from another experiment, seed or config is refused by path, never used.
+A file that cannot be read at all is reported by path too, with the command that rebuilds it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
+import zipfile
 from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
@@ -26,7 +35,78 @@ import pyarrow.parquet as pq
 
 METRIC_COLUMNS = ("experiment", "optimizer", "seed", "iteration", "metric", "value")
 RUN_INFO_KEY = b"attnbias.run"  # Parquet schema metadata: where a run ran (with_run_info)
+IDENTITY_KEY = "attnbias_identity"  # .npz entry: the file's identity as JSON
+IDENTITY_META = b"attnbias.identity"  # Parquet schema metadata: the same
 DATA_KEYS = ("X", "y", "opt", "W0")
+# W_mm's smallest margin over its data's constraints is 1 (up to rounding), as is its KKT
+# residual's bound in the svm stage's own checks
+MARGIN_TOLERANCE = 1e-6
+KKT_TOLERANCE = 1e-6
+
+
+class FileContractError(ValueError):
+    """A file that is not what its path says, or that cannot be read; names the file and
+    how to rebuild it."""
+
+
+def rebuild_hint(path) -> str:
+    return (
+        f"rebuild it with `snakemake --forcerun {path}` (add the --configfile and -c options "
+        "of your build), which also reruns everything built from it"
+    )
+
+
+def _json(value) -> str:
+    """Strict JSON (NaN and inf refused), sorted keys, no spaces."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+def config_sha256(config) -> str:
+    """sha256 (hex) of the canonical JSON of `config`."""
+    return hashlib.sha256(_json(config).encode()).hexdigest()
+
+
+def identity(
+    kind: str, experiment: str, config, *, seed: int | None = None, optimizer: str | None = None
+) -> dict:
+    """What a file is: its kind (data, svm, run, final, metrics), experiment, seed and
+    optimizer where it has them, and the sha256 of the config values that produced it."""
+    out = {"kind": kind, "experiment": experiment}
+    if seed is not None:
+        out["seed"] = int(seed)
+    if optimizer is not None:
+        out["optimizer"] = optimizer
+    out["config_sha256"] = config_sha256(config)
+    return out
+
+
+def _describe(ident: dict) -> str:
+    return ", ".join(
+        f"{k} {ident[k]}"
+        for k in ("kind", "experiment", "setting", "optimizer", "seed")
+        if k in ident
+    )
+
+
+def check_identity(path, found: dict | None, expect: dict | None) -> None:
+    """Raise FileContractError unless the identity `found` in `path` is `expect`."""
+    if expect is None:
+        return
+    if found is None:
+        raise FileContractError(
+            f"{path} records no identity (written by an older attnbias or another program), "
+            f"so it cannot be checked against its path and the config; {rebuild_hint(path)}"
+        )
+    if found == expect:
+        return
+    what = _describe(found)
+    if {k: v for k, v in found.items() if k != "config_sha256"} == {
+        k: v for k, v in expect.items() if k != "config_sha256"
+    }:
+        reason = f"holds {what} but from another config than the current one"
+    else:
+        reason = f"holds {what}, but its path and the config call for {_describe(expect)}"
+    raise FileContractError(f"{path} {reason}; {rebuild_hint(path)}")
 
 
 def _umask() -> int:
@@ -56,7 +136,11 @@ def _write_with(path, writer: Callable[[str], None]) -> None:
         writer(tmp)
 
 
-def save_npz(path, arrays: dict[str, np.ndarray]) -> None:
+def save_npz(path, arrays: dict[str, np.ndarray], ident: dict | None = None) -> None:
+    """Write `arrays` (and the file's identity, where given) as an uncompressed .npz."""
+    if ident is not None:
+        arrays = {**arrays, IDENTITY_KEY: np.array(_json(ident))}
+
     def write(tmp):
         with open(tmp, "wb") as fh:
             np.savez(fh, **arrays)
@@ -64,17 +148,70 @@ def save_npz(path, arrays: dict[str, np.ndarray]) -> None:
     _write_with(path, write)
 
 
-def load_npz(path, required: tuple[str, ...] = ()) -> dict[str, np.ndarray]:
-    with np.load(path) as f:
-        arrays = {key: f[key] for key in f.files}
+def _unreadable(path, err: Exception | str) -> FileContractError:
+    why = err if isinstance(err, str) else f"{type(err).__name__}: {str(err).strip() or '?'}"
+    return FileContractError(
+        f"{path} cannot be read as a .{Path(path).suffix[1:]} file ({why}); it is damaged "
+        f"or not what its name says; {rebuild_hint(path)}"
+    )
+
+
+def load_npz(
+    path, required: tuple[str, ...] = (), expect: dict | None = None
+) -> dict[str, np.ndarray]:
+    """The arrays of an .npz file (never unpickling anything), its identity checked against
+    `expect` where given. An unreadable file raises FileContractError naming it."""
+    if Path(path).exists() and not zipfile.is_zipfile(path):  # np.load would try unpickling
+        raise _unreadable(path, "not a zip archive, which every .npz file is, or truncated")
+    try:
+        with np.load(path, allow_pickle=False) as f:
+            arrays = {key: f[key] for key in f.files}
+    except FileNotFoundError:
+        raise
+    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile, AttributeError) as err:
+        raise _unreadable(path, err) from None
+    if not isinstance(arrays, dict):
+        raise _unreadable(path, TypeError("a single array, not an .npz archive"))
+    found = arrays.pop(IDENTITY_KEY, None)
+    check_identity(path, None if found is None else json.loads(str(found)), expect)
     missing = [key for key in required if key not in arrays]
     if missing:
-        raise KeyError(f"{path} lacks {missing}; it holds {sorted(arrays)}")
+        raise FileContractError(
+            f"{path} lacks {missing}; it holds {sorted(arrays)}; {rebuild_hint(path)}"
+        )
     return arrays
 
 
-def load_data(path) -> dict[str, np.ndarray]:
-    return load_npz(path, DATA_KEYS)
+def load_data(path, expect: dict | None = None) -> dict[str, np.ndarray]:
+    return load_npz(path, DATA_KEYS, expect)
+
+
+def load_svm(path, data: dict[str, np.ndarray], expect: dict | None = None) -> dict:
+    """An svm file, checked against its identity and against its data: W_mm must satisfy
+    every constraint of the W-SVM of `data` with the smallest margin 1 (it is the shortest
+    W that does), and its recorded KKT residual must be small."""
+    arrays = load_npz(path, ("W_mm",), expect)
+    W = arrays["W_mm"]
+    X, opt = data["X"], data["opt"].astype(np.int64)
+    n, T, d = X.shape
+    if W.shape != (d, d) or not np.all(np.isfinite(W)):
+        raise FileContractError(
+            f"{path}: W_mm (shape {W.shape}) is not a finite (d, d) matrix for its data, "
+            f"d={d}; {rebuild_hint(path)}"
+        )
+    rows = np.arange(n)
+    keep = np.arange(T)[None, :] != opt[:, None]
+    scores = np.einsum("ntd,de,ne->nt", X, W, X[:, 0, :])
+    margins = (scores[rows, opt][:, None] - scores)[keep]
+    low = float(margins.min()) if margins.size else 1.0
+    kkt = float(arrays.get("W_mm_kkt_residual", np.nan))
+    if abs(low - 1.0) > MARGIN_TOLERANCE or not kkt <= KKT_TOLERANCE:
+        raise FileContractError(
+            f"{path}: W_mm is not the max-margin solution of its data (smallest margin "
+            f"{low:.6g}, should be 1; KKT residual {kkt:.3g}, should be <= {KKT_TOLERANCE:g}); "
+            f"{rebuild_hint(path)}"
+        )
+    return arrays
 
 
 def metrics_table(
@@ -114,8 +251,44 @@ def with_run_info(table: pa.Table, info: dict[str, str]) -> pa.Table:
 
     The figures' provenance reads it back with run_info; the table's rows are unchanged.
     """
-    metadata = {**(table.schema.metadata or {}), RUN_INFO_KEY: json.dumps(info, sort_keys=True)}
+    metadata = {**(table.schema.metadata or {}), RUN_INFO_KEY: _json(info)}
     return table.replace_schema_metadata(metadata)
+
+
+def with_identity(table: pa.Table, ident: dict) -> pa.Table:
+    """`table` with the file's identity in its metadata (read back by read_table)."""
+    metadata = {**(table.schema.metadata or {}), IDENTITY_META: _json(ident)}
+    return table.replace_schema_metadata(metadata)
+
+
+def read_table(path, expect: dict | None = None) -> pa.Table:
+    """A Parquet file, its identity checked against `expect` where given; an unreadable
+    file raises FileContractError naming it."""
+    try:
+        table = pq.read_table(path)
+    except FileNotFoundError:
+        raise
+    except (OSError, ValueError, pa.ArrowException) as err:
+        raise _unreadable(path, err) from None
+    metadata = table.schema.metadata or {}
+    found = json.loads(metadata[IDENTITY_META]) if IDENTITY_META in metadata else None
+    check_identity(path, found, expect)
+    if expect is not None and {"experiment", "optimizer", "seed"} <= set(table.column_names):
+        _check_rows(path, table, expect)
+    return table
+
+
+def _check_rows(path, table: pa.Table, expect: dict) -> None:
+    """The rows of a run's table name the run its identity names."""
+    for column in ("experiment", "optimizer", "seed"):
+        if column not in expect:
+            continue
+        values = set(table.column(column).unique().to_pylist())
+        if values - {expect[column]}:
+            raise FileContractError(
+                f"{path} holds rows of {column} {sorted(values)}, but its path calls for "
+                f"{expect[column]}; {rebuild_hint(path)}"
+            )
 
 
 def run_info(path) -> dict[str, str]:
@@ -124,19 +297,41 @@ def run_info(path) -> dict[str, str]:
     return json.loads(metadata[RUN_INFO_KEY]) if RUN_INFO_KEY in metadata else {}
 
 
-def concat_tables(paths) -> pa.Table:
+def concat_tables(paths, expect: list[dict] | None = None) -> pa.Table:
     """Concatenate per-run tables into one, in a stable row order.
 
-    Each run's metadata (with_run_info) is dropped: it describes one run, not the whole.
+    `expect`: each file's identity, in the order of `paths`. A run that appears twice is
+    refused. Each run's metadata (with_run_info, identity) is dropped: it describes one run,
+    not the whole.
     """
-    table = pa.concat_tables([pq.read_table(p).replace_schema_metadata() for p in paths])
+    expect = [None] * len(paths) if expect is None else list(expect)
+    if len(expect) != len(paths):
+        raise ValueError(f"{len(paths)} run files but {len(expect)} identities")
+    tables, seen = [], {}
+    for path, ident in zip(paths, expect, strict=True):
+        table = read_table(path, ident)
+        keys = table.select(["experiment", "optimizer", "seed"]).to_pylist()
+        for key in {tuple(k.values()) for k in keys}:
+            if key in seen:
+                raise FileContractError(
+                    f"{path} and {seen[key]} both hold the run experiment {key[0]}, optimizer "
+                    f"{key[1]}, seed {key[2]}; {rebuild_hint(path)}"
+                )
+            seen[key] = path
+        tables.append(table.replace_schema_metadata())
+    table = pa.concat_tables(tables)
     order = [(c, "ascending") for c in ("optimizer", "seed", "metric", "iteration")]
     return table.sort_by(order)
 
 
-def W_mm_norm(svm_path) -> float:
-    """||W_mm||_F from an SVM file."""
-    return float(np.linalg.norm(load_npz(svm_path, ("W_mm",))["W_mm"]))
+def W_mm_norm(svm_path, data: dict | None = None, expect: dict | None = None) -> float:
+    """||W_mm||_F from an SVM file (checked against its data, where given)."""
+    arrays = (
+        load_svm(svm_path, data, expect)
+        if data is not None
+        else load_npz(svm_path, ("W_mm",), expect)
+    )
+    return float(np.linalg.norm(arrays["W_mm"]))
 
 
 def save_text(path, text: str) -> None:
@@ -152,6 +347,6 @@ def save_csv(path, frame) -> None:
     _write_with(path, lambda tmp: frame.to_csv(tmp, index=False))
 
 
-def load_metrics(path):
-    """The aggregate table as a pandas DataFrame."""
-    return pq.read_table(path).to_pandas()
+def load_metrics(path, expect: dict | None = None):
+    """The aggregate table as a pandas DataFrame (its identity checked where `expect`)."""
+    return read_table(path, expect).to_pandas()

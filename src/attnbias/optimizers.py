@@ -112,10 +112,13 @@ class Optimizer:
         """
         lengths = self._log_step_lengths(grads, log_excess)
         for name, g in grads.items():
-            # A zero gradient (e.g. in W at u = 0) has log_scale -inf and an infinite step
-            # length: their sum is NaN, and the block is skipped, never divided 0/0.
+            # A zero gradient (e.g. in W at u = 0) has log_scale -inf (and NGD an infinite
+            # step length): the block takes no step, never 0 * inf. Nothing else is
+            # repaired: a NaN or infinite step makes the parameters non-finite, and
+            # train.check_finite stops the run.
             log_coef = lengths[name] + g.log_scale
-            coef = torch.nan_to_num(torch.exp(log_coef), nan=0.0, posinf=math.inf)
+            zero = torch.isneginf(g.log_scale)
+            coef = torch.where(zero, torch.zeros_like(log_coef), torch.exp(log_coef))
             update = coef.view(-1, *([1] * (g.direction.dim() - 1))) * g.direction
             if self.spec.momentum:
                 buf = self.buffers.get(name)

@@ -53,8 +53,11 @@ PDF_KEY = "Provenance"  # custom PDF Info / PNG text key: the whole record as JS
 
 
 def canonical_json(value) -> str:
-    """JSON with sorted keys and no spaces: equal values give equal text."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    """JSON with sorted keys and no spaces: equal values give equal text. Strict JSON: NaN
+    and inf raise ValueError (the config refuses them, so none should reach here)."""
+    return json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False
+    )
 
 
 def config_sha256(config) -> str:
@@ -179,7 +182,10 @@ def of_job(job, *, figure: str, title: str) -> dict:
 
 def save(path, record: dict) -> None:
     """Write the sidecar JSON (atomically, like every result)."""
-    io.save_text(path, json.dumps(record, indent=2, sort_keys=True, ensure_ascii=True) + "\n")
+    io.save_text(
+        path,
+        json.dumps(record, indent=2, sort_keys=True, ensure_ascii=True, allow_nan=False) + "\n",
+    )
 
 
 def _summary(record: dict) -> dict[str, str]:

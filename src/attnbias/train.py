@@ -109,6 +109,50 @@ def metrics(problem: Problem, fwd: Forward, loss, A, u, W_mm, u_mm, train_u) -> 
     return out
 
 
+class NonFiniteError(FloatingPointError):
+    """A parameter or a logged metric is NaN or infinite: the run has diverged."""
+
+
+def _allowed_nan(name: str, out: dict) -> torch.Tensor | bool:
+    """Where a metric may be NaN for a reason: the direction of W or u while it is zero
+    (1 - cos is undefined), and the log of a negative excess loss (by definition)."""
+    if name in ("alignment_W", "gap_W"):
+        return out["W_norm"] == 0
+    if name in ("alignment_u", "gap_u"):
+        return out["u_norm"] == 0
+    return name == "log_excess_loss"
+
+
+def check_finite(out: dict, params: dict, t: int, spec: OptimizerSpec) -> None:
+    """Raise NonFiniteError, naming the values and iteration t, where a logged metric or a
+    parameter is not finite. Nothing is repaired: a non-finite step leaves a non-finite
+    parameter, which this finds at the next logged iteration."""
+    checks = {}
+    for name, value in out.items():
+        checks[f"metric {name}"] = (
+            torch.isfinite(value) | (_allowed_nan(name, out) & value.isnan())
+        ).all()
+    for name, value in params.items():
+        checks[f"parameter {name}"] = torch.isfinite(value).all()
+    flags = torch.stack(list(checks.values())).cpu().tolist()  # one device sync
+    bad = [name for name, ok in zip(checks, flags, strict=True) if not ok]
+    if bad:
+        raise NonFiniteError(
+            f"training diverged: {', '.join(bad)} not finite at iteration {t} ({spec.caption()})"
+        )
+
+
+def check_polyak_fires(spec: OptimizerSpec, sign: torch.Tensor, log_loss: torch.Tensor) -> None:
+    """A Polyak step with f* at or above the initial loss never steps: refuse it."""
+    if spec.f_star == "opt" or bool((sign > 0).all()):
+        return
+    loss = float(log_loss.exp().min())
+    raise ValueError(
+        f"Polyak step with f_star={spec.f_star:g} never steps: f* is at or above the initial "
+        f"loss ({loss:.6g}); set f_star below it (0 is the infimum of the loss)"
+    )
+
+
 def train(
     problem: Problem,
     spec: OptimizerSpec,
@@ -147,10 +191,7 @@ def train(
             logged.append(
                 metrics(problem, fwd, loss_fn, params["W"], params["u"], W_mm, u_mm, train_u)
             )
-            if not bool(torch.isfinite(logged[-1]["log_loss"]).all()):
-                raise FloatingPointError(
-                    f"training diverged: the loss is not finite at iteration {t} ({spec.caption()})"
-                )
+            check_finite(logged[-1], params, t, spec)
         if t == iterations:
             break
         grads = {"W": gradients.w_gradient(problem, fwd, loss_fn)}
@@ -161,6 +202,8 @@ def train(
             log_loss = attention.log_mean(loss_fn.log_value(fwd.margin))
             log_abs, sign = log_excess_loss(fwd, loss_fn, spec.f_star, log_loss)
             log_excess = torch.where(sign > 0, log_abs, -torch.inf)  # no excess: no step
+            if t == 0:
+                check_polyak_fires(spec, sign, log_loss)
         log_steps = optimizer.step(params, grads, log_excess)
         if t in to_log:
             # the step size applied at t (multiplier of the gradient): shows where a cap binds

@@ -10,5 +10,8 @@ rule aggregate:
         "results/benchmarks/aggregate/{experiment}.tsv"
     conda:
         "../../envs/plot.yaml"
+    params:
+        identity=identity_of("metrics"),
+        runs=run_identities,
     script:
         "../scripts/aggregate.py"

@@ -26,5 +26,6 @@ rule claims:
         "../../envs/plot.yaml"
     params:
         experiments=claims_settings,
+        identities=claims_identities,
     script:
         "../scripts/claims.py"

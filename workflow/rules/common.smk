@@ -4,14 +4,36 @@ import os
 import re
 
 import torch
+import yaml
 
 from snakemake.utils import validate
 
+from attnbias import configcheck
+from attnbias import io as files
 from attnbias.codedeps import module_files
 from attnbias.data import source_note
 from attnbias.optimizers import OptimizerSpec
 
+# NaN and inf, whole floats where integers belong, reserved names, ignored optimizer
+# settings, sizes and texts: refused here, naming the key, before any job runs. Then the
+# schema once more through Snakemake, which fills in the defaults.
+try:
+    configcheck.check(
+        config,
+        yaml.safe_load(
+            (Path(workflow.basedir) / "workflow/schemas/config.schema.yaml").read_text()
+        ),
+    )
+except configcheck.ConfigError as err:
+    raise WorkflowError(str(err)) from None
 validate(config, schema="../schemas/config.schema.yaml", set_default=True)
+
+# Report captions are docutils' reStructuredText: their config texts are escaped (see
+# workflow/report/*.rst), and this file turns docutils' `raw` and `include` directives off,
+# so no caption can carry markup or a local file into the report.
+os.environ.update(
+    DOCUTILSCONFIG=str(Path(workflow.basedir) / "workflow/report/docutils.conf")
+)
 
 EXPERIMENTS = config["experiments"]
 # the experiments of `rule all` and of the claims table (the others are extra targets)
@@ -148,6 +170,75 @@ def optimizer_legend(wildcards):
     return legend
 
 
+# ---- file identities: what each intermediate file is (attnbias.io.identity) -----------
+# A job stores its output's identity; a job reading a file gets the identity that the file
+# must hold (from its own wildcards and the config) and refuses any other.
+
+
+def _data_section(experiment):
+    return canonical(EXPERIMENTS[experiment]["data"])
+
+
+def data_identity(experiment, seed):
+    return files.identity("data", experiment, _data_section(experiment), seed=seed)
+
+
+def svm_identity(experiment, seed):
+    settings = {
+        "data": _data_section(experiment),
+        "train_u": EXPERIMENTS[experiment]["train"]["train_u"],
+    }
+    return files.identity("svm", experiment, settings, seed=seed)
+
+
+def run_identity(experiment, optimizer, seed):
+    """A training run's: its data, training and optimizer settings, device and dtype."""
+    settings = {
+        "data": _data_section(experiment),
+        "train": canonical(EXPERIMENTS[experiment]["train"]),
+        "optimizer": optimizer_config(experiment, optimizer),
+        "device": config["device"],
+        "dtype": config["dtype"],
+    }
+    return files.identity("run", experiment, settings, seed=seed, optimizer=optimizer)
+
+
+def metrics_identity(experiment):
+    """An aggregate table's: the identities of the runs it holds."""
+    runs = [
+        run_identity(experiment, o, s)
+        for o in EXPERIMENTS[experiment]["optimizers"]
+        for s in seeds(experiment)
+    ]
+    return files.identity("metrics", experiment, runs)
+
+
+def identity_of(kind):
+    """Params helper: the identity of a job's output (or of the file it reads) of `kind`."""
+
+    def get(wildcards):
+        e, seed = wildcards.experiment, wildcards.get("seed")
+        if kind == "data":
+            return data_identity(e, seed)
+        if kind == "svm":
+            return svm_identity(e, seed)
+        if kind == "run":
+            return run_identity(e, wildcards.optimizer, seed)
+        return metrics_identity(e)
+
+    return get
+
+
+def run_identities(wildcards):
+    """Params of aggregate: input run file -> the identity it must hold."""
+    e = wildcards.experiment
+    return {
+        f"results/train/{e}/{o}/seed{s}.parquet": run_identity(e, o, s)
+        for o in EXPERIMENTS[e]["optimizers"]
+        for s in seeds(e)
+    }
+
+
 def all_seeds(pattern):
     """`pattern` for every default-build experiment and seed, in config order."""
     return [
@@ -179,6 +270,22 @@ def claims_settings(wildcards):
         }
         for name, e in DEFAULT_EXPERIMENTS.items()
     }
+
+
+def claims_identities(wildcards):
+    """Claims params: input file -> the identity it must hold."""
+    out = {
+        f"results/{n}/metrics.parquet": metrics_identity(n) for n in DEFAULT_EXPERIMENTS
+    }
+    for n, e in DEFAULT_EXPERIMENTS.items():
+        for s in seeds(n):
+            out[f"results/svm/{n}/seed{s}.npz"] = svm_identity(n, s)
+            out[f"results/data/{n}/seed{s}.npz"] = data_identity(n, s)
+            if e["figure"] == "joint":
+                for o in e["optimizers"]:
+                    path = f"results/train/{n}/{o}/seed{s}.final.npz"
+                    out[path] = dict(run_identity(n, o, s), kind="final")
+    return out
 
 
 def experiment_jobs(wildcards):
@@ -284,6 +391,45 @@ def study_runs(kind):
     )
 
 
+def _study_identity(kind, setting, optimizer):
+    """A study file's identity: its setting, optimizer and every study value its job reads."""
+    used = {
+        "setting": canonical({**STUDY["data"], **STUDY["settings"][setting]}),
+        "optimizer": canonical(spec_settings(STUDY["optimizers"][optimizer])),
+        "study": canonical(
+            {
+                k: v
+                for k, v in STUDY.items()
+                if k not in ("data", "settings", "optimizers")
+            }
+        ),
+        "device": config["device"],
+    }
+    ident = files.identity(kind, "global_convergence", used, optimizer=optimizer)
+    return {**ident, "setting": setting}
+
+
+def study_identity(kind):
+    """Params helper: the identity of a study job's output of `kind` (runs, assumptions)."""
+
+    def get(wildcards):
+        return _study_identity(kind, wildcards.setting, wildcards.optimizer)
+
+    return get
+
+
+def study_identities(wildcards):
+    """Params of study_summary: input file -> the identity it must hold."""
+    return {
+        f"results/global_convergence/{kind}/{s}/{o}.parquet": _study_identity(
+            kind, s, o
+        )
+        for kind in ("runs", "assumptions")
+        for s in STUDY["settings"]
+        for o in STUDY["optimizers"]
+    }
+
+
 def study_legend(wildcards):
     return {name: opt.get("label", name) for name, opt in STUDY["optimizers"].items()}
 
@@ -384,6 +530,51 @@ def real_experiment_settings(wildcards):
 def real_optimizer_settings(wildcards):
     opt = REAL_EXPERIMENTS[wildcards.figure]["optimizers"][wildcards.optimizer]
     return canonical({k: v for k, v in opt.items() if k != "label"})
+
+
+def real_run_identity(figure, optimizer, seed):
+    """A real-data training run's identity: what its params say it trained."""
+    e = REAL_EXPERIMENTS[figure]
+    settings = {k: v for k, v in e.items() if k not in ("title", "optimizers")}
+    if e["model"] != "vit_small":
+        settings["model_path"] = _model_path(e["model"])
+    opt = {k: v for k, v in e["optimizers"][optimizer].items() if k != "label"}
+    used = {
+        "experiment": canonical(settings),
+        "optimizer": canonical(opt),
+        "data_root": REAL["data_root"],
+        "device": REAL["device"],
+        "autocast": REAL["autocast"],
+    }
+    return files.identity("run", figure, used, seed=seed, optimizer=optimizer)
+
+
+def real_identity_of(kind):
+    """Params helper: a real-data run's identity (kind run) or its figure's table's."""
+
+    def get(wildcards):
+        f = wildcards.figure
+        if kind == "run":
+            return real_run_identity(f, wildcards.optimizer, wildcards.seed)
+        runs = [
+            real_run_identity(f, o, s)
+            for o in REAL_EXPERIMENTS[f]["optimizers"]
+            for s in range(REAL_EXPERIMENTS[f]["seeds"])
+        ]
+        return files.identity("metrics", f, runs)
+
+    return get
+
+
+def real_run_identities(wildcards):
+    """Params of aggregate_real: input run file -> the identity it must hold."""
+    f = wildcards.figure
+    e = REAL_EXPERIMENTS[f]
+    return {
+        f"results/train/{f}/{o}/seed{s}.parquet": real_run_identity(f, o, s)
+        for o in e["optimizers"]
+        for s in range(e["seeds"])
+    }
 
 
 def real_run_files(pattern):

@@ -11,5 +11,6 @@ rule data:
         "../../envs/data-svm.yaml"
     params:
         data=experiment_config("data"),
+        identity=identity_of("data"),
     script:
         "../scripts/data.py"

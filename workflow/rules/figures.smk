@@ -29,5 +29,6 @@ rule figure:
         title=figure_title,
         legend=optimizer_legend,
         config=figure_config,
+        identity=identity_of("metrics"),
     script:
         "../scripts/figure.py"

@@ -50,6 +50,7 @@ rule train_real:
         device=REAL["device"],
         autocast=REAL["autocast"],
         checkpoint="results/checkpoints/{figure}/{optimizer}/seed{seed}.pt",
+        identity=real_identity_of("run"),
     script:
         "../scripts/train_real.py"
 
@@ -68,6 +69,9 @@ rule aggregate_real:
         figure=REAL_TRAINING,
     conda:
         "../../envs/plot.yaml"
+    params:
+        identity=real_identity_of("metrics"),
+        runs=real_run_identities,
     script:
         "../scripts/aggregate.py"
 
@@ -104,6 +108,7 @@ rule figure_real:
         legend=real_legend,
         settings=real_experiment_settings,
         config=real_figure_config,
+        identity=real_identity_of("metrics"),
     script:
         "../scripts/figure_real.py"
 

@@ -24,6 +24,8 @@ rule study_runs:
         log_points=study_config("log_points"),
         seed=study_config("seed"),
         device=config["device"],
+        identity=study_identity("runs"),
+        assumptions_identity=study_identity("assumptions"),
     script:
         "../scripts/study_runs.py"
 
@@ -59,5 +61,6 @@ rule study_summary:
         legend=study_legend,
         settings=study_config(),
         config=figure_config,
+        identities=study_identities,
     script:
         "../scripts/study_summary.py"

@@ -12,5 +12,7 @@ rule svm:
         "../../envs/data-svm.yaml"
     params:
         train_u=experiment_config("train", "train_u"),
+        identity=identity_of("svm"),
+        data=identity_of("data"),
     script:
         "../scripts/svm.py"

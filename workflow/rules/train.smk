@@ -18,5 +18,8 @@ rule train:
         optimizer=optimizer_settings,
         device=config["device"],
         dtype=config["dtype"],
+        identity=identity_of("run"),
+        data=identity_of("data"),
+        svm=identity_of("svm"),
     script:
         "../scripts/train.py"

@@ -1,5 +1,8 @@
 """All optimizers and seeds of an experiment -> results/{experiment}/metrics.parquet."""
 
-from attnbias import io
+from attnbias import io, joblog
 
-io.save_table(snakemake.output[0], io.concat_tables(snakemake.input.runs))
+joblog.start(snakemake)
+runs = snakemake.input.runs
+table = io.concat_tables(runs, [snakemake.params.runs[path] for path in runs])
+io.save_table(snakemake.output[0], io.with_identity(table, snakemake.params.identity))

@@ -7,10 +7,10 @@ message that names the dataset, the config key and how to get the data.
 import json
 import logging
 
-from attnbias import io
+from attnbias import io, joblog
 from attnbias.realdata import sources
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(message)s")
+joblog.start(snakemake)
 try:
     report = sources.check(
         snakemake.params.needs, snakemake.params.data_root, download=snakemake.params.download
@@ -19,4 +19,4 @@ except FileNotFoundError as err:
     logging.error("%s", err)
     raise
 logging.info("found: %s", report)
-io.save_text(snakemake.output[0], json.dumps(report, indent=2) + "\n")
+io.save_text(snakemake.output[0], json.dumps(report, indent=2, allow_nan=False) + "\n")

@@ -1,30 +1,37 @@
 """The claims table: results/claims.{md,html,csv,tex}, from the aggregate tables, the SVM
 and data files (||W_mm||, hypotheses) and, for joint training, the final parameters."""
 
-from attnbias import claims, hypotheses, io
+from attnbias import claims, hypotheses, io, joblog
 
+joblog.start(snakemake)
 experiments = snakemake.params.experiments
-tables = dict(zip(experiments, map(io.load_metrics, snakemake.input.metrics), strict=True))
+expect = snakemake.params.identities  # input file -> the identity it must hold
+tables = {
+    name: io.load_metrics(path, expect[path])
+    for name, path in zip(experiments, snakemake.input.metrics, strict=True)
+}
 svm_files, data_files = iter(snakemake.input.svm), iter(snakemake.input.data)
 final_files = iter(snakemake.input.final)
 W_mm_norms, T_tokens, data_hypotheses, u_margins = {}, {}, {}, {}
 for name, experiment in experiments.items():  # the input lists follow this order, seed by seed
     seeds = range(experiment["seeds"])
-    svms = [io.load_npz(next(svm_files)) for _ in seeds]
-    datasets = [io.load_data(next(data_files)) for _ in seeds]
+    data_paths = [next(data_files) for _ in seeds]
+    svm_paths = [next(svm_files) for _ in seeds]
+    datasets = [io.load_data(p, expect[p]) for p in data_paths]
+    svms = [io.load_svm(p, d, expect[p]) for p, d in zip(svm_paths, datasets, strict=True)]
     W_mm_norms[name] = [float((s["W_mm"] ** 2).sum() ** 0.5) for s in svms]
     T_tokens[name] = datasets[0]["X"].shape[1]
     data_hypotheses[name] = hypotheses.summarize([hypotheses.report(d) for d in datasets])
     if experiment["figure"] == "joint":  # the final u of every optimizer and seed
-        u_margins[name] = {
-            opt: [
+        u_margins[name] = {}
+        for opt in experiment["optimizers"]:
+            finals = [next(final_files) for _ in seeds]
+            u_margins[name][opt] = [
                 claims.u_margin_ratio(
-                    d["X"], d["y"], d["opt"], io.load_npz(next(final_files))["u"], s["u_mm"]
+                    d["X"], d["y"], d["opt"], io.load_npz(f, expect=expect[f])["u"], s["u_mm"]
                 )
-                for d, s in zip(datasets, svms, strict=True)
+                for d, s, f in zip(datasets, svms, finals, strict=True)
             ]
-            for opt in experiment["optimizers"]
-        }
 table = claims.claims(experiments, tables, W_mm_norms, T_tokens, data_hypotheses, u_margins)
 io.save_text(snakemake.output.md, claims.to_markdown(table))
 io.save_text(snakemake.output.html, claims.to_html(table))

@@ -2,13 +2,18 @@
 
 import logging
 
-from attnbias import data, hypotheses, io
+from attnbias import data, hypotheses, io, joblog
+from attnbias.realdata.errors import MissingDataError
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(message)s")
+joblog.start(snakemake)
 config = snakemake.params.data
-dataset = data.generate(config["model"], int(snakemake.wildcards.seed), config["params"])
+try:
+    dataset = data.generate(config["model"], int(snakemake.wildcards.seed), config["params"])
+except MissingDataError as err:  # fig9's MNIST files: the key is this experiment's root
+    key = f"experiments.{snakemake.wildcards.experiment}.data.params.root"
+    raise MissingDataError(err.dataset, err.path, key, err.how) from None
 logging.info("assumption quantities: %s", data.assumption_report(dataset))
 hypotheses_report = hypotheses.report(dataset)
 logging.info("hypotheses: %s", hypotheses_report)
 logging.info("%s", hypotheses.describe(hypotheses_report))
-io.save_npz(snakemake.output[0], dataset)
+io.save_npz(snakemake.output[0], dataset, snakemake.params.identity)

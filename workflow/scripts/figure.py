@@ -1,8 +1,9 @@
 """Draw results/{experiment}.pdf (and its PNG twin) from the aggregate table, with the
 figure's provenance in both files and in results/{experiment}.provenance.json."""
 
-from attnbias import figures, hypotheses, io, provenance
+from attnbias import figures, hypotheses, io, joblog, provenance
 
+joblog.start(snakemake)
 title = snakemake.params.title or snakemake.wildcards.experiment
 record = provenance.of_job(snakemake, figure=snakemake.wildcards.experiment, title=title)
 geometry = None
@@ -13,7 +14,7 @@ if "geometry_svm" in snakemake.input.keys():  # bad_init_2d: seed 0's tokens and
     }
 figures.draw(
     snakemake.params.kind,
-    io.load_metrics(snakemake.input.metrics),
+    io.load_metrics(snakemake.input.metrics, snakemake.params.identity),
     title=title,
     legend=snakemake.params.legend,
     outputs=[snakemake.output.pdf, snakemake.output.png],

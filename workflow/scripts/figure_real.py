@@ -4,14 +4,15 @@ its provenance in both files and in results/{figure}.provenance.json."""
 import json
 from pathlib import Path
 
-from attnbias import io, provenance
+from attnbias import io, joblog, provenance
 from attnbias.realdata import plots
 
+joblog.start(snakemake)
 source = json.loads(Path(snakemake.input.source).read_text())
 title = plots.stamped(snakemake.params.title, source["fixture"])
 record = provenance.of_job(snakemake, figure=snakemake.wildcards.figure, title=title)
 plots.draw_training(
-    io.load_metrics(snakemake.input.metrics),
+    io.load_metrics(snakemake.input.metrics, snakemake.params.identity),
     title=snakemake.params.title,
     legend=snakemake.params.legend,
     caption=plots.training_caption(snakemake.params.settings, snakemake.params.legend, source),

@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from attnbias import provenance
+from attnbias import joblog, provenance
 from attnbias.realdata import plots
 
+joblog.start(snakemake)
 source = json.loads(Path(snakemake.input.source).read_text())
 title = plots.stamped(snakemake.params.title, source["fixture"])
 record = provenance.of_job(snakemake, figure="fig10", title=title)

@@ -3,8 +3,9 @@
 import pyarrow as pa
 import torch
 
-from attnbias import io, study, train
+from attnbias import io, joblog, study, train
 
+joblog.start(snakemake)
 torch.set_num_threads(snakemake.threads)
 p = snakemake.params
 runs, assumptions = study.study_table(
@@ -21,5 +22,6 @@ runs, assumptions = study.study_table(
 # where the runs trained (study_table resolves the device the same way), for the provenance
 info = train.device_info(train.resolve_device(p.device))
 table = pa.Table.from_pandas(runs, preserve_index=False)
-io.save_table(snakemake.output.runs, io.with_run_info(table, info))
-io.save_frame(snakemake.output.assumptions, assumptions)
+io.save_table(snakemake.output.runs, io.with_identity(io.with_run_info(table, info), p.identity))
+assumptions = pa.Table.from_pandas(assumptions, preserve_index=False)
+io.save_table(snakemake.output.assumptions, io.with_identity(assumptions, p.assumptions_identity))

@@ -3,10 +3,18 @@ provenance goes into its files and into results/global_convergence.provenance.js
 
 import pandas as pd
 
-from attnbias import figures, io, provenance, study_summary
+from attnbias import figures, io, joblog, provenance, study_summary
 
-runs = pd.concat(map(pd.read_parquet, snakemake.input.runs), ignore_index=True)
-assumptions = pd.concat(map(pd.read_parquet, snakemake.input.assumptions), ignore_index=True)
+joblog.start(snakemake)
+expect = snakemake.params.identities  # input file -> the identity it must hold
+
+
+def read(paths):
+    return pd.concat([io.read_table(p, expect[p]).to_pandas() for p in paths], ignore_index=True)
+
+
+runs = read(snakemake.input.runs)
+assumptions = read(snakemake.input.assumptions)
 assumptions = assumptions.drop_duplicates("setting", ignore_index=True)  # one per setting
 summary = study_summary.summary(runs)
 io.save_csv(snakemake.output.runs, runs)

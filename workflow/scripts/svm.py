@@ -2,13 +2,13 @@
 
 import logging
 
-from attnbias import io, svm
+from attnbias import io, joblog, svm
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(message)s")
+joblog.start(snakemake)
 name = f"experiment {snakemake.wildcards.experiment}, seed {snakemake.wildcards.seed}"
 solutions = svm.solve_for_dataset(
-    io.load_data(snakemake.input.data), snakemake.params.train_u, name
+    io.load_data(snakemake.input.data, snakemake.params.data), snakemake.params.train_u, name
 )
 for line in svm.describe(solutions):
     logging.info(line)
-io.save_npz(snakemake.output[0], svm.to_arrays(solutions))
+io.save_npz(snakemake.output[0], svm.to_arrays(solutions), snakemake.params.identity)

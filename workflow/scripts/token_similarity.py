@@ -5,11 +5,11 @@ import logging
 
 import torch
 
-from attnbias import io
+from attnbias import io, joblog
 from attnbias.realdata import similarity_data
 from attnbias.train import resolve_device
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(message)s")
+joblog.start(snakemake)
 torch.set_num_threads(snakemake.threads)
 settings = snakemake.params.settings
 histogram = similarity_data.dataset_histogram(

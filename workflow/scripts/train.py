@@ -4,19 +4,26 @@ import logging
 
 import torch
 
-from attnbias import io, train
+from attnbias import io, joblog, train
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(message)s")
+joblog.start(snakemake)
 torch.set_num_threads(snakemake.threads)
-wc = snakemake.wildcards
-iterations, metrics, final, device = train.run(
-    io.load_data(snakemake.input.data),
-    io.load_npz(snakemake.input.svm, ("W_mm",)),
-    snakemake.params.train,
-    snakemake.params.optimizer,
-    device=snakemake.params.device,
-    dtype=snakemake.params.dtype,
-)
+wc, p = snakemake.wildcards, snakemake.params
+dataset = io.load_data(snakemake.input.data, p.data)
+solution = io.load_svm(snakemake.input.svm, dataset, p.svm)
+try:
+    iterations, metrics, final, device = train.run(
+        dataset,
+        solution,
+        p.train,
+        p.optimizer,
+        device=p.device,
+        dtype=p.dtype,
+    )
+except (FloatingPointError, ValueError) as err:  # name the run: which job of many failed
+    raise type(err)(
+        f"experiment {wc.experiment}, optimizer {wc.optimizer}, seed {wc.seed}: {err}"
+    ) from err
 logging.info(
     "trained on %s; final metrics: %s",
     device,
@@ -24,5 +31,6 @@ logging.info(
 )
 table = io.metrics_table(wc.experiment, wc.optimizer, int(wc.seed), iterations, metrics)
 # the resolved device (`auto` may become CUDA), for the figures' provenance
-io.save_table(snakemake.output.metrics, io.with_run_info(table, train.device_info(device)))
-io.save_npz(snakemake.output.final, final)
+table = io.with_identity(io.with_run_info(table, train.device_info(device)), p.identity)
+io.save_table(snakemake.output.metrics, table)
+io.save_npz(snakemake.output.final, final, dict(p.identity, kind="final"))

@@ -7,10 +7,10 @@ import logging
 
 import torch
 
-from attnbias import io, train
+from attnbias import io, joblog, train
 from attnbias.realdata.run import train_run
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(message)s")
+joblog.start(snakemake)
 torch.set_num_threads(snakemake.threads)
 wc, p = snakemake.wildcards, snakemake.params
 with open(snakemake.log[0], "a") as progress_file:
@@ -33,4 +33,5 @@ logging.info(
 )
 table = io.metrics_table(wc.figure, wc.optimizer, int(wc.seed), steps, metrics)
 # the resolved device (`auto` may become CUDA), for the figures' provenance
-io.save_table(snakemake.output.metrics, io.with_run_info(table, train.device_info(device)))
+table = io.with_identity(io.with_run_info(table, train.device_info(device)), p.identity)
+io.save_table(snakemake.output.metrics, table)

@@ -1,0 +1,524 @@
+"""Bad input and faults (issue 17): every refusal names its culprit (the config key or the
+file), happens before a wrong result is written, and leaves what was already built as it was.
+
+The workflow tests run the real Snakemake on a temporary copy of the project that has built
+fig2's aggregate table on config/tiny.yaml once (`built`); each case runs on that build, or
+on a copy of it where it changes files, with config/tiny.yaml changed in one key.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import re
+import shutil
+import tempfile
+import uuid
+from io import StringIO
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+import torch
+import yaml
+from project import copy_project, snakemake
+
+from attnbias import attention, claims, configcheck, data, io, svm, train
+from attnbias.optimizers import OptimizerSpec
+
+TARGET = "results/fig2/metrics.parquet"
+
+
+def tiny() -> dict:
+    return yaml.safe_load((Path(__file__).parents[1] / "config/tiny.yaml").read_text())
+
+
+def snapshot(workdir: Path) -> dict:
+    """Every file under results/ with its bytes' hash and mtime: what "unchanged" means."""
+    return {
+        str(p.relative_to(workdir)): (p.stat().st_mtime_ns, p.read_bytes())
+        for p in sorted((workdir / "results").rglob("*"))
+        if p.is_file()
+    }
+
+
+def run_with(workdir: Path, config: dict, *args: str):
+    path = workdir / "config" / "case.yaml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    return snakemake(workdir, *args, config="config/case.yaml", check=False)
+
+
+# A copy of the build lies elsewhere: the code files that every job takes as input have
+# other absolute paths there, which Snakemake's `input` trigger would take for a changed
+# input set and rerun everything. Rebuilding by modification times only is what a user's
+# rebuild after copying a file over another does.
+BY_MTIME = ("--rerun-triggers", "mtime")
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    workdir = copy_project(tmp_path_factory.mktemp("bad_input"))
+    snakemake(workdir, TARGET, "-c2", "-q")
+    return workdir
+
+
+@pytest.fixture
+def built_copy(built, tmp_path) -> Path:
+    """A copy of the build (mtimes kept, so Snakemake sees it as up to date)."""
+    dest = tmp_path / "copy"
+    shutil.copytree(built, dest, symlinks=True)
+    return dest
+
+
+# ---------------------------------------------------------------- config: refused by key
+
+NAN, INF = float("nan"), float("inf")
+
+
+def _set(*path_and_value):
+    *path, value = path_and_value
+
+    def change(c):
+        target = c
+        for key in path[:-1]:
+            target = target[key]
+        target[path[-1]] = value
+
+    return change
+
+
+def _rename(old, new):
+    def change(c):
+        c["experiments"][new] = c["experiments"].pop(old)
+
+    return change
+
+
+REFUSED = [
+    ("gd-lr-nan", _set("experiments", "fig2", "optimizers", "gd", "lr", NAN),
+     "experiments.fig2.optimizers.gd.lr", "not a finite number"),
+    ("ngd-cap-nan", _set("experiments", "fig2", "optimizers", "ngd", "cap", NAN),
+     "experiments.fig2.optimizers.ngd.cap", "not a finite number"),
+    ("ps-f-star-nan", _set("experiments", "fig2", "optimizers", "ps", "f_star", NAN),
+     "experiments.fig2.optimizers.ps.f_star", "not a finite number"),
+    ("ps-f-star-inf", _set("experiments", "fig2", "optimizers", "ps", "f_star", INF),
+     "experiments.fig2.optimizers.ps.f_star", "not a finite number"),
+    ("real-sgd-lr-nan", _set("real_data", "experiments", "fig1", "optimizers", "sgd", "lr", NAN),
+     "real_data.experiments.fig1.optimizers.sgd.lr", "not a finite number"),
+    ("study-scale-nan", _set("global_convergence", "scales", [NAN]),
+     "global_convergence.scales[0]", "not a finite number"),
+    ("opt-signal-nan", _set("experiments", "fig2", "data", "params", "opt_signal", NAN),
+     "experiments.fig2.data.params.opt_signal", "not a finite number"),
+    ("ngd-lr-inf", _set("experiments", "fig2", "optimizers", "ngd", "lr", INF),
+     "experiments.fig2.optimizers.ngd.lr", "not a finite number"),
+    ("seeds-too-many", _set("experiments", "fig2", "seeds", 100000),
+     "experiments.fig2.seeds", "maximum of 1000"),
+    ("seeds-not-whole", _set("experiments", "fig2", "seeds", 2.5),
+     "experiments.fig2.seeds", "is not of type 'integer'"),
+    ("d-too-large", _set("experiments", "fig2", "data", "params", "d", 100000),
+     "experiments.fig2.data.params.d", "maximum of 4096"),
+    ("svm-too-large", _set("experiments", "fig2", "data", "params", "n", 50000),
+     "experiments.fig2.data.params.n", "exceed the limit of 10000"),
+    ("gd-cap-ignored", _set("experiments", "fig2", "optimizers", "gd", "cap", 1e-6),
+     "experiments.fig2.optimizers.gd.cap", "rule gd ignores cap"),
+    ("polyak-lr-ignored", _set("experiments", "fig2", "optimizers", "ps", "lr", 0.5),
+     "experiments.fig2.optimizers.ps.lr", "rule polyak ignores lr"),
+    ("lr-u-without-u", _set("experiments", "fig2", "optimizers", "ngd", "lr_u", 0.5),
+     "experiments.fig2.optimizers.ngd.lr_u", "u is not trained"),
+    ("name-global-convergence", _rename("fig8", "global_convergence"),
+     "experiments.global_convergence", "results/global_convergence.pdf"),
+    ("name-fig10", _rename("fig8", "fig10"), "experiments.fig10", "token-similarity"),
+    ("title-bad-math", _set("experiments", "fig2", "title", "loss $x^$ falls"),
+     "experiments.fig2.title", "matplotlib cannot parse the math"),
+    ("label-lone-dollar", _set("experiments", "fig2", "optimizers", "gd", "label", "GD $5"),
+     "experiments.fig2.optimizers.gd.label", "odd number of $"),
+    ("label-hidden", _set("experiments", "fig2", "optimizers", "gd", "label", "_GD"),
+     "experiments.fig2.optimizers.gd.label", "hidden from the legend"),
+    ("query-above-opt", _set("experiments", "fig2", "data", "params", "query_signal", 2.0),
+     "experiments.fig2.data.params.query_signal", "must be below opt_signal"),
+    ("mnist-without-root", _set("experiments", "fig9", "data", "params", "source", "mnist"),
+     "experiments.fig9.data.params", "'root' is a required property"),
+]  # fmt: skip
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("change", "key", "reason"),
+    [case[1:] for case in REFUSED],
+    ids=[case[0] for case in REFUSED],
+)
+def test_bad_config_is_refused_by_key_before_any_job(built, change, key, reason):
+    config = tiny()
+    change(config)
+    before = snapshot(built)
+    result = run_with(built, config, TARGET, "-c1")
+    out = result.stdout + result.stderr
+    assert result.returncode != 0, out
+    assert f"config key {key}:" in out and reason in out, out
+    assert "Building DAG" not in out  # refused while the workflow was read
+    assert snapshot(built) == before
+
+
+@pytest.mark.slow
+def test_whole_floats_are_taken_as_integers(built):
+    """iterations: 300.0, seeds: 2.0, n: 6.0 mean 300, 2 and 6: fig2 is up to date."""
+    config = tiny()
+    fig2 = config["experiments"]["fig2"]
+    fig2["train"]["iterations"] = 300.0
+    fig2["seeds"] = 2.0
+    fig2["data"]["params"]["n"] = 6.0
+    before = snapshot(built)
+    result = run_with(built, config, TARGET, "-n")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Nothing to be done" in result.stdout + result.stderr
+    assert snapshot(built) == before
+
+
+def test_config_checks_name_the_key_path_directly():
+    config = tiny()
+    config["experiments"]["fig3"]["optimizers"]["ps"]["f_star"] = NAN
+    with pytest.raises(configcheck.ConfigError, match=r"experiments\.fig3\.optimizers\.ps\.f_star"):
+        configcheck.check_finite(config)
+    assert (
+        configcheck.key_path(("global_convergence", "scales", 1)) == "global_convergence.scales[1]"
+    )
+
+
+# ---------------------------------------------------------------- training: no silent repair
+
+
+@pytest.mark.slow
+def test_overflowing_parameters_stop_the_run_naming_it(built_copy):
+    """NGD with lr 1e160: ||W|| overflows at the first step; the run stops with experiment,
+    optimizer, seed and iteration, in the console and in the job's log."""
+    config = tiny()
+    config["experiments"]["fig2"]["optimizers"]["ngd"]["lr"] = 1e160
+    target = "results/train/fig2/ngd/seed0.parquet"
+    before = snapshot(built_copy)
+    result = run_with(built_copy, config, target, "-c1", "--forcerun", target, *BY_MTIME)
+    out = result.stdout + result.stderr
+    assert result.returncode != 0
+    message = "experiment fig2, optimizer ngd, seed 0: training diverged: metric W_norm"
+    assert message in out and "not finite at iteration 1" in out, out
+    log = (built_copy / "results/logs/train/fig2/ngd/seed0.log").read_text()
+    assert "Traceback" in log and message in log
+    assert not (built_copy / target).exists()  # Snakemake removed the failed job's output
+    after = snapshot(built_copy)
+    assert after[TARGET] == before[TARGET]  # nothing built from it changed
+
+
+@pytest.mark.slow
+def test_polyak_step_that_never_fires_is_an_error(built_copy):
+    config = tiny()
+    config["experiments"]["fig2"]["optimizers"]["ps"]["f_star"] = 5
+    target = "results/train/fig2/ps/seed0.parquet"
+    result = run_with(built_copy, config, target, "-c1", "--forcerun", target, *BY_MTIME)
+    out = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert "experiment fig2, optimizer ps, seed 0: Polyak step with f_star=5 never steps" in out
+    assert "at or above the initial loss" in out
+
+
+def test_non_finite_step_is_not_repaired():
+    """A NaN step used to become no step (nan_to_num): now the run stops at the next log."""
+    ds = data.generate("example1", 0, dict(n=6, T=4, d=10))
+    W_mm = torch.as_tensor(svm.solve_w_svm(ds["X"], ds["opt"]).W[None])
+    with pytest.raises(train.NonFiniteError, match="parameter W not finite at iteration 2"):
+        train.train(
+            attention.Problem.from_arrays([ds]),
+            OptimizerSpec("gd", lr=math.nan),
+            iterations=3,
+            log_iterations=np.array([0, 2, 3]),
+            W_mm=W_mm,
+        )
+
+
+def test_zero_gradient_block_takes_no_step():
+    """u = 0 at the start of joint training: W's gradient is zero, and W stays put."""
+    ds = data.generate("dm", 0, dict(n=6, T=3, d=8))
+    solutions = svm.solve_for_dataset(ds, True, "dm")
+    problem = attention.Problem.from_arrays([ds])
+    table, final = train.train(
+        problem,
+        OptimizerSpec("ngd", lr=0.1),
+        iterations=1,
+        log_iterations=np.array([0, 1]),
+        W_mm=torch.as_tensor(solutions["W_mm"].W[None]),
+        u_mm=torch.as_tensor(solutions["u_mm"].u[None]),
+        train_u=True,
+    )
+    assert torch.all(final["W"] == 0) and torch.all(torch.isfinite(final["u"]))
+
+
+def test_polyak_never_firing_is_refused_in_train():
+    ds = data.generate("example1", 0, dict(n=6, T=4, d=10))
+    W_mm = torch.as_tensor(svm.solve_w_svm(ds["X"], ds["opt"]).W[None])
+    with pytest.raises(ValueError, match="f_star=5 never steps"):
+        train.train(
+            attention.Problem.from_arrays([ds]),
+            OptimizerSpec("polyak", f_star=5.0),
+            iterations=2,
+            log_iterations=np.array([0, 2]),
+            W_mm=W_mm,
+        )
+
+
+def test_claims_without_gap_rows_name_experiment_optimizer_and_metric():
+    table = pd.DataFrame(
+        {
+            "experiment": ["fig2"] * 2,
+            "optimizer": ["gd"] * 2,
+            "seed": [0, 0],
+            "iteration": [0, 1],
+            "metric": ["loss", "loss"],
+            "value": [1.0, 0.5],
+        }
+    )
+    with pytest.raises(ValueError, match="experiment fig2: .* no gap_W rows of optimizer gd"):
+        claims.series(table, "gd", "gap_W")
+
+
+# ---------------------------------------------------------------- files know what they are
+
+
+@pytest.mark.slow
+def test_svm_file_of_another_seed_is_refused_by_path(built_copy):
+    svm_dir = built_copy / "results/svm/fig2"
+    shutil.copy(svm_dir / "seed1.npz", svm_dir / "seed0.npz")  # newer: its runs rerun
+    before = snapshot(built_copy)
+    result = snakemake(built_copy, TARGET, "-c1", *BY_MTIME, check=False)
+    out = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert "results/svm/fig2/seed0.npz holds kind svm, experiment fig2, seed 1" in out, out
+    assert "snakemake --forcerun results/svm/fig2/seed0.npz" in out
+    # the failed job's log holds the error (-c1: the first of seed 0's runs fails, and stops
+    # the build)
+    logs = [p.read_text() for p in (built_copy / "results/logs/train/fig2").glob("*/seed0.log")]
+    assert any("FileContractError" in log and "results/svm/fig2/seed0.npz" in log for log in logs)
+    assert snapshot(built_copy)[TARGET] == before[TARGET]
+
+
+@pytest.mark.slow
+def test_run_file_of_another_optimizer_is_refused_by_the_aggregate(built_copy):
+    runs = built_copy / "results/train/fig2"
+    shutil.copy(runs / "ngd/seed0.parquet", runs / "gd/seed0.parquet")
+    before = snapshot(built_copy)
+    result = snakemake(built_copy, TARGET, "-c1", *BY_MTIME, check=False)
+    out = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert (
+        "results/train/fig2/gd/seed0.parquet holds kind run, experiment fig2, optimizer ngd" in out
+    )
+    assert "FileContractError" in (built_copy / "results/logs/aggregate/fig2.log").read_text()
+    assert not (built_copy / TARGET).exists() or snapshot(built_copy)[TARGET] == before[TARGET]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("damage", ["garbage", "truncated"])
+def test_unreadable_file_is_reported_by_path_without_unpickling(built_copy, damage):
+    path = built_copy / "results/data/fig2/seed0.npz"
+    content = path.read_bytes()
+    path.write_bytes(
+        b"\x80\x04garbage" * 10 if damage == "garbage" else content[: len(content) // 2]
+    )
+    result = snakemake(built_copy, TARGET, "-c1", *BY_MTIME, check=False)
+    out = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert "results/data/fig2/seed0.npz cannot be read as a .npz file" in out, out
+    assert "snakemake --forcerun results/data/fig2/seed0.npz" in out
+    assert "allow_pickle" not in out and "BadZipFile" not in out
+
+
+@pytest.mark.slow
+def test_deleted_intermediate_is_rebuilt_with_forcerun_as_the_readme_says(built_copy):
+    """Snakemake keeps downstream files whose input went missing: after deleting an svm
+    file nothing is planned; --forcerun on it rebuilds it and what was built from it."""
+    (built_copy / "results/svm/fig2/seed0.npz").unlink()
+    plain = snakemake(built_copy, TARGET, "-n", *BY_MTIME)
+    assert "Nothing to be done" in plain.stdout + plain.stderr
+    forced = snakemake(
+        built_copy, TARGET, "-n", "--forcerun", "results/svm/fig2/seed0.npz", *BY_MTIME
+    ).stdout
+    assert re.search(r"^svm\s+1$", forced, re.M) and re.search(r"^train\s+4$", forced, re.M)
+    assert re.search(r"^aggregate\s+1$", forced, re.M)
+
+
+def _dataset_and_solution():
+    ds = data.generate("example1", 0, dict(n=6, T=3, d=12))
+    return ds, svm.to_arrays(svm.solve_for_dataset(ds, False, "test"))
+
+
+def test_w_mm_is_checked_against_its_data(tmp_path):
+    ds, arrays = _dataset_and_solution()
+    ident = io.identity("svm", "fig2", {"any": 1}, seed=0)
+    io.save_npz(tmp_path / "good.npz", arrays, ident)
+    assert np.array_equal(io.load_svm(tmp_path / "good.npz", ds, ident)["W_mm"], arrays["W_mm"])
+    # twice W_mm satisfies every constraint, but is not the max-margin solution
+    io.save_npz(tmp_path / "long.npz", {**arrays, "W_mm": 2 * arrays["W_mm"]}, ident)
+    with pytest.raises(io.FileContractError, match=r"long\.npz: W_mm is not the max-margin"):
+        io.load_svm(tmp_path / "long.npz", ds, ident)
+    # another seed's solution: the constraints of this data fail
+    other, other_arrays = data.generate("example1", 1, dict(n=6, T=3, d=12)), None
+    other_arrays = svm.to_arrays(svm.solve_for_dataset(other, False, "other"))
+    io.save_npz(tmp_path / "other.npz", other_arrays, ident)
+    with pytest.raises(io.FileContractError, match="smallest margin"):
+        io.load_svm(tmp_path / "other.npz", ds, ident)
+
+
+def test_identity_names_config_mismatch_and_missing_identity(tmp_path):
+    ds, _ = _dataset_and_solution()
+    io.save_npz(tmp_path / "d.npz", ds, io.identity("data", "fig2", {"n": 6}, seed=0))
+    with pytest.raises(io.FileContractError, match="from another config"):
+        io.load_data(tmp_path / "d.npz", io.identity("data", "fig2", {"n": 7}, seed=0))
+    np.savez(tmp_path / "old.npz", **ds)  # written without an identity
+    with pytest.raises(io.FileContractError, match="records no identity"):
+        io.load_data(tmp_path / "old.npz", io.identity("data", "fig2", {"n": 6}, seed=0))
+
+
+def test_aggregate_refuses_a_run_twice(tmp_path):
+    table = io.metrics_table("fig2", "gd", 0, np.array([0, 1]), {"loss": np.array([1.0, 0.5])})
+    for name in ("a", "b"):
+        io.save_table(tmp_path / f"{name}.parquet", table)
+    with pytest.raises(io.FileContractError, match="both hold the run experiment fig2"):
+        io.concat_tables([tmp_path / "a.parquet", tmp_path / "b.parquet"])
+
+
+def test_rows_of_a_run_must_match_its_identity(tmp_path):
+    table = io.metrics_table("fig2", "ngd", 0, np.array([0]), {"loss": np.array([1.0])})
+    claimed = io.identity("run", "fig2", {}, seed=0, optimizer="gd")
+    io.save_table(tmp_path / "r.parquet", io.with_identity(table, claimed))
+    with pytest.raises(io.FileContractError, match="rows of optimizer"):
+        io.read_table(tmp_path / "r.parquet", claimed)
+
+
+def test_file_json_is_strict(tmp_path):
+    with pytest.raises(ValueError):
+        io.identity("data", "fig2", {"lr": math.nan})
+    table = pa.table({"x": [1]})
+    with pytest.raises(ValueError):
+        io.with_run_info(table, {"device": math.inf})
+    io.save_table(tmp_path / "t.parquet", io.with_run_info(table, {"device": "cpu"}))
+    json.loads(pq.read_schema(tmp_path / "t.parquet").metadata[io.RUN_INFO_KEY])
+
+
+@pytest.mark.slow
+def test_fig9_mnist_with_a_wrong_root_names_its_key(built_copy, tmp_path):
+    config = tiny()
+    params = config["experiments"]["fig9"]["data"]["params"]
+    params.update(source="mnist", root=str(tmp_path / "no-such-folder"))
+    result = run_with(built_copy, config, "results/data/fig9/seed0.npz", "-c1", *BY_MTIME)
+    out = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert "experiments.fig9.data.params.root" in out, out
+    assert "config key `real_data.data_root`" not in out
+
+
+def test_config_checks_do_not_touch_a_valid_config():
+    config = tiny()
+    original = copy.deepcopy(config)
+    schema = yaml.safe_load(
+        (Path(__file__).parents[1] / "workflow/schemas/config.schema.yaml").read_text()
+    )
+    configcheck.check(config, schema)
+    assert config == original
+
+
+# ---------------------------------------------------------------- the report is safe
+
+
+def test_docutils_config_turns_raw_and_include_off(monkeypatch):
+    from docutils.core import publish_parts
+
+    conf = Path(__file__).parents[1] / "workflow/report/docutils.conf"
+    monkeypatch.setenv("DOCUTILSCONFIG", str(conf))
+    text = ".. raw:: html\n\n   <b id=raw>x</b>\n\n.. include:: /etc/hostname\n"
+    quiet = {"warning_stream": StringIO()}  # the warnings also go into the body
+    body = publish_parts(text, writer="html", settings_overrides=quiet)["body"]
+    assert "<b id=raw>" not in body
+    assert "&quot;raw&quot; directive disabled" in body
+    assert "&quot;include&quot; directive disabled" in body
+
+
+@pytest.mark.slow
+def test_hostile_title_and_label_stay_text_in_the_report(tmp_path, request):
+    """A title with a raw-HTML directive, an include and markup, and labels that would be
+    javascript: links: the report, opened in headless chromium, runs no script, holds no
+    injected element or link, includes no local file, and shows the texts as text."""
+    from chromium import Chromium, ensure_chromium
+    from test_report import HELPERS, caption, open_listing
+
+    reason = ensure_chromium()
+    if reason:
+        pytest.skip(reason)
+    (tmp_path / "project").mkdir()
+    workdir = copy_project(tmp_path / "project")
+    # a path that escaping would leave alone (no underscore, no markup), outside the project
+    secret_dir = Path(tempfile.gettempdir()) / f"attnbiassecret{uuid.uuid4().hex}"
+    secret_dir.mkdir()
+    secret = secret_dir / "secret.txt"
+    secret.write_text("SECRET-6f1d0c\n")
+    request.addfinalizer(lambda: shutil.rmtree(secret_dir, ignore_errors=True))
+    title = (
+        "Hostile **bold** title\n\n"
+        ".. raw:: html\n\n"
+        '   <img src="x" id="injected" onerror="window.pwned = 1">\n\n'
+        f".. include:: {secret}\n\n"
+        "`link <javascript:window.pwned=4>`_ |sub| :math:`x`"
+    )
+    labels = {"gd": "javascript:window.pwned=2", "ngd": "`N <javascript:window.pwned=3>`_"}
+    config = {
+        "device": "cpu",
+        "experiments": {
+            "hostile": {
+                "title": title,
+                "figure": "two_token",
+                "seeds": 1,
+                "data": {"model": "two_token", "params": {"d": 2}},
+                "train": {"iterations": 50, "log_points": 10},
+                "optimizers": {
+                    "gd": {"label": labels["gd"], "rule": "gd", "lr": 1.0},
+                    "ngd": {"label": labels["ngd"], "rule": "ngd", "lr": 0.1},
+                },
+            }
+        },
+    }
+    (workdir / "config/hostile.yaml").write_text(yaml.safe_dump(config))
+    target, report = "results/hostile.pdf", "results/report.html"
+    snakemake(workdir, target, "-c2", "-q", config="config/hostile.yaml")
+    snakemake(workdir, target, "--report", report, config="config/hostile.yaml")
+    html = (workdir / report).read_text()
+    assert "SECRET-6f1d0c" not in html
+
+    browser = Chromium()
+    try:
+        page = browser.page((workdir / report).as_uri())
+        page.wait_until("typeof app !== 'undefined' && document.querySelectorAll('a').length > 3")
+        page.evaluate(HELPERS)
+        open_listing(page, "Figures", None)  # one subcategory: the listing opens at once
+        text = caption(page, target)  # also: no docutils "System Message" in it
+        assert ".. raw:: html" in text and "onerror" in text and ".. include::" in text
+        assert "Hostile **bold** title" in text
+        for label in labels.values():
+            assert label in text
+        assert "SECRET-6f1d0c" not in page.evaluate("document.documentElement.outerHTML")
+        assert page.evaluate("typeof window.pwned") == "undefined"
+        assert page.evaluate("document.getElementById('injected') === null")
+        links = "[...document.querySelectorAll('a')].filter(a => /script:/i.test(a.href)).length"
+        assert page.evaluate(links) == 0
+        assert page.evaluate("document.querySelectorAll('strong b, #raw').length") == 0
+    finally:
+        browser.close()
+
+
+def test_provenance_is_strict_json(tmp_path):
+    from attnbias import provenance
+
+    with pytest.raises(ValueError):
+        provenance.config_sha256({"lr": math.nan})
+    with pytest.raises(ValueError):
+        provenance.save(tmp_path / "p.json", {"config": {"lr": math.inf}})
+    assert not (tmp_path / "p.json").exists()
