@@ -1,0 +1,458 @@
+"""Tests that need a CUDA GPU (issue 15, item 4); skipped where there is none.
+
+1. The synthetic training loop gives the same numbers on the GPU as on the CPU: every
+   metric at every logged iteration of 2000 float64 steps agrees to 1e-10 relative, for
+   each optimizer, with the decoder fixed (Example 1) and trained jointly (DM).
+2. One bf16-autocast training step of a tiny BERT and a tiny ViT-small, for SGD, SNGD, SPS
+   and Adam: finite loss, the parameters move, and a few steps on a fixed batch lower it.
+3. Checkpoint and resume through `realdata.trainer.fit` on the GPU: a run interrupted after
+   a checkpoint and restarted logs exactly what an uninterrupted run logs.
+
+Every helper takes the device as an argument, so the same setup runs on the CPU while
+developing (e.g. `run_pair(case, "cpu", "cpu")`, `bf16_steps(..., "cpu")`,
+`resume_against_uninterrupted(..., "cpu")`); the tests themselves pass "cuda".
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+from attnbias import attention, data, svm, train
+from attnbias.optim import SNGD, SPS
+from attnbias.optimizers import OptimizerSpec
+from attnbias.realdata import trainer
+from attnbias.realdata.vit import ViTSmall, layer_parameter_norms
+
+pytestmark = [
+    pytest.mark.cuda,
+    pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU"),
+]
+
+DEVICES = ["cuda"]  # the device under test; the helpers accept "cpu" as well
+
+F64 = torch.float64
+
+
+# ---------------------------------------------------------------- 1. CPU against GPU
+
+ITERATIONS = 2000
+RTOL = 1e-10
+
+
+@functools.cache
+def synthetic_datasets(kind: str) -> tuple[dict, ...]:
+    """Three runs in one batch. "example1": the fixed decoder, W0 = 0 in two runs and a
+    random W0 in the third. "dm": u trained jointly from u0 = 0 in two runs and from a
+    small random u0 in the third (W0 = 0)."""
+    if kind == "example1":
+        datasets = [data.generate("example1", seed, dict(n=8, T=4, d=12)) for seed in (0, 1, 2)]
+        datasets[2]["W0"] = np.random.default_rng(7).standard_normal((12, 12))
+    elif kind == "dm":
+        # n = 4: the per-sample opt softmaxes are logged too (train.PER_SAMPLE_LIMIT)
+        datasets = [data.generate("dm", seed, dict(n=4, T=4, d=12)) for seed in (0, 1, 2)]
+        datasets[2]["u"] = 0.1 * np.random.default_rng(8).standard_normal(12)
+    else:
+        raise ValueError(kind)
+    return tuple(datasets)
+
+
+@functools.cache
+def max_margin(kind: str) -> tuple[np.ndarray, np.ndarray | None]:
+    """(W_mm, u_mm) of the batch, (B, d, d) and (B, d) (u_mm None for a fixed decoder)."""
+    datasets = synthetic_datasets(kind)
+    W_mm = np.stack([svm.solve_w_svm(ds["X"], ds["opt"]).W for ds in datasets])
+    if kind != "dm":
+        return W_mm, None
+    return W_mm, np.stack([svm.solve_u_svm(ds["X"], ds["y"], ds["opt"]).u for ds in datasets])
+
+
+# (problem, optimizer): the fixed decoder takes every rule (Polyak with f* = the loss at all
+# attention on opt); joint training the global and the per-block NGD norm, and Polyak f* = 0.
+CASES = [
+    ("example1", OptimizerSpec("gd", lr=1.0)),
+    ("example1", OptimizerSpec("ngd", lr=0.1)),
+    ("example1", OptimizerSpec("ngd", lr=0.1, cap=50.0)),
+    ("example1", OptimizerSpec("ngd", lr=0.1, momentum=0.9)),
+    ("example1", OptimizerSpec("polyak", f_star="opt")),
+    ("example1", OptimizerSpec("polyak", f_star="opt", eta_max=50.0)),
+    ("dm", OptimizerSpec("gd", lr=0.3, lr_u=0.05)),
+    ("dm", OptimizerSpec("ngd", lr=0.1, normalize="per_block")),
+    ("dm", OptimizerSpec("ngd", lr=0.1, normalize="global")),
+    ("dm", OptimizerSpec("polyak", f_star=0.0)),
+]
+
+
+def case_id(case) -> str:
+    kind, spec = case
+    return f"{kind}: {spec.caption()}"
+
+
+def synthetic_run(kind: str, spec: OptimizerSpec, device, iterations: int = ITERATIONS):
+    """train.train in float64 on `device`: (metrics table, final {"W", "u"} as numpy)."""
+    device = torch.device(device)
+    problem = attention.Problem.from_arrays(
+        list(synthetic_datasets(kind)), device=device, dtype=F64
+    )
+    W_mm, u_mm = max_margin(kind)
+
+    def on_device(a):
+        return None if a is None else torch.as_tensor(a, dtype=F64, device=device)
+
+    table, final = train.train(
+        problem,
+        spec,
+        iterations=iterations,
+        log_iterations=train.log_grid(iterations, 40),
+        W_mm=on_device(W_mm),
+        u_mm=on_device(u_mm),
+        train_u=kind == "dm",
+    )
+    assert final["W"].device.type == device.type  # it really ran there
+    return table, {k: v.cpu().numpy() for k, v in final.items()}
+
+
+def run_pair(case, device_a="cpu", device_b="cuda", iterations: int = ITERATIONS):
+    """The same run on two devices: ((table_a, final_a), (table_b, final_b))."""
+    kind, spec = case
+    return (
+        synthetic_run(kind, spec, device_a, iterations),
+        synthetic_run(kind, spec, device_b, iterations),
+    )
+
+
+def relative_differences(a: dict, b: dict) -> dict[str, float]:
+    """Per metric, the largest |a - b| / max(|b|, tiny) over the finite entries, tiny the
+    smallest normal float64: below it (e.g. `loss` = exp(log_loss) at log_loss < -708)
+    numbers are subnormal and carry no relative precision to compare. Raises
+    AssertionError where the NaNs or the infinities differ."""
+    assert set(a) == set(b)
+    worst = {}
+    for name in sorted(a):
+        x, y = np.asarray(a[name], dtype=np.float64), np.asarray(b[name], dtype=np.float64)
+        assert x.shape == y.shape, name
+        np.testing.assert_array_equal(np.isnan(x), np.isnan(y), err_msg=f"NaN positions: {name}")
+        finite = np.isfinite(y)
+        np.testing.assert_array_equal(x[~finite], y[~finite], err_msg=f"non-finite: {name}")
+        x, y = x[finite], y[finite]
+        rel = np.abs(x - y) / np.maximum(np.abs(y), np.finfo(np.float64).tiny)
+        worst[name] = float(rel.max()) if rel.size else 0.0
+    return worst
+
+
+def assert_tables_agree(a: dict, b: dict, rtol: float = RTOL) -> None:
+    worst = relative_differences(a, b)
+    bad = {name: rel for name, rel in worst.items() if not rel <= rtol}
+    assert not bad, f"metrics differ by more than {rtol:g} relative: {bad}"
+
+
+@pytest.mark.parametrize("case", CASES, ids=case_id)
+def test_synthetic_training_agrees_on_cpu_and_gpu(case):
+    (table_cpu, final_cpu), (table_gpu, final_gpu) = run_pair(case, "cpu", "cuda")
+    assert_tables_agree(table_gpu, table_cpu)
+    for name in ("W", "u"):  # the final parameters, relative to each run's norm
+        scale = np.linalg.norm(final_cpu[name].reshape(3, -1), axis=1)[:, None]
+        diff = np.abs(final_gpu[name] - final_cpu[name]).reshape(3, -1)
+        assert np.all(diff <= RTOL * scale), name
+
+
+# ---------------------------------------------------------------- 2. bf16 training steps
+
+CLASSES, SEQ, VOCAB, IMAGE = 3, 12, 50, 8
+
+
+def tiny_bert(seed: int = 0, dropout: float = 0.0):
+    """A 2-layer BertForSequenceClassification (hidden 32), as tests/test_hf.py builds it."""
+    transformers = pytest.importorskip("transformers")
+    config = transformers.BertConfig(
+        vocab_size=VOCAB,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=16,
+        num_labels=CLASSES,
+        pad_token_id=0,
+        hidden_dropout_prob=dropout,
+        attention_probs_dropout_prob=dropout,
+    )
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        return transformers.BertForSequenceClassification(config)
+
+
+def bert_data(n: int, seed: int = 1) -> dict[str, torch.Tensor]:
+    """Token ids with padding at the end of some rows (so the attention mask matters), two
+    segments, and labels that follow the first token (learnable)."""
+    gen = torch.Generator().manual_seed(seed)
+    ids = torch.randint(1, VOCAB, (n, SEQ), generator=gen)
+    lengths = torch.randint(SEQ // 2, SEQ + 1, (n,), generator=gen)
+    mask = (torch.arange(SEQ)[None] < lengths[:, None]).long()
+    types = (torch.arange(SEQ)[None] >= lengths[:, None] // 2).long() * mask
+    return {
+        "input_ids": ids * mask,
+        "attention_mask": mask,
+        "token_type_ids": types,
+        "labels": ids[:, 0] % CLASSES,
+    }
+
+
+def tiny_vit(seed: int = 0, dropout: float = 0.0) -> ViTSmall:
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        return ViTSmall(
+            image_size=IMAGE,
+            channels=3,
+            num_classes=CLASSES,
+            patch_size=4,
+            dim=32,
+            depth=2,
+            heads=2,
+            dim_head=8,
+            mlp_dim=64,
+            dropout=dropout,
+            emb_dropout=dropout,
+        )
+
+
+def vit_data(n: int, seed: int = 1) -> dict[str, torch.Tensor]:
+    """Random images whose label is the brightest of the three channels (learnable)."""
+    gen = torch.Generator().manual_seed(seed)
+    images = torch.rand(n, 3, IMAGE, IMAGE, generator=gen)
+    labels = torch.randint(0, CLASSES, (n,), generator=gen)
+    images[torch.arange(n), labels] += 0.5
+    return {"images": images, "labels": labels}
+
+
+def bert_logits(model, batch):
+    return model(**batch).logits
+
+
+def vit_logits(model, batch):
+    return model(batch["images"])
+
+
+MODELS = {
+    "bert": (tiny_bert, bert_data, bert_logits),
+    "vit": (tiny_vit, vit_data, vit_logits),
+}
+
+# settings under which a few steps on one batch of 16 lower the loss of both models
+OPTIMIZERS = {
+    "sgd": lambda params: torch.optim.SGD(params, lr=0.1, momentum=0.9),
+    "sngd": lambda params: SNGD(params, lr=0.1, momentum=0.5),
+    "sps": lambda params: SPS(params, eta_max=0.1, c=0.5),
+    "adam": lambda params: torch.optim.Adam(params, lr=3e-3),
+}
+
+
+def _inputs(batch):
+    return {k: v for k, v in batch.items() if k != "labels"}
+
+
+def bf16_steps(model_name: str, optimizer_name: str, device, steps: int = 12) -> dict:
+    """`steps` training steps on one fixed batch under bf16 autocast, as trainer.fit takes
+    them (forward in autocast, cross-entropy of the logits in float32).
+
+    Returns losses (before each step, then after the last), the logits' dtype, the first
+    step's gradients' finiteness, and which parameters the first step changed.
+    """
+    device = torch.device(device)
+    build, make_data, logits_of = MODELS[model_name]
+    model = build().to(device).train()
+    optimizer = OPTIMIZERS[optimizer_name](model.parameters())
+    batch = {k: v.to(device) for k, v in make_data(16).items()}
+
+    def loss_and_dtype():
+        with torch.autocast(device.type, dtype=torch.bfloat16):
+            logits = logits_of(model, _inputs(batch))
+        return F.cross_entropy(logits.float(), batch["labels"]), logits.dtype
+
+    out = {"losses": []}
+    for step in range(steps):
+        optimizer.zero_grad(set_to_none=True)
+        loss, dtype = loss_and_dtype()
+        out["losses"].append(float(loss.detach()))
+        loss.backward()
+        if step == 0:
+            out["logits_dtype"] = dtype
+            out["grads_finite"] = all(
+                bool(torch.isfinite(p.grad).all()) for p in model.parameters() if p.grad is not None
+            )
+            before = {name: p.detach().clone() for name, p in model.named_parameters()}
+        if isinstance(optimizer, SPS):
+            optimizer.step(loss=loss.detach())
+        else:
+            optimizer.step()
+        if step == 0:
+            params = dict(model.named_parameters())
+            out["changed"] = {name: not torch.equal(params[name], before[name]) for name in before}
+            out["param_dtypes"] = {p.dtype for p in model.parameters()}
+    with torch.no_grad():
+        out["losses"].append(float(loss_and_dtype()[0]))
+    return out
+
+
+def check_bf16_steps(out: dict, model_name: str) -> None:
+    losses = out["losses"]
+    assert out["logits_dtype"] == torch.bfloat16  # the forward really ran in bf16
+    assert out["param_dtypes"] == {torch.float32}  # the weights stay float32
+    assert all(math.isfinite(v) for v in losses), losses
+    assert out["grads_finite"]
+    changed = out["changed"]
+    head = "classifier." if model_name == "bert" else "head."
+    assert all(v for name, v in changed.items() if name.startswith(head)), changed
+    assert sum(changed.values()) >= 0.9 * len(changed), [k for k, v in changed.items() if not v]
+    assert losses[-1] < 0.9 * losses[0], losses  # a few steps on one batch lower the loss
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("optimizer_name", list(OPTIMIZERS))
+@pytest.mark.parametrize("model_name", list(MODELS))
+def test_bf16_training_step(model_name, optimizer_name, device):
+    check_bf16_steps(bf16_steps(model_name, optimizer_name, device), model_name)
+
+
+# ---------------------------------------------------------------- 3. checkpoint and resume
+
+
+class Interrupted(Exception):
+    """Stands in for the job being killed."""
+
+
+# 40 training samples in batches of 8: 5 steps an epoch, 2 epochs. Logged at 0, 3, 6, 9, 10;
+# checkpoints at 4 and 8. The interrupted run stops in its 7th step (after the checkpoint at
+# 4 and the log point at 6), so the resumed run restarts mid-epoch from a half-filled log
+# window, repeats the logging at 6 and crosses the epoch boundary.
+SCHEDULE = dict(epochs=2, batch_size=8, log_every=3, checkpoint_every=4, eval_batch_size=16)
+N_TRAIN, N_TEST, STOP_AT, RESUMED_AT = 40, 24, 7, 4
+
+RESUME_OPTIMIZERS = {  # each with state to carry over (momentum buffers, Adam's moments)
+    "sgd": lambda params: torch.optim.SGD(params, lr=0.05, momentum=0.9),
+    "sngd": lambda params: SNGD(params, lr=0.05, momentum=0.9),
+    "sps": lambda params: SPS(params, eta_max=0.5),
+    "adam": lambda params: torch.optim.Adam(params, lr=1e-3),
+}
+
+
+def resume_task(model_name: str, stop_at: int | None = None):
+    """(Task, training-call counter). Dropout is on, so resuming must restore the random
+    state. With `stop_at`, the stop_at-th training forward raises Interrupted."""
+    build, make_data, logits_of = MODELS[model_name]
+    calls = {"train": 0}
+
+    def logits(model, batch):
+        if model.training:  # evaluation runs in eval mode
+            calls["train"] += 1
+            if calls["train"] == stop_at:
+                raise Interrupted
+        return logits_of(model, batch)
+
+    def model_metrics(model):
+        if model_name == "vit":  # fig7's per-layer norms
+            return {f"norm/{k}": v for k, v in layer_parameter_norms(model).items()}
+        return {"classifier_norm": float(model.classifier.weight.detach().double().norm())}
+
+    task = trainer.Task(
+        model=build(seed=0, dropout=0.1),
+        train=make_data(N_TRAIN, seed=1),
+        test=make_data(N_TEST, seed=2),
+        logits=logits,
+        model_metrics=model_metrics,
+    )
+    return task, calls
+
+
+def fit_run(model_name, optimizer_name, device, *, checkpoint=None, stop_at=None, autocast=True):
+    """One trainer.fit run from seed 0: ((steps, metrics), training forwards taken)."""
+    torch.manual_seed(0)  # as tasks.build does: dropout draws from the global generators
+    task, calls = resume_task(model_name, stop_at)
+    optimizer = RESUME_OPTIMIZERS[optimizer_name](task.model.parameters())
+    schedule = trainer.Schedule(**SCHEDULE, seed=0, autocast=autocast, progress=False)
+    result = trainer.fit(
+        task,
+        optimizer,
+        schedule,
+        device=torch.device(device),
+        checkpoint=checkpoint,
+        fingerprint={"model": model_name, "optimizer": optimizer_name},
+    )
+    return result, calls["train"]
+
+
+def resume_against_uninterrupted(
+    model_name, optimizer_name, device, tmp_path: Path, *, autocast: bool = True
+):
+    """(uninterrupted, again uninterrupted, resumed): each (steps, metrics)."""
+    reference, calls = fit_run(model_name, optimizer_name, device, autocast=autocast)
+    total = SCHEDULE["epochs"] * (N_TRAIN // SCHEDULE["batch_size"])
+    assert calls == total
+    again, _ = fit_run(model_name, optimizer_name, device, autocast=autocast)
+    checkpoint = tmp_path / f"{model_name}-{optimizer_name}.pt"
+    with pytest.raises(Interrupted):
+        fit_run(
+            model_name,
+            optimizer_name,
+            device,
+            checkpoint=checkpoint,
+            stop_at=STOP_AT,
+            autocast=autocast,
+        )
+    assert checkpoint.exists()
+    # the restarted process: a new model and optimizer, other random state
+    torch.manual_seed(12345)
+    resumed, calls = fit_run(
+        model_name, optimizer_name, device, checkpoint=checkpoint, autocast=autocast
+    )
+    assert calls == total - RESUMED_AT  # it resumed from the checkpoint at step 4
+    assert not checkpoint.exists()  # removed once the run is complete
+    return reference, again, resumed
+
+
+def assert_same_run(a, b, what: str) -> None:
+    (steps_a, metrics_a), (steps_b, metrics_b) = a, b
+    np.testing.assert_array_equal(steps_a, steps_b)
+    assert set(metrics_a) == set(metrics_b)
+    for name in metrics_a:  # bitwise, NaN (train_loss at step 0) included
+        np.testing.assert_array_equal(metrics_a[name], metrics_b[name], err_msg=f"{what}: {name}")
+
+
+@pytest.fixture
+def deterministic(monkeypatch):
+    """Deterministic CUDA kernels where torch has a choice (e.g. the memory-efficient
+    attention's backward, which BERT's SDPA attention with a padding mask uses), warning
+    where it has none; restored afterwards."""
+    monkeypatch.setenv("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+    mode = torch.are_deterministic_algorithms_enabled()
+    warn_only = torch.is_deterministic_algorithms_warn_only_enabled()
+    torch.use_deterministic_algorithms(True, warn_only=True)
+    yield
+    torch.use_deterministic_algorithms(mode, warn_only=warn_only)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("optimizer_name", list(RESUME_OPTIMIZERS))
+@pytest.mark.parametrize("model_name", list(MODELS))
+def test_resume_on_gpu_gives_the_uninterrupted_metrics(
+    model_name, optimizer_name, device, tmp_path, deterministic
+):
+    """Exact equality, with bf16 autocast on (fit's default on CUDA): autocast changes
+    which values are computed, not whether they are reproducible. The resumed run
+    restarts from the exact float32 weights, optimizer state, random state (dropout) and
+    log window, and replays the same kernels on the same inputs; so any difference is a
+    resume bug, not rounding. The uninterrupted run is repeated first, so a GPU that does
+    not reproduce itself is reported as such."""
+    reference, again, resumed = resume_against_uninterrupted(
+        model_name, optimizer_name, device, tmp_path
+    )
+    steps, metrics = reference
+    assert list(steps) == [0, 3, 6, 9, 10]
+    assert np.all(np.isfinite(metrics["train_loss"][1:]))
+    assert_same_run(again, reference, "two uninterrupted runs (GPU reproducibility)")
+    assert_same_run(resumed, reference, "resumed against uninterrupted")
