@@ -1,8 +1,8 @@
-"""Shared helpers for the unit tests: a plain (autograd-friendly) model of the risk.
+"""Shared helpers for the unit tests: the plain (autograd-friendly) risk, and the built project.
 
-The plain implementation below is written straight from SPEC.md ("Model and loss") and
-shares no code with the package, so the package's stable forms are checked against an
-independent reference.
+The plain risk is `attnbias.reference.risk`, written straight from the paper's equations
+(docs/model.md) and sharing no code with the package's stable forms, so those are checked
+against an independent reference.
 """
 
 from __future__ import annotations
@@ -10,25 +10,13 @@ from __future__ import annotations
 import pytest
 import torch
 
-# One thread per process was fastest for these small problems (SPEC.md, "Speed"), and it
-# keeps the run times of the long tests stable on a loaded 2-core machine.
+from attnbias.reference import plain_risk
+
+# One thread per process was fastest for these small problems (docs/environment.md,
+# "Threads"), and it keeps the run times of the long tests stable on a loaded 2-core machine.
 torch.set_num_threads(1)
 
-
-def plain_risk(X, y, u, W, loss: str = "exponential"):
-    """L(W, u) = mean_i l(y_i u^T X_i^T softmax(X_i W x_i1)), written the obvious way.
-
-    X (n, T, d), y (n,), u (d,), W (d, d): torch tensors. Differentiable by autograd.
-    """
-    logits = torch.einsum("ntd,de,ne->nt", X, W, X[:, 0, :])
-    attn = torch.softmax(logits, dim=-1)
-    f = torch.einsum("d,ntd,nt->n", u, X, attn)
-    z = y * f
-    if loss == "exponential":
-        return torch.exp(-z).mean()
-    if loss == "logistic":
-        return torch.log1p(torch.exp(-z)).mean()
-    raise ValueError(loss)
+__all__ = ["plain_risk"]
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ Where the configuration lives, and why:
   socket, so munged serves /run/munge/munge.socket.2 (an already running munged is reused).
 - Stopping removes the temporary directory and the /run/slurm/conf link into it: no
   slurm.conf of stopped daemons stays behind, which would make every later Snakemake call
-  about 9 s slower (the SLURM plugin probes `scontrol`; ../shared/ENVIRONMENT.md).
+  about 9 s slower (the SLURM plugin probes `scontrol`; docs/environment.md).
 """
 
 from __future__ import annotations

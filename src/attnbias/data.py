@@ -9,7 +9,8 @@ Every generator returns a dict that follows the data file contract
   u   (d,)       the fixed decoder (only for fixed-decoder experiments; a trained
                  decoder starts at u = 0)
 The constants are ours (the paper's values were lost in extraction); they live in
-config/config.yaml, and `SPEC.md` explains the choices.
+config/config.yaml. docs/data-models.md describes each model, and docs/regime.md why its
+constants were chosen.
 """
 
 from __future__ import annotations

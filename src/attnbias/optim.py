@@ -4,10 +4,11 @@
   SPS   p <- p - min(eta_max, (loss - f_star) / (c ||g||^2)) * g   (Loizou et al. 2021, SPS_max)
 
 g is the mini-batch gradient and ||g|| its GLOBAL Euclidean norm: one norm over every
-parameter of every param group, as if all parameters were one vector (SPEC.md: "not per
-tensor"). Param groups only choose their own settings (lr, max_step, momentum; eta_max, c,
-f_star): each group steps by its own step size times its part of g, all computed from the
-one global norm. A step with ||g|| = 0 changes nothing, momentum buffers included.
+parameter of every param group, as if all parameters were one vector, not one norm per
+tensor (docs/model.md, "Stochastic optimizers"). Param groups only choose their own
+settings (lr, max_step, momentum; eta_max, c, f_star): each group steps by its own step
+size times its part of g, all computed from the one global norm. A step with ||g|| = 0
+changes nothing, momentum buffers included.
 
 Both follow torch's conventions (`param_groups`, `state_dict()` round trips, `step(closure)`)
 so they run in any training loop. SPS also needs the loss of the batch the gradient came

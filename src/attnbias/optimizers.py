@@ -8,8 +8,9 @@ a gradient's norm may be far below the smallest float (see gradients.ScaledGradi
   ngd     W <- W - min(lr / ||grad||, cap) * grad
   polyak  W <- W - min((L - f*) / ||grad||^2, eta_max) * grad
 momentum: heavy ball on the step, buf <- beta * buf + step, W <- W - buf (NGD-mom is ngd
-with momentum). normalize: "global" takes ||grad|| over all trained blocks together,
-"per_block" normalises W and u each by its own norm (joint NGD).
+with momentum). normalize: "per_block" normalises W and u each by its own norm (the paper's
+NGD, Eq. 10 without its extra step factors); "global" takes one ||grad|| over all trained
+blocks together (the paper's joint NGD).
 """
 
 from __future__ import annotations

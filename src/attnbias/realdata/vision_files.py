@@ -1,8 +1,9 @@
 """MNIST's IDX files and CIFAR-10's python batches, read with numpy alone.
 
-torchvision cannot be installed here (its only wheels are CUDA builds, and transformers
-breaks once it is installed: ENVIRONMENT.md), so the two formats are read directly, from
-torchvision's layout under the config's `real_data.data_root`:
+The project does without torchvision (beside the CPU build of torch its only wheels are
+CUDA builds, and transformers breaks once it is installed: docs/environment.md), so the
+two formats are read directly, from torchvision's layout under the config's
+`real_data.data_root`:
 
   <root>/MNIST/raw/{train,t10k}-images-idx3-ubyte[.gz], {train,t10k}-labels-idx1-ubyte[.gz]
       IDX: big-endian int32 magic (2051 images, 2049 labels), the count, for images rows

@@ -12,8 +12,10 @@ which the paper used, written here in plain torch:
     (init log(1 / sqrt(dim_head))) and the diagonal masked, so no token attends to itself.
   head: LayerNorm and a linear layer on the class token (pool="cls") or the token mean.
 
-Why not depend on vit-pytorch: its package `__init__` imports torchvision, and torchvision
-cannot be installed here without breaking transformers (ENVIRONMENT.md).
+Why not depend on vit-pytorch: its package `__init__` imports torchvision. Beside the CPU
+build of torch, where torchvision has only CUDA wheels, `import torchvision` fails, and
+transformers, which imports torchvision whenever it is installed, breaks with it; so the
+project does without torchvision (docs/environment.md).
 
 The defaults are Lee et al.'s ViT for 32x32 images (their `create_model.py`): dim 192,
 depth 9, 12 heads of 16, MLP width 384, patch 4. The depth, heads and MLP width the paper
