@@ -320,3 +320,25 @@ def test_bad_init_2d_claims_see_the_dip_and_the_convergence():
     rise = lambda t: 0.999 - 0.6 / (t + 1)  # noqa: E731
     rows = rows_of(bad_init_2d(rise), {"gd": {}}, kind="bad_init_2d", T_tokens=2)
     assert [r.holds for r in rows] == [False, True]
+
+
+def test_study_rows_hold_only_where_every_small_start_reaches():
+    runs = pd.DataFrame(
+        {
+            "setting": ["plain"] * 6 + ["spread"] * 6,
+            "optimizer": (["ngd"] * 3 + ["gd"] * 3) * 2,
+            "scale": [1, 1, 100] * 4,
+            "reached": [True, True, False, False, True, False] + [True] * 3 + [False] * 3,
+        }
+    )
+    good = {"setting": "plain", "ass1_rho": 0.2, "ass1_holds": True, "ass2_spread": 0.0,
+            "ass2_opt_gap": 1.0, "ass2_holds": True}  # fmt: skip
+    broken = dict(good, setting="spread", ass2_spread=0.5, ass2_holds=False)
+    table = claims.study_claims(
+        runs, pd.DataFrame([good, broken]), {"threshold": 0.01, "iterations": 3000}
+    )
+    verdicts = dict(zip(table["experiment"] + " " + table["key"], table["verdict"], strict=True))
+    assert verdicts["plain plain study ngd global"] == "holds"  # the scale-100 miss is not asked
+    assert verdicts["plain plain study gd global"] == "does not hold"  # one small start missed
+    assert verdicts["spread spread study ngd global"] == "holds (outside hypotheses: Ass. 2 broken)"
+    assert table.loc[0, "mean"] == 1.0 and "over every scale: 0.67" in table.loc[0, "quantity"]

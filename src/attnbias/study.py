@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from attnbias import data, svm, train
+from attnbias import data, hypotheses, svm, train
 from attnbias.attention import Problem
 from attnbias.optimizers import OptimizerSpec
 from attnbias.study_summary import summary as summary  # re-exported: study.summary
@@ -272,6 +272,7 @@ def study_table(
                 **knobs,
                 **data.assumption_report(dataset),
                 **knob_report(dataset),
+                **hypotheses.report(dataset),
             }
         )
         W0s, run_scales = random_initialisations(

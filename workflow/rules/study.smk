@@ -40,6 +40,8 @@ rule study_summary:
         runs="results/global_convergence.csv",
         summary="results/global_convergence_summary.csv",
         assumptions="results/global_convergence_assumptions.csv",
+        claims_csv="results/global_convergence_claims.csv",
+        claims_md="results/global_convergence_claims.md",
         pdf=report(
             "results/global_convergence.pdf",
             caption="../report/study.rst",

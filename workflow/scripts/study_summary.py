@@ -3,7 +3,7 @@ provenance goes into its files and into results/global_convergence.provenance.js
 
 import pandas as pd
 
-from attnbias import figures, io, joblog, provenance, study_summary
+from attnbias import claims, figures, io, joblog, provenance, study_summary
 
 joblog.start(snakemake)
 expect = snakemake.params.identities  # input file -> the identity it must hold
@@ -20,6 +20,10 @@ summary = study_summary.summary(runs)
 io.save_csv(snakemake.output.runs, runs)
 io.save_csv(snakemake.output.summary, summary)
 io.save_csv(snakemake.output.assumptions, assumptions)
+# the study's rows of the claims table (global convergence), in the claims' format
+study_rows = claims.study_claims(runs, assumptions, snakemake.params.settings)
+io.save_csv(snakemake.output.claims_csv, study_rows)
+io.save_text(snakemake.output.claims_md, claims.to_markdown(study_rows))
 record = provenance.of_job(snakemake, figure="global_convergence", title=figures.STUDY_TITLE)
 figures.draw_study(
     runs,
