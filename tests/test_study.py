@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from attnbias import data, study, train
+from attnbias import data, fast, study, train
 from attnbias.optimizers import OptimizerSpec
 
 SIZES = dict(n=6, T=4, d=20)
@@ -176,18 +176,18 @@ def test_run_setting_deterministic_and_batching_invariant(small_problem):
 
 
 def test_run_setting_keeps_the_other_runs_when_one_diverges(small_problem, monkeypatch):
-    """train.train stops a whole batch on a non-finite loss; only that run may be lost."""
+    """Training stops a whole batch on a non-finite loss; only that run may be lost."""
     ds, W0s, _ = small_problem
     reference = _run(ds, W0s)
-    real_train = train.train
+    real_train = fast.train
     poisoned = W0s[4]
 
     def train_that_diverges_on_one_run(problem, spec, **kw):
-        if any(np.array_equal(W0, poisoned) for W0 in problem.W0.numpy()):
+        if any(np.array_equal(W0, poisoned) for W0 in problem.W0):
             raise FloatingPointError("training diverged (simulated)")
         return real_train(problem, spec, **kw)
 
-    monkeypatch.setattr(train, "train", train_that_diverges_on_one_run)
+    monkeypatch.setattr(fast, "train", train_that_diverges_on_one_run)
     out = _run(ds, W0s)
     assert out["diverged"].tolist() == [False] * 4 + [True, False]
     lost = out.iloc[4]

@@ -197,10 +197,7 @@ class TokenProblem:
         self.y = np.stack([np.asarray(ds["y"], dtype=np.float64) for ds in datasets])
         self.opt = np.stack([np.asarray(ds["opt"], dtype=np.int64) for ds in datasets])
         self.u0 = np.stack(
-            [
-                np.asarray(ds["u"], dtype=np.float64) if "u" in ds else np.zeros(d)
-                for ds in datasets
-            ]
+            [np.asarray(ds["u"], dtype=np.float64) if "u" in ds else np.zeros(d) for ds in datasets]
         )
         self.W0 = W0
         self.Q = X[:, :, 0, :]  # (B, n, d)
@@ -434,7 +431,8 @@ def train(
     for k, t in enumerate(grid):
         if t in to_log:
             signed = (not opt_is_best) or (train_u and t > 0)
-            row = metrics(problem, loss, z, beta, mu, ku, W_mm, u_mm, train_u, signed)
+            with np.errstate(all="ignore"):  # NaN and inf as torch gives them, silently
+                row = metrics(problem, loss, z, beta, mu, ku, W_mm, u_mm, train_u, signed)
             logged.append(row)
             if not bool(np.isfinite(row["log_loss"]).all()):
                 raise FloatingPointError(
@@ -458,3 +456,77 @@ def train(
     for j, thr in enumerate(CROSSING_THRESHOLDS):
         table[f"first_gap_W_below_{thr:g}"] = first[:, j : j + 1].copy()
     return table, {"W": problem.W(beta), "u": problem.u(mu)}
+
+
+# ---------------------------------------------------------------- a training job's entry
+
+
+def backend(device: str, dtype: str) -> str:
+    """Which implementation trains: "c" (this module) or "torch" (attnbias.train).
+
+    `auto` and `cpu` in float64 take the compiled kernel: at these sizes a step is a few
+    microseconds of arithmetic, which a GPU cannot speed up (its launch latency alone is
+    longer), so `auto` never moves the synthetic runs to CUDA. `cuda[:N]` and float32 take
+    torch; so does a machine where the kernel cannot be built (no C compiler).
+    """
+    if device in ("auto", "cpu") and dtype == "float64" and available():
+        return "c"
+    return "torch"
+
+
+def kernel_info() -> dict[str, str]:
+    """Where a run trained on this path, for its provenance (cf. train.device_info)."""
+    return {
+        "device": "cpu",
+        "backend": "c",
+        "kernel": kernel_path().name,
+        "compiler": _compiler(),
+        "torch": "not used",
+    }
+
+
+def run(
+    data: dict,
+    svm_solution: dict,
+    train_config: dict,
+    optimizer_config: dict,
+    *,
+    device: str = "auto",
+    dtype: str = "float64",
+    threads: int = 1,
+):
+    """One run from the files of the data and svm stages, on the backend `backend` picks.
+
+    Returns (log iterations, metrics {name: (len,)}, final {"W", "u"} as numpy, info: the
+    device and backend, for the run's metadata).
+    """
+    if backend(device, dtype) == "torch":
+        import torch
+
+        from attnbias import train as reference_train
+
+        torch.set_num_threads(threads)
+        iterations, metrics, final, torch_device = reference_train.run(
+            data, svm_solution, train_config, optimizer_config, device=device, dtype=dtype
+        )
+        info = reference_train.device_info(torch_device)
+        return iterations, metrics, final, {**info, "backend": "torch"}
+
+    def reference(key):
+        return None if key not in svm_solution else np.asarray(svm_solution[key])[None]
+
+    iterations = log_grid(
+        train_config["iterations"], train_config["log_points"], train_config["grid"]
+    )
+    table, final = train(
+        TokenProblem([data]),
+        OptimizerSpec(**optimizer_config),
+        iterations=train_config["iterations"],
+        log_iterations=iterations,
+        W_mm=reference("W_mm"),
+        u_mm=reference("u_mm"),
+        train_u=train_config["train_u"],
+        loss=train_config["loss"],
+    )
+    metrics = {name: values[0] for name, values in table.items()}
+    return iterations, metrics, {k: v[0] for k, v in final.items()}, kernel_info()

@@ -23,6 +23,7 @@ from attnbias.spec import RULES, OptimizerSpec
 
 __all__ = ["RULES", "Optimizer", "OptimizerSpec"]
 
+
 def _log_global_norm(grads: dict[str, ScaledGradient]) -> torch.Tensor:
     if len(grads) == 1:
         return next(iter(grads.values())).log_norm
