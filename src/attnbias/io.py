@@ -19,10 +19,12 @@ import tempfile
 from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.parquet as pq
+
+if TYPE_CHECKING:  # pyarrow is imported where a table is read or written: a data or SVM
+    import pyarrow as pa  # job (npz only) then never pays its ~0.2 s import
 
 METRIC_COLUMNS = ("experiment", "optimizer", "seed", "iteration", "metric", "value")
 RUN_INFO_KEY = b"attnbias.run"  # Parquet schema metadata: where a run ran (with_run_info)
@@ -85,6 +87,8 @@ def metrics_table(
     A metric with a single value (a run summary such as a first crossing) is written at the
     last iteration.
     """
+    import pyarrow as pa
+
     names = sorted(metrics)
     iterations = np.asarray(iterations, dtype=np.int64)
     columns = [np.asarray(metrics[m], dtype=np.float64).reshape(-1) for m in names]
@@ -106,6 +110,8 @@ def metrics_table(
 
 
 def save_table(path, table: pa.Table) -> None:
+    import pyarrow.parquet as pq
+
     _write_with(path, lambda tmp: pq.write_table(table, tmp))
 
 
@@ -120,6 +126,8 @@ def with_run_info(table: pa.Table, info: dict[str, str]) -> pa.Table:
 
 def run_info(path) -> dict[str, str]:
     """What with_run_info stored in a Parquet file; {} if the file holds nothing."""
+    import pyarrow.parquet as pq
+
     metadata = pq.read_schema(path).metadata or {}
     return json.loads(metadata[RUN_INFO_KEY]) if RUN_INFO_KEY in metadata else {}
 
@@ -129,6 +137,9 @@ def concat_tables(paths) -> pa.Table:
 
     Each run's metadata (with_run_info) is dropped: it describes one run, not the whole.
     """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     table = pa.concat_tables([pq.read_table(p).replace_schema_metadata() for p in paths])
     order = [(c, "ascending") for c in ("optimizer", "seed", "metric", "iteration")]
     return table.sort_by(order)
@@ -154,4 +165,6 @@ def save_csv(path, frame) -> None:
 
 def load_metrics(path):
     """The aggregate table as a pandas DataFrame."""
+    import pyarrow.parquet as pq
+
     return pq.read_table(path).to_pandas()
