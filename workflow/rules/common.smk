@@ -2,11 +2,15 @@
 
 import os
 import re
+import shlex
+import sys
 
 import torch
 
+from snakemake.settings.types import DeploymentMethod
 from snakemake.utils import validate
 
+from attnbias import job
 from attnbias.codedeps import module_files
 from attnbias.data import source_note
 from attnbias.optimizers import OptimizerSpec
@@ -97,6 +101,51 @@ def all_targets():
 def code(script):
     """The script and the package modules it imports: a change to any reruns the rule."""
     return [str(SCRIPTS / script), *module_files(str(SCRIPTS / script))]
+
+
+# The hot rules (data, svm, train: one job per seed) run their script with `shell:`, which
+# skips Snakemake's per-job script machinery (~0.3 s of CPU per job; README, "Speed"). The
+# script reads the job from the JSON that job_params writes (attnbias.job). Without conda the
+# interpreter is Snakemake's own; with --sdm conda, the env's `python`.
+PYTHON = (
+    "python"
+    if DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method
+    else sys.executable
+)
+
+
+def job_params(**params):
+    """Params `job`: the wildcards and `params` (values, or functions of the wildcards), as
+    JSON for attnbias.job.load. Of the wildcards only, so a change reruns the job."""
+
+    def get(wildcards):
+        values = {k: v(wildcards) if callable(v) else v for k, v in params.items()}
+        return job.encode(wildcards, values)
+
+    return get
+
+
+def job_shell(script, input=(), output=(0,)):
+    """The shell command of a rule whose script reads attnbias.job: `input` and `output`
+    name the files it passes (a number: an unnamed file, by position)."""
+
+    def files(kind, names):
+        return " ".join(
+            (
+                f"{kind}.{n}={{{kind}[{n}]:q}}"
+                if isinstance(n, int)
+                else f"{kind}.{n}={{{kind}.{n}:q}}"
+            )
+            for n in names
+        )
+
+    command = [shlex.quote(PYTHON), shlex.quote(str(SCRIPTS / script))]
+    command += [
+        "{params.job:q} {threads} {log:q}",
+        files("input", input),
+        files("output", output),
+    ]
+    return " ".join(command)
 
 
 def canonical(value):

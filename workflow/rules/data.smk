@@ -10,6 +10,6 @@ rule data:
     conda:
         "../../envs/data-svm.yaml"
     params:
-        data=experiment_config("data"),
-    script:
-        "../scripts/data.py"
+        job=job_params(data=experiment_config("data")),
+    shell:
+        job_shell("data.py")

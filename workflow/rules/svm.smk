@@ -11,6 +11,6 @@ rule svm:
     conda:
         "../../envs/data-svm.yaml"
     params:
-        train_u=experiment_config("train", "train_u"),
-    script:
-        "../scripts/svm.py"
+        job=job_params(train_u=experiment_config("train", "train_u")),
+    shell:
+        job_shell("svm.py", input=["data"])

@@ -14,9 +14,11 @@ rule train:
         "../../envs/train.yaml"
     threads: config["threads"]
     params:
-        train=experiment_config("train"),
-        optimizer=optimizer_settings,
-        device=config["device"],
-        dtype=config["dtype"],
-    script:
-        "../scripts/train.py"
+        job=job_params(
+            train=experiment_config("train"),
+            optimizer=optimizer_settings,
+            device=config["device"],
+            dtype=config["dtype"],
+        ),
+    shell:
+        job_shell("train.py", input=["data", "svm"], output=["metrics", "final"])

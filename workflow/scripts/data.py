@@ -2,8 +2,9 @@
 
 import logging
 
-from attnbias import data, io
+from attnbias import data, io, job
 
+snakemake = job.load()  # the job, as the workflow hands it over (attnbias.job)
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(message)s")
 config = snakemake.params.data
 dataset = data.generate(config["model"], int(snakemake.wildcards.seed), config["params"])

@@ -2,8 +2,9 @@
 
 import logging
 
-from attnbias import io, svm
+from attnbias import io, job, svm
 
+snakemake = job.load()  # the job, as the workflow hands it over (attnbias.job)
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(message)s")
 name = f"experiment {snakemake.wildcards.experiment}, seed {snakemake.wildcards.seed}"
 solutions = svm.solve_for_dataset(

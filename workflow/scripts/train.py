@@ -6,8 +6,9 @@ importing torch; `cuda[:N]` and float32 with torch (attnbias.train).
 
 import logging
 
-from attnbias import fast, io
+from attnbias import fast, io, job
 
+snakemake = job.load()  # the job, as the workflow hands it over (attnbias.job)
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(message)s")
 wc = snakemake.wildcards
 iterations, metrics, final, info = fast.run(
