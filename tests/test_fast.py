@@ -274,3 +274,27 @@ def test_kernel_is_built_once_per_source(tmp_path, monkeypatch):
     assert first.parent == tmp_path and first.exists()
     assert fast.kernel_path() == first
     assert [p.name for p in tmp_path.iterdir()] == [first.name]  # no temporary left over
+
+
+def test_metrics_table_without_pandas_equals_pa_table():
+    """io.metrics_table builds its arrays from buffers (pa.array imports pandas): the same
+    table as pa.table would give, and no pandas imported."""
+    code = """
+import sys
+import numpy as np
+import pyarrow as pa
+from attnbias import io
+metrics = {"b": np.array([1.0, np.nan, 3.0]), "a": np.array([7.0]), "c": np.array([0.5, 1, 2])}
+table = io.metrics_table("fig2", "ngd-mom", 3, np.array([0, 5, 10]), metrics)
+assert "pandas" not in sys.modules
+ref = pa.table({
+    "experiment": pa.array(["fig2"] * 6, pa.string()),
+    "optimizer": pa.array(["ngd-mom"] * 6, pa.string()),
+    "seed": pa.array(np.full(6, 3, dtype=np.int64)),
+    "iteration": pa.array(np.array([10, 0, 10, 0, 5, 10])),
+    "metric": pa.array(["a", "b", "b", "c", "c", "c"], pa.string()),
+    "value": pa.array(np.array([7.0, 1.0, 3.0, 0.5, 1.0, 2.0])),
+})
+assert table.equals(ref) and table.schema == ref.schema, (table, ref)
+"""
+    subprocess.run([sys.executable, "-c", code], check=True)
