@@ -298,3 +298,22 @@ ref = pa.table({
 assert table.equals(ref) and table.schema == ref.schema, (table, ref)
 """
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_study_mode_gives_diverged_runs_nan_and_keeps_the_others(monkeypatch):
+    """nonfinite="nan" (the study): as train.train with the batch split until the diverged
+    runs are alone (study._logged_runs on the torch backend)."""
+    ds = study.perturbed_example1(np.random.default_rng([0, 0]), n=10, T=4, d=50, correlation=2)
+    W0s, _ = study.random_initialisations(np.random.default_rng([0, 1]), 50, 12, [1, 10, 100])
+    W_mm = svm.solve_w_svm(ds["X"], ds["opt"]).W
+    grid = train.log_grid(1000, 30)
+    spec = OptimizerSpec("polyak")  # uncapped: some runs overflow
+    got = study._logged_runs(ds, W0s, spec, W_mm, grid, "cpu")
+    monkeypatch.setattr(fast, "backend", lambda device, dtype: "torch")  # the reference
+    ref = study._logged_runs(ds, W0s, spec, W_mm, grid, "cpu")
+    lost = np.isnan(ref["gap_W"][:, -1])
+    assert lost.any() and not lost.all()
+    for key in ("gap_W", "opt_softmax", "W"):
+        np.testing.assert_array_equal(np.isnan(got[key]), np.isnan(ref[key]))
+        finite = ~np.isnan(ref[key])
+        np.testing.assert_allclose(got[key][finite], ref[key][finite], rtol=1e-10, atol=1e-13)

@@ -284,6 +284,11 @@ def _cosine_and_gap(P, P_ref):
     return np.sum(unit * unit_ref, axis=axes), 0.5 * np.sum((unit - unit_ref) ** 2, axis=axes)
 
 
+def _gap(W, W_mm) -> dict:
+    alignment, gap = _cosine_and_gap(W, W_mm)
+    return {"gap_W": gap}
+
+
 def _scores(problem: TokenProblem, ku: np.ndarray):
     B, n, T = problem.B, problem.n, problem.T
     gamma = problem.y[:, :, None] * (problem.xu0 + ku).reshape(B, n, T)
@@ -293,8 +298,11 @@ def _scores(problem: TokenProblem, ku: np.ndarray):
         return gamma, gamma_opt, np.log(np.abs(gap)), np.sign(gap), bool((gap >= 0).all())
 
 
-def metrics(problem: TokenProblem, loss, z, beta, mu, ku, W_mm, u_mm, train_u, signed) -> dict:
-    """train.metrics from the token-space state, each (B,)."""
+def metrics(
+    problem: TokenProblem, loss, z, beta, mu, ku, W_mm, u_mm, train_u, signed, only=None
+) -> dict:
+    """train.metrics from the token-space state, each (B,). `only` ("study"): log_loss,
+    opt_softmax and gap_W alone, what the study reads."""
     B, n, T = problem.B, problem.n, problem.T
     _, gamma_opt, lag, gsign, _ = _scores(problem, ku)
     logits = (problem.l0 + z).reshape(B, n, T)
@@ -312,6 +320,9 @@ def metrics(problem: TokenProblem, loss, z, beta, mu, ku, W_mm, u_mm, train_u, s
     margin = gamma_opt - delta
     log_loss = _logsumexp(_log_value(loss, margin)) - np.log(n)
     W = problem.W(beta)
+    if only == "study":
+        a_opt = np.take_along_axis(attn, problem.opt[:, :, None], -1)[..., 0]
+        return {"log_loss": log_loss, "opt_softmax": a_opt.mean(-1), **_gap(W, W_mm)}
     u = problem.u(mu)
     a_opt = np.take_along_axis(attn, problem.opt[:, :, None], -1)[..., 0]
     is_opt = np.arange(T)[None, None, :] == problem.opt[:, :, None]
@@ -391,9 +402,20 @@ def train(
     u_mm: np.ndarray | None = None,
     train_u: bool = False,
     loss: str = "exponential",
+    only: str | None = None,
+    nonfinite: str = "raise",
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     """train.train on the fast path: same arguments (numpy W_mm (B|1, d, d), u_mm (B|1, d)),
-    same metrics table {name: (B, len(log_iterations))} and final {"W", "u"} (numpy)."""
+    same metrics table {name: (B, len(log_iterations))} and final {"W", "u"} (numpy).
+
+    only="study": only the metrics the study reads (see `metrics`). nonfinite="nan": instead
+    of raising FloatingPointError as train.train does when a run's loss is not finite at a
+    logged iteration, give that run NaN everywhere (metrics and final W, u) and keep the
+    others: what the study gets from train.train by splitting the batch (the runs here are
+    independent, so they are computed once).
+    """
+    if nonfinite not in ("raise", "nan"):
+        raise ValueError(f"nonfinite must be 'raise' or 'nan', got {nonfinite!r}")
     if train_u and u_mm is None:
         raise ValueError("training u needs u_mm for its alignment metric")
     if spec.rule == "polyak" and spec.f_star == "opt" and train_u:
@@ -428,13 +450,15 @@ def train(
         grid.append(iterations)
     to_log = {int(t) for t in log_iterations}
     logged: list[dict] = []
+    diverged = np.zeros(B, dtype=bool)
     for k, t in enumerate(grid):
         if t in to_log:
             signed = (not opt_is_best) or (train_u and t > 0)
             with np.errstate(all="ignore"):  # NaN and inf as torch gives them, silently
-                row = metrics(problem, loss, z, beta, mu, ku, W_mm, u_mm, train_u, signed)
+                row = metrics(problem, loss, z, beta, mu, ku, W_mm, u_mm, train_u, signed, only)
             logged.append(row)
-            if not bool(np.isfinite(row["log_loss"]).all()):
+            diverged |= ~np.isfinite(row["log_loss"])
+            if nonfinite == "raise" and diverged.any():
                 raise FloatingPointError(
                     f"training diverged: the loss is not finite at iteration {t} ({spec.caption()})"
                 )
@@ -455,7 +479,10 @@ def train(
     table = {name: np.stack([m[name] for m in logged], axis=1) for name in logged[0]}
     for j, thr in enumerate(CROSSING_THRESHOLDS):
         table[f"first_gap_W_below_{thr:g}"] = first[:, j : j + 1].copy()
-    return table, {"W": problem.W(beta), "u": problem.u(mu)}
+    final = {"W": problem.W(beta), "u": problem.u(mu)}
+    for values in (*table.values(), *final.values()):
+        values[diverged] = np.nan  # (only with nonfinite="nan": else it raised)
+    return table, final
 
 
 # ---------------------------------------------------------------- a training job's entry

@@ -147,6 +147,13 @@ def _logged_runs(
     diverged runs are alone, so the other runs keep their results and stay batched; the
     diverged runs get NaN everywhere. `device` picks the backend (fast.backend).
     """
+    if fast.backend(device, "float64") == "c":  # independent runs: diverged ones get NaN
+        problem = fast.TokenProblem([dataset], W0s=W0s)
+        metrics, final = fast.train(
+            problem, spec, iterations=int(grid[-1]), log_iterations=grid, W_mm=W_mm[None],
+            only="study", nonfinite="nan",
+        )  # fmt: skip
+        return {"gap_W": metrics["gap_W"], "opt_softmax": metrics["opt_softmax"], "W": final["W"]}
     try:
         metrics, final = _train_batch(dataset, W0s, spec, W_mm, grid, device)
     except FloatingPointError:
