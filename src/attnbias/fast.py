@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
+import logging
 import math
 import os
 import platform
@@ -147,7 +148,8 @@ def available() -> bool:
     """Whether the compiled kernel can be built and loaded here."""
     try:
         _segment_fn()
-    except (KernelError, OSError):
+    except (KernelError, OSError) as err:
+        logging.getLogger(__name__).warning("the compiled kernel is unavailable: %s", err)
         return False
     return True
 
