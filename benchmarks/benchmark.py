@@ -87,7 +87,7 @@ def bench_seeds(iterations: int) -> None:
 def bench_build(configfile: str | None, targets: list[str], label: str, goal: str) -> None:
     """Wall time of `snakemake -c2 [targets]` from clean, in a copy of the workflow."""
     with tempfile.TemporaryDirectory() as tmp:
-        for item in ("Snakefile", "workflow", "config", "profiles"):
+        for item in ("Snakefile", "workflow", "config", "profiles", "envs"):
             src = ROOT / item
             (shutil.copytree if src.is_dir() else shutil.copy)(src, Path(tmp) / item)
         command = [sys.executable, "-m", "snakemake", "-c2", "-q", "--directory", tmp]
