@@ -125,26 +125,16 @@ def job_params(**params):
     return get
 
 
-def job_shell(script, input=(), output=(0,)):
-    """The shell command of a rule whose script reads attnbias.job: `input` and `output`
-    name the files it passes (a number: an unnamed file, by position)."""
+def job_shell(script, input=(), output=None):
+    """The shell command that runs `script` on a job read with attnbias.job.load. `input` and
+    `output` name the files it passes; output=None: the one unnamed output file."""
 
     def files(kind, names):
-        return " ".join(
-            (
-                f"{kind}.{n}={{{kind}[{n}]:q}}"
-                if isinstance(n, int)
-                else f"{kind}.{n}={{{kind}.{n}:q}}"
-            )
-            for n in names
-        )
+        return " ".join(f"{kind}.{n}={{{kind}.{n}:q}}" for n in names)
 
     command = [shlex.quote(PYTHON), shlex.quote(str(SCRIPTS / script))]
-    command += [
-        "{params.job:q} {threads} {log:q}",
-        files("input", input),
-        files("output", output),
-    ]
+    command += ["{params.job:q} {threads} {log:q}", files("input", input)]
+    command.append(files("output", output) if output else "output.0={output:q}")
     return " ".join(command)
 
 

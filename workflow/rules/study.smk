@@ -15,17 +15,19 @@ rule study_runs:
         "../../envs/train.yaml"
     threads: config["threads"]
     params:
-        setting=study_setting,
-        optimizer=study_optimizer,
-        inits=study_config("inits"),
-        scales=study_config("scales"),
-        iterations=study_config("iterations"),
-        threshold=study_config("threshold"),
-        log_points=study_config("log_points"),
-        seed=study_config("seed"),
-        device=config["device"],
-    script:
-        "../scripts/study_runs.py"
+        job=job_params(
+            setting=study_setting,
+            optimizer=study_optimizer,
+            inits=study_config("inits"),
+            scales=study_config("scales"),
+            iterations=study_config("iterations"),
+            threshold=study_config("threshold"),
+            log_points=study_config("log_points"),
+            seed=study_config("seed"),
+            device=config["device"],
+        ),
+    shell:
+        job_shell("study_runs.py", output=["runs", "assumptions"])
 
 
 rule study_summary:

@@ -2,8 +2,9 @@
 
 import pyarrow as pa
 
-from attnbias import fast, io, study
+from attnbias import fast, io, job, study
 
+snakemake = job.load()  # the job, as the workflow hands it over (attnbias.job)
 p = snakemake.params
 if fast.backend(p.device, "float64") == "c":
     info = fast.kernel_info()
