@@ -180,7 +180,8 @@ def third_party_imports(script: Path) -> dict[str, str]:
     the package modules it uses import (anywhere in the file: a function-level import
     runs too, when the function does); module -> the first file importing it."""
     found = {}
-    for source in (str(script), *module_files(str(script))):
+    sources = [str(script), *module_files(str(script))]
+    for source in (s for s in sources if s.endswith(".py")):  # not fast.py's C kernel
         for node in ast.walk(ast.parse(Path(source).read_text(), filename=source)):
             if isinstance(node, ast.Import):
                 names = [alias.name for alias in node.names]

@@ -11,6 +11,7 @@ import math
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -317,3 +318,11 @@ def test_study_mode_gives_diverged_runs_nan_and_keeps_the_others(monkeypatch):
         np.testing.assert_array_equal(np.isnan(got[key]), np.isnan(ref[key]))
         finite = ~np.isnan(ref[key])
         np.testing.assert_allclose(got[key][finite], ref[key][finite], rtol=1e-10, atol=1e-13)
+
+
+def test_editing_the_kernel_reruns_training():
+    """The training rule's code inputs (codedeps.module_files) include the C source."""
+    from attnbias.codedeps import module_files
+
+    files = module_files(str(Path(fast.__file__).parents[2] / "workflow/scripts/train.py"))
+    assert str(fast.KERNEL_SOURCE) in files
