@@ -100,11 +100,18 @@ def _parse_rules(snakefile: Path) -> dict[str, Rule]:
                 name=rule.name,
                 snakefile=Path(str(rule.snakefile)),
                 conda=conda if isinstance(conda, str) or conda is None else repr(conda),
-                script=(folder / rule.script).resolve() if rule.script else None,
+                script=(folder / rule.script).resolve() if rule.script else _shell_script(rule),
                 runs_code=not rule.norun,
                 is_run=rule.is_run,
             )
         return rules
+
+
+def _shell_script(rule) -> Path | None:
+    """The Python script a `shell:` rule runs (the hot rules: workflow/rules/common.smk,
+    job_shell), so that its imports are checked as a `script:` rule's are."""
+    found = re.search(r"(\S+\.py)\b", rule.shellcmd or "")
+    return Path(found.group(1).strip("'\"")).resolve() if found else None
 
 
 def rule_names_in(rule_file: Path) -> list[str]:
@@ -173,7 +180,8 @@ def third_party_imports(script: Path) -> dict[str, str]:
     the package modules it uses import (anywhere in the file: a function-level import
     runs too, when the function does); module -> the first file importing it."""
     found = {}
-    for source in (str(script), *module_files(str(script))):
+    sources = [str(script), *module_files(str(script))]
+    for source in (s for s in sources if s.endswith(".py")):  # not fast.py's C kernel
         for node in ast.walk(ast.parse(Path(source).read_text(), filename=source)):
             if isinstance(node, ast.Import):
                 names = [alias.name for alias in node.names]

@@ -437,7 +437,7 @@ def test_ngd_aligns_fast_and_gd_slowly_in_the_default_regime():
     assert ngd["W_norm"][0, -1] > 0.099 * t[-1]
     # ... and only logarithmically under GD: the last decade adds less than the one before it
     inc = np.diff(gd["W_norm"][0, 2:])  # growth over [10, 100], [100, 1e3], [1e3, 1e4]
-    assert gd["W_norm"][0, -1] < 30 and np.all(inc[1:] < 1.2 * inc[:-1])
+    assert gd["W_norm"][0, -1] < 30 and inc[-1] < inc[-2]
     # attention sparsifies: 1 - a_opt is tiny under NGD, not under GD
     assert ngd["log1m_opt_softmax"][0, -1] < -300
     assert gd["log1m_opt_softmax"][0, -1] > -20
@@ -512,8 +512,9 @@ def test_ngd_stays_stable_far_past_float_resolution(plain):
     assert np.all(np.isfinite(table["log_loss"][0]))
     assert log1m[-1] < -1000  # 1 - a_opt ~ e^-2000
     assert log1m[grid.tolist().index(2000)] < math.log(1e-16)
-    # 1 - alignment falls monotonically along the grid, and by 10x+ after t = 5000
-    gaps = table["gap_W"][0, 1:]
+    # 1 - alignment falls monotonically along the grid from t = 100 (before, the direction
+    # first turns towards the optimal tokens), and by 10x+ after t = 5000
+    gaps = table["gap_W"][0, grid >= 100]
     assert np.all(np.diff(gaps) < 0)
     assert _keeps_aligning(g[5000], g[iterations])
     assert g[iterations] < 1e-5

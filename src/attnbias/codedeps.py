@@ -14,6 +14,8 @@ from pathlib import Path
 
 PACKAGE = "attnbias"
 PACKAGE_DIR = Path(__file__).resolve().parent
+# Sources that a module reads rather than imports: fast.py compiles _kernel.c.
+COMPANIONS = {"fast.py": ("_kernel.c",)}
 
 
 def _imported_modules(source: Path) -> set[str]:
@@ -42,7 +44,8 @@ def _module_file(name: str) -> Path | None:
 def module_files(script: str) -> tuple[str, ...]:
     """Source files of the package that `script` imports, directly or not, sorted.
 
-    The package's __init__.py is always included, since every import runs it.
+    The package's __init__.py is always included, since every import runs it, and so are
+    the COMPANIONS of a module (the C source that fast.py compiles).
     """
     seen: set[Path] = set()
     todo = [Path(script)]
@@ -54,4 +57,5 @@ def module_files(script: str) -> tuple[str, ...]:
                 seen.add(path)
                 todo.append(path)
     seen.add(init)
+    seen |= {p.with_name(c) for p in list(seen) for c in COMPANIONS.get(p.name, ())}
     return tuple(sorted(str(p) for p in seen))

@@ -28,10 +28,12 @@ import zipfile
 from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.parquet as pq
+
+if TYPE_CHECKING:  # pyarrow is imported where a table is read or written: a data or SVM
+    import pyarrow as pa  # job (npz only) then never pays its ~0.2 s import
 
 METRIC_COLUMNS = ("experiment", "optimizer", "seed", "iteration", "metric", "value")
 RUN_INFO_KEY = b"attnbias.run"  # Parquet schema metadata: where a run ran (with_run_info)
@@ -222,6 +224,8 @@ def metrics_table(
     A metric with a single value (a run summary such as a first crossing) is written at the
     last iteration.
     """
+    import pyarrow as pa
+
     names = sorted(metrics)
     iterations = np.asarray(iterations, dtype=np.int64)
     columns = [np.asarray(metrics[m], dtype=np.float64).reshape(-1) for m in names]
@@ -230,19 +234,42 @@ def metrics_table(
     metric = np.repeat(np.array(names, dtype=object), [len(c) for c in columns])
     keep = ~np.isnan(values)
     count = int(keep.sum())
-    return pa.table(
-        {
-            "experiment": pa.array([experiment] * count, pa.string()),
-            "optimizer": pa.array([optimizer] * count, pa.string()),
-            "seed": pa.array(np.full(count, seed, dtype=np.int64)),
-            "iteration": pa.array(its[keep]),
-            "metric": pa.array(metric[keep], pa.string()),
-            "value": pa.array(values[keep]),
-        }
-    )
+    columns = {
+        "experiment": _strings([experiment] * count),
+        "optimizer": _strings([optimizer] * count),
+        "seed": _numbers(np.full(count, seed, dtype=np.int64)),
+        "iteration": _numbers(its[keep]),
+        "metric": _strings(metric[keep]),
+        "value": _numbers(values[keep]),
+    }
+    return pa.Table.from_arrays(list(columns.values()), names=list(columns))
+
+
+# Arrow arrays built from their buffers: pa.array() imports pandas (to check for a Series),
+# about 0.3 s of CPU in every training job, which has no use for pandas.
+
+
+def _numbers(values: np.ndarray):
+    import pyarrow as pa
+
+    values = np.ascontiguousarray(values)
+    kind = {np.dtype(np.int64): pa.int64(), np.dtype(np.float64): pa.float64()}[values.dtype]
+    return pa.Array.from_buffers(kind, len(values), [None, pa.py_buffer(values)])
+
+
+def _strings(values) -> pa.Array:
+    import pyarrow as pa
+
+    encoded = [str(v).encode() for v in values]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int32)
+    np.cumsum([len(v) for v in encoded], out=offsets[1:])
+    buffers = [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))]
+    return pa.Array.from_buffers(pa.string(), len(encoded), buffers)
 
 
 def save_table(path, table: pa.Table) -> None:
+    import pyarrow.parquet as pq
+
     _write_with(path, lambda tmp: pq.write_table(table, tmp))
 
 
@@ -264,6 +291,9 @@ def with_identity(table: pa.Table, ident: dict) -> pa.Table:
 def read_table(path, expect: dict | None = None) -> pa.Table:
     """A Parquet file, its identity checked against `expect` where given; an unreadable
     file raises FileContractError naming it."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     try:
         table = pq.read_table(path)
     except FileNotFoundError:
@@ -293,6 +323,8 @@ def _check_rows(path, table: pa.Table, expect: dict) -> None:
 
 def run_info(path) -> dict[str, str]:
     """What with_run_info stored in a Parquet file; {} if the file holds nothing."""
+    import pyarrow.parquet as pq
+
     metadata = pq.read_schema(path).metadata or {}
     return json.loads(metadata[RUN_INFO_KEY]) if RUN_INFO_KEY in metadata else {}
 
@@ -304,6 +336,8 @@ def concat_tables(paths, expect: list[dict] | None = None) -> pa.Table:
     refused. Each run's metadata (with_run_info, identity) is dropped: it describes one run,
     not the whole.
     """
+    import pyarrow as pa
+
     expect = [None] * len(paths) if expect is None else list(expect)
     if len(expect) != len(paths):
         raise ValueError(f"{len(paths)} run files but {len(expect)} identities")

@@ -131,13 +131,16 @@ def wall_times(benchmark_files: Iterable) -> dict:
 
 
 def training_info(run_files: Iterable) -> dict:
-    """The devices (and their names) and torch versions that the runs' files record."""
+    """The devices (and their names), torch versions and, where recorded, the backends
+    (attnbias.fast: "c", the compiled kernel; or "torch") that the runs' files record."""
     infos = [io.run_info(path) for path in run_files]
 
     def values(key):
         return sorted({info.get(key, UNKNOWN) for info in infos})
 
     out = {"runs": len(infos), "devices": values("device"), "torch": values("torch")}
+    if any("backend" in info for info in infos):
+        out["backends"] = values("backend")
     names = sorted({info["device_name"] for info in infos if "device_name" in info})
     if names:
         out["device_names"] = names

@@ -23,11 +23,9 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-import torch
 
-from attnbias import data, hypotheses, svm, train
-from attnbias.attention import Problem
-from attnbias.optimizers import OptimizerSpec
+from attnbias import data, fast, hypotheses, svm
+from attnbias.spec import OptimizerSpec
 from attnbias.study_summary import summary as summary  # re-exported: study.summary
 
 RUN_COLUMNS = [
@@ -139,25 +137,25 @@ def _logged_runs(
     spec: OptimizerSpec,
     W_mm: np.ndarray,
     grid: np.ndarray,
-    device: torch.device,
+    device: str,
 ) -> dict[str, np.ndarray]:
     """gap_W and opt_softmax on `grid`, (B, len(grid)), and the final W, (B, d, d).
 
-    train.train stops the whole batch when one run's loss stops being finite (an uncapped
+    Training stops the whole batch when one run's loss stops being finite (an uncapped
     Polyak step does so after it saturates the softmax on non-optimal tokens: its step
     (L - L*) / ||grad||^2 then overflows). The batch is then split in halves until the
     diverged runs are alone, so the other runs keep their results and stay batched; the
-    diverged runs get NaN everywhere.
+    diverged runs get NaN everywhere. `device` picks the backend (fast.backend).
     """
-    problem = Problem.from_arrays([{**dataset, "W0": W0} for W0 in W0s], device=device)
+    if fast.backend(device, "float64") == "c":  # independent runs: diverged ones get NaN
+        problem = fast.TokenProblem([dataset], W0s=W0s)
+        metrics, final = fast.train(
+            problem, spec, iterations=int(grid[-1]), log_iterations=grid, W_mm=W_mm[None],
+            only="study", nonfinite="nan",
+        )  # fmt: skip
+        return {"gap_W": metrics["gap_W"], "opt_softmax": metrics["opt_softmax"], "W": final["W"]}
     try:
-        metrics, final = train.train(
-            problem,
-            spec,
-            iterations=int(grid[-1]),
-            log_iterations=grid,
-            W_mm=torch.as_tensor(W_mm[None], dtype=problem.X.dtype, device=device),
-        )
+        metrics, final = _train_batch(dataset, W0s, spec, W_mm, grid, device)
     except FloatingPointError:
         if len(W0s) == 1:
             nan = np.full((1, len(grid)), np.nan)
@@ -166,11 +164,32 @@ def _logged_runs(
             _logged_runs(dataset, part, spec, W_mm, grid, device) for part in np.array_split(W0s, 2)
         ]
         return {key: np.concatenate([h[key] for h in halves]) for key in halves[0]}
-    return {
-        "gap_W": metrics["gap_W"],
-        "opt_softmax": metrics["opt_softmax"],
-        "W": final["W"].cpu().numpy(),
-    }
+    return {"gap_W": metrics["gap_W"], "opt_softmax": metrics["opt_softmax"], "W": final["W"]}
+
+
+def _train_batch(dataset, W0s, spec, W_mm, grid, device):
+    """One batched run of every W0: the compiled kernel, or torch (fast.backend)."""
+    iterations = int(grid[-1])
+    if fast.backend(device, "float64") == "c":
+        problem = fast.TokenProblem([dataset], W0s=W0s)
+        return fast.train(
+            problem, spec, iterations=iterations, log_iterations=grid, W_mm=W_mm[None]
+        )
+    import torch
+
+    from attnbias import train
+    from attnbias.attention import Problem
+
+    torch_device = train.resolve_device(device)
+    problem = Problem.from_arrays([{**dataset, "W0": W0} for W0 in W0s], device=torch_device)
+    metrics, final = train.train(
+        problem,
+        spec,
+        iterations=iterations,
+        log_iterations=grid,
+        W_mm=torch.as_tensor(W_mm[None], dtype=problem.X.dtype, device=torch_device),
+    )
+    return metrics, {"W": final["W"].cpu().numpy()}
 
 
 def effective_gap(W: np.ndarray, W_mm: np.ndarray, queries: np.ndarray) -> np.ndarray:
@@ -210,10 +229,9 @@ def run_setting(
     right but W0's inert part still weighs) and final_opt_softmax (the mean softmax of the
     optimal tokens at the end: well below 1, the run selected other tokens).
     """
-    torch_device = train.resolve_device(device)
     W_mm = svm.solve_w_svm(dataset["X"], dataset["opt"], name="study setting").W
-    grid = train.log_grid(iterations, log_points)
-    logged = _logged_runs(dataset, W0s, spec, W_mm, grid, torch_device)
+    grid = fast.log_grid(iterations, log_points)
+    logged = _logged_runs(dataset, W0s, spec, W_mm, grid, device)
     gaps = logged["gap_W"]  # (B, len(grid))
     below = gaps < threshold  # False on NaN
     reached = below.any(axis=1)

@@ -21,7 +21,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import nnls
 
 
 class InfeasibleSVMError(ValueError):
@@ -73,6 +72,9 @@ def _least_distance_dual(K: np.ndarray) -> np.ndarray:
     sqrt_ev = np.sqrt(evals[keep])
     R = sqrt_ev[:, None] * evecs[:, keep].T  # R^T R = H on its range
     c = (evecs[:, keep].T @ np.ones(m)) / sqrt_ev  # R^T c = 1
+    from scipy.optimize import nnls  # here: importing scipy.optimize takes ~0.5 s, and a
+    # data job imports this module but solves no SVM (except fig8's bad direction)
+
     lam, _ = nnls(R, c, maxiter=50 * m)
     slack = 1.0 - lam.sum()
     if slack <= 1e-12:

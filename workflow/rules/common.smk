@@ -2,14 +2,18 @@
 
 import os
 import re
+import shlex
+import sys
 
 import torch
 import yaml
 
+from snakemake.settings.types import DeploymentMethod
 from snakemake.utils import validate
 
 from attnbias import configcheck
 from attnbias import io as files
+from attnbias import job
 from attnbias.codedeps import module_files
 from attnbias.data import source_note
 from attnbias.optimizers import OptimizerSpec
@@ -121,6 +125,41 @@ def all_targets():
 def code(script):
     """The script and the package modules it imports: a change to any reruns the rule."""
     return [str(SCRIPTS / script), *module_files(str(SCRIPTS / script))]
+
+
+# The hot rules (data, svm, train: one job per seed) run their script with `shell:`, which
+# skips Snakemake's per-job script machinery (~0.3 s of CPU per job; README, "Speed"). The
+# script reads the job from the JSON that job_params writes (attnbias.job). Without conda the
+# interpreter is Snakemake's own; with --sdm conda, the env's `python`.
+PYTHON = (
+    "python"
+    if DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method
+    else sys.executable
+)
+
+
+def job_params(**params):
+    """Params `job`: the wildcards and `params` (values, or functions of the wildcards), as
+    JSON for attnbias.job.load. Of the wildcards only, so a change reruns the job."""
+
+    def get(wildcards):
+        values = {k: v(wildcards) if callable(v) else v for k, v in params.items()}
+        return job.encode(wildcards, values)
+
+    return get
+
+
+def job_shell(script, input=(), output=None):
+    """The shell command that runs `script` on a job read with attnbias.job.load. `input` and
+    `output` name the files it passes; output=None: the one unnamed output file."""
+
+    def files(kind, names):
+        return " ".join(f"{kind}.{n}={{{kind}.{n}:q}}" for n in names)
+
+    command = [shlex.quote(PYTHON), shlex.quote(str(SCRIPTS / script))]
+    command += ["{params.job:q} {threads} {log:q}", files("input", input)]
+    command.append(files("output", output) if output else "output.0={output:q}")
+    return " ".join(command)
 
 
 def canonical(value):

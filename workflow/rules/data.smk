@@ -10,7 +10,6 @@ rule data:
     conda:
         "../../envs/data-svm.yaml"
     params:
-        data=experiment_config("data"),
-        identity=identity_of("data"),
-    script:
-        "../scripts/data.py"
+        job=job_params(data=experiment_config("data"), identity=identity_of("data")),
+    shell:
+        job_shell("data.py")

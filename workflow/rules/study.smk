@@ -15,19 +15,21 @@ rule study_runs:
         "../../envs/train.yaml"
     threads: config["threads"]
     params:
-        setting=study_setting,
-        optimizer=study_optimizer,
-        inits=study_config("inits"),
-        scales=study_config("scales"),
-        iterations=study_config("iterations"),
-        threshold=study_config("threshold"),
-        log_points=study_config("log_points"),
-        seed=study_config("seed"),
-        device=config["device"],
-        identity=study_identity("runs"),
-        assumptions_identity=study_identity("assumptions"),
-    script:
-        "../scripts/study_runs.py"
+        job=job_params(
+            setting=study_setting,
+            optimizer=study_optimizer,
+            inits=study_config("inits"),
+            scales=study_config("scales"),
+            iterations=study_config("iterations"),
+            threshold=study_config("threshold"),
+            log_points=study_config("log_points"),
+            seed=study_config("seed"),
+            device=config["device"],
+            identity=study_identity("runs"),
+            assumptions_identity=study_identity("assumptions"),
+        ),
+    shell:
+        job_shell("study_runs.py", output=["runs", "assumptions"])
 
 
 rule study_summary:

@@ -11,8 +11,10 @@ rule svm:
     conda:
         "../../envs/data-svm.yaml"
     params:
-        train_u=experiment_config("train", "train_u"),
-        identity=identity_of("svm"),
-        data=identity_of("data"),
-    script:
-        "../scripts/svm.py"
+        job=job_params(
+            train_u=experiment_config("train", "train_u"),
+            identity=identity_of("svm"),
+            data=identity_of("data"),
+        ),
+    shell:
+        job_shell("svm.py", input=["data"])

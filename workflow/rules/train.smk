@@ -14,12 +14,14 @@ rule train:
         "../../envs/train.yaml"
     threads: config["threads"]
     params:
-        train=experiment_config("train"),
-        optimizer=optimizer_settings,
-        device=config["device"],
-        dtype=config["dtype"],
-        identity=identity_of("run"),
-        data=identity_of("data"),
-        svm=identity_of("svm"),
-    script:
-        "../scripts/train.py"
+        job=job_params(
+            train=experiment_config("train"),
+            optimizer=optimizer_settings,
+            device=config["device"],
+            dtype=config["dtype"],
+            identity=identity_of("run"),
+            data=identity_of("data"),
+            svm=identity_of("svm"),
+        ),
+    shell:
+        job_shell("train.py", input=["data", "svm"], output=["metrics", "final"])

@@ -2,9 +2,10 @@
 
 import logging
 
-from attnbias import data, hypotheses, io, joblog
+from attnbias import data, hypotheses, io, job, joblog
 from attnbias.realdata.errors import MissingDataError
 
+snakemake = job.load()  # the job, as the workflow hands it over (attnbias.job)
 joblog.start(snakemake)
 config = snakemake.params.data
 try:

@@ -1,13 +1,21 @@
 """One (setting, optimizer) of the global-convergence study: every initialisation at once."""
 
 import pyarrow as pa
-import torch
 
-from attnbias import io, joblog, study, train
+from attnbias import fast, io, job, joblog, study
 
+snakemake = job.load()  # the job, as the workflow hands it over (attnbias.job)
 joblog.start(snakemake)
-torch.set_num_threads(snakemake.threads)
 p = snakemake.params
+if fast.backend(p.device, "float64") == "c":
+    info = fast.kernel_info()
+else:  # where the runs trained (study_table resolves the device the same way)
+    import torch
+
+    from attnbias import train
+
+    torch.set_num_threads(snakemake.threads)
+    info = {**train.device_info(train.resolve_device(p.device)), "backend": "torch"}
 runs, assumptions = study.study_table(
     [{"name": snakemake.wildcards.setting, **p.setting}],
     {snakemake.wildcards.optimizer: p.optimizer},
@@ -19,8 +27,6 @@ runs, assumptions = study.study_table(
     log_points=p.log_points,
     device=p.device,
 )
-# where the runs trained (study_table resolves the device the same way), for the provenance
-info = train.device_info(train.resolve_device(p.device))
 table = pa.Table.from_pandas(runs, preserve_index=False)
 io.save_table(snakemake.output.runs, io.with_identity(io.with_run_info(table, info), p.identity))
 assumptions = pa.Table.from_pandas(assumptions, preserve_index=False)

@@ -2,8 +2,9 @@
 
 import logging
 
-from attnbias import io, joblog, svm
+from attnbias import io, job, joblog, svm
 
+snakemake = job.load()  # the job, as the workflow hands it over (attnbias.job)
 joblog.start(snakemake)
 name = f"experiment {snakemake.wildcards.experiment}, seed {snakemake.wildcards.seed}"
 solutions = svm.solve_for_dataset(

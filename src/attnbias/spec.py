@@ -1,0 +1,47 @@
+"""An optimizer's settings as written in the config (no torch: the fast path and the
+workflow's config checks import it; optimizers re-exports it)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+RULES = ("gd", "ngd", "polyak")
+
+
+@dataclass(frozen=True)
+class OptimizerSpec:
+    """One optimizer's settings, as written in the config."""
+
+    rule: str
+    lr: float = 1.0
+    lr_u: float | None = None  # step for u when it differs from lr (joint training)
+    cap: float | None = None  # ngd: cap on the adaptive step lr / ||grad||
+    eta_max: float | None = None  # polyak: cap on the step; None = uncapped
+    f_star: str | float = "opt"  # polyak: "opt" (all attention on opt tokens) or a number
+    momentum: float = 0.0
+    normalize: str = "global"  # ngd/polyak norm: "global" or "per_block"
+
+    def __post_init__(self):
+        if self.rule not in RULES:
+            raise ValueError(f"unknown optimizer rule {self.rule!r}; choose one of {RULES}")
+        if self.normalize not in ("global", "per_block"):
+            raise ValueError(f"normalize must be 'global' or 'per_block', got {self.normalize!r}")
+        if self.rule == "polyak" and self.normalize == "per_block":
+            # (L - f*) / ||g_W||^2 explodes while g_W is tiny next to g_u (at u ~ 0).
+            raise ValueError("the Polyak step takes the norm over all blocks: normalize='global'")
+        if not 0.0 <= self.momentum < 1.0:
+            raise ValueError(f"momentum must lie in [0, 1), got {self.momentum}")
+
+    def caption(self) -> str:
+        """A short description for figure captions."""
+        parts = {"gd": f"GD lr={self.lr:g}", "ngd": f"NGD lr={self.lr:g}"}
+        text = parts.get(self.rule, "Polyak step")
+        if self.rule == "polyak":
+            text += f" eta_max={'none' if self.eta_max is None else f'{self.eta_max:g}'}"
+        if self.cap is not None:
+            text += f" cap={self.cap:g}"
+        if self.momentum:
+            text += f" momentum={self.momentum:g}"
+        if self.normalize == "per_block" and self.rule != "gd":
+            text += " (W, u normalised separately)"
+        return text

@@ -1,0 +1,330 @@
+"""The compiled CPU path (attnbias.fast) against the torch reference (attnbias.train).
+
+Every optimizer variant, both losses, the fixed decoder and joint training, the metrics
+(log_step_W, per-sample softmax, exact crossings), the divergence checks, and the NGD
+direction far past float resolution (t = 1e4) agree with train.train to 1e-10 relative.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from attnbias import attention, data, fast, gradients, study, svm, train
+from attnbias.losses import get_loss
+from attnbias.optimizers import OptimizerSpec
+
+E1 = dict(n=20, T=5, d=100, opt_signal=1.0, query_signal=0.5, noise_orthogonal_to_u=True)
+E1_SMALL = dict(n=8, T=4, d=30, query_signal=0.5)
+DM = dict(n=8, T=4, d=30, mu_norm=1.0, noise_scale=0.5)
+FIG8 = dict(n=4, T=3, d=20, opt_signal=1.0, query_signal=0.5, init_norm=2.0)
+
+
+def _solutions(datasets, train_u):
+    arrays = [svm.to_arrays(svm.solve_for_dataset(ds, train_u, "test")) for ds in datasets]
+    W_mm = np.stack([a["W_mm"] for a in arrays])
+    u_mm = np.stack([a["u_mm"] for a in arrays]) if train_u else None
+    return W_mm, u_mm
+
+
+def _both(datasets, spec, *, iterations, train_u=False, loss="exponential", points=30):
+    """(reference table, fast table, reference final, fast final) on the same grid."""
+    W_mm, u_mm = _solutions(datasets, train_u)
+    grid = train.log_grid(iterations, points)
+    try:
+        ref, ref_final = train.train(
+            attention.Problem.from_arrays(datasets),
+            spec,
+            iterations=iterations,
+            log_iterations=grid,
+            W_mm=torch.as_tensor(W_mm),
+            u_mm=None if u_mm is None else torch.as_tensor(u_mm),
+            train_u=train_u,
+            loss=loss,
+        )
+    except FloatingPointError as err:  # then the fast path diverges at the same iteration
+        with pytest.raises(FloatingPointError, match=re.escape(str(err))):
+            fast.train(
+                fast.TokenProblem(datasets), spec, iterations=iterations, log_iterations=grid,
+                W_mm=W_mm, u_mm=u_mm, train_u=train_u, loss=loss,
+            )  # fmt: skip
+        pytest.skip(f"both diverge alike: {err}")
+    got, got_final = fast.train(
+        fast.TokenProblem(datasets),
+        spec,
+        iterations=iterations,
+        log_iterations=grid,
+        W_mm=W_mm,
+        u_mm=u_mm,
+        train_u=train_u,
+        loss=loss,
+    )
+    return ref, got, {k: v.numpy() for k, v in ref_final.items()}, got_final
+
+
+def _assert_tables_agree(ref, got, rel=1e-10):
+    assert set(got) == set(ref)
+    for name in ref:
+        assert got[name].shape == ref[name].shape, name
+        np.testing.assert_array_equal(np.isnan(got[name]), np.isnan(ref[name]), err_msg=name)
+        finite = ~np.isnan(ref[name])
+        np.testing.assert_allclose(got[name][finite], ref[name][finite], rtol=rel, err_msg=name)
+
+
+FIXED = [
+    OptimizerSpec("gd", lr=1.0),
+    OptimizerSpec("ngd", lr=0.1),
+    OptimizerSpec("ngd", lr=0.1, cap=3.0),
+    OptimizerSpec("ngd", lr=0.1, momentum=0.9),
+    OptimizerSpec("polyak"),
+    OptimizerSpec("polyak", eta_max=5.0),
+    OptimizerSpec("polyak", f_star=0),
+    OptimizerSpec("polyak", f_star=1e-3, eta_max=50.0),
+]
+
+
+@pytest.mark.parametrize("loss", ["exponential", "logistic"])
+@pytest.mark.parametrize("spec", FIXED, ids=lambda s: s.caption())
+def test_fixed_decoder_matches_the_reference(spec, loss):
+    datasets = [data.generate("example1", seed, E1_SMALL) for seed in (0, 1)]
+    ref, got, ref_final, got_final = _both(datasets, spec, iterations=400, loss=loss)
+    _assert_tables_agree(ref, got)
+    np.testing.assert_allclose(got_final["W"], ref_final["W"], rtol=1e-10, atol=1e-12)
+
+
+JOINT = [
+    OptimizerSpec("gd", lr=1.0),
+    OptimizerSpec("ngd", lr=0.1),
+    OptimizerSpec("ngd", lr=0.1, normalize="per_block"),
+    OptimizerSpec("ngd", lr=0.1, normalize="per_block", cap=2.0, lr_u=0.05),
+    OptimizerSpec("ngd", lr=0.1, momentum=0.5),
+    OptimizerSpec("polyak", f_star=0),
+    OptimizerSpec("polyak", f_star=0, eta_max=10.0),
+]
+
+
+@pytest.mark.parametrize("loss", ["exponential", "logistic"])
+@pytest.mark.parametrize("spec", JOINT, ids=lambda s: s.caption())
+def test_joint_training_matches_the_reference(spec, loss):
+    datasets = [data.generate("dm", seed, DM) for seed in (0, 1)]
+    ref, got, ref_final, got_final = _both(datasets, spec, iterations=400, train_u=True, loss=loss)
+    _assert_tables_agree(ref, got)
+    for key in ("W", "u"):
+        np.testing.assert_allclose(got_final[key], ref_final[key], rtol=1e-10, atol=1e-12)
+
+
+def test_bad_init_per_sample_softmax_and_crossings_match():
+    """fig8's setting: W0 != 0, n = 4 (per-sample softmax), GD crossing both thresholds."""
+    datasets = [data.generate("bad_direction", seed, FIG8) for seed in (0, 1)]
+    ref, got, _, _ = _both(datasets, OptimizerSpec("ngd", lr=0.1), iterations=3000)
+    assert "opt_softmax_3" in got
+    assert np.isfinite(got["first_gap_W_below_0.001"]).all()  # crossed, at the same step
+    _assert_tables_agree(ref, got)
+
+
+def test_opt_not_the_best_token_matches():
+    """Signed sums (delta and L - L* of both signs): a fixed u whose opt is not the argmax."""
+    ds = data.generate("example1", 1, dict(n=6, T=4, d=10, noise_orthogonal_to_u=False))
+    ds["W0"] = np.random.default_rng(51).standard_normal((10, 10))
+    gamma = data.token_scores(ds["X"], ds["y"], ds["u"])
+    ds["opt"] = ds["opt"].copy()
+    ds["opt"][:2] = np.argsort(gamma[:2], axis=1)[:, -2]
+    # (Polyak stops near t = 60 here, where L - L* ~ 1e-17 L is rounding noise of either sign)
+    for spec, iterations in ((OptimizerSpec("gd"), 200), (OptimizerSpec("ngd", lr=0.1), 200),
+                             (OptimizerSpec("polyak", eta_max=1.0), 40)):  # fmt: skip
+        ref, got, _, _ = _both([ds], spec, iterations=iterations)
+        _assert_tables_agree(ref, got)
+
+
+def test_two_token_example_matches():
+    ds = data.generate("two_token", 0, dict(d=2))
+    for spec in (OptimizerSpec("gd"), OptimizerSpec("ngd", lr=0.1)):
+        ref, got, _, _ = _both([ds], spec, iterations=3000)
+        _assert_tables_agree(ref, got)
+
+
+def _ngd_direction_reference(ds, W):
+    """The reference's NGD direction G / ||G|| at W (gradients.w_gradient, in W space)."""
+    problem = attention.Problem.from_arrays([{**ds, "W0": W}])
+    scores = attention.token_scores(problem, problem.u0)
+    fwd = attention.forward(problem, problem.zero_coordinates(), scores)
+    G = (gradients.w_gradient(problem, fwd, get_loss("exponential")).direction @ problem.Q)[0]
+    return (G / torch.linalg.vector_norm(G)).numpy()
+
+
+@pytest.mark.slow
+def test_ngd_direction_at_t_1e4_matches_the_reference():
+    """fig2's size, 1e4 NGD steps: the attention off opt is ~e^-1000, the loss ~e^-1e3.
+
+    The fast path's direction at t = 1e4 is its own step, (W_t - W_{t+1}) / lr; the
+    reference's is gradients.w_gradient at its own W_t. They agree to 1e-10 relative.
+    """
+    ds = data.generate("example1", 0, E1)
+    W_mm, _ = _solutions([ds], False)
+    spec, t = OptimizerSpec("ngd", lr=0.1), 10_000
+    ref, ref_final = train.train(
+        attention.Problem.from_arrays([ds]),
+        spec,
+        iterations=t,
+        log_iterations=np.array([0, t]),
+        W_mm=torch.as_tensor(W_mm),
+    )
+    assert ref["log1m_opt_softmax"][0, -1] < -200  # far past float resolution
+    problem = fast.TokenProblem([ds])
+    _, final = fast.train(problem, spec, iterations=t, log_iterations=[0, t], W_mm=W_mm)
+    _, after = fast.train(problem, spec, iterations=t + 1, log_iterations=[0, t + 1], W_mm=W_mm)
+    direction = (final["W"][0] - after["W"][0]) / spec.lr
+    expected = _ngd_direction_reference(ds, ref_final["W"][0].numpy())
+    assert np.linalg.norm(direction - expected) / np.linalg.norm(expected) < 1e-10
+    np.testing.assert_allclose(final["W"][0], ref_final["W"][0].numpy(), rtol=1e-10, atol=1e-9)
+
+
+def test_divergence_raises_as_in_the_reference():
+    ds = data.generate("example1", 0, dict(n=6, T=4, d=10))
+    W_mm, _ = _solutions([ds], False)
+    problem = fast.TokenProblem([ds])
+    for grid, at in ((np.arange(4), "iteration 1"), (np.array([0, 3]), "iteration 3")):
+        with pytest.raises(FloatingPointError, match=at):
+            fast.train(
+                problem, OptimizerSpec("gd", lr=math.inf), iterations=3, log_iterations=grid,
+                W_mm=W_mm,
+            )  # fmt: skip
+    ds["X"][2, 1, 3] = np.nan
+    with pytest.raises(FloatingPointError, match="iteration 0"):
+        fast.train(
+            fast.TokenProblem([ds]), OptimizerSpec("ngd", lr=0.1), iterations=2,
+            log_iterations=np.arange(3), W_mm=W_mm,
+        )  # fmt: skip
+
+
+def test_invalid_requests():
+    ds = data.generate("dm", 0, dict(n=6, T=4, d=10))
+    problem = fast.TokenProblem([ds])
+    W_mm = np.eye(10)[None]
+    with pytest.raises(ValueError, match="u_mm"):
+        fast.train(problem, OptimizerSpec("gd"), iterations=1, log_iterations=[0, 1], W_mm=W_mm,
+                   train_u=True)  # fmt: skip
+    with pytest.raises(ValueError, match="f\\*"):
+        fast.train(problem, OptimizerSpec("polyak"), iterations=1, log_iterations=[0, 1],
+                   W_mm=W_mm, u_mm=np.ones((1, 10)), train_u=True)  # fmt: skip
+    with pytest.raises(ValueError, match="loss"):
+        fast.train(problem, OptimizerSpec("gd"), iterations=1, log_iterations=[0, 1], W_mm=W_mm,
+                   loss="square")  # fmt: skip
+    with pytest.raises(ValueError, match="share"):
+        fast.TokenProblem([ds, data.generate("dm", 1, dict(n=6, T=4, d=11))])
+
+
+def test_constants_and_grid_match_train():
+    assert fast.CROSSING_THRESHOLDS == train.CROSSING_THRESHOLDS
+    assert fast.PER_SAMPLE_LIMIT == train.PER_SAMPLE_LIMIT
+    for args in ((10**4, 100, "log"), (0, 5, "log"), (30, 7, "linear")):
+        np.testing.assert_array_equal(fast.log_grid(*args), train.log_grid(*args))
+
+
+def test_study_batch_matches_the_torch_backend():
+    """The study's batched runs (one dataset, many W0 of several scales) on both backends."""
+    ds = study.perturbed_example1(np.random.default_rng(0), n=6, T=4, d=20, correlation=1.0)
+    W0s, _ = study.random_initialisations(np.random.default_rng(1), 20, 6, [1.0, 4.0])
+    W_mm = svm.solve_w_svm(ds["X"], ds["opt"]).W
+    grid = train.log_grid(300, 20)
+    spec = OptimizerSpec("polyak")
+    got, got_final = study._train_batch(ds, W0s, spec, W_mm, grid, "cpu")
+    problem = attention.Problem.from_arrays([{**ds, "W0": W0} for W0 in W0s])
+    ref, ref_final = train.train(
+        problem, spec, iterations=300, log_iterations=grid, W_mm=torch.as_tensor(W_mm[None])
+    )
+    _assert_tables_agree(ref, got)
+    np.testing.assert_allclose(got_final["W"], ref_final["W"].numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_backend_choice():
+    assert fast.available()
+    assert fast.backend("auto", "float64") == "c"
+    assert fast.backend("cpu", "float64") == "c"
+    assert fast.backend("cpu", "float32") == "torch"
+    assert fast.backend("cuda", "float64") == "torch"
+    assert fast.kernel_info()["backend"] == "c"
+
+
+def test_a_training_job_never_imports_torch(tmp_path):
+    """The job's entry (fast.run, as workflow/scripts/train.py calls it) stays torch-free."""
+    code = """
+import sys
+import numpy as np
+from attnbias import data, fast, svm
+ds = data.generate("example1", 0, dict(n=6, T=4, d=10))
+sol = svm.to_arrays(svm.solve_for_dataset(ds, False, "t"))
+config = dict(iterations=50, log_points=10, grid="log", loss="exponential", train_u=False)
+its, metrics, final, info = fast.run(ds, sol, config, dict(rule="ngd", lr=0.1))
+assert info["backend"] == "c" and np.isfinite(metrics["log_loss"]).all()
+assert "torch" not in sys.modules, "torch was imported"
+"""
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_kernel_is_built_once_per_source(tmp_path, monkeypatch):
+    monkeypatch.setenv("ATTNBIAS_CACHE", str(tmp_path))
+    first = fast.kernel_path()
+    assert first.parent == tmp_path and first.exists()
+    assert fast.kernel_path() == first
+    assert [p.name for p in tmp_path.iterdir()] == [first.name]  # no temporary left over
+
+
+def test_metrics_table_without_pandas_equals_pa_table():
+    """io.metrics_table builds its arrays from buffers (pa.array imports pandas): the same
+    table as pa.table would give, and no pandas imported."""
+    code = """
+import sys
+import numpy as np
+import pyarrow as pa
+from attnbias import io
+metrics = {"b": np.array([1.0, np.nan, 3.0]), "a": np.array([7.0]), "c": np.array([0.5, 1, 2])}
+table = io.metrics_table("fig2", "ngd-mom", 3, np.array([0, 5, 10]), metrics)
+assert "pandas" not in sys.modules
+ref = pa.table({
+    "experiment": pa.array(["fig2"] * 6, pa.string()),
+    "optimizer": pa.array(["ngd-mom"] * 6, pa.string()),
+    "seed": pa.array(np.full(6, 3, dtype=np.int64)),
+    "iteration": pa.array(np.array([10, 0, 10, 0, 5, 10])),
+    "metric": pa.array(["a", "b", "b", "c", "c", "c"], pa.string()),
+    "value": pa.array(np.array([7.0, 1.0, 3.0, 0.5, 1.0, 2.0])),
+})
+assert table.equals(ref) and table.schema == ref.schema, (table, ref)
+"""
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_study_mode_gives_diverged_runs_nan_and_keeps_the_others(monkeypatch):
+    """nonfinite="nan" (the study): as train.train with the batch split until the diverged
+    runs are alone (study._logged_runs on the torch backend)."""
+    ds = study.perturbed_example1(
+        np.random.default_rng([0, 0]), n=10, T=4, d=50, correlation=2, query_signal=0.5
+    )
+    W0s, _ = study.random_initialisations(np.random.default_rng([0, 1]), 50, 12, [1, 10, 100])
+    W_mm = svm.solve_w_svm(ds["X"], ds["opt"]).W
+    grid = train.log_grid(1000, 30)
+    spec = OptimizerSpec("polyak")  # uncapped: some runs overflow
+    got = study._logged_runs(ds, W0s, spec, W_mm, grid, "cpu")
+    monkeypatch.setattr(fast, "backend", lambda device, dtype: "torch")  # the reference
+    ref = study._logged_runs(ds, W0s, spec, W_mm, grid, "cpu")
+    lost = np.isnan(ref["gap_W"][:, -1])
+    assert lost.any() and not lost.all()
+    for key in ("gap_W", "opt_softmax", "W"):
+        np.testing.assert_array_equal(np.isnan(got[key]), np.isnan(ref[key]))
+        finite = ~np.isnan(ref[key])
+        np.testing.assert_allclose(got[key][finite], ref[key][finite], rtol=1e-10, atol=1e-13)
+
+
+def test_editing_the_kernel_reruns_training():
+    """The training rule's code inputs (codedeps.module_files) include the C source."""
+    from attnbias.codedeps import module_files
+
+    files = module_files(str(Path(fast.__file__).parents[2] / "workflow/scripts/train.py"))
+    assert str(fast.KERNEL_SOURCE) in files
