@@ -142,6 +142,14 @@ def _panel_data(table: pd.DataFrame, panel: Panel) -> pd.DataFrame:
     return data
 
 
+def optimizer_colours(count: int) -> list:
+    """Colour-blind safe colours for `count` optimizers. seaborn's colorblind palette puts
+    orange and vermilion 2nd and 4th, which look alike in thin lines: vermilion comes last."""
+    colours = sns.color_palette("colorblind", 10)
+    order = [0, 1, 2, 4, 8, 9, 5, 7, 6, 3]
+    return [colours[i] for i in order[:count]]
+
+
 # solid, dashed, dash-dot, dotted (and more), as seaborn dash specs
 LINE_STYLES = ("", (5, 2), (6, 2, 1, 2), (1.5, 1.5), (8, 3, 2, 3, 2, 3), (3, 3))
 REFERENCE_OFFSET = 3.0
@@ -218,7 +226,7 @@ def draw(
         return
     sns.set_theme(context="paper", style="whitegrid", font_scale=1.1)
     labels = {name: label for name, (label, _) in legend.items()}
-    palette = dict(zip(labels.values(), sns.color_palette("colorblind", len(labels)), strict=True))
+    palette = dict(zip(labels.values(), optimizer_colours(len(labels)), strict=True))
     table = table.assign(optimizer_label=table["optimizer"].map(labels))
     rows, cols = LAYOUT[kind]
     fig, axes = plt.subplots(rows, cols, figsize=(4.3 * cols, 3.5 * rows + 0.9), squeeze=False)
