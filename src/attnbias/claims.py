@@ -655,7 +655,7 @@ def claims(
             bad_init_2d_claims(rows, table, optimizers, T_tokens[name])
         out += rows.rows
     frame = pd.DataFrame([asdict(r) | {"verdict": r.verdict} for r in out])
-    return frame
+    return _sorted(frame).reset_index(drop=True)  # grouped by result, as the tables show it
 
 
 def study_claims(runs: pd.DataFrame, assumptions: pd.DataFrame, settings: dict) -> pd.DataFrame:
