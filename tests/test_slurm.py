@@ -40,7 +40,8 @@ SPLIT = {
     "seeds": 2,
     "data": {
         "model": "example1",
-        "params": {"n": 3, "T": 4, "d": 2, "noise_orthogonal_to_u": False},
+        # with the query signal, seed 1's W-SVM is infeasible at d = 2 (seed 0's is not)
+        "params": {"n": 3, "T": 4, "d": 2, "noise_orthogonal_to_u": False, "query_signal": 0.5},
     },
     "train": {"iterations": 50, "log_points": 10},
     "optimizers": {"gd": {"label": "GD", "rule": "gd", "lr": 1.0}},
