@@ -36,7 +36,9 @@ import pandas as pd
 from attnbias import hypotheses as hyp
 
 ADAPTIVE = ("ngd", "ps", "ngd-mom", "joint-ngd")
-CROSSING_THRESHOLDS = (1e-2, 1e-3)  # as attnbias.train.CROSSING_THRESHOLDS (no torch here)
+# as attnbias.fast.CROSSING_THRESHOLDS: claims run in the plotting env, which fast's torch
+# fallback would pull in
+CROSSING_THRESHOLDS = (1e-2, 1e-3)
 CLOSENESS_TOLERANCE = 0.25  # |measured / predicted - 1| for "closely predicted" rows
 MONOTONE_TOLERANCE = 1e-12  # relative: a decrease below this is rounding
 

@@ -42,15 +42,18 @@ import numpy as np
 
 from attnbias.spec import OptimizerSpec
 
-CROSSING_THRESHOLDS = (1e-2, 1e-3)  # = train.CROSSING_THRESHOLDS (a test checks)
-PER_SAMPLE_LIMIT = 4  # = train.PER_SAMPLE_LIMIT
+# 1 - cos(W_t, W_mm) thresholds whose first crossing each run records exactly (every step,
+# not on the log grid); the claims table compares optimizers by them.
+CROSSING_THRESHOLDS = (1e-2, 1e-3)
+# Up to this many samples, the optimal token's softmax is also logged per sample (fig8).
+PER_SAMPLE_LIMIT = 4
 
 LOSS_CODES = {"exponential": 0, "logistic": 1}
 RULE_CODES = {"gd": 0, "ngd": 1, "polyak": 2}
 
 
 def log_grid(iterations: int, points: int, spacing: str = "log") -> np.ndarray:
-    """Iterations at which metrics are logged: always 0 and `iterations` (= train.log_grid)."""
+    """Iterations at which metrics are logged: always 0 and `iterations`."""
     if spacing == "log":
         grid = np.geomspace(1, iterations, num=points) if iterations >= 1 else []
     elif spacing == "linear":
@@ -404,7 +407,7 @@ class NonFiniteError(FloatingPointError):
     """A parameter or a logged metric is not finite (as attnbias.train.NonFiniteError)."""
 
 
-def _allowed_nan(name: str, out: dict):
+def allowed_nan(name: str, out: dict):
     """Where a metric may be NaN for a reason (as attnbias.train): the direction of W or u
     while it is zero, the log of a negative excess loss, the step after the last one."""
     if name in ("alignment_W", "gap_W"):
@@ -418,7 +421,7 @@ def _finite_runs(out: dict, params: dict) -> np.ndarray:
     """(B,): whether each run's logged metrics and parameters are finite (allowed NaNs aside)."""
     ok = np.ones(len(next(iter(params.values()))), dtype=bool)
     for name, value in out.items():
-        good = np.isfinite(value) | (_allowed_nan(name, out) & np.isnan(value))
+        good = np.isfinite(value) | (allowed_nan(name, out) & np.isnan(value))
         ok &= good if good.ndim == 1 else good.all(axis=tuple(range(1, good.ndim)))
     for value in params.values():
         ok &= np.isfinite(value).reshape(len(ok), -1).all(axis=1)
@@ -431,7 +434,7 @@ def check_finite(out: dict, params: dict, t: int, spec: OptimizerSpec) -> None:
     bad = [
         f"metric {name}"
         for name, value in out.items()
-        if not np.all(np.isfinite(value) | (_allowed_nan(name, out) & np.isnan(value)))
+        if not np.all(np.isfinite(value) | (allowed_nan(name, out) & np.isnan(value)))
     ]
     bad += [f"parameter {name}" for name, value in params.items() if not np.isfinite(value).all()]
     if bad:

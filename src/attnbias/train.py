@@ -9,6 +9,12 @@ import torch
 
 from attnbias import attention, gradients
 from attnbias.attention import Forward, Problem
+from attnbias.fast import (  # torch-free: shared with the compiled path
+    CROSSING_THRESHOLDS,
+    PER_SAMPLE_LIMIT,
+    allowed_nan,
+    log_grid,
+)
 from attnbias.losses import get_loss
 from attnbias.optimizers import Optimizer, OptimizerSpec
 
@@ -28,17 +34,6 @@ def device_info(device: torch.device) -> dict[str, str]:
     if device.type == "cuda":
         info["device_name"] = torch.cuda.get_device_name(device)
     return info
-
-
-def log_grid(iterations: int, points: int, spacing: str = "log") -> np.ndarray:
-    """Iterations at which metrics are logged: always 0 and `iterations`."""
-    if spacing == "log":
-        grid = np.geomspace(1, iterations, num=points) if iterations >= 1 else []
-    elif spacing == "linear":
-        grid = np.linspace(0, iterations, num=points)
-    else:
-        raise ValueError(f"grid spacing must be 'log' or 'linear', got {spacing!r}")
-    return np.unique(np.concatenate([[0, iterations], np.rint(grid)]).astype(np.int64))
 
 
 def _cosine_and_gap(P: torch.Tensor, P_ref: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -65,14 +60,6 @@ def log_excess_loss(fwd: Forward, loss, f_star, log_loss: torch.Tensor):
         return log_loss, torch.ones_like(log_loss)
     excess = log_loss.exp() - f_star
     return torch.log(excess.abs()), torch.sign(excess)
-
-
-# 1 - cos(W_t, W_mm) thresholds whose first crossing each run records exactly (every step,
-# not on the log grid); the claims table compares optimizers by them.
-CROSSING_THRESHOLDS = (1e-2, 1e-3)
-# Up to this many samples, the optimal token's softmax is also logged per sample (fig8's
-# two-sample instance shows one sample's softmax falling first while the other's rises).
-PER_SAMPLE_LIMIT = 4
 
 
 def metrics(problem: Problem, fwd: Forward, loss, A, u, W_mm, u_mm, train_u) -> dict:
@@ -113,16 +100,6 @@ class NonFiniteError(FloatingPointError):
     """A parameter or a logged metric is NaN or infinite: the run has diverged."""
 
 
-def _allowed_nan(name: str, out: dict) -> torch.Tensor | bool:
-    """Where a metric may be NaN for a reason: the direction of W or u while it is zero
-    (1 - cos is undefined), and the log of a negative excess loss (by definition)."""
-    if name in ("alignment_W", "gap_W"):
-        return out["W_norm"] == 0
-    if name in ("alignment_u", "gap_u"):
-        return out["u_norm"] == 0
-    return name == "log_excess_loss"
-
-
 def check_finite(out: dict, params: dict, t: int, spec: OptimizerSpec) -> None:
     """Raise NonFiniteError, naming the values and iteration t, where a logged metric or a
     parameter is not finite. Nothing is repaired: a non-finite step leaves a non-finite
@@ -130,7 +107,7 @@ def check_finite(out: dict, params: dict, t: int, spec: OptimizerSpec) -> None:
     checks = {}
     for name, value in out.items():
         checks[f"metric {name}"] = (
-            torch.isfinite(value) | (_allowed_nan(name, out) & value.isnan())
+            torch.isfinite(value) | (allowed_nan(name, out) & value.isnan())
         ).all()
     for name, value in params.items():
         checks[f"parameter {name}"] = torch.isfinite(value).all()
