@@ -1,3 +1,12 @@
+from attnbias.panels import describe
+
+
+def figure_description(wildcards):
+    """The report caption's description of the figure's panels (attnbias.panels)."""
+    experiment = EXPERIMENTS[wildcards.experiment]
+    return describe(experiment["figure"], experiment["data"]["model"])
+
+
 rule figure:
     input:
         unpack(geometry_files),
@@ -26,6 +35,7 @@ rule figure:
         "../../envs/plot.yaml"
     params:
         kind=experiment_config("figure"),
+        description=figure_description,
         title=figure_title,
         legend=optimizer_legend,
         config=figure_config,
