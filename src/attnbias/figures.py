@@ -76,8 +76,27 @@ REFERENCE_STYLES = ("--", ":")
 REFERENCE_NAMES = {"--": "dashed", ":": "dotted"}
 
 
-def _space_markers(ax, markers: list[str]) -> None:
-    """Thin each optimizer's markers to one per MARKER_SPACING, offset by optimizer."""
+def optimizer_styles(order: list[str], column: str = "optimizer_label") -> dict:
+    """sns.lineplot arguments that give each optimizer of `order` (labels, in legend order)
+    a colour, a line style and a marker, so that curves which coincide stay apart. Call
+    `space_markers(ax, order)` after plotting to thin the markers."""
+    return {
+        "hue": column,
+        "hue_order": order,
+        "palette": dict(zip(order, optimizer_colours(len(order)), strict=True)),
+        "style": column,
+        "style_order": order,
+        "dashes": dict(zip(order, LINE_STYLES, strict=False)),
+        "markers": dict(zip(order, MARKERS, strict=False)),
+        "markersize": 5,
+        "markeredgewidth": 0,
+    }
+
+
+def space_markers(ax, order: list[str]) -> None:
+    """Thin each optimizer's markers to one per MARKER_SPACING of the axes' diagonal, the
+    start offset by optimizer so that markers of coinciding curves alternate."""
+    markers = list(MARKERS[: len(order)])
     for line in ax.get_lines():
         if line.get_marker() in markers:
             start = MARKER_SPACING * (markers.index(line.get_marker()) + 0.5) / len(markers)
@@ -173,12 +192,12 @@ def draw(
         return
     sns.set_theme(context="paper", style="whitegrid", font_scale=1.1)
     labels = {name: label for name, (label, _) in legend.items()}
-    palette = dict(zip(labels.values(), optimizer_colours(len(labels)), strict=True))
+    order = list(labels.values())
+    styles = optimizer_styles(order)
     table = table.assign(optimizer_label=table["optimizer"].map(labels))
     rows, cols = LAYOUT[kind]
     fig, axes = plt.subplots(rows, cols, figsize=(4.3 * cols, 3.5 * rows + 0.9), squeeze=False)
     t_max = int(table["iteration"].max())
-    markers = dict(zip(labels.values(), MARKERS, strict=False))
     drawn_styles, late_starts = set(), []
     for i, (ax, panel) in enumerate(zip(axes.flat, PANELS[kind], strict=True)):
         data = _panel_data(table, panel)
@@ -190,22 +209,13 @@ def draw(
             data=data,
             x="iteration",
             y="value",
-            hue="optimizer_label",
-            hue_order=list(labels.values()),
-            palette=palette,
-            # a line style and a marker per optimizer too: curves that coincide stay apart
-            style="optimizer_label",
-            style_order=list(labels.values()),
-            dashes=dict(zip(labels.values(), LINE_STYLES, strict=False)),
-            markers=markers,
-            markersize=5,
-            markeredgewidth=0,
+            **styles,
             estimator="mean",
             errorbar=("pi", 100),
             ax=ax,
             legend=i == 0,
         )
-        _space_markers(ax, list(markers.values()))
+        space_markers(ax, order)
         for ref, style in zip(panel.references, REFERENCE_STYLES, strict=False):
             if _draw_reference(
                 ax, data, ref, t_max, style, labels.get(ref.optimizer, ref.optimizer)
@@ -359,7 +369,8 @@ def draw_bad_init_2d(
     sns.set_theme(context="paper", style="whitegrid", font_scale=1.1)
     labels = {name: label for name, (label, _) in legend.items()}
     order = list(labels.values())
-    palette = dict(zip(order, sns.color_palette("colorblind", len(order)), strict=True))
+    styles = optimizer_styles(order)
+    palette = styles["palette"]
     excess = table[table["metric"] == "log_excess_loss"]
     excess = excess.assign(metric="excess_loss", value=np.exp(excess["value"]))
     table = pd.concat([table, excess], ignore_index=True)
@@ -383,17 +394,14 @@ def draw_bad_init_2d(
             data=data,
             x="iteration",
             y="value",
-            hue="optimizer_label",
-            hue_order=order,
-            style="optimizer_label",
-            style_order=order,
-            palette=palette,
+            **styles,
             estimator="mean",
             errorbar=("pi", 100),
             lw=1.8,
             ax=ax,
             legend=i == 1,
         )
+        space_markers(ax, order)
         means = data.groupby(["optimizer_label", "iteration"])["value"].mean()
         if panel.metric.startswith("opt_softmax_"):
             ax.axhline(1 / T, color="black", ls=":", lw=1.0)
@@ -401,7 +409,15 @@ def draw_bad_init_2d(
             for label in order:
                 curve = means[label]
                 if curve.idxmin() > curve.index.min():
-                    ax.plot(curve.idxmin(), curve.min(), "o", color=palette[label], ms=6, zorder=5)
+                    ax.plot(
+                        curve.idxmin(),
+                        curve.min(),
+                        "*",
+                        color=palette[label],
+                        mec="black",
+                        ms=12,
+                        zorder=5,
+                    )
         if panel.metric == "excess_loss":
             ax.set_ylim(EXCESS_FLOOR, 2 * data["value"].max())
             below = [
@@ -464,7 +480,8 @@ def _study_caption(runs: pd.DataFrame, settings: dict) -> str:
         f"{settings['inits']} random initial W0 per setting and optimizer, ||W0|| cycling over "
         f"{settings['scales']}, {settings['iterations']} steps, n={size['n']}, T={size['T']}, "
         f"d={size['d']}. Reached: 1 - cos(W_t, W_mm) < {settings['threshold']:g} at a logged "
-        f"iteration; runs whose loss diverged ({diverged} in all) count as not reached. "
+        f"iteration (dashed in (c)); runs whose loss diverged ({diverged} in all) count as not "
+        "reached. "
         f"Effective gap: the gap of W restricted to the query tokens' span (the part of W0 "
         f"outside it never moves). Settings: {knobs}."
     )
@@ -485,7 +502,7 @@ def draw_study(
     """
     sns.set_theme(context="paper", style="whitegrid", font_scale=1.1)
     order = list(legend.values())
-    palette = dict(zip(order, sns.color_palette("colorblind", len(order)), strict=True))
+    palette = dict(zip(order, optimizer_colours(len(order)), strict=True))
     runs = runs.assign(label=runs["optimizer"].map(legend))
     summary = summary.assign(label=summary["optimizer"].map(legend))
     fig, axes = plt.subplots(1, 3, figsize=(16, 5.2))

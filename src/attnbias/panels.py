@@ -118,7 +118,7 @@ PANELS = {
         Panel(
             "opt_softmax_0",
             r"sample 1: opt-token softmax $s_{1,\mathrm{opt}}$",
-            "the softmax of sample 1's optimal token (dotted: 1/T; a dot marks a curve's "
+            "the softmax of sample 1's optimal token (dotted: 1/T; a star marks a curve's "
             "minimum where it comes after t = 0)",
             "symlog",
             "linear",
