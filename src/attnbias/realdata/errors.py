@@ -18,6 +18,27 @@ class MissingDataError(FileNotFoundError):
         super().__init__(f"{dataset}: not found at {path} (config key `{key}`). {how}")
 
 
+class MissingRealDataError(MissingDataError):
+    """Several datasets or weights are missing: one message lists each, with where it goes."""
+
+    def __init__(self, errors: list[MissingDataError], what: str = "real-data figure"):
+        self.errors = list(errors)
+        first = self.errors[0]
+        FileNotFoundError.__init__(self, self.message(what))
+        # as a MissingDataError: the first missing item
+        self.dataset, self.path, self.key, self.how = (
+            first.dataset,
+            first.path,
+            first.key,
+            first.how,
+        )
+
+    def message(self, what: str) -> str:
+        n = len(self.errors)
+        items = "\n".join(f"  - {err}" for err in self.errors)
+        return f"The {what} cannot start: {n} item{'s' if n > 1 else ''} missing.\n{items}"
+
+
 def is_fixture(path: str | Path) -> bool:
     """True when `path` (a dataset or model folder) carries the fixture marker."""
     return (Path(path) / FIXTURE_MARKER).exists()

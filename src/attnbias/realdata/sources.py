@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from attnbias.realdata.errors import is_fixture
+from attnbias.realdata.errors import MissingDataError, MissingRealDataError, is_fixture
 
 TEXT_DATASETS = ("mnli", "civilcomments")
 VISION_DATASETS = ("mnist", "cifar10")
@@ -58,12 +58,24 @@ def dataset_source(name: str, root: str, *, download: bool = False) -> dict:
     raise ValueError(f"unknown dataset {name!r}; choose one of {TEXT_DATASETS + VISION_DATASETS}")
 
 
-def check(needs: dict, data_root: str, *, download: bool = False) -> dict:
+def check(needs: dict, data_root: str, *, download: bool = False, what: str = "figure") -> dict:
     """Every dataset and the model a figure needs: {"datasets": [...], "model": ..., "fixture"}.
 
-    "fixture" is true when any of them is a test fixture, so the figure says so.
+    "fixture" is true when any of them is a test fixture, so the figure says so. Where any
+    is missing, raises MissingRealDataError listing every missing one (not just the first).
     """
-    datasets = [dataset_source(d, data_root, download=download) for d in needs["datasets"]]
-    model = model_source(needs["model"]) if needs.get("model") else None
+    missing: list[MissingDataError] = []
+
+    def look(find, *args, **kwargs):
+        try:
+            return find(*args, **kwargs)
+        except MissingDataError as err:
+            missing.append(err)
+            return None
+
+    datasets = [look(dataset_source, d, data_root, download=download) for d in needs["datasets"]]
+    model = look(model_source, needs["model"]) if needs.get("model") else None
+    if missing:
+        raise MissingRealDataError(missing, what)
     parts = [*datasets, *([model] if model else [])]
     return {"datasets": datasets, "model": model, "fixture": any(p["fixture"] for p in parts)}
