@@ -1,21 +1,22 @@
-"""One error for data or weights that are not where the config says."""
+"""Errors for data or weights that are not where the config says, and the test-fixture marker."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from attnbias.missing import MissingDataError
+
+__all__ = [
+    "FIXTURE_MARKER",
+    "MissingDataError",
+    "MissingRealDataError",
+    "is_fixture",
+    "mark_fixture",
+]
+
 # A file with this name in a dataset folder or a model folder marks it as a test fixture
 # (written by the test suite, not real data); figures drawn from it say so in their title.
 FIXTURE_MARKER = "ATTNBIAS_FIXTURE"
-
-
-class MissingDataError(FileNotFoundError):
-    """Data or weights are missing: the message names the dataset, the config key and how
-    to get them."""
-
-    def __init__(self, dataset: str, path: str | Path, key: str, how: str):
-        self.dataset, self.path, self.key, self.how = dataset, Path(path), key, how
-        super().__init__(f"{dataset}: not found at {path} (config key `{key}`). {how}")
 
 
 class MissingRealDataError(MissingDataError):
