@@ -177,10 +177,10 @@ def _train_batch(dataset, W0s, spec, W_mm, grid, device):
         )
     import torch
 
-    from attnbias import train
+    from attnbias import devices, train
     from attnbias.attention import Problem
 
-    torch_device = train.resolve_device(device)
+    torch_device = devices.resolve_device(device)
     problem = Problem.from_arrays([{**dataset, "W0": W0} for W0 in W0s], device=torch_device)
     metrics, final = train.train(
         problem,

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from attnbias import data, svm, train
+from attnbias import data, devices, svm, train
 from attnbias.attention import Problem
 from attnbias.optimizers import OptimizerSpec
 
@@ -121,7 +121,7 @@ def run_point(
     ||W||, ||u||, log(1 - mean opt softmax), the exact first iterations with gap_W below
     1e-2 and 1e-3 (NaN: not within the run), diverged, and condition_report of the seed's data.
     """
-    torch_device = train.resolve_device(device)
+    torch_device = devices.resolve_device(device)
     torch_dtype = getattr(torch, dtype)
     datasets = [data.generate("dm", seed, params) for seed in range(seeds)]
     solutions = [

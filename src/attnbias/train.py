@@ -9,6 +9,7 @@ import torch
 
 from attnbias import attention, gradients
 from attnbias.attention import Forward, Problem
+from attnbias.devices import resolve_device
 from attnbias.fast import (  # torch-free: shared with the compiled path
     CROSSING_THRESHOLDS,
     PER_SAMPLE_LIMIT,
@@ -17,23 +18,6 @@ from attnbias.fast import (  # torch-free: shared with the compiled path
 )
 from attnbias.losses import get_loss
 from attnbias.optimizers import Optimizer, OptimizerSpec
-
-
-def resolve_device(device: str) -> torch.device:
-    """'auto' picks CUDA where present, else the CPU."""
-    if device == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if device.startswith("cuda") and not torch.cuda.is_available():
-        raise RuntimeError(f"config asks for device {device!r} but no CUDA device is present")
-    return torch.device(device)
-
-
-def device_info(device: torch.device) -> dict[str, str]:
-    """Where a run trained, for its provenance: the device, its name on CUDA, torch's version."""
-    info = {"device": str(device), "torch": torch.__version__}
-    if device.type == "cuda":
-        info["device_name"] = torch.cuda.get_device_name(device)
-    return info
 
 
 def _cosine_and_gap(P: torch.Tensor, P_ref: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -228,7 +212,7 @@ class Crossings:
         }
 
 
-__all__ = ["train", "log_grid", "resolve_device", "device_info", "metrics"]
+__all__ = ["train", "log_grid", "metrics"]
 
 
 def run(

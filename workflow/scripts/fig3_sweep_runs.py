@@ -5,7 +5,7 @@ import logging
 import pyarrow as pa
 import torch
 
-from attnbias import io, sweep_runs, train
+from attnbias import devices, io, sweep_runs
 
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(message)s")
 torch.set_num_threads(snakemake.threads)
@@ -24,6 +24,6 @@ runs = sweep_runs.run_point(
 )
 logging.info("%s", runs.to_string())
 # where the runs trained (run_point resolves the device the same way), for the provenance
-info = train.device_info(train.resolve_device(p.device))
+info = devices.device_info(devices.resolve_device(p.device))
 table = pa.Table.from_pandas(runs, preserve_index=False)
 io.save_table(snakemake.output[0], io.with_run_info(table, info))

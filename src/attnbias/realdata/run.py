@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from attnbias.devices import resolve_device
 from attnbias.optim import make_optimizer
 from attnbias.realdata import tasks
 from attnbias.realdata.trainer import Schedule, fit
-from attnbias.train import resolve_device
 
 
 def train_run(
