@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 import torch
@@ -44,6 +45,11 @@ def log_excess_loss(fwd: Forward, loss, f_star, log_loss: torch.Tensor):
         return log_loss, torch.ones_like(log_loss)
     excess = log_loss.exp() - f_star
     return torch.log(excess.abs()), torch.sign(excess)
+
+
+def excess_loss(fwd: Forward, loss, f_star) -> tuple[torch.Tensor, torch.Tensor]:
+    """(log|L - f*|, sign(L - f*)) per run at `fwd`: what the Polyak step reads."""
+    return log_excess_loss(fwd, loss, f_star, attention.log_mean(loss.log_value(fwd.margin)))
 
 
 def metrics(problem: Problem, fwd: Forward, loss, A, u, W_mm, u_mm, train_u) -> dict:
@@ -103,17 +109,6 @@ def check_finite(out: dict, params: dict, t: int, spec: OptimizerSpec) -> None:
         )
 
 
-def check_polyak_fires(spec: OptimizerSpec, sign: torch.Tensor, log_loss: torch.Tensor) -> None:
-    """A Polyak step with f* at or above the initial loss never steps: refuse it."""
-    if spec.f_star == "opt" or bool((sign > 0).all()):
-        return
-    loss = float(log_loss.exp().min())
-    raise ValueError(
-        f"Polyak step with f_star={spec.f_star:g} never steps: f* is at or above the initial "
-        f"loss ({loss:.6g}); set f_star below it (0 is the infimum of the loss)"
-    )
-
-
 def train(
     problem: Problem,
     spec: OptimizerSpec,
@@ -158,14 +153,7 @@ def train(
         grads = {"W": gradients.w_gradient(problem, fwd, loss_fn)}
         if train_u:
             grads["u"] = gradients.u_gradient(problem, fwd, loss_fn)
-        log_excess = None
-        if spec.rule == "polyak":
-            log_loss = attention.log_mean(loss_fn.log_value(fwd.margin))
-            log_abs, sign = log_excess_loss(fwd, loss_fn, spec.f_star, log_loss)
-            log_excess = torch.where(sign > 0, log_abs, -torch.inf)  # no excess: no step
-            if t == 0:
-                check_polyak_fires(spec, sign, log_loss)
-        log_steps = optimizer.step(params, grads, log_excess)
+        log_steps = optimizer.step(params, grads, partial(excess_loss, fwd, loss_fn, spec.f_star))
         if t in to_log:
             # the step size applied at t (multiplier of the gradient): shows where a cap binds
             step = log_steps["W"]
