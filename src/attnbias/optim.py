@@ -223,7 +223,7 @@ OPTIMIZERS: dict[str, type[torch.optim.Optimizer]] = {
 }
 
 
-def _settings_of(cls: type) -> list[str]:
+def _constructor_keywords(cls: type) -> list[str]:
     signature = inspect.signature(cls.__init__)
     return [name for name in signature.parameters if name not in ("self", "params")]
 
@@ -237,7 +237,7 @@ def make_optimizer(name: str, params: Iterable, **settings) -> torch.optim.Optim
     cls = OPTIMIZERS.get(name)
     if cls is None:
         raise ValueError(f"unknown optimizer {name!r}; choose one of {sorted(OPTIMIZERS)}")
-    allowed = _settings_of(cls)
+    allowed = _constructor_keywords(cls)
     unknown = sorted(set(settings) - set(allowed))
     if unknown:
         raise ValueError(

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from attnbias import data, fast, hypotheses, svm
-from attnbias.spec import OptimizerSpec
+from attnbias.spec import OptimizerSpec, without
 from attnbias.study_summary import summary as summary  # re-exported: study.summary
 
 RUN_COLUMNS = [
@@ -278,7 +278,7 @@ def study_table(
     specs = {name: OptimizerSpec(**kwargs) for name, kwargs in optimizers.items()}
     runs, reports = [], []
     for setting in settings:
-        params = {k: v for k, v in setting.items() if k != "name"}
+        params = without(setting, "name")
         knobs = {
             "correlation": float(params.get("correlation", 0.0)),
             "score_spread": float(params.get("score_spread", 0.0)),

@@ -23,6 +23,7 @@ import torch
 from attnbias import data, devices, svm, train
 from attnbias.attention import Problem
 from attnbias.optimizers import OptimizerSpec
+from attnbias.spec import without
 
 # Final values of these train.train metrics (at the last iteration) go into the table.
 FINAL_METRICS = {
@@ -142,7 +143,7 @@ def run_point(
     conditions = pd.DataFrame([condition_report(ds) for ds in datasets])
     frames = []
     for opt_name, settings in optimizers.items():
-        settings = {k: v for k, v in settings.items() if k != "label"}
+        settings = without(settings, "label")
         sweeps_lr = settings["rule"] == "ngd"
         if sweeps_lr and "lr" in settings:
             raise ValueError(
