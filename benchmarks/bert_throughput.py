@@ -21,8 +21,8 @@ import torch
 import torch.nn.functional as F
 
 from attnbias.devices import resolve_device
-from attnbias.optim import SPS, make_optimizer
 from attnbias.realdata.trainer import _autocast
+from attnbias.stochastic import SPS, make_optimizer
 
 MNLI_TRAIN_PAIRS = 392_702
 SETTINGS = {

@@ -16,7 +16,7 @@ transformers = pytest.importorskip("transformers")
 pytest.importorskip("accelerate")
 
 from attnbias.hf import SPSTrainer  # noqa: E402
-from attnbias.optim import SPS  # noqa: E402
+from attnbias.stochastic import SPS  # noqa: E402
 
 N, SEQ, CLASSES = 8, 6, 3
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from attnbias.devices import resolve_device
-from attnbias.optim import make_optimizer
 from attnbias.realdata import tasks
 from attnbias.realdata.trainer import Schedule, fit
 from attnbias.spec import without
+from attnbias.stochastic import make_optimizer
 
 
 def train_run(
