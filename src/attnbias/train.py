@@ -21,7 +21,9 @@ from attnbias.losses import get_loss
 from attnbias.optimizers import Optimizer, OptimizerSpec
 
 
-def _cosine_and_gap(P: torch.Tensor, P_ref: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+def _cosine_and_misalignment(
+    P: torch.Tensor, P_ref: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Alignment <P, P_ref>/(|P||P_ref|) and 1 - alignment as ||P/|P| - R/|R|||^2 / 2."""
     dims = tuple(range(1, P.dim()))
     unit = P / torch.linalg.vector_norm(P, dim=dims, keepdim=True)
@@ -69,9 +71,9 @@ def metrics(problem: Problem, fwd: Forward, loss, A, u, W_mm, u_mm, train_u) -> 
     if problem.n <= PER_SAMPLE_LIMIT:
         for i in range(problem.n):
             out[f"opt_softmax_{i}"] = opt_softmax[:, i]
-    out["alignment_W"], out["gap_W"] = _cosine_and_gap(W, W_mm)
+    out["alignment_W"], out["gap_W"] = _cosine_and_misalignment(W, W_mm)
     if train_u:
-        out["alignment_u"], out["gap_u"] = _cosine_and_gap(u, u_mm)
+        out["alignment_u"], out["gap_u"] = _cosine_and_misalignment(u, u_mm)
         # Lem. 11: the loss ratio across samples stays bounded, the opt score gap grows
         log_losses = loss.log_value(fwd.margin)
         out["log_loss_ratio"] = log_losses.max(-1).values - log_losses.min(-1).values
@@ -187,9 +189,9 @@ class Crossings:
         pending = [thr for thr in self.thresholds if bool(self.first[thr].isnan().any())]
         if not pending:
             return
-        gap = _cosine_and_gap(W, self.W_mm)[1].cpu()
+        misalignment = _cosine_and_misalignment(W, self.W_mm)[1].cpu()
         for thr in pending:
-            new = self.first[thr].isnan() & (gap < thr)
+            new = self.first[thr].isnan() & (misalignment < thr)
             self.first[thr][new] = float(t)
 
     def table(self) -> dict[str, np.ndarray]:
