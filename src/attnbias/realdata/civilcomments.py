@@ -5,7 +5,8 @@ The data are WILDS' release, as its download unpacks it under the data root (con
 `civilcomments_v1.0/all_data_with_identities.csv`. This module reads the CSV as WILDS'
 `CivilCommentsDataset` does (first column the index; label toxicity >= 0.5; the splits of
 the `split` column, each in the file's order; metadata: the 8 identity and 7 auxiliary
-attributes >= 0.5, then the label) and computes WILDS' evaluation of that dataset:
+attributes >= 0.5, the label, and whether the row is from the source split, train) and
+computes WILDS' evaluation of that dataset:
   acc_avg  the accuracy over all rows;
   acc_wg   the worst accuracy over the groups (identity present, label) of its 8 identities,
            each identity grouped with the label as WILDS' CombinatorialGrouper does: the
@@ -43,7 +44,7 @@ _CIVIL_HOW = (
     "network to fetch it (about 90 MB)."
 )
 
-# WILDS' metadata columns, in its order; the last metadata column is the label "y"
+# WILDS' metadata columns, in its order (METADATA_FIELDS)
 IDENTITIES = (
     "male",
     "female",
@@ -63,7 +64,9 @@ AUXILIARY = (
     "identity_attack",
     "sexual_explicit",
 )
-METADATA_FIELDS = (*IDENTITIES, *AUXILIARY, "y")
+# WILDSDataset appends "from_source_domain": 1 on rows of the source split ("train")
+METADATA_FIELDS = (*IDENTITIES, *AUXILIARY, "y", "from_source_domain")
+SOURCE_SPLITS = ("train",)
 THRESHOLD = 0.5  # a fraction of annotators at or above it: the attribute (or toxicity) holds
 
 
@@ -129,8 +132,11 @@ class CivilComments:
         self.labels = (frame["toxicity"].to_numpy(dtype=np.float64) >= THRESHOLD).astype(np.int64)
         attributes = frame[[*IDENTITIES, *AUXILIARY]].to_numpy(dtype=np.float64)
         # NaN (not annotated) is below any threshold
-        self.metadata = np.column_stack([(attributes >= THRESHOLD).astype(np.int64), self.labels])
         self.splits = frame["split"].astype(object).to_numpy()
+        source = np.isin(self.splits, SOURCE_SPLITS).astype(np.int64)
+        self.metadata = np.column_stack(
+            [(attributes >= THRESHOLD).astype(np.int64), self.labels, source]
+        )
         # WILDS groups each identity with the label over the whole file (CombinatorialGrouper:
         # values 0 .. max): these are the (identity, label) groups its eval reports
         n_labels = int(self.labels.max()) + 1
