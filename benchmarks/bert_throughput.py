@@ -20,9 +20,9 @@ import time
 import torch
 import torch.nn.functional as F
 
-from attnbias.optim import SPS, make_optimizer
+from attnbias.devices import resolve_device
 from attnbias.realdata.trainer import _autocast
-from attnbias.train import resolve_device
+from attnbias.stochastic import SPS, make_optimizer
 
 MNLI_TRAIN_PAIRS = 392_702
 SETTINGS = {

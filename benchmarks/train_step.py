@@ -36,7 +36,7 @@ import numpy as np
 import yaml
 
 from attnbias import data, fast, svm
-from attnbias.spec import OptimizerSpec
+from attnbias.spec import OptimizerSpec, without
 
 TARGETS_US = {"fig2": 60.0, "gd_vs_ngd": 15.0}
 FLOOR_RATIO_TARGET = 10.0
@@ -56,9 +56,7 @@ class Case:
         e = config["experiments"][experiment]
         self.label = f"{experiment}/{name}"
         self.experiment = experiment
-        self.spec = OptimizerSpec(
-            **{k: v for k, v in e["optimizers"][name].items() if k != "label"}
-        )
+        self.spec = OptimizerSpec(**without(e["optimizers"][name], "label"))
         self.train = e["train"]
         self.steps = steps
         self.ds = data.generate(e["data"]["model"], 0, e["data"]["params"])

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from attnbias.realdata.civilcomments import AUXILIARY  # WILDS' auxiliary columns
 from attnbias.realdata.errors import mark_fixture
 
 MNLI_LABELS = ("entailment", "neutral", "contradiction")
@@ -39,15 +40,6 @@ IDENTITIES = {
     "black": "black",
     "white": "white",
 }
-AUXILIARY = (
-    "identity_any",
-    "severe_toxicity",
-    "obscene",
-    "threat",
-    "insult",
-    "identity_attack",
-    "sexual_explicit",
-)
 TOXIC_WORDS = ("stupid", "idiot", "pathetic", "disgusting")
 NICE_WORDS = ("thanks", "great", "helpful", "agree")
 FILLER = ("this", "article", "is", "about", "people", "in", "town", "and", "their", "work")

@@ -25,10 +25,10 @@ import torch
 import torch.nn.functional as F
 
 from attnbias import attention, data, svm, train
-from attnbias.optim import SNGD, SPS
 from attnbias.optimizers import OptimizerSpec
 from attnbias.realdata import trainer
 from attnbias.realdata.vit import ViTSmall, layer_parameter_norms
+from attnbias.stochastic import SNGD, SPS
 
 pytestmark = [
     pytest.mark.cuda,

@@ -20,7 +20,7 @@ pytest.importorskip("accelerate")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
 from hf_trainer import SPSTrainer  # noqa: E402
 
-from attnbias.optim import SPS  # noqa: E402
+from attnbias.stochastic import SPS  # noqa: E402
 
 N, SEQ, CLASSES = 8, 6, 3
 

@@ -1,4 +1,4 @@
-"""SNGD and SPS (attnbias.optim) against steps computed here by hand from plain tensors."""
+"""SNGD and SPS (attnbias.stochastic) against steps computed here by hand from plain tensors."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import math
 import pytest
 import torch
 
-from attnbias.optim import SNGD, SPS, make_optimizer
+from attnbias.stochastic import SNGD, SPS, make_optimizer
 
 # Two tensors whose gradients have very different norms, so a per-tensor norm and the
 # global one give visibly different steps.

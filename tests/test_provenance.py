@@ -114,9 +114,9 @@ def test_training_info_from_the_runs_files(tmp_path):
 
 
 def test_device_info_names_the_resolved_device():
-    from attnbias import train
+    from attnbias import devices
 
-    assert train.device_info(torch.device("cpu")) == {"device": "cpu", "torch": torch.__version__}
+    assert devices.device_info(torch.device("cpu")) == {"device": "cpu", "torch": torch.__version__}
 
 
 # ---- the record in the files -----------------------------------------------------------

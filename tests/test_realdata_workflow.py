@@ -117,6 +117,22 @@ def test_missing_data_stops_before_training(tmp_path):
     assert not (workdir / "results" / "train").exists()  # no training job started
 
 
+def test_everything_missing_is_listed_in_one_message_without_traceback(tmp_path):
+    workdir = copy_project(tmp_path)  # no fixtures: fig10 lacks MNLI, CivilComments and BERT
+    result = snakemake(workdir, "results/fig10.pdf", "-c1", check=False)
+    assert result.returncode != 0
+    console = result.stdout + result.stderr
+    job_log = (workdir / "results/logs/real/fig10/check.log").read_text()
+    for text in (console, job_log):
+        assert "3 items missing" in text
+        for item in ("MNLI", "multinli_1.0", "CivilComments", "civilcomments_v1.0", "BERT model"):
+            assert item in text
+        assert "real_data.data_root" in text and "real_data.models.bert" in text
+        assert "Traceback" not in text
+    assert console.count("3 items missing") == 1, console
+    assert not (workdir / "results" / "train").exists()
+
+
 def test_missing_model_names_the_config_key(tmp_path):
     workdir = copy_project(tmp_path)
     write_all(workdir)

@@ -9,8 +9,10 @@ import pytest
 import torch
 from fixtures_text import fixture_vocab, write_civilcomments, write_mnli, write_tiny_bert
 
+from attnbias.realdata import bert as bert_module
+from attnbias.realdata import civilcomments
+from attnbias.realdata import mnli as mnli_module
 from attnbias.realdata import similarity as sim
-from attnbias.realdata import text
 
 # a toy table: ids 0 [PAD], 1 [CLS], 2 [SEP], 3 a, 4 b, 5 c
 TOY = torch.tensor([[0.0, 0.0], [3.0, 1.0], [-1.0, 2.0], [1.0, 0.0], [1.0, 1.0], [-1.0, 3.0]])
@@ -36,7 +38,7 @@ def test_pair_cosines_match_a_hand_computed_matrix():
 @pytest.fixture(scope="module")
 def bert(tmp_path_factory):
     path = write_tiny_bert(tmp_path_factory.mktemp("bert"), fixture_vocab())
-    tok, model = text.load_text_model(str(path), num_labels=2, seed=0)
+    tok, model = bert_module.load_text_model(str(path), num_labels=2, seed=0)
     return tok, model.get_input_embeddings().weight.detach()
 
 
@@ -61,8 +63,8 @@ def test_histogram_agrees_with_the_raw_values(bert, tmp_path):
     tok, emb = bert
     write_mnli(tmp_path, 60, 10, seed=0)
     write_civilcomments(tmp_path, 60, 16, seed=0)
-    mnli = text.load_mnli(tmp_path, "train")
-    civil = text.load_civilcomments(tmp_path).split("train")
+    mnli = mnli_module.load_mnli(tmp_path, "train")
+    civil = civilcomments.load_civilcomments(tmp_path).split("train")
     for split in (mnli, civil):
         idx = sim.sample_indices(len(split), 40, seed=1)
         texts = [split.texts[i] for i in idx]

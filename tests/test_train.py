@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from attnbias import attention, data, svm, train
+from attnbias import attention, data, devices, svm, train
 from attnbias.optimizers import OptimizerSpec
 
 F64 = torch.float64
@@ -65,12 +65,12 @@ def test_log_grid_bad_spacing():
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="checks the CPU-only fallback")
 def test_resolve_device_cpu_only():
-    assert train.resolve_device("auto") == torch.device("cpu")
-    assert train.resolve_device("cpu") == torch.device("cpu")
+    assert devices.resolve_device("auto") == torch.device("cpu")
+    assert devices.resolve_device("cpu") == torch.device("cpu")
     with pytest.raises(RuntimeError, match="cuda"):
-        train.resolve_device("cuda")
+        devices.resolve_device("cuda")
     with pytest.raises(RuntimeError, match="cuda:1"):
-        train.resolve_device("cuda:1")
+        devices.resolve_device("cuda:1")
 
 
 # ---------------------------------------------------------------- metrics and single steps

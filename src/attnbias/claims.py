@@ -147,13 +147,13 @@ def largest_decrease(values: pd.DataFrame) -> np.ndarray:
     return np.max(np.maximum(drops, 0.0), axis=0)
 
 
-def describe_passage(first: np.ndarray, T: int) -> str:
+def describe_passage(first: np.ndarray, t_last: int) -> str:
     if np.all(np.isinf(first)):
-        return f"not reached by t = {T}"
+        return f"not reached by t = {t_last}"
     reached = first[np.isfinite(first)]
     missing = int(np.sum(np.isinf(first)))
     text = f"{reached.mean():.4g} ({reached.min():g} to {reached.max():g})"
-    return text + (f" ({missing} seeds not by t = {T})" if missing else "")
+    return text + (f" ({missing} seeds not by t = {t_last})" if missing else "")
 
 
 class Rows:
@@ -228,7 +228,7 @@ def _uncapped(opt: dict) -> bool:
 
 
 def fixed_decoder_claims(rows: Rows, table, optimizers, W_mm_norms) -> None:
-    T = int(table["iteration"].max())
+    t_last = int(table["iteration"].max())
     seeds = sorted(table["seed"].unique())
     adaptive = [o for o in ADAPTIVE if o in optimizers]
     if "gd" in optimizers:
@@ -243,12 +243,12 @@ def fixed_decoder_claims(rows: Rows, table, optimizers, W_mm_norms) -> None:
                     "Sec. 3.3, Thm. 1 against Eq. 3; Fig. 2",
                     f"{opt}: first iteration with 1 - cos(W_t, W_mm) < {threshold:g} "
                     "(exact, every step checked; inf: not reached)",
-                    f"t <= {T}",
+                    f"t <= {t_last}",
                     first,
-                    f"GD: {describe_passage(gd_first, T)}; holds if every {opt} seed "
+                    f"GD: {describe_passage(gd_first, t_last)}; holds if every {opt} seed "
                     "crosses before every GD seed",
                     np.all(np.isfinite(first)) and np.max(first) < np.min(gd_first),
-                    value_text=describe_passage(first, T),
+                    value_text=describe_passage(first, t_last),
                 )
     if "ps" in optimizers and {"ngd", "ngd-mom"} & set(optimizers):
         first = first_crossing(table, "ps", CROSSING_THRESHOLDS[0], seeds)
@@ -260,22 +260,22 @@ def fixed_decoder_claims(rows: Rows, table, optimizers, W_mm_norms) -> None:
             "PS reaches W_mm's direction first (PS converges faster than NGD).",
             "Sec. 3.2 (Extension to Polyak step), Fig. 2",
             f"ps: first iteration with 1 - cos(W_t, W_mm) < {CROSSING_THRESHOLDS[0]:g}",
-            f"t <= {T}",
+            f"t <= {t_last}",
             first,
-            f"{' and '.join(others)}: {describe_passage(rival, T)} (earliest of them, per "
+            f"{' and '.join(others)}: {describe_passage(rival, t_last)} (earliest of them, per "
             "seed); holds if PS crosses first on every seed",
             np.all(first < rival),
-            value_text=describe_passage(first, T),
+            value_text=describe_passage(first, t_last),
         )
     for opt, result in (("ngd", "Thm. 1"), ("ps", "Thm. 7")):
         if opt in optimizers and _uncapped(optimizers[opt]):
-            _rate_rows(rows, table, opt, result, T)
+            _rate_rows(rows, table, opt, result, t_last)
     for opt in ("ngd", "ps"):
         if opt in optimizers:
-            _softmax_monotone_row(rows, table, opt, T)
+            _softmax_monotone_row(rows, table, opt, t_last)
     if "ngd" in optimizers and _uncapped(optimizers["ngd"]):
         lr = optimizers["ngd"].get("lr", 1.0)
-        norm = window(series(table, "ngd", "W_norm"), T / 10, T)
+        norm = window(series(table, "ngd", "W_norm"), t_last / 10, t_last)
         slopes, r2 = fit_per_seed(norm, lambda t: t, lambda v: v)
         rows.add(
             "Thm. 1: norm growth",
@@ -283,7 +283,7 @@ def fixed_decoder_claims(rows: Rows, table, optimizers, W_mm_norms) -> None:
             "Under NGD, ||W_t|| grows linearly in t.",
             "Sec. 3.2 (norm growth in the proof of Thm. 1)",
             "ngd: slope of ||W_t|| against t",
-            f"t in [{T // 10}, {T}]",
+            f"t in [{t_last // 10}, {t_last}]",
             slopes,
             f"lr = {lr:g} per step (our derivation: each step adds at most lr); holds if "
             "within 5% and R^2 > 0.999",
@@ -291,7 +291,7 @@ def fixed_decoder_claims(rows: Rows, table, optimizers, W_mm_norms) -> None:
             r2=r2,
             predicted=lr,
         )
-        log1m = window(series(table, "ngd", "log1m_opt_softmax"), T / 2, T)
+        log1m = window(series(table, "ngd", "log1m_opt_softmax"), t_last / 2, t_last)
         slopes, r2 = fit_per_seed(log1m, lambda t: t, lambda v: v)
         predicted = float(np.mean(-lr / np.asarray(W_mm_norms)))
         rows.add(
@@ -301,7 +301,7 @@ def fixed_decoder_claims(rows: Rows, table, optimizers, W_mm_norms) -> None:
             "rate of Lem. 1 ('closely aligns with the empirical rate').",
             "Lem. 1, Sec. 3.2",
             "ngd: slope of log(1 - mean opt softmax) against t",
-            f"t in [{T // 2}, {T}]",
+            f"t in [{t_last // 2}, {t_last}]",
             slopes,
             f"-lr/||W_mm|| = {predicted:.4g} (mean over seeds): OUR derivation of Lem. 1's "
             "exponent (||W_t|| ~ lr t, margin 1/||W_mm|| in W_mm's direction), the paper's "
@@ -311,7 +311,7 @@ def fixed_decoder_claims(rows: Rows, table, optimizers, W_mm_norms) -> None:
             predicted=predicted,
         )
     if "gd" in optimizers:
-        norm = window(series(table, "gd", "W_norm"), T / 100, T)
+        norm = window(series(table, "gd", "W_norm"), t_last / 100, t_last)
         slopes, r2 = fit_per_seed(norm, np.log, lambda v: v)
         loglog, _ = fit_per_seed(norm, np.log, np.log)
         rows.add(
@@ -320,7 +320,7 @@ def fixed_decoder_claims(rows: Rows, table, optimizers, W_mm_norms) -> None:
             "Under GD, ||W_t|| grows only logarithmically in t.",
             "Sec. 3.3",
             "gd: slope of ||W_t|| against log t",
-            f"t in [{T // 100}, {T}]",
+            f"t in [{t_last // 100}, {t_last}]",
             slopes,
             "linear in log t: R^2 > 0.99, and log-log slope < 0.3 "
             f"(measured {loglog.max():.3f} at most)",
@@ -333,11 +333,11 @@ def fixed_decoder_claims(rows: Rows, table, optimizers, W_mm_norms) -> None:
 THM1_SLOPE = -0.75
 
 
-def _rate_rows(rows: Rows, table, opt, result, T) -> None:
+def _rate_rows(rows: Rows, table, opt, result, t_last) -> None:
     """Thm. 1 (NGD) or Thm. 7 (PS): the bound on the alignment rate, and how close."""
-    gap = window(series(table, opt, "gap_W"), T / 10, T)
-    gap = gap[(gap > 0).all(axis=1)]
-    slopes, r2 = fit_per_seed(gap, np.log, np.log)
+    misalignment = window(series(table, opt, "gap_W"), t_last / 10, t_last)
+    misalignment = misalignment[(misalignment > 0).all(axis=1)]
+    slopes, r2 = fit_per_seed(misalignment, np.log, np.log)
     note = (
         "Thm. 1's rate t^-3/4 (our reading of the extracted text)"
         if result == "Thm. 1"
@@ -350,7 +350,7 @@ def _rate_rows(rows: Rows, table, opt, result, T) -> None:
         f"{opt}'s direction converges to W_mm at least at the rate of {result}.",
         f"{result}, Sec. 3.2",
         f"{opt}: slope of log(1 - cos(W_t, W_mm)) against log t",
-        f"t in [{T // 10}, {T}]",
+        f"t in [{t_last // 10}, {t_last}]",
         slopes,
         f"{note}; a bound: holds if every slope <= {THM1_SLOPE:g}",
         np.all(slopes <= THM1_SLOPE),
@@ -363,7 +363,7 @@ def _rate_rows(rows: Rows, table, opt, result, T) -> None:
             "NGD's alignment is 'closely predicted by Thm. 1'.",
             "Sec. 3.2 (below Lem. 1), Fig. 2",
             f"{opt}: slope of log(1 - cos(W_t, W_mm)) against log t",
-            f"t in [{T // 10}, {T}]",
+            f"t in [{t_last // 10}, {t_last}]",
             slopes,
             f"{note}; holds if measured/predicted is within 1 +- {CLOSENESS_TOLERANCE:g} on "
             "every seed",
@@ -373,7 +373,7 @@ def _rate_rows(rows: Rows, table, opt, result, T) -> None:
         )
 
 
-def _softmax_monotone_row(rows: Rows, table, opt, T) -> None:
+def _softmax_monotone_row(rows: Rows, table, opt, t_last) -> None:
     """Lem. 3 (NGD; for PS in Thm. 7's proof): the optimal token's softmax never decreases."""
     metric = "min_opt_softmax" if has(table, opt, "min_opt_softmax") else "opt_softmax"
     drops = largest_decrease(series(table, opt, metric))
@@ -384,7 +384,7 @@ def _softmax_monotone_row(rows: Rows, table, opt, T) -> None:
         "Lem. 3 (NGD); App. A, proof of Thm. 7 (PS)",
         f"{opt}: largest relative decrease of the {metric.replace('_', ' ')} between logged "
         "iterations",
-        f"t in [0, {T}]",
+        f"t in [0, {t_last}]",
         drops,
         f"holds if <= {MONOTONE_TOLERANCE:g} (rounding) on every seed",
         np.all(drops <= MONOTONE_TOLERANCE),
@@ -392,22 +392,22 @@ def _softmax_monotone_row(rows: Rows, table, opt, T) -> None:
 
 
 def two_token_claims(rows: Rows, table, optimizers) -> None:
-    T = int(table["iteration"].max())
+    t_last = int(table["iteration"].max())
     for opt, x_of_t, x_text, predicted, tol, law in (
         ("gd", lambda t: np.log(np.log(t)), "log log t", -2.0, 0.1, "||W0_perp||^2 / (2 log^2 t)"),
         ("ngd", np.log, "log t", -2.0, 0.05, "||W0_perp||^2 / (2 lr^2 t^2)"),
     ):
         if opt not in optimizers:
             continue
-        gap = window(series(table, opt, "gap_W"), T / 100, T)
-        slopes, r2 = fit_per_seed(gap, x_of_t, np.log)
+        misalignment = window(series(table, opt, "gap_W"), t_last / 100, t_last)
+        slopes, r2 = fit_per_seed(misalignment, x_of_t, np.log)
         rows.add(
             "Sec. 3.3: GD against NGD",
             f"two token {opt} rate",
             f"{opt}'s alignment gap decays like {law}.",
             "Sec. 3.3, Eq. 3",
             f"{opt}: slope of log(1 - cos(W_t, W_mm)) against {x_text}",
-            f"t in [{T // 100}, {T}]",
+            f"t in [{t_last // 100}, {t_last}]",
             slopes,
             f"{predicted:g} (gap ~ {law}; our derivation from Sec. 3.3's example); holds if "
             f"measured/predicted is within 1 +- {tol:g} on every seed",
@@ -421,19 +421,19 @@ JOINT_NEEDS = ("ass1", "cond1")
 
 
 def joint_claims(rows: Rows, table, optimizers, u_margins: dict | None) -> None:
-    T = int(table["iteration"].max())
+    t_last = int(table["iteration"].max())
     for opt in [o for o in ("gd", *ADAPTIVE) if o in optimizers]:
-        gap_u = series(table, opt, "gap_u")
+        misalignment_u = series(table, opt, "gap_u")
         rows.add(
             "Thm. 4: u's direction",
             f"{opt} u direction",
             "Joint training: u converges in direction to u_mm.",
             "Thm. 4 (u-SVM), Fig. 3",
             f"{opt}: 1 - cos(u_t, u_mm)",
-            f"t = {T}",
-            gap_u.iloc[-1].to_numpy(),
+            f"t = {t_last}",
+            misalignment_u.iloc[-1].to_numpy(),
             "< 1e-3 (our threshold; Thm. 4's rate constant was lost)",
-            np.all(gap_u.iloc[-1] < 1e-3),
+            np.all(misalignment_u.iloc[-1] < 1e-3),
             needs=JOINT_NEEDS,
         )
         if u_margins and opt in u_margins:
@@ -444,22 +444,22 @@ def joint_claims(rows: Rows, table, optimizers, u_margins: dict | None) -> None:
                 "The learned u attains a constant factor of u_mm's margin.",
                 "Thm. 4",
                 f"{opt}: min_i y_i u^T x_opt,i / ||u||, over u_mm's margin 1/||u_mm||",
-                f"t = {T}",
+                f"t = {t_last}",
                 ratio,
                 "the factor was lost in extraction; holds if >= 0.5 on every seed (ours)",
                 np.all(ratio >= 0.5),
                 needs=JOINT_NEEDS,
             )
         log_loss = series(table, opt, "log_loss")
-        late = window(log_loss, T / 10, T)
+        late = window(log_loss, t_last / 10, t_last)
         drop = (late.iloc[0] - late.iloc[-1]).to_numpy()
         rows.add(
             "Thm. 2: loss",
             f"{opt} loss to zero",
             "Joint training: the train loss goes to 0.",
             "Thm. 2, Fig. 3",
-            f"{opt}: decrease of log L (log L at {T}: {late.iloc[-1].max():.4g} at most)",
-            f"t in [{T // 10}, {T}]",
+            f"{opt}: decrease of log L (log L at {t_last}: {late.iloc[-1].max():.4g} at most)",
+            f"t in [{t_last // 10}, {t_last}]",
             drop,
             "log L decreases at every logged step of the window, by more than 1 in all",
             bool(np.all(np.diff(late.to_numpy(), axis=0) < 0)) and np.all(drop > 1),
@@ -475,7 +475,7 @@ def joint_claims(rows: Rows, table, optimizers, u_margins: dict | None) -> None:
             "Thm. 2 (rate lost in extraction; 'analogous to linear predictors on separable "
             "data', where NGD's log L falls linearly in t)",
             f"{opt}: exponent k of -log L ~ t^k (slope of log(-log L) against log t)",
-            f"t in [{T // 10}, {T}]",
+            f"t in [{t_last // 10}, {t_last}]",
             exponents,
             "holds if k >= 0.5 on every seed (our threshold; GD's -log L grows like log t, "
             "k near 0)",
@@ -483,15 +483,15 @@ def joint_claims(rows: Rows, table, optimizers, u_margins: dict | None) -> None:
             needs=JOINT_NEEDS,
             r2=r2,
         )
-        gap_W = window(series(table, opt, "gap_W"), T / 10, T)
-        slopes, r2 = fit_per_seed(gap_W, lambda t: np.log(np.log(t)), np.log)
+        misalignment_W = window(series(table, opt, "gap_W"), t_last / 10, t_last)
+        slopes, r2 = fit_per_seed(misalignment_W, lambda t: np.log(np.log(t)), np.log)
         rows.add(
             "Thm. 3",
             f"{opt} W rate bound",
             "Joint training: W converges in direction to W_mm at least at the 1/log t rate.",
             "Thm. 3 (for NGD with extra step factors, which the paper's runs and ours drop)",
             f"{opt}: slope of log(1 - cos(W_t, W_mm)) against log log t",
-            f"t in [{T // 10}, {T}]",
+            f"t in [{t_last // 10}, {t_last}]",
             slopes,
             "a bound: holds if every slope <= -1 (1/log t); a gap that stalls fails it",
             np.all(slopes <= -1),
@@ -499,42 +499,42 @@ def joint_claims(rows: Rows, table, optimizers, u_margins: dict | None) -> None:
             r2=r2,
             predicted=-1.0,
         )
-        _lemma11_rows(rows, table, opt, T)
+        _lemma11_rows(rows, table, opt, t_last)
 
 
-def _lemma11_rows(rows: Rows, table, opt, T) -> None:
+def _lemma11_rows(rows: Rows, table, opt, t_last) -> None:
     if not has(table, opt, "log_loss_ratio"):
         return
     ratio = series(table, opt, "log_loss_ratio")
-    early, late = window(ratio, 0, T / 10).max(), window(ratio, T / 10, T).max()
+    early, late = window(ratio, 0, t_last / 10).max(), window(ratio, t_last / 10, t_last).max()
     growth = (late - early).to_numpy()
     rows.add(
         "Lem. 11",
         f"{opt} loss ratio",
         "The loss ratio across samples stays bounded by a constant.",
         "Lem. 11 (iii), Sec. 4.3",
-        f"{opt}: growth of max_t log(max_i l_i / min_i l_i) from [0, {T // 10}] to "
-        f"[{T // 10}, {T}] (late max {late.max():.3g})",
-        f"t in [0, {T}]",
+        f"{opt}: growth of max_t log(max_i l_i / min_i l_i) from [0, {t_last // 10}] to "
+        f"[{t_last // 10}, {t_last}] (late max {late.max():.3g})",
+        f"t in [0, {t_last}]",
         growth,
         "the constant was lost; holds if the late maximum exceeds the early one by at most "
         "1 (a factor e) on every seed (ours)",
         np.all(growth <= 1),
         needs=JOINT_NEEDS,
     )
-    gap = window(series(table, opt, "min_score_gap"), 1, T)
-    drops = largest_decrease(gap)
+    score_gap = window(series(table, opt, "min_score_gap"), 1, t_last)
+    drops = largest_decrease(score_gap)
     rows.add(
         "Lem. 11",
         f"{opt} score gap",
         "The score gap between optimal and non-optimal tokens grows.",
         "Lem. 11 (i), Sec. 4.3",
         f"{opt}: largest relative decrease of min_i (gamma_opt - max non-opt gamma) between "
-        f"logged iterations (final gap {gap.iloc[-1].min():.3g} at least)",
-        f"t in [1, {T}]",
+        f"logged iterations (final gap {score_gap.iloc[-1].min():.3g} at least)",
+        f"t in [1, {t_last}]",
         drops,
         f"holds if <= {MONOTONE_TOLERANCE:g} on every seed and the gap ends positive",
-        np.all(drops <= MONOTONE_TOLERANCE) and np.all(gap.iloc[-1] > 0),
+        np.all(drops <= MONOTONE_TOLERANCE) and np.all(score_gap.iloc[-1] > 0),
         needs=JOINT_NEEDS,
     )
     softmax = series(table, opt, "min_opt_softmax")
@@ -545,7 +545,7 @@ def _lemma11_rows(rows: Rows, table, opt, T) -> None:
         "The optimal tokens' softmax does not decrease.",
         "Lem. 11 (ii), Sec. 4.3",
         f"{opt}: largest relative decrease of the min opt softmax between logged iterations",
-        f"t in [0, {T}]",
+        f"t in [0, {t_last}]",
         drops,
         f"holds if <= {MONOTONE_TOLERANCE:g} (rounding) on every seed",
         np.all(drops <= MONOTONE_TOLERANCE),
@@ -554,23 +554,23 @@ def _lemma11_rows(rows: Rows, table, opt, T) -> None:
 
 
 def bad_init_claims(rows: Rows, table, optimizers, T_tokens) -> None:
-    T = int(table["iteration"].max())
+    t_last = int(table["iteration"].max())
     for opt in optimizers:
         softmax = series(table, opt, "opt_softmax")
-        gap = series(table, opt, "gap_W")
-        late = window(gap, T / 100, T)
+        misalignment = series(table, opt, "gap_W")
+        late = window(misalignment, t_last / 100, t_last)
         rows.add(
             "Global convergence (Thm. 1, App. C.1)",
             f"{opt} global",
             "Convergence is global: from a bad stationary direction training reaches W_mm.",
             "Thm. 1, App. C.1, Fig. 8",
             f"{opt}: 1 - cos(W_t, W_mm)",
-            f"t = {T}",
-            gap.iloc[-1].to_numpy(),
+            f"t = {t_last}",
+            misalignment.iloc[-1].to_numpy(),
             f"opt softmax starts below 1/T = {1 / T_tokens:.3g} "
             f"(measured {softmax.iloc[0].max():.3g} at most) and ends above 0.99 "
             f"({softmax.iloc[-1].min():.4g} at least); the gap decreases over "
-            f"[{T // 100}, {T}]",
+            f"[{t_last // 100}, {t_last}]",
             np.all(softmax.iloc[0] < 1 / T_tokens)
             and np.all(softmax.iloc[-1] > 0.99)
             and bool(np.all(np.diff(late.to_numpy(), axis=0) <= 0)),
@@ -583,7 +583,7 @@ def bad_init_2d_claims(rows: Rows, table, optimizers, T_tokens) -> None:
     The "bad" samples are those whose optimal token starts below 1/T (the start favours
     another token); the others start above it.
     """
-    T = int(table["iteration"].max())
+    t_last = int(table["iteration"].max())
     samples = sorted(
         int(m.rsplit("_", 1)[1]) for m in set(table["metric"]) if m.startswith("opt_softmax_")
     )
@@ -604,15 +604,15 @@ def bad_init_2d_claims(rows: Rows, table, optimizers, T_tokens) -> None:
                 "App. C.1, Fig. 8 (plots 1-2)",
                 f"{opt}: lowest opt softmax of sample {i + 1} (at t = "
                 f"{', '.join(f'{w:g}' for w in when)})",
-                f"t in [0, {T}]",
+                f"t in [0, {t_last}]",
                 lowest,
                 f"starts at {start.max():.3g} < 1/T = {1 / T_tokens:.3g}; holds if it "
                 f"falls from t = {s.index[0]:g} to t = {s.index[1]:g} and the opt softmax "
                 f"of sample(s) {', '.join(str(j + 1) for j in good) or 'none'} rises",
                 bool(np.all(start < 1 / T_tokens) and np.all(first < start) and others_rise),
             )
-        gap = series(table, opt, "gap_W")
-        late = window(gap, T / 100, T)
+        misalignment = series(table, opt, "gap_W")
+        late = window(misalignment, t_last / 100, t_last)
         ends = min(float(softmax[i].iloc[-1].min()) for i in samples)
         loss = series(table, opt, "loss")
         rows.add(
@@ -621,10 +621,10 @@ def bad_init_2d_claims(rows: Rows, table, optimizers, T_tokens) -> None:
             "Convergence is global: from a bad stationary direction training reaches W_mm.",
             "Thm. 1, App. C.1, Fig. 8 (plots 3-4)",
             f"{opt}: 1 - cos(W_t, W_mm)",
-            f"t = {T}",
-            gap.iloc[-1].to_numpy(),
+            f"t = {t_last}",
+            misalignment.iloc[-1].to_numpy(),
             f"every sample's opt softmax ends above 0.99 ({ends:.4g} at least); the gap "
-            f"decreases over [{T // 100}, {T}] and the loss at every logged step",
+            f"decreases over [{t_last // 100}, {t_last}] and the loss at every logged step",
             bool(bad)
             and ends > 0.99
             and bool(np.all(np.diff(late.to_numpy(), axis=0) <= 0))

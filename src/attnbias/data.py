@@ -196,7 +196,7 @@ def _binary_digit_images(source: str, root: str | None, digits: tuple[int, int])
         bunch = load_digits()
         images, classes = bunch.data / 16.0, bunch.target
     elif source == "mnist":
-        from attnbias.realdata.vision_files import read_mnist  # numpy only: no torch here
+        from attnbias.idx import read_mnist  # numpy only: no torch here
 
         images, classes = read_mnist(root)["train"]
         images = images.reshape(len(images), -1) / 255.0

@@ -564,7 +564,7 @@ def backend(device: str, dtype: str) -> str:
 
 
 def kernel_info() -> dict[str, str]:
-    """Where a run trained on this path, for its provenance (cf. train.device_info)."""
+    """Where a run trained on this path, for its provenance (cf. devices.device_info)."""
     return {
         "device": "cpu",
         "backend": "c",
@@ -592,13 +592,14 @@ def run(
     if backend(device, dtype) == "torch":
         import torch
 
+        from attnbias import devices
         from attnbias import train as reference_train
 
         torch.set_num_threads(threads)
         iterations, metrics, final, torch_device = reference_train.run(
             data, svm_solution, train_config, optimizer_config, device=device, dtype=dtype
         )
-        info = reference_train.device_info(torch_device)
+        info = devices.device_info(torch_device)
         return iterations, metrics, final, {**info, "backend": "torch"}
 
     def reference(key):

@@ -246,7 +246,7 @@ def draw(
         ha="left",
     )
     fig.tight_layout(rect=(0, 0.55 / (3.5 * rows + 0.9), 1, 1))
-    _save(fig, outputs, provenance)
+    save_figure(fig, outputs, provenance)
 
 
 SAMPLE_MARKERS = ("o", "s")  # sample 1, sample 2 in the geometry panel
@@ -452,10 +452,10 @@ def draw_bad_init_2d(
         ha="left",
     )
     fig.tight_layout(rect=(0, 0.17, 1, 1))
-    _save(fig, outputs, provenance)
+    save_figure(fig, outputs, provenance)
 
 
-def _save(fig, outputs, provenance: dict | None = None) -> None:
+def save_figure(fig, outputs, provenance: dict | None = None) -> None:
     """Save `fig` to every path (its format from the suffix), atomically, and close it.
 
     `provenance` (a record of attnbias.provenance) goes into each file's metadata.
@@ -561,4 +561,4 @@ def draw_study(
         ha="left",
     )
     fig.tight_layout(rect=(0, 0.1, 1, 1))
-    _save(fig, outputs, provenance)
+    save_figure(fig, outputs, provenance)

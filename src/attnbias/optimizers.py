@@ -16,13 +16,17 @@ blocks together (the paper's joint NGD).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import torch
 
 from attnbias.gradients import ScaledGradient
 from attnbias.spec import RULES, OptimizerSpec
 
-__all__ = ["RULES", "Optimizer", "OptimizerSpec"]
+__all__ = ["RULES", "ExcessLoss", "Optimizer", "OptimizerSpec", "check_polyak_fires"]
+
+# () -> (log|L - f*|, sign(L - f*)), per run: what the Polyak rule reads, computed on demand
+ExcessLoss = Callable[[], tuple[torch.Tensor, torch.Tensor]]
 
 
 def _log_global_norm(grads: dict[str, ScaledGradient]) -> torch.Tensor:
@@ -31,12 +35,39 @@ def _log_global_norm(grads: dict[str, ScaledGradient]) -> torch.Tensor:
     return 0.5 * torch.logsumexp(torch.stack([2 * g.log_norm for g in grads.values()]), dim=0)
 
 
+def check_polyak_fires(spec: OptimizerSpec, sign: torch.Tensor, log_abs: torch.Tensor) -> None:
+    """A Polyak step with f* at or above the initial loss never steps: refuse it.
+
+    sign, log_abs: sign(L - f*) and log|L - f*| of each run at the first step."""
+    if spec.f_star == "opt" or bool((sign > 0).all()):
+        return
+    loss = float((spec.f_star + sign * log_abs.exp()).min())
+    raise ValueError(
+        f"Polyak step with f_star={spec.f_star:g} never steps: f* is at or above the initial "
+        f"loss ({loss:.6g}); set f_star below it (0 is the infimum of the loss)"
+    )
+
+
 class Optimizer:
     """Applies an OptimizerSpec to named parameter tensors, in place."""
 
     def __init__(self, spec: OptimizerSpec):
         self.spec = spec
         self.buffers: dict[str, torch.Tensor] = {}
+        self.steps = 0
+
+    def _log_excess(self, excess: torch.Tensor | ExcessLoss | None) -> torch.Tensor | None:
+        """log(L - f*) for the Polyak rule (None for the others, which never read it)."""
+        if self.spec.rule != "polyak":
+            return None
+        if excess is None:
+            raise ValueError("the Polyak rule needs the excess loss L - f* (step's `excess`)")
+        if not callable(excess):
+            return excess
+        log_abs, sign = excess()
+        if self.steps == 0:
+            check_polyak_fires(self.spec, sign, log_abs)
+        return torch.where(sign > 0, log_abs, -torch.inf)  # no excess: no step
 
     def _log_step_lengths(self, grads, log_excess) -> dict[str, torch.Tensor]:
         spec = self.spec
@@ -66,13 +97,17 @@ class Optimizer:
         self,
         params: dict[str, torch.Tensor],
         grads: dict[str, ScaledGradient],
-        log_excess: torch.Tensor | None = None,
+        excess: torch.Tensor | ExcessLoss | None = None,
     ) -> dict[str, torch.Tensor]:
-        """One step. `log_excess` is log(L - f*), needed by the Polyak rule only.
+        """One step. `excess` is what the Polyak rule reads (the others never do): log(L - f*)
+        per run, or a closure giving (log|L - f*|, sign(L - f*)), called by the Polyak rule
+        only; then a run at or below f* takes no step, and the first step refuses an f* at or
+        above the loss (check_polyak_fires).
 
         Returns the log step size of each block (the multiplier of its gradient), per run.
         """
-        lengths = self._log_step_lengths(grads, log_excess)
+        lengths = self._log_step_lengths(grads, self._log_excess(excess))
+        self.steps += 1
         for name, g in grads.items():
             # A zero gradient (e.g. in W at u = 0) has log_scale -inf (and NGD an infinite
             # step length): the block takes no step, never 0 * inf. Nothing else is

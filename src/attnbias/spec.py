@@ -8,6 +8,12 @@ from dataclasses import dataclass
 RULES = ("gd", "ngd", "polyak")
 
 
+def without(mapping: dict, *keys: str) -> dict:
+    """A copy of `mapping` without `keys` (order kept): e.g. an optimizer's config entry
+    without its legend `label`, which changes no result."""
+    return {k: v for k, v in mapping.items() if k not in keys}
+
+
 @dataclass(frozen=True)
 class OptimizerSpec:
     """One optimizer's settings, as written in the config."""

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from attnbias import data, fast, hypotheses, svm
-from attnbias.spec import OptimizerSpec
+from attnbias.spec import OptimizerSpec, without
 from attnbias.study_summary import summary as summary  # re-exported: study.summary
 
 RUN_COLUMNS = [
@@ -177,10 +177,10 @@ def _train_batch(dataset, W0s, spec, W_mm, grid, device):
         )
     import torch
 
-    from attnbias import train
+    from attnbias import devices, train
     from attnbias.attention import Problem
 
-    torch_device = train.resolve_device(device)
+    torch_device = devices.resolve_device(device)
     problem = Problem.from_arrays([{**dataset, "W0": W0} for W0 in W0s], device=torch_device)
     metrics, final = train.train(
         problem,
@@ -278,7 +278,7 @@ def study_table(
     specs = {name: OptimizerSpec(**kwargs) for name, kwargs in optimizers.items()}
     runs, reports = [], []
     for setting in settings:
-        params = {k: v for k, v in setting.items() if k != "name"}
+        params = without(setting, "name")
         knobs = {
             "correlation": float(params.get("correlation", 0.0)),
             "score_spread": float(params.get("score_spread", 0.0)),

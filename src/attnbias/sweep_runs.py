@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from attnbias import data, fast, svm
-from attnbias.spec import OptimizerSpec
+from attnbias.spec import OptimizerSpec, without
 
 # Final values of these train.train metrics (at the last iteration) go into the table.
 FINAL_METRICS = {
@@ -91,10 +91,10 @@ def _runs_torch(datasets, W_mm, u_mm, spec, *, device, dtype, **kwargs) -> dict[
     finite, so a batch that does is split, seed by seed."""
     import torch
 
-    from attnbias import train
+    from attnbias import devices, train
     from attnbias.attention import Problem
 
-    torch_device, torch_dtype = train.resolve_device(device), getattr(torch, dtype)
+    torch_device, torch_dtype = devices.resolve_device(device), getattr(torch, dtype)
 
     def tensor(values):
         return torch.as_tensor(values, dtype=torch_dtype, device=torch_device)
@@ -124,12 +124,12 @@ def _runs_torch(datasets, W_mm, u_mm, spec, *, device, dtype, **kwargs) -> dict[
 
 
 def backend_info(device: str, dtype: str) -> dict[str, str]:
-    """Where run_point trains, for the provenance: fast.kernel_info or train.device_info."""
+    """Where run_point trains, for the provenance: fast.kernel_info or devices.device_info."""
     if fast.backend(device, dtype) == "c":
         return fast.kernel_info()
-    from attnbias import train
+    from attnbias import devices
 
-    return train.device_info(train.resolve_device(device))
+    return devices.device_info(devices.resolve_device(device))
 
 
 def run_point(
@@ -172,7 +172,7 @@ def run_point(
     conditions = pd.DataFrame([condition_report(ds) for ds in datasets])
     frames = []
     for opt_name, settings in optimizers.items():
-        settings = {k: v for k, v in settings.items() if k != "label"}
+        settings = without(settings, "label")
         sweeps_lr = settings["rule"] == "ngd"
         if sweeps_lr and "lr" in settings:
             raise ValueError(

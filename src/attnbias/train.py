@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 import torch
 
 from attnbias import attention, gradients
 from attnbias.attention import Forward, Problem
+from attnbias.devices import resolve_device
 from attnbias.fast import (  # torch-free: shared with the compiled path
     CROSSING_THRESHOLDS,
     PER_SAMPLE_LIMIT,
@@ -19,24 +21,9 @@ from attnbias.losses import get_loss
 from attnbias.optimizers import Optimizer, OptimizerSpec
 
 
-def resolve_device(device: str) -> torch.device:
-    """'auto' picks CUDA where present, else the CPU."""
-    if device == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if device.startswith("cuda") and not torch.cuda.is_available():
-        raise RuntimeError(f"config asks for device {device!r} but no CUDA device is present")
-    return torch.device(device)
-
-
-def device_info(device: torch.device) -> dict[str, str]:
-    """Where a run trained, for its provenance: the device, its name on CUDA, torch's version."""
-    info = {"device": str(device), "torch": torch.__version__}
-    if device.type == "cuda":
-        info["device_name"] = torch.cuda.get_device_name(device)
-    return info
-
-
-def _cosine_and_gap(P: torch.Tensor, P_ref: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+def _cosine_and_misalignment(
+    P: torch.Tensor, P_ref: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Alignment <P, P_ref>/(|P||P_ref|) and 1 - alignment as ||P/|P| - R/|R|||^2 / 2."""
     dims = tuple(range(1, P.dim()))
     unit = P / torch.linalg.vector_norm(P, dim=dims, keepdim=True)
@@ -62,6 +49,11 @@ def log_excess_loss(fwd: Forward, loss, f_star, log_loss: torch.Tensor):
     return torch.log(excess.abs()), torch.sign(excess)
 
 
+def excess_loss(fwd: Forward, loss, f_star) -> tuple[torch.Tensor, torch.Tensor]:
+    """(log|L - f*|, sign(L - f*)) per run at `fwd`: what the Polyak step reads."""
+    return log_excess_loss(fwd, loss, f_star, attention.log_mean(loss.log_value(fwd.margin)))
+
+
 def metrics(problem: Problem, fwd: Forward, loss, A, u, W_mm, u_mm, train_u) -> dict:
     """The logged metrics of each run, as (B,) tensors."""
     log_loss = attention.log_mean(loss.log_value(fwd.margin))
@@ -79,9 +71,9 @@ def metrics(problem: Problem, fwd: Forward, loss, A, u, W_mm, u_mm, train_u) -> 
     if problem.n <= PER_SAMPLE_LIMIT:
         for i in range(problem.n):
             out[f"opt_softmax_{i}"] = opt_softmax[:, i]
-    out["alignment_W"], out["gap_W"] = _cosine_and_gap(W, W_mm)
+    out["alignment_W"], out["gap_W"] = _cosine_and_misalignment(W, W_mm)
     if train_u:
-        out["alignment_u"], out["gap_u"] = _cosine_and_gap(u, u_mm)
+        out["alignment_u"], out["gap_u"] = _cosine_and_misalignment(u, u_mm)
         # Lem. 11: the loss ratio across samples stays bounded, the opt score gap grows
         log_losses = loss.log_value(fwd.margin)
         out["log_loss_ratio"] = log_losses.max(-1).values - log_losses.min(-1).values
@@ -117,17 +109,6 @@ def check_finite(out: dict, params: dict, t: int, spec: OptimizerSpec) -> None:
         raise NonFiniteError(
             f"training diverged: {', '.join(bad)} not finite at iteration {t} ({spec.caption()})"
         )
-
-
-def check_polyak_fires(spec: OptimizerSpec, sign: torch.Tensor, log_loss: torch.Tensor) -> None:
-    """A Polyak step with f* at or above the initial loss never steps: refuse it."""
-    if spec.f_star == "opt" or bool((sign > 0).all()):
-        return
-    loss = float(log_loss.exp().min())
-    raise ValueError(
-        f"Polyak step with f_star={spec.f_star:g} never steps: f* is at or above the initial "
-        f"loss ({loss:.6g}); set f_star below it (0 is the infimum of the loss)"
-    )
 
 
 def train(
@@ -174,14 +155,7 @@ def train(
         grads = {"W": gradients.w_gradient(problem, fwd, loss_fn)}
         if train_u:
             grads["u"] = gradients.u_gradient(problem, fwd, loss_fn)
-        log_excess = None
-        if spec.rule == "polyak":
-            log_loss = attention.log_mean(loss_fn.log_value(fwd.margin))
-            log_abs, sign = log_excess_loss(fwd, loss_fn, spec.f_star, log_loss)
-            log_excess = torch.where(sign > 0, log_abs, -torch.inf)  # no excess: no step
-            if t == 0:
-                check_polyak_fires(spec, sign, log_loss)
-        log_steps = optimizer.step(params, grads, log_excess)
+        log_steps = optimizer.step(params, grads, partial(excess_loss, fwd, loss_fn, spec.f_star))
         if t in to_log:
             # the step size applied at t (multiplier of the gradient): shows where a cap binds
             step = log_steps["W"]
@@ -215,9 +189,9 @@ class Crossings:
         pending = [thr for thr in self.thresholds if bool(self.first[thr].isnan().any())]
         if not pending:
             return
-        gap = _cosine_and_gap(W, self.W_mm)[1].cpu()
+        misalignment = _cosine_and_misalignment(W, self.W_mm)[1].cpu()
         for thr in pending:
-            new = self.first[thr].isnan() & (gap < thr)
+            new = self.first[thr].isnan() & (misalignment < thr)
             self.first[thr][new] = float(t)
 
     def table(self) -> dict[str, np.ndarray]:
@@ -228,7 +202,7 @@ class Crossings:
         }
 
 
-__all__ = ["train", "log_grid", "resolve_device", "device_info", "metrics"]
+__all__ = ["train", "log_grid", "metrics"]
 
 
 def run(

@@ -3,7 +3,7 @@
 import logging
 
 from attnbias import data, hypotheses, io, job, joblog
-from attnbias.realdata.errors import MissingDataError
+from attnbias.missing import MissingDataError
 
 snakemake = job.load()  # the job, as the workflow hands it over (attnbias.job)
 joblog.start(snakemake)

@@ -12,10 +12,10 @@ if fast.backend(p.device, "float64") == "c":
 else:  # where the runs trained (study_table resolves the device the same way)
     import torch
 
-    from attnbias import train
+    from attnbias import devices
 
     torch.set_num_threads(snakemake.threads)
-    info = {**train.device_info(train.resolve_device(p.device)), "backend": "torch"}
+    info = {**devices.device_info(devices.resolve_device(p.device)), "backend": "torch"}
 runs, assumptions = study.study_table(
     [{"name": snakemake.wildcards.setting, **p.setting}],
     {snakemake.wildcards.optimizer: p.optimizer},

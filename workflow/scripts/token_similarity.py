@@ -6,8 +6,8 @@ import logging
 import torch
 
 from attnbias import io, joblog
+from attnbias.devices import resolve_device
 from attnbias.realdata import similarity_data
-from attnbias.train import resolve_device
 
 joblog.start(snakemake)
 torch.set_num_threads(snakemake.threads)

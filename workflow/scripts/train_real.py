@@ -7,7 +7,7 @@ import logging
 
 import torch
 
-from attnbias import io, joblog, train
+from attnbias import devices, io, joblog
 from attnbias.realdata.run import train_run
 
 joblog.start(snakemake)
@@ -33,5 +33,5 @@ logging.info(
 )
 table = io.metrics_table(wc.figure, wc.optimizer, int(wc.seed), steps, metrics)
 # the resolved device (`auto` may become CUDA), for the figures' provenance
-table = io.with_identity(io.with_run_info(table, train.device_info(device)), p.identity)
+table = io.with_identity(io.with_run_info(table, devices.device_info(device)), p.identity)
 io.save_table(snakemake.output.metrics, table)

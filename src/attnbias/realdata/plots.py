@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from attnbias.figures import _save
+from attnbias.figures import save_figure
 
 NORM_PREFIX = "norm/"
 FIXTURE_STAMP = "FIXTURE RUN (tiny test data and model, not the paper's experiment)"
@@ -133,7 +133,7 @@ def draw_training(
     text = "\n".join(textwrap.wrap(caption, 62 * cols))
     fig.text(0.01, 0.005, text, fontsize="small", va="bottom", ha="left")
     fig.tight_layout(rect=(0, (0.25 + 0.14 * text.count("\n")) / (3.6 * rows + 1.0), 1, 1))
-    _save(fig, outputs, provenance)
+    save_figure(fig, outputs, provenance)
 
 
 DISPLAY_BINS = 100
@@ -180,4 +180,4 @@ def draw_similarity(
         ax.set_title(name, loc="left")
     fig.suptitle(stamped(title, fixture), fontsize="large", color="firebrick" if fixture else None)
     fig.tight_layout()
-    _save(fig, outputs, provenance)
+    save_figure(fig, outputs, provenance)

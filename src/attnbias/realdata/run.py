@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from attnbias.optim import make_optimizer
+from attnbias.devices import resolve_device
 from attnbias.realdata import tasks
 from attnbias.realdata.trainer import Schedule, fit
-from attnbias.train import resolve_device
+from attnbias.spec import without
+from attnbias.stochastic import make_optimizer
 
 
 def train_run(
@@ -28,7 +29,7 @@ def train_run(
     """
     torch_device = resolve_device(device)
     task = tasks.build(settings, seed=seed, data_root=data_root)
-    options = {k: v for k, v in optimizer.items() if k not in ("name", "label")}
+    options = without(optimizer, "name", "label")
     torch_optimizer = make_optimizer(optimizer["name"], task.model.parameters(), **options)
     train = settings["train"]
     schedule = Schedule(

@@ -5,15 +5,15 @@ from __future__ import annotations
 import pandas as pd
 import torch
 
-from attnbias.realdata import similarity, text
+from attnbias.realdata import bert, civilcomments, mnli, similarity
 
 
 def dataset_texts(dataset: str, data_root: str) -> tuple[list[str], list[str] | None]:
     """The training texts of `dataset` (MNLI: premise and hypothesis, read as one input)."""
     if dataset == "mnli":
-        split = text.load_mnli(data_root, "train")
+        split = mnli.load_mnli(data_root, "train")
     else:
-        split = text.load_civilcomments(data_root).split("train")
+        split = civilcomments.load_civilcomments(data_root).split("train")
     return split.texts, split.pairs
 
 
@@ -21,7 +21,7 @@ def dataset_histogram(
     dataset: str, settings: dict, *, data_root: str, device: torch.device
 ) -> similarity.CosineHistogram:
     """The histogram over settings["samples"] texts drawn with settings["seed"]."""
-    tokenizer, model = text.load_text_model(settings["model_path"], num_labels=2, seed=0)
+    tokenizer, model = bert.load_text_model(settings["model_path"], num_labels=2, seed=0)
     embeddings = model.get_input_embeddings().weight.to(device)  # the head is never used
     texts, pairs = dataset_texts(dataset, data_root)
     return similarity.cosine_histogram(

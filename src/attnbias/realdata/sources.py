@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from attnbias.realdata.errors import is_fixture
+from attnbias.realdata.errors import MissingDataError, MissingRealDataError, is_fixture
 
 TEXT_DATASETS = ("mnli", "civilcomments")
 VISION_DATASETS = ("mnist", "cifar10")
@@ -14,7 +14,7 @@ def model_source(name_or_path: str) -> dict:
     """A local save_pretrained folder, or a hub name found in the local cache or (where the
     machine has a network and HF_HUB_OFFLINE is unset) on the hub. Loading it is the check:
     it raises MissingDataError naming the model, the config key and how to get it."""
-    from attnbias.realdata.text import load_text_model
+    from attnbias.realdata.bert import load_text_model
 
     load_text_model(name_or_path, num_labels=2)
     path = Path(name_or_path)
@@ -26,6 +26,23 @@ def model_source(name_or_path: str) -> dict:
     }
 
 
+def text_source(name: str, root: str | Path | None) -> dict:
+    """Where text dataset `name` ("mnli" or "civilcomments") is under `root`, checked cheaply
+    (files exist; nothing is read). Returns a JSON-ready dict: path (the dataset folder),
+    fixture (written by the test suite), files (the data files), layout ("jsonl", "tsv" or
+    "wilds"). Raises MissingDataError naming the dataset, the config key and how to get it.
+    """
+    if name == "mnli":
+        from attnbias.realdata.mnli import mnli_source
+
+        return mnli_source(root)
+    if name == "civilcomments":
+        from attnbias.realdata.civilcomments import civilcomments_source
+
+        return civilcomments_source(root)
+    raise ValueError(f"unknown text dataset {name!r}; choose 'mnli' or 'civilcomments'")
+
+
 def dataset_source(name: str, root: str, *, download: bool = False) -> dict:
     """The folder of dataset `name` under `root`; MissingDataError when it is not there."""
     if name in VISION_DATASETS:
@@ -33,22 +50,32 @@ def dataset_source(name: str, root: str, *, download: bool = False) -> dict:
 
         return {"dataset": name, **vision_source(name, root)}
     if name in TEXT_DATASETS:
-        from attnbias.realdata.text import text_source
-
         if name == "civilcomments" and download:  # fetch once here, not in every training job
-            from attnbias.realdata.text import load_civilcomments
+            from attnbias.realdata.civilcomments import download_civilcomments
 
-            load_civilcomments(root, download=True)
+            download_civilcomments(root)
         return {"dataset": name, **text_source(name, root)}
     raise ValueError(f"unknown dataset {name!r}; choose one of {TEXT_DATASETS + VISION_DATASETS}")
 
 
-def check(needs: dict, data_root: str, *, download: bool = False) -> dict:
+def check(needs: dict, data_root: str, *, download: bool = False, what: str = "figure") -> dict:
     """Every dataset and the model a figure needs: {"datasets": [...], "model": ..., "fixture"}.
 
-    "fixture" is true when any of them is a test fixture, so the figure says so.
+    "fixture" is true when any of them is a test fixture, so the figure says so. Where any
+    is missing, raises MissingRealDataError listing every missing one (not just the first).
     """
-    datasets = [dataset_source(d, data_root, download=download) for d in needs["datasets"]]
-    model = model_source(needs["model"]) if needs.get("model") else None
+    missing: list[MissingDataError] = []
+
+    def look(find, *args, **kwargs):
+        try:
+            return find(*args, **kwargs)
+        except MissingDataError as err:
+            missing.append(err)
+            return None
+
+    datasets = [look(dataset_source, d, data_root, download=download) for d in needs["datasets"]]
+    model = look(model_source, needs["model"]) if needs.get("model") else None
+    if missing:
+        raise MissingRealDataError(missing, what)
     parts = [*datasets, *([model] if model else [])]
     return {"datasets": datasets, "model": model, "fixture": any(p["fixture"] for p in parts)}

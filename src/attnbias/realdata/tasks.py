@@ -7,7 +7,8 @@ from dataclasses import replace
 import numpy as np
 import torch
 
-from attnbias.realdata import text, vision, vit
+from attnbias.realdata import bert, civilcomments, mnli, vision, vit
+from attnbias.realdata.text import TextSplit
 from attnbias.realdata.trainer import Task
 
 NUM_LABELS = {"mnli": 3, "civilcomments": 2, "mnist": 10, "cifar10": 10}
@@ -21,7 +22,7 @@ def subset_indices(n: int, size: int | None) -> np.ndarray | None:
     return np.sort(np.random.default_rng(SUBSET_SEED).choice(n, size=size, replace=False))
 
 
-def _text_subset(split: text.TextSplit, size: int | None) -> text.TextSplit:
+def _text_subset(split: TextSplit, size: int | None) -> TextSplit:
     idx = subset_indices(len(split), size)
     if idx is None:
         return split
@@ -52,23 +53,23 @@ def layer_norm_metrics(model) -> dict[str, float]:
 
 def text_task(settings: dict, *, seed: int, data_root: str) -> Task:
     dataset, train = settings["dataset"], settings["train"]
-    tokenizer, model = text.load_text_model(settings["model_path"], NUM_LABELS[dataset], seed=seed)
+    tokenizer, model = bert.load_text_model(settings["model_path"], NUM_LABELS[dataset], seed=seed)
     evaluate_extra = None
     if dataset == "mnli":
-        splits = {name: text.load_mnli(data_root, name) for name in ("train", "test")}
+        splits = {name: mnli.load_mnli(data_root, name) for name in ("train", "test")}
     else:
-        civil = text.load_civilcomments(data_root)
+        civil = civilcomments.load_civilcomments(data_root)
         splits = {name: civil.split(name) for name in ("train", "test")}
     splits["train"] = _text_subset(splits["train"], train["train_samples"])
     splits["test"] = _text_subset(splits["test"], train["test_samples"])
     if dataset == "civilcomments":
-        wilds_eval = civil.evaluator(splits["test"])
+        group_eval = civil.evaluator(splits["test"])
 
         def evaluate_extra(predicted, labels):
-            return {"worst_group_accuracy": wilds_eval(predicted, labels)["acc_wg"]}
+            return {"worst_group_accuracy": group_eval(predicted, labels)["acc_wg"]}
 
     encoded = {
-        name: text.tokenize_split(tokenizer, split, settings["max_length"])
+        name: bert.tokenize_split(tokenizer, split, settings["max_length"])
         for name, split in splits.items()
     }
     return Task(

@@ -15,6 +15,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +24,6 @@ import torch.nn.functional as F
 from tqdm.auto import tqdm
 
 from attnbias import io
-from attnbias.optim import SPS
 
 log = logging.getLogger(__name__)
 
@@ -96,6 +96,22 @@ def _autocast(device: torch.device, enabled: bool):
     if enabled and device.type == "cuda":
         return torch.autocast("cuda", dtype=torch.bfloat16)
     return contextlib.nullcontext()
+
+
+def _loss_and_gradient(
+    task: Task, optimizer, batch: Batch, schedule: Schedule, values: list, step: int
+) -> torch.Tensor:
+    """Step `step`'s closure: zero the gradients, the mini-batch loss, its gradient. The loss's
+    value goes to `values` (the step's one wait for the device: checked, logged, shown)."""
+    optimizer.zero_grad(set_to_none=True)
+    with _autocast(batch["labels"].device, schedule.autocast):
+        logits = task.logits(task.model, _inputs(batch))
+    loss = F.cross_entropy(logits.float(), batch["labels"])
+    values.append(float(loss.detach()))
+    if not np.isfinite(values[-1]):
+        raise FloatingPointError(f"the training loss is not finite at step {step}")
+    loss.backward()
+    return loss.detach()
 
 
 @torch.no_grad()
@@ -179,7 +195,6 @@ def fit(
         _set_rng_state(resumed["rng"])
         state = resumed["state"]
         log.info("resumed from %s at step %d of %d", checkpoint, state["step"], total)
-    needs_loss = isinstance(optimizer, SPS)
 
     def log_point(step: int) -> None:
         loss = state["window_sum"] / state["window_count"] if state["window_count"] else np.nan
@@ -202,18 +217,10 @@ def fit(
         order = epoch_order(schedule.seed, epoch, _size(task.train))
         index = order[position * schedule.batch_size : (position + 1) * schedule.batch_size]
         batch = _to({k: v[index] for k, v in task.train.items()}, device)
-        optimizer.zero_grad(set_to_none=True)
-        with _autocast(device, schedule.autocast):
-            logits = task.logits(model, _inputs(batch))
-        loss = F.cross_entropy(logits.float(), batch["labels"])
-        value = float(loss)  # the step's one wait for the device: checked, logged, shown
-        if not np.isfinite(value):
-            raise FloatingPointError(f"the training loss is not finite at step {step}")
-        loss.backward()
-        if needs_loss:
-            optimizer.step(loss=loss.detach())
-        else:
-            optimizer.step()
+        values: list[float] = []
+        # torch's closure convention, which every optimizer takes; SPS reads the loss from it
+        optimizer.step(partial(_loss_and_gradient, task, optimizer, batch, schedule, values, step))
+        value = values[-1]
         state["window_sum"] += value
         state["window_count"] += 1
         state["step"] = step + 1

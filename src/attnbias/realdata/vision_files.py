@@ -12,44 +12,43 @@ two formats are read directly, from torchvision's layout under the config's
       Python pickles of dicts with b"data", uint8 (N, 3072): each row the 1024 red, then
       green, then blue values of a 32x32 image, row-major; and b"labels", N ints.
 
-`read_mnist` and `read_cifar10` give the raw uint8 arrays; `vision_source(name, root)`
-checks the files are there (without reading them) and says whether the folder is a test
-fixture. No torch here: the data stage (fig9 on MNIST) uses these readers in its own env.
+`read_mnist` (from `attnbias.idx`, which the data stage's fig9 on MNIST uses too) and
+`read_cifar10` give the raw uint8 arrays; `vision_source(name, root)` checks the files are
+there (without reading them) and says whether the folder is a test fixture. No torch here.
 """
 
 from __future__ import annotations
 
-import gzip
 import importlib
 import pickle
 from pathlib import Path
 
 import numpy as np
 
+from attnbias.idx import (  # noqa: F401  (MNIST: re-exported beside CIFAR-10's reader)
+    CONFIG_KEY,
+    IDX_IMAGES_MAGIC,
+    IDX_LABELS_MAGIC,
+    MNIST_DIR,
+    MNIST_FILES,
+    MNIST_HOW,
+    N_CLASSES,
+    check_labels,
+    mnist_paths,
+    read_idx,
+    read_mnist,
+)
 from attnbias.realdata.errors import MissingDataError, is_fixture
 
 DATASETS = ("mnist", "cifar10")
-CONFIG_KEY = "real_data.data_root"
-N_CLASSES = 10
 
-MNIST_FILES = {
-    "train": ("train-images-idx3-ubyte", "train-labels-idx1-ubyte"),
-    "test": ("t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"),
-}
 CIFAR_FILES = {
     "train": tuple(f"data_batch_{i}" for i in range(1, 6)),
     "test": ("test_batch",),
 }
-IDX_IMAGES_MAGIC, IDX_LABELS_MAGIC = 2051, 2049
 
 HOW_TO_GET = {
-    "mnist": (
-        "Download the four files train-images-idx3-ubyte.gz, train-labels-idx1-ubyte.gz, "
-        "t10k-images-idx3-ubyte.gz and t10k-labels-idx1-ubyte.gz from "
-        "http://yann.lecun.com/exdb/mnist/ (mirror: https://ossci-datasets.s3.amazonaws.com/"
-        "mnist/) into <data_root>/MNIST/raw/ (gzipped or unpacked; torchvision's layout, "
-        "so a torchvision download works as is)."
-    ),
+    "mnist": MNIST_HOW,
     "cifar10": (
         "Download https://www.cs.toronto.edu/~kriz/cifar-10-python.tar.gz and unpack it in "
         "<data_root> (`tar xzf cifar-10-python.tar.gz -C <data_root>`), which gives "
@@ -61,7 +60,7 @@ HOW_TO_GET = {
 def dataset_folder(name: str, root: str | Path) -> Path:
     """The folder holding `name`'s files (and the fixture marker) under `root`."""
     _check_name(name)
-    return Path(root) / ("MNIST" if name == "mnist" else "cifar-10-batches-py")
+    return Path(root) / (MNIST_DIR if name == "mnist" else "cifar-10-batches-py")
 
 
 def _check_name(name: str) -> None:
@@ -73,25 +72,6 @@ def _missing(name: str, root: str | Path, missing: list[str]) -> MissingDataErro
     folder = dataset_folder(name, root)
     how = f"Missing: {', '.join(missing)}. {HOW_TO_GET[name]}"
     return MissingDataError(name, folder, CONFIG_KEY, how)
-
-
-def _mnist_paths(root: str | Path) -> dict[str, tuple[Path, Path]]:
-    raw = dataset_folder("mnist", root) / "raw"
-    paths, missing = {}, []
-    for split, names in MNIST_FILES.items():
-        found = []
-        for stem in names:
-            plain, packed = raw / stem, raw / f"{stem}.gz"
-            if plain.is_file():
-                found.append(plain)
-            elif packed.is_file():
-                found.append(packed)
-            else:
-                missing.append(f"{stem}[.gz]")
-        paths[split] = tuple(found)
-    if missing:
-        raise _missing("mnist", root, missing)
-    return paths
 
 
 def _cifar_paths(root: str | Path) -> dict[str, tuple[Path, ...]]:
@@ -107,69 +87,12 @@ def vision_source(name: str, root: str | Path) -> dict:
     """{"path": the dataset folder, "fixture": written by the tests?}; raises MissingDataError
     when a file is missing. Reads no data."""
     _check_name(name)
-    (_mnist_paths if name == "mnist" else _cifar_paths)(root)  # raises MissingDataError
+    (mnist_paths if name == "mnist" else _cifar_paths)(root)  # raises MissingDataError
     folder = dataset_folder(name, root)
     return {"path": str(folder), "fixture": is_fixture(folder)}
 
 
 # ---------------------------------------------------------------- MNIST (IDX)
-
-
-def _read_bytes(path: Path) -> bytes:
-    try:
-        if path.suffix == ".gz":
-            with gzip.open(path, "rb") as f:
-                return f.read()
-        return path.read_bytes()
-    except (OSError, EOFError) as err:  # gzip.BadGzipFile is an OSError
-        raise ValueError(f"{path}: cannot be read: {err}") from err
-
-
-def read_idx(path: str | Path, magic: int) -> np.ndarray:
-    """An IDX file as a uint8 array: (n, rows, cols) for images (magic 2051), (n,) for
-    labels (2049). The header and the size are checked; errors name the file."""
-    path = Path(path)
-    data = _read_bytes(path)
-    ndim = {IDX_IMAGES_MAGIC: 3, IDX_LABELS_MAGIC: 1}[magic]
-    header = 4 * (1 + ndim)
-    if len(data) < header:
-        raise ValueError(f"{path}: {len(data)} bytes, shorter than the IDX header ({header})")
-    found, *dims = np.frombuffer(data, dtype=">i4", count=1 + ndim).tolist()
-    if found != magic:
-        raise ValueError(
-            f"{path}: IDX magic number {found} (0x{found & 0xFFFFFFFF:08x}), expected {magic} "
-            f"(0x{magic:08x}, uint8 with {ndim} dimension(s)): not this kind of MNIST file"
-        )
-    expected = header + int(np.prod(dims))
-    if len(data) != expected:
-        raise ValueError(
-            f"{path}: {len(data)} bytes, but the header ({' x '.join(map(str, dims))}) "
-            f"implies {expected}: the file is truncated or corrupt"
-        )
-    # a copy: arrays over the bytes read are read-only, which torch.from_numpy warns about
-    return np.frombuffer(data, dtype=np.uint8, offset=header).reshape(dims).copy()
-
-
-def read_mnist(root: str | Path) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """{"train"|"test": (images uint8 (N, 28, 28), labels uint8 (N,))}, as stored."""
-    out = {}
-    for split, (images_path, labels_path) in _mnist_paths(root).items():
-        images = read_idx(images_path, IDX_IMAGES_MAGIC)
-        labels = read_idx(labels_path, IDX_LABELS_MAGIC)
-        if len(images) != len(labels):
-            raise ValueError(
-                f"{images_path} holds {len(images)} images but {labels_path} {len(labels)} labels"
-            )
-        _check_labels(labels, labels_path)
-        out[split] = (images, labels)
-    return out
-
-
-def _check_labels(labels: np.ndarray, path: Path) -> None:
-    if labels.size and (labels.min() < 0 or labels.max() >= N_CLASSES):
-        raise ValueError(
-            f"{path}: labels range over {labels.min()}..{labels.max()}, expected 0..{N_CLASSES - 1}"
-        )
 
 
 # ---------------------------------------------------------------- CIFAR-10 (pickles)
@@ -215,7 +138,7 @@ def read_cifar_batch(path: str | Path) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(f"{path}: data is {data.dtype} {data.shape}, expected uint8 (N, 3072)")
     if labels.shape != (len(data),):
         raise ValueError(f"{path}: {len(data)} images but labels of shape {labels.shape}")
-    _check_labels(labels, path)
+    check_labels(labels, path)
     # each row: 1024 red values, 1024 green, 1024 blue, each 32x32 row-major
     return data.reshape(-1, 3, 32, 32), labels
 

@@ -1,0 +1,118 @@
+"""BERT for the text figures: tokenizer and classifier from a local folder or the hub (never
+downloaded where HF_HUB_OFFLINE is set), and a split as the tensors a training loop batches.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from attnbias.realdata.errors import MissingDataError
+from attnbias.realdata.text import TextSplit
+
+MODEL_KEY = "real_data.models.bert"
+
+
+def hub_offline() -> bool:
+    """True when HF_HUB_OFFLINE or TRANSFORMERS_OFFLINE asks for no network."""
+    flags = (os.environ.get(k, "") for k in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
+    return any(v.strip().lower() in ("1", "true", "yes", "on") for v in flags)
+
+
+def _model_missing(name: str, why: str, *, local: bool) -> MissingDataError:
+    """The error for a model that is not there; `local`: `name` is a folder, not a hub name."""
+    hub = "bert-base-uncased" if local else name
+    target = name if local else f"models/{hub.split('/')[-1]}"
+    how = (
+        f"{why} Fetch the weights once on a machine with a network: `hf download {hub} "
+        f"--local-dir {target}` (older huggingface_hub: `huggingface-cli download {hub} "
+        f"--local-dir {target}`), or in Python `AutoTokenizer.from_pretrained('{hub}')"
+        f".save_pretrained('{target}')` and `AutoModel.from_pretrained('{hub}')"
+        f".save_pretrained('{target}')`; then set `{MODEL_KEY}: {target}`. Offline, a hub "
+        "name is found only in the Hugging Face cache (~/.cache/huggingface)."
+    )
+    return MissingDataError(f"BERT model {name!r}", name, MODEL_KEY, how)
+
+
+def _looks_like_path(name: str) -> bool:
+    return os.path.isabs(name) or name.startswith(("./", "../", "~", ".\\", "..\\"))
+
+
+def load_text_model(name_or_path: str, num_labels: int, *, seed: int | None = None):
+    """(tokenizer, AutoModelForSequenceClassification) from a local `save_pretrained` folder,
+    or a hub name: from the local cache first, then (unless HF_HUB_OFFLINE) the hub.
+
+    The classification head is new (random); `seed` makes it reproducible without touching
+    the global random state. Raises MissingDataError naming the model, the config key
+    `real_data.models.bert` and how to get the weights.
+    """
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    def load(source: str, local_only: bool):
+        tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=local_only)
+        with torch.random.fork_rng(devices=[]):
+            if seed is not None:
+                torch.manual_seed(seed)
+            model = AutoModelForSequenceClassification.from_pretrained(
+                source, num_labels=num_labels, local_files_only=local_only
+            )
+        return tokenizer, model
+
+    path = Path(name_or_path).expanduser()
+    if path.is_dir():
+        if not (path / "config.json").is_file():
+            raise _model_missing(str(path), f"The folder {path} holds no config.json.", local=True)
+        return load(str(path), local_only=True)
+    if path.exists() or _looks_like_path(name_or_path):
+        raise _model_missing(name_or_path, f"No model folder at {path}.", local=True)
+    try:  # a hub name: the local cache first, so an offline machine never waits on retries
+        return load(name_or_path, local_only=True)
+    except OSError as err:
+        if hub_offline():
+            raise _model_missing(
+                name_or_path,
+                f"Not in the Hugging Face cache and HF_HUB_OFFLINE is set ({err}).",
+                local=False,
+            ) from None
+    try:
+        return load(name_or_path, local_only=False)
+    except OSError as err:
+        raise _model_missing(
+            name_or_path, f"The hub could not be reached ({err}).", local=False
+        ) from None
+
+
+def tokenize_split(
+    tokenizer, split: TextSplit, max_length: int, *, chunk: int = 8192
+) -> dict[str, torch.Tensor]:
+    """The split as equally long int64 tensors: input_ids, attention_mask, token_type_ids (each
+    (n, max_length): truncated to max_length, pairs "longest first", and padded to it) and
+    labels (n,). Tokenized in chunks, so peak memory stays near the tensors' own size."""
+    n = len(split)
+    ids = np.full((n, max_length), tokenizer.pad_token_id, dtype=np.int64)
+    types = np.zeros((n, max_length), dtype=np.int64)
+    mask = np.zeros((n, max_length), dtype=np.int64)
+    for start in range(0, n, chunk):
+        stop = min(start + chunk, n)
+        # unpadded lists, padded here: twice as fast as the tokenizer's own padding to numpy
+        enc = tokenizer(
+            split.texts[start:stop],
+            split.pairs[start:stop] if split.pairs is not None else None,
+            truncation=True,
+            max_length=max_length,
+            return_token_type_ids=True,
+            return_attention_mask=False,
+        )
+        for row, (tok_ids, tok_types) in enumerate(
+            zip(enc["input_ids"], enc["token_type_ids"], strict=True), start=start
+        ):
+            ids[row, : len(tok_ids)] = tok_ids
+            types[row, : len(tok_ids)] = tok_types
+            mask[row, : len(tok_ids)] = 1
+    out = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+    out = {k: torch.from_numpy(v) for k, v in out.items()}
+    out["labels"] = torch.from_numpy(np.asarray(split.labels, dtype=np.int64).copy())
+    return out
