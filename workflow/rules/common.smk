@@ -5,7 +5,6 @@ import re
 import shlex
 import sys
 
-import torch
 import yaml
 
 from snakemake.settings.types import DeploymentMethod
@@ -16,7 +15,7 @@ from attnbias import io as files
 from attnbias import job
 from attnbias.codedeps import module_files
 from attnbias.data import source_note
-from attnbias.optimizers import OptimizerSpec
+from attnbias.spec import OptimizerSpec
 
 # NaN and inf, whole floats where integers belong, reserved names, ignored optimizer
 # settings, sizes and texts: refused here, naming the key, before any job runs. Then the
@@ -48,12 +47,13 @@ REAL_EXPERIMENTS = REAL["experiments"]
 SIMILARITY_FIGURE = "fig10"  # the token-similarity figure of the real-data part
 SCRIPTS = Path(workflow.basedir) / "workflow" / "scripts"
 
-# For `--sdm conda`: every env in envs/ installs this project with
-# `pip install --editable ${ATTNBIAS_ROOT}` (conda runs pip beside Snakemake's copy of the
-# env file, so a relative path cannot name the project), and takes every dependency from
-# conda-forge, none from PyPI (PIP_NO_DEPS). Set here, so that every Snakemake process that
-# may create an env (also on a cluster node) has them. See envs/README.md.
-os.environ.update(ATTNBIAS_ROOT=workflow.basedir, PIP_NO_DEPS="1")
+# Only for `--sdm conda`, where Snakemake creates the envs: every env in envs/ installs this
+# project with `pip install --editable ${ATTNBIAS_ROOT}` (conda runs pip beside Snakemake's
+# copy of the env file, so a relative path cannot name the project), and takes every
+# dependency from conda-forge, none from PyPI (PIP_NO_DEPS). Without conda, no job's
+# environment is touched. See envs/README.md.
+if DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method:
+    os.environ.update(ATTNBIAS_ROOT=workflow.basedir, PIP_NO_DEPS="1")
 
 
 def spec_settings(opt):
@@ -482,16 +482,14 @@ def study_jobs(wildcards):
 
 
 def _check_real_experiments():
-    """Names, model keys and optimizer settings of the real-data part, before any job."""
-    from attnbias.optim import make_optimizer
-
+    """Names and model keys of the real-data part, before any job (the schema checks each
+    optimizer's settings against its name)."""
     clash = set(REAL_EXPERIMENTS) & (set(EXPERIMENTS) | {SIMILARITY_FIGURE})
     if clash:
         raise WorkflowError(
             f"config key real_data.experiments: {sorted(clash)} also named elsewhere "
             f"(experiments, or {SIMILARITY_FIGURE}, the token-similarity figure)"
         )
-    probe = [torch.nn.Parameter(torch.zeros(1))]
     for name, e in REAL_EXPERIMENTS.items():
         if e["model"] != "vit_small" and e["model"] not in REAL["models"]:
             raise WorkflowError(
@@ -505,13 +503,6 @@ def _check_real_experiments():
                 f"with model {e['model']} (text data: a BERT key of real_data.models; "
                 "images: vit_small)"
             )
-        for opt_name, opt in e["optimizers"].items():
-            try:
-                make_optimizer(opt["name"], probe, **settings_of(opt))
-            except (TypeError, ValueError) as err:
-                raise WorkflowError(
-                    f"config key real_data.experiments.{name}.optimizers.{opt_name}: {err}"
-                ) from None
     if REAL["similarity"]["model"] not in REAL["models"]:
         raise WorkflowError(
             f"config key real_data.similarity.model: {REAL['similarity']['model']!r} is not a "
