@@ -30,7 +30,7 @@ from project import copy_project, snakemake
 from attnbias import attention, claims, configcheck, data, io, svm, train
 from attnbias.optimizers import OptimizerSpec
 
-TARGET = "results/fig2/metrics.parquet"
+TARGET = "results-tiny/fig2/metrics.parquet"
 
 
 def tiny() -> dict:
@@ -41,7 +41,7 @@ def snapshot(workdir: Path) -> dict:
     """Every file under results/ with its bytes' hash and mtime: what "unchanged" means."""
     return {
         str(p.relative_to(workdir)): (p.stat().st_mtime_ns, p.read_bytes())
-        for p in sorted((workdir / "results").rglob("*"))
+        for p in sorted((workdir / "results-tiny").rglob("*"))
         if p.is_file()
     }
 
@@ -130,7 +130,7 @@ REFUSED = [
     ("lr-u-without-u", _set("experiments", "fig2", "optimizers", "ngd", "lr_u", 0.5),
      "experiments.fig2.optimizers.ngd.lr_u", "u is not trained"),
     ("name-global-convergence", _rename("fig8", "global_convergence"),
-     "experiments.global_convergence", "results/global_convergence.pdf"),
+     "experiments.global_convergence", "results-tiny/global_convergence.pdf"),
     ("name-fig10", _rename("fig8", "fig10"), "experiments.fig10", "token-similarity"),
     ("title-bad-math", _set("experiments", "fig2", "title", "loss $x^$ falls"),
      "experiments.fig2.title", "matplotlib cannot parse the math"),
@@ -197,14 +197,14 @@ def test_overflowing_parameters_stop_the_run_naming_it(built_copy):
     optimizer, seed and iteration, in the console and in the job's log."""
     config = tiny()
     config["experiments"]["fig2"]["optimizers"]["ngd"]["lr"] = 1e160
-    target = "results/train/fig2/ngd/seed0.parquet"
+    target = "results-tiny/train/fig2/ngd/seed0.parquet"
     before = snapshot(built_copy)
     result = run_with(built_copy, config, target, "-c1", "--forcerun", target, *BY_MTIME)
     out = result.stdout + result.stderr
     assert result.returncode != 0
     message = "experiment fig2, optimizer ngd, seed 0: training diverged: metric W_norm"
     assert message in out and "not finite at iteration 1" in out, out
-    log = (built_copy / "results/logs/train/fig2/ngd/seed0.log").read_text()
+    log = (built_copy / "results-tiny/logs/train/fig2/ngd/seed0.log").read_text()
     assert "Traceback" in log and message in log
     assert not (built_copy / target).exists()  # Snakemake removed the failed job's output
     after = snapshot(built_copy)
@@ -215,7 +215,7 @@ def test_overflowing_parameters_stop_the_run_naming_it(built_copy):
 def test_polyak_step_that_never_fires_is_an_error(built_copy):
     config = tiny()
     config["experiments"]["fig2"]["optimizers"]["ps"]["f_star"] = 5
-    target = "results/train/fig2/ps/seed0.parquet"
+    target = "results-tiny/train/fig2/ps/seed0.parquet"
     result = run_with(built_copy, config, target, "-c1", "--forcerun", target, *BY_MTIME)
     out = result.stdout + result.stderr
     assert result.returncode != 0
@@ -287,40 +287,40 @@ def test_claims_without_gap_rows_name_experiment_optimizer_and_metric():
 
 @pytest.mark.slow
 def test_svm_file_of_another_seed_is_refused_by_path(built_copy):
-    svm_dir = built_copy / "results/svm/fig2"
+    svm_dir = built_copy / "results-tiny/svm/fig2"
     shutil.copy(svm_dir / "seed1.npz", svm_dir / "seed0.npz")  # newer: its runs rerun
     before = snapshot(built_copy)
     result = snakemake(built_copy, TARGET, "-c1", *BY_MTIME, check=False)
     out = result.stdout + result.stderr
     assert result.returncode != 0
-    assert "results/svm/fig2/seed0.npz holds kind svm, experiment fig2, seed 1" in out, out
+    assert "results-tiny/svm/fig2/seed0.npz holds kind svm, experiment fig2, seed 1" in out, out
     assert "snakemake --forcerun results/svm/fig2/seed0.npz" in out
     # the failed job's log holds the error (-c1: the first of seed 0's runs fails, and stops
     # the build)
-    logs = [p.read_text() for p in (built_copy / "results/logs/train/fig2").glob("*/seed0.log")]
-    assert any("FileContractError" in log and "results/svm/fig2/seed0.npz" in log for log in logs)
+    logs = (built_copy / "results-tiny/logs/train/fig2").glob("*/seed0.log")
+    svm = "results-tiny/svm/fig2/seed0.npz"
+    assert any("FileContractError" in log and svm in log for log in map(Path.read_text, logs))
     assert snapshot(built_copy)[TARGET] == before[TARGET]
 
 
 @pytest.mark.slow
 def test_run_file_of_another_optimizer_is_refused_by_the_aggregate(built_copy):
-    runs = built_copy / "results/train/fig2"
+    runs = built_copy / "results-tiny/train/fig2"
     shutil.copy(runs / "ngd/seed0.parquet", runs / "gd/seed0.parquet")
     before = snapshot(built_copy)
     result = snakemake(built_copy, TARGET, "-c1", *BY_MTIME, check=False)
     out = result.stdout + result.stderr
     assert result.returncode != 0
-    assert (
-        "results/train/fig2/gd/seed0.parquet holds kind run, experiment fig2, optimizer ngd" in out
-    )
-    assert "FileContractError" in (built_copy / "results/logs/aggregate/fig2.log").read_text()
+    run = "results-tiny/train/fig2/gd/seed0.parquet"
+    assert f"{run} holds kind run, experiment fig2, optimizer ngd" in out
+    assert "FileContractError" in (built_copy / "results-tiny/logs/aggregate/fig2.log").read_text()
     assert not (built_copy / TARGET).exists() or snapshot(built_copy)[TARGET] == before[TARGET]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("damage", ["garbage", "truncated"])
 def test_unreadable_file_is_reported_by_path_without_unpickling(built_copy, damage):
-    path = built_copy / "results/data/fig2/seed0.npz"
+    path = built_copy / "results-tiny/data/fig2/seed0.npz"
     content = path.read_bytes()
     path.write_bytes(
         b"\x80\x04garbage" * 10 if damage == "garbage" else content[: len(content) // 2]
@@ -328,7 +328,7 @@ def test_unreadable_file_is_reported_by_path_without_unpickling(built_copy, dama
     result = snakemake(built_copy, TARGET, "-c1", *BY_MTIME, check=False)
     out = result.stdout + result.stderr
     assert result.returncode != 0
-    assert "results/data/fig2/seed0.npz cannot be read as a .npz file" in out, out
+    assert "results-tiny/data/fig2/seed0.npz cannot be read as a .npz file" in out, out
     assert "snakemake --forcerun results/data/fig2/seed0.npz" in out
     assert "allow_pickle" not in out and "BadZipFile" not in out
 
@@ -337,11 +337,11 @@ def test_unreadable_file_is_reported_by_path_without_unpickling(built_copy, dama
 def test_deleted_intermediate_is_rebuilt_with_forcerun_as_the_readme_says(built_copy):
     """Snakemake keeps downstream files whose input went missing: after deleting an svm
     file nothing is planned; --forcerun on it rebuilds it and what was built from it."""
-    (built_copy / "results/svm/fig2/seed0.npz").unlink()
+    (built_copy / "results-tiny/svm/fig2/seed0.npz").unlink()
     plain = snakemake(built_copy, TARGET, "-n", *BY_MTIME)
     assert "Nothing to be done" in plain.stdout + plain.stderr
     forced = snakemake(
-        built_copy, TARGET, "-n", "--forcerun", "results/svm/fig2/seed0.npz", *BY_MTIME
+        built_copy, TARGET, "-n", "--forcerun", "results-tiny/svm/fig2/seed0.npz", *BY_MTIME
     ).stdout
     assert re.search(r"^svm\s+1$", forced, re.M) and re.search(r"^train\s+4$", forced, re.M)
     assert re.search(r"^aggregate\s+1$", forced, re.M)
@@ -410,7 +410,7 @@ def test_fig9_mnist_with_a_wrong_root_names_its_key(built_copy, tmp_path):
     config = tiny()
     params = config["experiments"]["fig9"]["data"]["params"]
     params.update(source="mnist", root=str(tmp_path / "no-such-folder"))
-    result = run_with(built_copy, config, "results/data/fig9/seed0.npz", "-c1", *BY_MTIME)
+    result = run_with(built_copy, config, "results-tiny/data/fig9/seed0.npz", "-c1", *BY_MTIME)
     out = result.stdout + result.stderr
     assert result.returncode != 0
     assert "experiments.fig9.data.params.root" in out, out

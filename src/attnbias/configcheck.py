@@ -11,6 +11,10 @@ Every refusal is a ConfigError whose message starts with the dotted key path
   check_sizes       problem sizes whose SVM or training would not fit (n (T-1) constraints)
   check_signals     Example 1's query scoring at or above the optimal token
   check_texts       titles and labels that matplotlib or the report would misread
+  check_specs       optimizer settings that attnbias.spec.OptimizerSpec refuses (after the
+                    schema's defaults are filled in, like the two checks below)
+  check_real        real-data names that clash, model keys that name no model
+  check_sweep       the fig3 sweep's optimizers against its lr grid
 """
 
 from __future__ import annotations
@@ -287,6 +291,86 @@ def _check_math(path, text: str) -> None:
                 f"matplotlib cannot parse the math in {line!r} ({lines[-1] if lines else err}); "
                 "escape each $ as \\$ for a dollar sign",
             ) from None
+
+
+def check_specs(config: dict) -> None:
+    """Build every OptimizerSpec now, so a bad combination fails before any job runs."""
+    from attnbias.spec import OptimizerSpec
+
+    for path, opt, train_u in _optimizers(config):
+        try:
+            OptimizerSpec(**_spec_settings(opt))
+        except ValueError as err:
+            raise ConfigError(path, str(err)) from None
+        if opt.get("f_star", "opt") == "opt" and opt["rule"] == "polyak" and train_u:
+            raise ConfigError(
+                path,
+                "f_star 'opt' needs a fixed decoder, but the experiment's train.train_u is "
+                "true; set f_star: 0",
+            )
+
+
+def _spec_settings(opt: dict) -> dict:
+    return {k: v for k, v in opt.items() if k != "label"}
+
+
+def check_real(config: dict) -> None:
+    """Real-data names apart from the others, model keys that name a model."""
+    from attnbias.workflow_config import SIMILARITY_FIGURE
+
+    real = config["real_data"]
+    models = sorted(real["models"])
+    clash = set(real["experiments"]) & (set(config["experiments"]) | {SIMILARITY_FIGURE})
+    if clash:
+        raise ConfigError(
+            ("real_data", "experiments"),
+            f"{sorted(clash)} also named elsewhere (experiments, or {SIMILARITY_FIGURE}, the "
+            "token-similarity figure)",
+        )
+    for name, e in real["experiments"].items():
+        if e["model"] != "vit_small" and e["model"] not in real["models"]:
+            raise ConfigError(
+                ("real_data", "experiments", name, "model"),
+                f"{e['model']!r} is neither vit_small nor a key of real_data.models ({models})",
+            )
+        text = e["dataset"] in ("mnli", "civilcomments")
+        if text == (e["model"] == "vit_small"):
+            raise ConfigError(
+                ("real_data", "experiments", name),
+                f"dataset {e['dataset']} does not go with model {e['model']} (text data: a "
+                "BERT key of real_data.models; images: vit_small)",
+            )
+    if real["similarity"]["model"] not in real["models"]:
+        raise ConfigError(
+            ("real_data", "similarity", "model"),
+            f"{real['similarity']['model']!r} is not a key of real_data.models ({models})",
+        )
+
+
+def check_sweep(config: dict) -> None:
+    """The sweep's NGDs take their lr from fig3_sweep.lr; every optimizer builds a spec."""
+    from attnbias.spec import OptimizerSpec
+
+    sweep = config.get("fig3_sweep", {})
+    for name, opt in sweep.get("optimizers", {}).items():
+        path = ("fig3_sweep", "optimizers", name)
+        settings = _spec_settings(opt)
+        if settings["rule"] == "ngd" and "lr" in settings:
+            raise ConfigError(
+                path, "an ngd optimizer of the sweep takes its lr from fig3_sweep.lr; remove its lr"
+            )
+        try:
+            for lr in sweep["lr"] if settings["rule"] == "ngd" else [None]:
+                OptimizerSpec(**settings, **({} if lr is None else {"lr": lr}))
+        except ValueError as err:
+            raise ConfigError(path, str(err)) from None
+
+
+def check_workflow(config: dict) -> None:
+    """The checks that read the schema's defaults: run after Snakemake's validation."""
+    check_specs(config)
+    check_real(config)
+    check_sweep(config)
 
 
 def check(config: dict, schema: dict) -> None:
