@@ -98,11 +98,21 @@ def _rename(old, new):
     return change
 
 
+def _rename_key(path, old, new):
+    def change(c):
+        section = c
+        for key in path:
+            section = section[key]
+        section[new] = section.pop(old)
+
+    return change
+
+
 REFUSED = [
     ("gd-lr-nan", _set("experiments", "fig2", "optimizers", "gd", "lr", NAN),
      "experiments.fig2.optimizers.gd.lr", "not a finite number"),
-    ("ngd-cap-nan", _set("experiments", "fig2", "optimizers", "ngd", "cap", NAN),
-     "experiments.fig2.optimizers.ngd.cap", "not a finite number"),
+    ("ngd-max-step-nan", _set("experiments", "fig2", "optimizers", "ngd", "max_step", NAN),
+     "experiments.fig2.optimizers.ngd.max_step", "not a finite number"),
     ("ps-f-star-nan", _set("experiments", "fig2", "optimizers", "ps", "f_star", NAN),
      "experiments.fig2.optimizers.ps.f_star", "not a finite number"),
     ("ps-f-star-inf", _set("experiments", "fig2", "optimizers", "ps", "f_star", INF),
@@ -123,8 +133,8 @@ REFUSED = [
      "experiments.fig2.data.params.d", "maximum of 4096"),
     ("svm-too-large", _set("experiments", "fig2", "data", "params", "n", 50000),
      "experiments.fig2.data.params.n", "exceed the limit of 10000"),
-    ("gd-cap-ignored", _set("experiments", "fig2", "optimizers", "gd", "cap", 1e-6),
-     "experiments.fig2.optimizers.gd.cap", "rule gd ignores cap"),
+    ("gd-max-step-ignored", _set("experiments", "fig2", "optimizers", "gd", "max_step", 1e-6),
+     "experiments.fig2.optimizers.gd.max_step", "rule gd ignores max_step"),
     ("polyak-lr-ignored", _set("experiments", "fig2", "optimizers", "ps", "lr", 0.5),
      "experiments.fig2.optimizers.ps.lr", "rule polyak ignores lr"),
     ("lr-u-without-u", _set("experiments", "fig2", "optimizers", "ngd", "lr_u", 0.5),
@@ -140,6 +150,16 @@ REFUSED = [
      "experiments.fig2.optimizers.gd.label", "hidden from the legend"),
     ("query-above-opt", _set("experiments", "fig2", "data", "params", "query_signal", 2.0),
      "experiments.fig2.data.params.query_signal", "must be below opt_signal"),
+    ("renamed-figure", _rename_key(("experiments", "fig2"), "layout", "figure"),
+     "experiments.fig2.figure", "renamed to layout; write `layout: fixed_decoder`"),
+    ("renamed-cap", _set("experiments", "fig2", "optimizers", "ngd", "cap", 1e10),
+     "experiments.fig2.optimizers.ngd.cap", "renamed to max_step"),
+    ("renamed-real-name",
+     _rename_key(("real_data", "experiments", "fig1", "optimizers", "sgd"), "rule", "name"),
+     "real_data.experiments.fig1.optimizers.sgd.name", "renamed to rule; write `rule: sgd`"),
+    ("real-setting-of-another-rule",
+     _set("real_data", "experiments", "fig1", "optimizers", "sngd", "cap", 1.0),
+     "real_data.experiments.fig1.optimizers.sngd", "'cap' was unexpected"),
     ("mnist-without-root", _set("experiments", "fig9", "data", "params", "source", "mnist"),
      "experiments.fig9.data.params", "'root' is a required property"),
 ]  # fmt: skip
@@ -475,7 +495,7 @@ def test_hostile_title_and_label_stay_text_in_the_report(tmp_path, request):
         "experiments": {
             "hostile": {
                 "title": title,
-                "figure": "two_token",
+                "layout": "two_token",
                 "seeds": 1,
                 "data": {"model": "two_token", "params": {"d": 2}},
                 "train": {"iterations": 50, "log_points": 10},
@@ -522,3 +542,19 @@ def test_provenance_is_strict_json(tmp_path):
     with pytest.raises(ValueError):
         provenance.save(tmp_path / "p.json", {"config": {"lr": math.inf}})
     assert not (tmp_path / "p.json").exists()
+
+
+def test_renamed_keys_name_their_replacement():
+    """Old keys fail fast (no Snakemake needed), naming the key that replaces them."""
+    config = tiny()
+    fig3 = config["experiments"]["fig3"]
+    fig3["figure"] = fig3.pop("layout")
+    with pytest.raises(
+        configcheck.ConfigError, match=r"experiments\.fig3\.figure: renamed to layout"
+    ):
+        configcheck.check_renamed(config)
+    config = tiny()
+    config["global_convergence"]["optimizers"]["ngd"]["cap"] = 5.0
+    with pytest.raises(configcheck.ConfigError, match=r"ngd\.cap: renamed to max_step"):
+        configcheck.check_renamed(config)
+    configcheck.check_renamed(tiny())  # the current keys pass

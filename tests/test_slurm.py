@@ -36,7 +36,7 @@ TARGET = "results-tiny/split.pdf"
 # seed 1 is not (checked in test_the_failing_seed_is_infeasible)
 SPLIT = {
     "title": "one seed fails",
-    "figure": "fixed_decoder",
+    "layout": "fixed_decoder",
     "seeds": 2,
     "data": {
         "model": "example1",

@@ -194,7 +194,7 @@ def test_infeasible_svm_stops_with_a_message_and_keeps_what_was_built(tmp_path):
     config = {
         "experiments": {
             "tight": {
-                "figure": "fixed_decoder",
+                "layout": "fixed_decoder",
                 "seeds": 1,
                 "data": {
                     "model": "example1",

@@ -3,10 +3,12 @@
 Every refusal is a ConfigError whose message starts with the dotted key path
 (`config key experiments.fig2.optimizers.gd.lr: ...`), so a user sees which key to fix.
 
+  check_renamed     keys renamed since (figure -> layout, cap -> max_step, a real-data
+                    optimizer's name -> rule), named with their new key
   check_finite      NaN and inf anywhere (the schema's comparisons let NaN through)
   validate          the schema, with whole floats (300.0) taken as the integers they are and
                     the error naming its key path
-  check_optimizers  settings that the chosen update rule ignores (GD with a cap)
+  check_optimizers  settings that the chosen update rule ignores (GD with a max_step)
   check_names       experiment names that collide with the workflow's own targets
   check_sizes       problem sizes whose SVM or training would not fit (n (T-1) constraints)
   check_signals     Example 1's query scoring at or above the optimal token
@@ -43,9 +45,9 @@ RESERVED_NAMES = {
 # settings that an update rule of attnbias.optimizers never reads; `normalize` only matters
 # for rules that normalise (GD ignores it)
 IGNORED = {
-    "gd": ("cap", "eta_max", "f_star"),
+    "gd": ("max_step", "eta_max", "f_star"),
     "ngd": ("eta_max", "f_star"),
-    "polyak": ("lr", "lr_u", "cap"),
+    "polyak": ("lr", "lr_u", "max_step"),
 }
 MAX_CONSTRAINTS = 10_000  # n (T - 1) rows of the W-SVM's Gram matrix (8 bytes each squared)
 
@@ -74,6 +76,41 @@ def _walk(value, path=()) -> Iterator[tuple[tuple, object]]:
     elif isinstance(value, list):
         for i, item in enumerate(value):
             yield from _walk(item, (*path, i))
+
+
+# (section path pattern, old key, new key); "*" is any name in that place
+RENAMED = [
+    (("experiments", "*"), "figure", "layout"),
+    (("experiments", "*", "optimizers", "*"), "cap", "max_step"),
+    (("global_convergence", "optimizers", "*"), "cap", "max_step"),
+    (("fig3_sweep", "optimizers", "*"), "cap", "max_step"),
+    (("real_data", "experiments", "*", "optimizers", "*"), "name", "rule"),
+]
+
+
+def _places(config, pattern, path=()) -> Iterator[tuple[tuple, dict]]:
+    """(path, dict) of every dict in `config` at the path `pattern` ("*": any key)."""
+    if not isinstance(config, dict):
+        return
+    if not pattern:
+        yield path, config
+        return
+    head, *rest = pattern
+    keys = config if head == "*" else [head] if head in config else []
+    for key in keys:
+        yield from _places(config[key], rest, (*path, key))
+
+
+def check_renamed(config: dict) -> None:
+    """Refuse a key renamed since, naming the key that replaces it."""
+    for pattern, old, new in RENAMED:
+        for path, section in _places(config, pattern):
+            if old in section:
+                raise ConfigError(
+                    (*path, old),
+                    f"renamed to {new}; write `{new}: {section[old]}` instead of "
+                    f"`{old}: {section[old]}`",
+                )
 
 
 def check_finite(config: dict) -> None:
@@ -374,7 +411,8 @@ def check_workflow(config: dict) -> None:
 
 
 def check(config: dict, schema: dict) -> None:
-    """Every check, in order: finiteness, the schema, then the cross-key checks."""
+    """Every check, in order: renamed keys, finiteness, the schema, the cross-key checks."""
+    check_renamed(config)
     check_finite(config)
     validate(config, schema)
     check_names(config)

@@ -91,9 +91,9 @@ class WorkflowConfig:
         legend = {}
         for name, opt in self.section(experiment)["optimizers"].items():
             if self.is_real(experiment):
-                settings = without(opt, "label", "name")
+                settings = without(opt, "label", "rule")
                 text = ", ".join(f"{k}={v:g}" for k, v in sorted(settings.items()))
-                caption = f"{opt['name'].upper()} {text}".strip()
+                caption = f"{opt['rule'].upper()} {text}".strip()
             else:
                 caption = OptimizerSpec(**spec_settings(opt)).caption()
             legend[name] = (opt.get("label", name), caption)
@@ -169,13 +169,13 @@ class WorkflowConfig:
 
     def joint(self) -> list[str]:
         """The default-build experiments that train u (the claims read u's margin)."""
-        return [n for n, e in self.default.items() if e["figure"] == "joint"]
+        return [n for n, e in self.default.items() if e["layout"] == "joint"]
 
     def claims_settings(self) -> dict:
         """Claims params: what each experiment is, and its optimizers' settings."""
         return {
             name: {
-                "figure": e["figure"],
+                "layout": e["layout"],
                 "seeds": e["seeds"],
                 "optimizers": {o: self.optimizer(name, o) for o in e["optimizers"]},
             }

@@ -127,7 +127,7 @@ def study_value(key):
 def geometry_files(wildcards):
     """Seed 0's W_mm, for the geometry panel of a bad_init_2d figure (fig8; its tokens
     come from the data input); other kinds get no such input, so they do not rerun."""
-    if EXPERIMENTS[wildcards.experiment]["figure"] != "bad_init_2d":
+    if EXPERIMENTS[wildcards.experiment]["layout"] != "bad_init_2d":
         return {}
     return {"geometry_svm": expand(rules.svm.output[0], seed=0, **wildcards)}
 

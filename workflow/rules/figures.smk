@@ -25,7 +25,7 @@ rule figure:
     conda:
         "../../envs/plot.yaml"
     params:
-        kind=section("figure"),
+        kind=section("layout"),
         title=of_job(WF.title),
         legend=of_job(WF.legend),
         config=of_job(WF.figure_config),
