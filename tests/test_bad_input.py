@@ -31,6 +31,7 @@ from attnbias import attention, claims, configcheck, data, io, svm, train
 from attnbias.optimizers import OptimizerSpec
 
 TARGET = "results-tiny/fig2/metrics.parquet"
+SCHEMA = "workflow/schemas/config.schema.yaml"
 
 
 def tiny() -> dict:
@@ -558,3 +559,28 @@ def test_renamed_keys_name_their_replacement():
     with pytest.raises(configcheck.ConfigError, match=r"ngd\.cap: renamed to max_step"):
         configcheck.check_renamed(config)
     configcheck.check_renamed(tiny())  # the current keys pass
+
+
+def _undescribed(node, path="", described=frozenset()):
+    """Key paths of schema properties without a `description` (a key that an if/then
+    branch constrains further is described where it is declared)."""
+    if not isinstance(node, dict):
+        return
+    own = node.get("properties", {})
+    for key, sub in own.items():
+        if key not in described and "description" not in sub:
+            yield f"{path}.{key}"
+        yield from _undescribed(sub, f"{path}.{key}")
+    described = set(described) | set(own)
+    for branch in [*node.get("allOf", []), node.get("then")]:
+        yield from _undescribed(branch, path, described)
+    for key in ("items", "additionalProperties"):
+        yield from _undescribed(node.get(key), f"{path}[]", frozenset())
+
+
+def test_every_schema_key_is_described():
+    schema = yaml.safe_load((Path(__file__).parents[1] / SCHEMA).read_text())
+    missing = [*_undescribed(schema)]
+    for name, definition in schema["$defs"].items():
+        missing += _undescribed(definition, f"$defs.{name}")
+    assert not missing, missing

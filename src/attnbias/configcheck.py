@@ -352,7 +352,8 @@ def _spec_settings(opt: dict) -> dict:
 
 
 def check_real(config: dict) -> None:
-    """Real-data names apart from the others, model keys that name a model."""
+    """Real-data names apart from the others, model keys that name a model, text data with
+    a text model (the schema gives image data vit_small)."""
     from attnbias.workflow_config import SIMILARITY_FIGURE
 
     real = config["real_data"]
@@ -370,12 +371,11 @@ def check_real(config: dict) -> None:
                 ("real_data", "experiments", name, "model"),
                 f"{e['model']!r} is neither vit_small nor a key of real_data.models ({models})",
             )
-        text = e["dataset"] in ("mnli", "civilcomments")
-        if text == (e["model"] == "vit_small"):
+        if e["model"] == "vit_small" and e["dataset"] in ("mnli", "civilcomments"):
             raise ConfigError(
-                ("real_data", "experiments", name),
-                f"dataset {e['dataset']} does not go with model {e['model']} (text data: a "
-                "BERT key of real_data.models; images: vit_small)",
+                ("real_data", "experiments", name, "model"),
+                f"dataset {e['dataset']} is text: its model is a BERT key of real_data.models, "
+                "not vit_small (a model for images)",
             )
     if real["similarity"]["model"] not in real["models"]:
         raise ConfigError(
