@@ -129,7 +129,7 @@ def geometry_files(wildcards):
     come from the data input); other kinds get no such input, so they do not rerun."""
     if EXPERIMENTS[wildcards.experiment]["layout"] != "bad_init_2d":
         return {}
-    return {"geometry_svm": expand(rules.svm.output[0], seed=0, **wildcards)}
+    return {"geometry_svm": expand(rules.svm.output[0], seed=0, **wildcards)[0]}
 
 
 def run_files(pattern):
