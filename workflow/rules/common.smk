@@ -119,9 +119,9 @@ def section(*keys):
     return lambda wildcards: at(WF.section(_values(wildcards)["experiment"]), *keys)
 
 
-def study_value(key):
-    """Params: a plain value of the study's config section (global_convergence)."""
-    return lookup(dpath=f"global_convergence/{key}", within=config, default=None)
+def config_value(dpath):
+    """Params: the plain config value at `dpath` (None where its section is absent)."""
+    return lookup(dpath=dpath, within=config, default=None)
 
 
 def geometry_files(wildcards):

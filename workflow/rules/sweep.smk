@@ -23,11 +23,11 @@ rule fig3_sweep_runs:
     params:
         point=sweep_point,
         optimizers=sweep_optimizers,
-        lrs=sweep_config("lr"),
-        seeds=sweep_config("seeds"),
-        iterations=sweep_config("iterations"),
-        log_points=sweep_config("log_points"),
-        loss=sweep_config("loss"),
+        lrs=config_value("fig3_sweep/lr"),
+        seeds=config_value("fig3_sweep/seeds"),
+        iterations=config_value("fig3_sweep/iterations"),
+        log_points=config_value("fig3_sweep/log_points"),
+        loss=config_value("fig3_sweep/loss"),
         device=config["device"],
         dtype=config["dtype"],
     script:
@@ -61,7 +61,7 @@ rule fig3_sweep:
         "../../envs/plot.yaml"
     params:
         legend=sweep_legend,
-        tolerance=sweep_config("loss_tolerance"),
+        tolerance=config_value("fig3_sweep/loss_tolerance"),
         config=sweep_figure_config,
     script:
         "../scripts/fig3_sweep.py"

@@ -9,15 +9,6 @@ SWEEP = config.get("fig3_sweep", {})
 SWEEP_POINTS = fig3_sweep_grid.points(SWEEP) if SWEEP else {}
 
 
-def sweep_config(*keys):
-    """Params helper: the value at `keys` in the fig3_sweep config section."""
-
-    def get(wildcards):
-        return at(SWEEP, *keys)
-
-    return get
-
-
 def sweep_point(wildcards):
     return canonical(SWEEP_POINTS[wildcards.sweep_point])
 
