@@ -315,7 +315,7 @@ def test_svm_file_of_another_seed_is_refused_by_path(built_copy):
     out = result.stdout + result.stderr
     assert result.returncode != 0
     assert "results-tiny/svm/fig2/seed0.npz holds kind svm, experiment fig2, seed 1" in out, out
-    assert "snakemake --forcerun results/svm/fig2/seed0.npz" in out
+    assert "snakemake --forcerun results-tiny/svm/fig2/seed0.npz" in out
     # the failed job's log holds the error (-c1: the first of seed 0's runs fails, and stops
     # the build)
     logs = (built_copy / "results-tiny/logs/train/fig2").glob("*/seed0.log")
@@ -350,7 +350,7 @@ def test_unreadable_file_is_reported_by_path_without_unpickling(built_copy, dama
     out = result.stdout + result.stderr
     assert result.returncode != 0
     assert "results-tiny/data/fig2/seed0.npz cannot be read as a .npz file" in out, out
-    assert "snakemake --forcerun results/data/fig2/seed0.npz" in out
+    assert "snakemake --forcerun results-tiny/data/fig2/seed0.npz" in out
     assert "allow_pickle" not in out and "BadZipFile" not in out
 
 

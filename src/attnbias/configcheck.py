@@ -26,20 +26,22 @@ import re
 import unicodedata
 from collections.abc import Iterator
 
-# results/<name>.pdf and results/<name>/... of these belong to the workflow itself
+# <results>/<name>.pdf and <results>/<name>/... of these belong to the workflow itself
+# ({results}: the config's results folder)
 RESERVED_NAMES = {
     "all": "the workflow's default rule",
     "real": "the rule building every real-data figure",
-    "global_convergence": "the study's figure results/global_convergence.pdf",
-    "claims": "the claims table results/claims.md",
-    "report": "the HTML report results/report.html",
-    "data": "the data stage's folder results/data/",
-    "svm": "the SVM stage's folder results/svm/",
-    "train": "the training stage's folder results/train/",
-    "logs": "the log folder results/logs/",
-    "benchmarks": "the wall-time folder results/benchmarks/",
-    "checkpoints": "the real-data checkpoints' folder results/checkpoints/",
-    "fig10": "the token-similarity figure results/fig10.pdf",
+    "global_convergence": "the study's figure {results}/global_convergence.pdf",
+    "claims": "the claims table {results}/claims.md",
+    "report": "the HTML report {results}/report.html",
+    "data": "the data stage's folder {results}/data/",
+    "svm": "the SVM stage's folder {results}/svm/",
+    "train": "the training stage's folder {results}/train/",
+    "logs": "the log folder {results}/logs/",
+    "benchmarks": "the wall-time folder {results}/benchmarks/",
+    "checkpoints": "the real-data checkpoints' folder {results}/checkpoints/",
+    "fig10": "the token-similarity figure {results}/fig10.pdf",
+    "fig3_sweep": "the fig3 sweep's figure {results}/fig3_sweep.pdf",
 }
 
 # settings that an update rule of attnbias.optimizers never reads; `normalize` only matters
@@ -200,13 +202,15 @@ def check_optimizers(config: dict) -> None:
 def check_names(config: dict) -> None:
     """Refuse experiment names that are also the workflow's own targets or folders."""
     sections = [("experiments",), ("real_data", "experiments")]
+    results = config.get("results", "results")
     for section in sections:
         names = _get(config, section) if _has(config, section) else {}
         for name in names:
             if name in RESERVED_NAMES:
+                taken = RESERVED_NAMES[name].format(results=results)
                 raise ConfigError(
                     (*section, name),
-                    f"the name {name!r} is taken by {RESERVED_NAMES[name]}; choose another",
+                    f"the name {name!r} is taken by {taken}; choose another",
                 )
 
 
