@@ -1,7 +1,7 @@
 """The paper's claims, checked on the aggregate tables of the DEFAULT config.
 
 Builds the default config's metric tables (not the figures) in a temporary copy: about
-two and a half minutes on two cores. Thresholds are the issue's; they are checked on
+two and a half minutes on two cores. Thresholds are stated with each test; they are checked on
 every seed, not only on the mean.
 """
 
@@ -144,7 +144,7 @@ def test_joint_training_loss_goes_to_zero_and_u_aligns_with_u_mm(tables):
 
 
 def test_fig9_ngd_aligns_ahead_of_gd_on_the_bundled_digits(tables):
-    """The issue's check of fig9 on the default config (scikit-learn's 8x8 digits): NGD's
+    """fig9 on the default config (scikit-learn's 8x8 digits): NGD's
     direction is ahead of GD's, on every seed, by an order of magnitude at t = 10^4."""
     table = tables["fig9"]
     ngd, gd = final(table, "ngd", "gap_W"), final(table, "gd", "gap_W")

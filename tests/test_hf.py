@@ -1,4 +1,4 @@
-"""SPS inside a real Hugging Face Trainer (attnbias.hf.SPSTrainer) on a tiny random BERT.
+"""SPS inside a real Hugging Face Trainer (SPSTrainer of examples/hf_trainer.py), tiny BERT.
 
 Every optimizer step of the Trainer is checked against SPS recomputed here: the loss and
 gradient of the whole (one-batch) dataset from an independent forward/backward on a copy
@@ -8,6 +8,8 @@ of the model, then p <- p - min(eta_max, loss / (c ||g||^2)) g.
 from __future__ import annotations
 
 import copy
+import sys
+from pathlib import Path
 
 import pytest
 import torch
@@ -15,7 +17,9 @@ import torch
 transformers = pytest.importorskip("transformers")
 pytest.importorskip("accelerate")
 
-from attnbias.hf import SPSTrainer  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
+from hf_trainer import SPSTrainer  # noqa: E402
+
 from attnbias.optim import SPS  # noqa: E402
 
 N, SEQ, CLASSES = 8, 6, 3

@@ -116,23 +116,56 @@ def test_an_ngd_with_its_own_lr_is_rejected():
         sweep_runs.run_point("x", params, bad, [0.1], seeds=1, iterations=2)
 
 
-def test_a_diverged_seed_gets_nan_and_the_others_keep_their_numbers(monkeypatch):
+@pytest.mark.parametrize("dtype", ["float64", "float32"])  # the C kernel, torch
+def test_a_diverged_seed_gets_nan_and_the_others_keep_their_numbers(monkeypatch, dtype):
     params = sweep.points(GRID)["mu1_noise0.5_d8"]
     ps_only = {"ps": OPTIMIZERS["ps"]}
-    clean = sweep_runs.run_point("x", params, ps_only, [0.1], seeds=2, iterations=20)
-    real = sweep_runs._final
-
-    def final(problem, *args, **kwargs):  # seed 1 "diverges", alone or in a batch
-        if problem.X.shape[0] > 1 or float(problem.X[0, 0, 0, 0]) == float(second):
-            raise FloatingPointError("diverged")
-        return real(problem, *args, **kwargs)
-
+    point = dict(seeds=2, iterations=20, dtype=dtype)
+    clean = sweep_runs.run_point("x", params, ps_only, [0.1], **point)
     second = sweep_runs.data.generate("dm", 1, params)["X"][0, 0, 0]
-    monkeypatch.setattr(sweep_runs, "_final", final)
-    runs = sweep_runs.run_point("x", params, ps_only, [0.1], seeds=2, iterations=20)
+
+    def is_second(X) -> bool:  # X (B, n, T, d), numpy or torch
+        return bool(np.isclose(float(X[-1, 0, 0, 0]), float(second), rtol=1e-6))
+
+    if dtype == "float64":  # fast.train sets a diverged run to NaN and keeps the others
+        real = sweep_runs.fast.train
+
+        def train(problem, *args, **kwargs):
+            table, final = real(problem, *args, **kwargs)
+            if is_second(problem.X):
+                for values in table.values():
+                    values[-1] = np.nan
+            return table, final
+
+        monkeypatch.setattr(sweep_runs.fast, "train", train)
+    else:  # train.train raises, alone or in a batch holding seed 1
+        from attnbias import train as torch_train
+
+        real = torch_train.train
+
+        def train(problem, *args, **kwargs):
+            if is_second(problem.X):
+                raise FloatingPointError("diverged")
+            return real(problem, *args, **kwargs)
+
+        monkeypatch.setattr(torch_train, "train", train)
+    runs = sweep_runs.run_point("x", params, ps_only, [0.1], **point)
     assert list(runs["diverged"]) == [False, True]
     assert runs.loc[1, ["gap_W", "gap_u", "log_loss"]].isna().all()
     assert runs.loc[0, "gap_W"] == clean.loc[0, "gap_W"]
+
+
+def test_the_kernel_and_torch_agree_on_a_sweep_point(monkeypatch):
+    params = sweep.points(GRID)["mu1_noise0.5_d8"]
+    point = dict(seeds=2, iterations=150)
+    kernel = sweep_runs.run_point("x", params, OPTIMIZERS, [0.1], **point)
+    monkeypatch.setattr(sweep_runs.fast, "backend", lambda device, dtype: "torch")
+    reference = sweep_runs.run_point("x", params, OPTIMIZERS, [0.1], **point)
+    assert kernel[["optimizer", "seed"]].equals(reference[["optimizer", "seed"]])
+    for column in sweep_runs.RUN_COLUMNS:
+        np.testing.assert_allclose(
+            kernel[column].astype(float), reference[column].astype(float), rtol=1e-7, err_msg=column
+        )
 
 
 # ---- the verdicts follow the numbers ----------------------------------------------------

@@ -24,7 +24,6 @@ the regime and the notation):
   codedeps       which package modules a workflow script imports (for reruns)
   joblog         a job's log file receives its script's logging and traceback
   optim          SNGD and SPS as torch.optim optimizers (real data)
-  hf             SPS and SNGD inside the Hugging Face Trainer (SPSTrainer)
   realdata/      the real-data figures (Figs. 1, 4, 6, 7, 10):
     sources          are a figure's datasets and weights where the config says?
     errors           MissingDataError, and the marker of test fixtures

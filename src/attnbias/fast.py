@@ -22,7 +22,7 @@ are computed in numpy from W and u materialised, with the formulas of train.metr
 The kernel (_kernel.c, C99 and libm) is compiled on first use with the machine's C compiler
 ($CC, else cc), cached (kernel_path) and loaded with ctypes: a later process loads it in
 about a millisecond, and nothing here imports torch (2-3 s) or a JIT (numba: about 1 s to
-import and load even a cached function, measured; see README, "Speed").
+import and load even a cached function, measured; see docs/speed.md).
 """
 
 from __future__ import annotations

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import textwrap
-from dataclasses import dataclass, field
 
 import matplotlib
 
@@ -20,18 +19,8 @@ import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 
 from attnbias.io import atomic_path  # noqa: E402
+from attnbias.panels import LAYOUT, PANELS, Panel, Reference, letter, panel_descriptions  # noqa: E402
 from attnbias.provenance import savefig  # noqa: E402
-
-
-@dataclass(frozen=True)
-class Reference:
-    """A rate the paper states: C * shape(t), anchored on `optimizer`'s curve at anchor * t_max."""
-
-    optimizer: str
-    shape: str  # key of SHAPES
-    label: str
-    anchor: float = 0.003
-
 
 SHAPES = {
     "t": lambda t: t,
@@ -43,103 +32,29 @@ SHAPES = {
 }
 
 
-@dataclass(frozen=True)
-class Panel:
-    metric: str
-    ylabel: str
-    xscale: str = "log"
-    yscale: str = "log"
-    transform: str | None = None  # "log10" turns a natural-log metric into log10
-    references: tuple[Reference, ...] = field(default_factory=tuple)
-
-
-LOG10_1M_SOFTMAX = Panel(
-    "log1m_opt_softmax", r"$\log_{10}(1 - \bar s_{\mathrm{opt}})$", "linear", "linear", "log10"
-)
-W_NORM = Panel("W_norm", r"$\|W_t\|_F$", references=(Reference("ngd", "t", r"$\propto t$"),))
-
-PANELS = {
-    "fixed_decoder": [
-        Panel("loss", r"train loss $L(W_t)$", "log", "linear"),
-        Panel("log_excess_loss", r"$\log_{10}(L(W_t) - L_\star)$", "log", "linear", "log10"),
-        W_NORM,
-        LOG10_1M_SOFTMAX,
-        Panel(
-            "gap_W",
-            r"$1 - \cos(W_t, W_{mm})$",
-            references=(Reference("ngd", "t^-3/4", r"$t^{-3/4}$ (Thm. 1 rate)"),),
-        ),
-        Panel("log_step_W", r"step size $\log_{10}\eta_t$", "log", "linear", "log10"),
-    ],
-    "joint": [
-        # symlog: the curves end between -2 (GD) and -10^3 (PS); a linear axis flattens GD
-        Panel("log_loss", r"$\log_{10} L(W_t, u_t)$", "log", "symlog", "log10"),
-        Panel("W_norm", r"$\|W_t\|_F$"),
-        Panel("u_norm", r"$\|u_t\|$"),
-        LOG10_1M_SOFTMAX,
-        Panel(
-            "gap_W",
-            r"$1 - \cos(W_t, W_{mm})$",
-            references=(Reference("ngd", "1/log t", r"$1/\log t$ (Thm. 3 rate)"),),
-        ),
-        Panel("gap_u", r"$1 - \cos(u_t, u_{mm})$"),
-    ],
-    "bad_init": [
-        Panel("opt_softmax", r"mean opt-token softmax $\bar s_{\mathrm{opt}}$", "log", "linear"),
-        Panel("loss", r"train loss $L(W_t)$", "log", "linear"),
-        Panel("gap_W", r"$1 - \cos(W_t, W_{mm})$"),
-        Panel("W_norm", r"$\|W_t\|_F$"),
-    ],
-    # App. C.1's 2-D instance: a geometry panel (drawn from the data, not a metric) comes
-    # first; then these, against t on a symlog axis (iteration 0 included).
-    "bad_init_2d": [
-        Panel(
-            "opt_softmax_0", r"sample 1: opt-token softmax $s_{1,\mathrm{opt}}$", "symlog", "linear"
-        ),
-        Panel(
-            "opt_softmax_1", r"sample 2: opt-token softmax $s_{2,\mathrm{opt}}$", "symlog", "linear"
-        ),
-        Panel("gap_W", r"$1 - \cos(W_t, W_{mm})$", "symlog", "log"),
-        Panel("excess_loss", r"train loss above its infimum, $L(W_t) - L_\star$", "symlog", "log"),
-    ],
-    "two_token": [
-        Panel(
-            "gap_W",
-            r"$1 - \cos(W_t, W_{mm})$",
-            references=(
-                Reference("gd", "1/log^2 t", r"$1/\log^2 t$"),
-                Reference("ngd", "t^-2", r"$t^{-2}$"),
-            ),
-        ),
-        Panel(
-            "W_norm",
-            r"$\|W_t\|_F$",
-            references=(
-                Reference("gd", "log t", r"$\propto \log t$"),
-                Reference("ngd", "t", r"$\propto t$"),
-            ),
-        ),
-    ],
-}
-
-LAYOUT = {
-    "fixed_decoder": (2, 3),
-    "joint": (2, 3),
-    "bad_init": (1, 4),
-    "bad_init_2d": (1, 5),
-    "two_token": (1, 2),
-}
-
-
 def _panel_data(table: pd.DataFrame, panel: Panel) -> pd.DataFrame:
-    data = table[table["metric"] == panel.metric]
-    if panel.xscale == "log":
-        data = data[data["iteration"] > 0]
+    # every panel starts at t = 1: t = 0 cannot be drawn on a log axis, and a common start
+    # keeps the panels aligned
+    data = table[(table["metric"] == panel.metric) & (table["iteration"] > 0)]
     if panel.transform == "log10":
         data = data.assign(value=data["value"] / math.log(10))
     if panel.yscale == "log":
         data = data[data["value"] > 0]
     return data
+
+
+# A linear log10 panel whose curves end further apart than this factor (in magnitude, among
+# those beyond 1) turns symlog: on a linear axis -400 flattens -2 and -8 onto one line.
+SYMLOG_SPREAD = 20.0
+
+
+def _y_scale(panel: Panel, data: pd.DataFrame) -> str:
+    if panel.yscale != "linear" or panel.transform != "log10" or data.empty:
+        return panel.yscale
+    last = data[data["iteration"] == data["iteration"].max()]
+    ends = last.groupby("optimizer")["value"].mean().abs()
+    ends = ends[ends >= 1.0]
+    return "symlog" if len(ends) > 1 and ends.max() / ends.min() > SYMLOG_SPREAD else "linear"
 
 
 def optimizer_colours(count: int) -> list:
@@ -152,27 +67,65 @@ def optimizer_colours(count: int) -> list:
 
 # solid, dashed, dash-dot, dotted (and more), as seaborn dash specs
 LINE_STYLES = ("", (5, 2), (6, 2, 1, 2), (1.5, 1.5), (8, 3, 2, 3, 2, 3), (3, 3))
+# and a marker each, spaced along the line with a different start per optimizer, so that
+# curves which coincide exactly (NGD and joint NGD on fig3's u) still show both
+MARKERS = ("o", "s", "^", "D", "v", "P")
+MARKER_SPACING = 0.09  # fraction of the axes' diagonal
 REFERENCE_OFFSET = 3.0
 REFERENCE_STYLES = ("--", ":")
+REFERENCE_NAMES = {"--": "dashed", ":": "dotted"}
+
+
+def optimizer_styles(order: list[str], column: str = "optimizer_label") -> dict:
+    """sns.lineplot arguments that give each optimizer of `order` (labels, in legend order)
+    a colour, a line style and a marker, so that curves which coincide stay apart. Call
+    `space_markers(ax, order)` after plotting to thin the markers."""
+    return {
+        "hue": column,
+        "hue_order": order,
+        "palette": dict(zip(order, optimizer_colours(len(order)), strict=True)),
+        "style": column,
+        "style_order": order,
+        "dashes": dict(zip(order, LINE_STYLES, strict=False)),
+        "markers": dict(zip(order, MARKERS, strict=False)),
+        "markersize": 5,
+        "markeredgewidth": 0,
+    }
+
+
+def space_markers(ax, order: list[str]) -> None:
+    """Thin each optimizer's markers to one per MARKER_SPACING of the axes' diagonal, the
+    start offset by optimizer so that markers of coinciding curves alternate."""
+    markers = list(MARKERS[: len(order)])
+    for line in ax.get_lines():
+        if line.get_marker() in markers:
+            start = MARKER_SPACING * (markers.index(line.get_marker()) + 0.5) / len(markers)
+            line.set_markevery((start, MARKER_SPACING))
 
 
 def _draw_reference(
     ax, data: pd.DataFrame, ref: Reference, t_max: int, style: str, on: str
-) -> None:
+) -> bool:
     curve = data[data["optimizer"] == ref.optimizer].groupby("iteration")["value"]
     curve = np.exp(curve.apply(lambda v: np.log(v).mean()))  # geometric mean over seeds
     curve = curve[curve.index > 1]
     if curve.empty:
-        return
+        return False
     t0 = curve.index[np.argmin(np.abs(curve.index - max(ref.anchor * t_max, 2)))]
     shape = SHAPES[ref.shape]
     t = np.geomspace(t0, t_max, 50)
     # offset from the curve it is anchored on, so that both stay visible
     y = REFERENCE_OFFSET * curve[t0] * shape(t) / shape(t0)
     ax.plot(t, y, ls=style, color="black", lw=1.3, label=f"{ref.label}, on {on}")
+    return True
 
 
-def _caption(table: pd.DataFrame, legend: dict, note: str = "") -> str:
+def _caption(
+    table: pd.DataFrame, legend: dict, note: str = "", references=(), late_starts=()
+) -> str:
+    """The footnote: what the lines are, the reference rates drawn (`references`: their
+    line styles), panels whose curves begin after t = 1 (`late_starts`: (letter, t)), the
+    optimizers' settings and the hypotheses `note`."""
     seeds = sorted(set(table.groupby("optimizer")["seed"].nunique()))
     if seeds == [1]:
         lines = "Lines: a single run."
@@ -182,13 +135,26 @@ def _caption(table: pd.DataFrame, legend: dict, note: str = "") -> str:
             f"Lines: mean over {counts} seeds (geometric on log axes); "
             "bands: min to max over seeds."
         )
-    settings = "; ".join(f"{label}: {caption}" for label, caption in legend.values())
-    return (
-        f"{lines} Black dashed/dotted lines, where drawn: rates stated in the paper, anchored "
-        f"on the curve of the optimizer their legend names and drawn {REFERENCE_OFFSET:g}x "
-        "above it (slopes, not fits). "
-        f"{settings}. {note}"
-    ).strip()
+    parts = [lines]
+    if references:
+        styles = " and ".join(REFERENCE_NAMES[s] for s in REFERENCE_STYLES if s in references)
+        parts.append(
+            f"Black {styles} lines: rates stated in the paper, anchored on the curve of the "
+            f"optimizer their legend names and drawn {REFERENCE_OFFSET:g}x above it (slopes, "
+            "not fits)."
+        )
+    by_start: dict[int, list[str]] = {}
+    for panel_letter, start in late_starts:
+        by_start.setdefault(start, []).append(panel_letter)
+    for start, letters in by_start.items():
+        verb = "begins" if len(letters) == 1 else "begin"
+        parts.append(
+            f"{', '.join(letters)} {verb} at t = {start}: before, the value is 0, which a log "
+            "axis cannot show."
+        )
+    parts.append("; ".join(f"{label}: {caption}" for label, caption in legend.values()) + ".")
+    parts.append(note)
+    return " ".join(p for p in parts if p).strip()
 
 
 def draw(
@@ -226,49 +192,55 @@ def draw(
         return
     sns.set_theme(context="paper", style="whitegrid", font_scale=1.1)
     labels = {name: label for name, (label, _) in legend.items()}
-    palette = dict(zip(labels.values(), optimizer_colours(len(labels)), strict=True))
+    order = list(labels.values())
+    styles = optimizer_styles(order)
     table = table.assign(optimizer_label=table["optimizer"].map(labels))
     rows, cols = LAYOUT[kind]
     fig, axes = plt.subplots(rows, cols, figsize=(4.3 * cols, 3.5 * rows + 0.9), squeeze=False)
     t_max = int(table["iteration"].max())
+    drawn_styles, late_starts = set(), []
     for i, (ax, panel) in enumerate(zip(axes.flat, PANELS[kind], strict=True)):
-        ax.set_xscale(panel.xscale)
-        ax.set_yscale(panel.yscale)  # before plotting: seaborn then averages in log space
         data = _panel_data(table, panel)
+        yscale = _y_scale(panel, data)
+        ax.set_xscale(panel.xscale)
+        # before plotting: seaborn then averages in log space; symlog: linear near 0
+        ax.set_yscale(yscale, **({"linthresh": 1.0} if yscale == "symlog" else {}))
         sns.lineplot(
             data=data,
             x="iteration",
             y="value",
-            hue="optimizer_label",
-            hue_order=list(labels.values()),
-            palette=palette,
-            # a line style per optimizer too: curves that coincide stay distinguishable
-            style="optimizer_label",
-            style_order=list(labels.values()),
-            dashes=dict(zip(labels.values(), LINE_STYLES, strict=False)),
+            **styles,
             estimator="mean",
             errorbar=("pi", 100),
             ax=ax,
             legend=i == 0,
         )
+        space_markers(ax, order)
         for ref, style in zip(panel.references, REFERENCE_STYLES, strict=False):
-            _draw_reference(ax, data, ref, t_max, style, labels.get(ref.optimizer, ref.optimizer))
-        # every panel on a log axis starts at t = 1 (t = 0 cannot be drawn there)
-        ax.set_xlim((1, t_max) if panel.xscale == "log" else (0, t_max))
+            if _draw_reference(
+                ax, data, ref, t_max, style, labels.get(ref.optimizer, ref.optimizer)
+            ):
+                drawn_styles.add(style)
+        if not data.empty and data["iteration"].min() > 1:
+            late_starts.append((letter(i), int(data["iteration"].min())))
+        ax.set_xlim(1, t_max)
         ax.set_xlabel("iteration $t$")
         ax.set_ylabel(panel.ylabel)
-        ax.set_title(f"({chr(97 + i)})", loc="left", fontsize="medium")
+        ax.set_title(letter(i), loc="left", fontsize="medium")
         handles, texts = ax.get_legend_handles_labels()
         if i == 0:
             ax.legend(handles, texts, title=None, fontsize="small")
         elif panel.references:
             refs = [(h, t) for h, t in zip(handles, texts, strict=True) if t not in labels.values()]
-            ax.legend(*zip(*refs, strict=True), fontsize="small", loc="best")
+            if refs:
+                ax.legend(*zip(*refs, strict=True), fontsize="small", loc="best")
     fig.suptitle(title, fontsize="large")
     fig.text(
         0.01,
         0.005,
-        "\n".join(textwrap.wrap(_caption(table, legend, note), 60 * cols)),
+        "\n".join(
+            textwrap.wrap(_caption(table, legend, note, drawn_styles, late_starts), 60 * cols)
+        ),
         fontsize="small",
         va="bottom",
         ha="left",
@@ -369,18 +341,14 @@ def _bad_init_2d_caption(table: pd.DataFrame, legend: dict, geometry: dict) -> s
     seeds = table["seed"].nunique()
     lines = "Lines: a single run." if seeds == 1 else f"Lines: mean over {seeds} seeds."
     settings = "; ".join(f"{label}: {caption}" for label, caption in legend.values())
+    panels = " ".join(
+        f"{letter(i)} {text[0].upper()}{text[1:]}."
+        for i, text in enumerate(panel_descriptions("bad_init_2d"))
+    )
     T = geometry["X"].shape[1]
     return (
-        "(a) The tokens x_it of the two samples (filled: the optimal token, hollow: the "
-        "other; + the origin) and, for each sample i, the direction of W x_i1 (a token's "
-        "attention logit is its inner product with W x_i1): dashed for W = W_0 "
-        f"(||W_0||_F = {np.linalg.norm(geometry['W0']):.3g}), solid for W = W_mm; arrows "
-        "show directions only (sample 2's drawn shorter). (b), (c) The softmax of each "
-        f"sample's optimal token; dotted: 1/T = {1 / T:.3g}; dots: a curve's minimum, where "
-        "it comes after t = 0. (d) 1 - cos(W_t, W_mm). (e) The train loss minus its infimum "
-        "L_* = (1/n) sum_i exp(-y_i u^T x_i,opt), the loss with all attention on the optimal "
-        "tokens. Every t axis is linear on [0, 1] and logarithmic above, from t = 0. "
-        f"{lines} {settings}."
+        f"{panels} Here ||W_0||_F = {np.linalg.norm(geometry['W0']):.3g} and 1/T = {1 / T:.3g}. "
+        f"Every t axis is linear on [0, 1] and logarithmic above, from t = 0. {lines} {settings}."
     )
 
 
@@ -401,7 +369,8 @@ def draw_bad_init_2d(
     sns.set_theme(context="paper", style="whitegrid", font_scale=1.1)
     labels = {name: label for name, (label, _) in legend.items()}
     order = list(labels.values())
-    palette = dict(zip(order, sns.color_palette("colorblind", len(order)), strict=True))
+    styles = optimizer_styles(order)
+    palette = styles["palette"]
     excess = table[table["metric"] == "log_excess_loss"]
     excess = excess.assign(metric="excess_loss", value=np.exp(excess["value"]))
     table = pd.concat([table, excess], ignore_index=True)
@@ -425,17 +394,14 @@ def draw_bad_init_2d(
             data=data,
             x="iteration",
             y="value",
-            hue="optimizer_label",
-            hue_order=order,
-            style="optimizer_label",
-            style_order=order,
-            palette=palette,
+            **styles,
             estimator="mean",
             errorbar=("pi", 100),
             lw=1.8,
             ax=ax,
             legend=i == 1,
         )
+        space_markers(ax, order)
         means = data.groupby(["optimizer_label", "iteration"])["value"].mean()
         if panel.metric.startswith("opt_softmax_"):
             ax.axhline(1 / T, color="black", ls=":", lw=1.0)
@@ -443,7 +409,15 @@ def draw_bad_init_2d(
             for label in order:
                 curve = means[label]
                 if curve.idxmin() > curve.index.min():
-                    ax.plot(curve.idxmin(), curve.min(), "o", color=palette[label], ms=6, zorder=5)
+                    ax.plot(
+                        curve.idxmin(),
+                        curve.min(),
+                        "*",
+                        color=palette[label],
+                        mec="black",
+                        ms=12,
+                        zorder=5,
+                    )
         if panel.metric == "excess_loss":
             ax.set_ylim(EXCESS_FLOOR, 2 * data["value"].max())
             below = [
@@ -506,7 +480,8 @@ def _study_caption(runs: pd.DataFrame, settings: dict) -> str:
         f"{settings['inits']} random initial W0 per setting and optimizer, ||W0|| cycling over "
         f"{settings['scales']}, {settings['iterations']} steps, n={size['n']}, T={size['T']}, "
         f"d={size['d']}. Reached: 1 - cos(W_t, W_mm) < {settings['threshold']:g} at a logged "
-        f"iteration; runs whose loss diverged ({diverged} in all) count as not reached. "
+        f"iteration (dashed in (c)); runs whose loss diverged ({diverged} in all) count as not "
+        "reached. "
         f"Effective gap: the gap of W restricted to the query tokens' span (the part of W0 "
         f"outside it never moves). Settings: {knobs}."
     )
@@ -527,7 +502,7 @@ def draw_study(
     """
     sns.set_theme(context="paper", style="whitegrid", font_scale=1.1)
     order = list(legend.values())
-    palette = dict(zip(order, sns.color_palette("colorblind", len(order)), strict=True))
+    palette = dict(zip(order, optimizer_colours(len(order)), strict=True))
     runs = runs.assign(label=runs["optimizer"].map(legend))
     summary = summary.assign(label=summary["optimizer"].map(legend))
     fig, axes = plt.subplots(1, 3, figsize=(16, 5.2))

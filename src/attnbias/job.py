@@ -1,7 +1,7 @@
 """A workflow job's files and settings, for the scripts that the hot rules run with `shell:`.
 
 Snakemake's `script:` starts every job by importing its own script machinery and unpickling
-the job (about 0.3 s of CPU, measured; see README, "Speed"): more than a data, SVM or
+the job (about 0.3 s of CPU, measured; see docs/speed.md): more than a data, SVM or
 training job's own work. Those rules therefore run
 
   python <script> '<params JSON>' <threads> <log> input.<name>=<path> ... output.<name>=<path> ...

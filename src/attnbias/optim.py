@@ -13,7 +13,7 @@ changes nothing, momentum buffers included.
 Both follow torch's conventions (`param_groups`, `state_dict()` round trips, `step(closure)`)
 so they run in any training loop. SPS also needs the loss of the batch the gradient came
 from: `step(closure)`, `step(loss=...)`, or `add_loss(...)` before a plain `step()` (which is
-how `attnbias.hf.SPSTrainer` uses it inside the Hugging Face Trainer).
+how examples/hf_trainer.py uses it inside the Hugging Face Trainer).
 
 `make_optimizer(name, params, **settings)` builds one from a config name.
 
@@ -142,7 +142,7 @@ class SPS(torch.optim.Optimizer):
                       returns the loss (torch's convention);
       step(loss=L)    the loss whose gradient is in .grad now (a tensor or a float);
       add_loss(L)     before a plain step(): for loops that call step() with no arguments
-                      (the HF Trainer: see attnbias.hf.SPSTrainer). Calls add up until the next
+                      (the HF Trainer: see examples/hf_trainer.py). Calls add up until the next
                       step, which suits gradient accumulation: hand over each micro-batch's
                       loss as it was backpropagated (already divided by the number of
                       micro-batches) and the sum is the loss of the accumulated gradient.
@@ -198,7 +198,7 @@ class SPS(torch.optim.Optimizer):
             raise ValueError(
                 "SPS.step needs the mini-batch loss for its step size: call step(closure) with "
                 "a closure that returns the loss, step(loss=loss), or add_loss(loss) before "
-                "step() (attnbias.hf.SPSTrainer does that inside the Hugging Face Trainer)"
+                "step() (examples/hf_trainer.py does that inside the Hugging Face Trainer)"
             )
         value = float(loss.detach()) if isinstance(loss, torch.Tensor) else float(loss)
         if not math.isfinite(value):

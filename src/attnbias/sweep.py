@@ -243,8 +243,6 @@ def tally(per_setting: pd.DataFrame) -> pd.DataFrame:
 
 # ---- the figure -------------------------------------------------------------------------
 
-MARKERS = {GD: "o", NGD: "s", PS: "^", JOINT: "D"}
-
 
 def _caption(long: pd.DataFrame, legend: dict, tolerance: float) -> str:
     seeds = long["seed"].nunique()
@@ -285,7 +283,12 @@ def draw(
     from matplotlib.colors import ListedColormap
 
     sns.set_theme(context="paper", style="whitegrid", font_scale=1.05)
-    colours = dict(zip(OPTIMIZERS, sns.color_palette("colorblind", len(OPTIMIZERS)), strict=True))
+    from attnbias.figures import MARKERS as LINE_MARKERS
+    from attnbias.figures import optimizer_colours
+
+    # the line figures' colours and markers, so that an optimizer looks the same everywhere
+    colours = dict(zip(OPTIMIZERS, optimizer_colours(len(OPTIMIZERS)), strict=True))
+    markers = dict(zip(OPTIMIZERS, LINE_MARKERS, strict=False))
     settings = list(per_setting["setting"])
     x = {s: i for i, s in enumerate(settings)}
     first = long.drop_duplicates("setting").set_index("setting").loc[settings]
@@ -319,7 +322,7 @@ def draw(
                 np.arange(len(settings)) + offsets[opt],
                 stats["mean"],
                 yerr=[stats["mean"] - stats["min"], stats["max"] - stats["mean"]],
-                fmt=MARKERS[opt],
+                fmt=markers[opt],
                 color=colours[opt],
                 markersize=5.5,
                 markeredgecolor="black",

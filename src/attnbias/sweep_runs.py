@@ -7,9 +7,11 @@ settings that the paper's Condition 1 allows: the separation of the optimal toke
 others (mu_norm, noise_scale), the overparameterisation d / n and the step size.
 
 One data point is (n, T, d, mu_norm, noise_scale). Its seeds are batched into one run per
-optimizer (attention.Problem.from_arrays); the optimizers of rule ngd run once per step
-size of the sweep, the others once (their step does not depend on it) and their rows are
-repeated under every step size, so that every setting holds all four optimizers.
+optimizer: on the compiled CPU kernel (attnbias.fast) with `device` auto or cpu in float64,
+else with torch (attnbias.train), as a training job chooses (fast.backend). The optimizers
+of rule ngd run once per step size of the sweep, the others once (their step does not
+depend on it) and their rows are repeated under every step size, so that every setting
+holds all four optimizers.
 
 Apart from attnbias.sweep, which judges and draws without torch (the plotting env).
 """
@@ -18,11 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-import torch
 
-from attnbias import data, svm, train
-from attnbias.attention import Problem
-from attnbias.optimizers import OptimizerSpec
+from attnbias import data, fast, svm
+from attnbias.spec import OptimizerSpec
 
 # Final values of these train.train metrics (at the last iteration) go into the table.
 FINAL_METRICS = {
@@ -61,10 +61,17 @@ def condition_report(dataset: dict[str, np.ndarray]) -> dict[str, float]:
     }
 
 
-def _final(problem, spec, W_mm, u_mm, *, iterations, grid, loss) -> dict[str, np.ndarray]:
-    """One batched run; the final metrics and crossings, each (B,)."""
-    metrics, _ = train.train(
-        problem,
+def _final_columns(metrics: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The table's columns from a training table {name: (B, logged)}: last values, each (B,)."""
+    out = {ours: metrics[name][:, -1] for name, ours in FINAL_METRICS.items()}
+    return out | {ours: metrics[name][:, -1] for name, ours in CROSSINGS.items()}
+
+
+def _runs_fast(datasets, W_mm, u_mm, spec, *, iterations, grid, loss) -> dict[str, np.ndarray]:
+    """Every seed in one batch on the C kernel; a run whose loss stops being finite gets NaN
+    and diverged (fast.train's nonfinite="nan"), the others keep their numbers."""
+    metrics, _ = fast.train(
+        fast.TokenProblem(datasets),
         spec,
         iterations=iterations,
         log_iterations=grid,
@@ -72,29 +79,57 @@ def _final(problem, spec, W_mm, u_mm, *, iterations, grid, loss) -> dict[str, np
         u_mm=u_mm,
         train_u=True,
         loss=loss,
+        nonfinite="nan",
     )
-    out = {ours: metrics[name][:, -1] for name, ours in FINAL_METRICS.items()}
-    out |= {ours: metrics[name][:, -1] for name, ours in CROSSINGS.items()}
-    out["diverged"] = np.zeros(len(out["gap_W"]), dtype=bool)
+    out = _final_columns(metrics)
+    out["diverged"] = np.isnan(metrics["log_loss"]).any(axis=1)
     return out
 
 
-def _runs(datasets, W_mm, u_mm, spec, *, device, dtype, **kwargs) -> dict[str, np.ndarray]:
-    """`_final` for every seed in one batch; where the batch diverges (train.train stops when
-    a run's loss stops being finite), seed by seed, with NaN and diverged for the runs that
-    do."""
-    problem = Problem.from_arrays(datasets, device=device, dtype=dtype)
-    try:
-        return _final(problem, spec, W_mm, u_mm, **kwargs)
-    except FloatingPointError:
-        if len(datasets) == 1:
-            nan = np.full(1, np.nan)
-            return {**dict.fromkeys(RUN_COLUMNS[:-1], nan), "diverged": np.ones(1, dtype=bool)}
-    parts = [
-        _runs([ds], W_mm[i : i + 1], u_mm[i : i + 1], spec, device=device, dtype=dtype, **kwargs)
-        for i, ds in enumerate(datasets)
-    ]
-    return {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
+def _runs_torch(datasets, W_mm, u_mm, spec, *, device, dtype, **kwargs) -> dict[str, np.ndarray]:
+    """The same with torch (cuda, float32). train.train raises when a run's loss stops being
+    finite, so a batch that does is split, seed by seed."""
+    import torch
+
+    from attnbias import train
+    from attnbias.attention import Problem
+
+    torch_device, torch_dtype = train.resolve_device(device), getattr(torch, dtype)
+
+    def tensor(values):
+        return torch.as_tensor(values, dtype=torch_dtype, device=torch_device)
+
+    def batch(datasets, W_mm, u_mm):
+        problem = Problem.from_arrays(datasets, device=torch_device, dtype=torch_dtype)
+        try:
+            metrics, _ = train.train(
+                problem,
+                spec,
+                iterations=kwargs["iterations"],
+                log_iterations=kwargs["grid"],
+                W_mm=tensor(W_mm),
+                u_mm=tensor(u_mm),
+                train_u=True,
+                loss=kwargs["loss"],
+            )
+        except FloatingPointError:
+            if len(datasets) == 1:
+                nan = np.full(1, np.nan)
+                return {**dict.fromkeys(RUN_COLUMNS[:-1], nan), "diverged": np.ones(1, bool)}
+            parts = [batch([ds], W_mm[i : i + 1], u_mm[i : i + 1]) for i, ds in enumerate(datasets)]
+            return {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
+        return _final_columns(metrics) | {"diverged": np.zeros(len(datasets), dtype=bool)}
+
+    return batch(datasets, W_mm, u_mm)
+
+
+def backend_info(device: str, dtype: str) -> dict[str, str]:
+    """Where run_point trains, for the provenance: fast.kernel_info or train.device_info."""
+    if fast.backend(device, dtype) == "c":
+        return fast.kernel_info()
+    from attnbias import train
+
+    return train.device_info(train.resolve_device(device))
 
 
 def run_point(
@@ -121,24 +156,19 @@ def run_point(
     ||W||, ||u||, log(1 - mean opt softmax), the exact first iterations with gap_W below
     1e-2 and 1e-3 (NaN: not within the run), diverged, and condition_report of the seed's data.
     """
-    torch_device = train.resolve_device(device)
-    torch_dtype = getattr(torch, dtype)
     datasets = [data.generate("dm", seed, params) for seed in range(seeds)]
     solutions = [
         svm.to_arrays(svm.solve_for_dataset(ds, True, name=f"fig3 sweep {name}, seed {seed}"))
         for seed, ds in enumerate(datasets)
     ]
-
-    def stacked(key):
-        return torch.as_tensor(
-            np.stack([s[key] for s in solutions]), dtype=torch_dtype, device=torch_device
-        )
-
-    W_mm, u_mm = stacked("W_mm"), stacked("u_mm")
-    grid = train.log_grid(iterations, log_points)
-    kwargs = dict(
-        iterations=iterations, grid=grid, loss=loss, device=torch_device, dtype=torch_dtype
-    )
+    W_mm = np.stack([s["W_mm"] for s in solutions])
+    u_mm = np.stack([s["u_mm"] for s in solutions])
+    kwargs = dict(iterations=iterations, grid=fast.log_grid(iterations, log_points), loss=loss)
+    if fast.backend(device, dtype) == "c":
+        train_batch = _runs_fast
+    else:
+        kwargs |= dict(device=device, dtype=dtype)
+        train_batch = _runs_torch
     conditions = pd.DataFrame([condition_report(ds) for ds in datasets])
     frames = []
     for opt_name, settings in optimizers.items():
@@ -156,7 +186,7 @@ def run_point(
         done: dict[int, dict[str, np.ndarray]] = {}  # one run per distinct spec
         for lr, spec in specs.items():
             if id(spec) not in done:
-                done[id(spec)] = _runs(datasets, W_mm, u_mm, spec, **kwargs)
+                done[id(spec)] = train_batch(datasets, W_mm, u_mm, spec, **kwargs)
             step = np.nan if spec.rule == "polyak" else spec.lr
             frames.append(
                 pd.DataFrame(

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from attnbias import io as files
 from attnbias.data import source_note
+from attnbias.panels import describe
 from attnbias.spec import OptimizerSpec
 
 SIMILARITY_FIGURE = "fig10"  # the token-similarity figure of the real-data part
@@ -85,6 +86,11 @@ class WorkflowConfig:
             return title
         note = source_note(e["data"]["model"], e["data"]["params"])
         return f"{title}\n({note})" if note else title
+
+    def description(self, experiment: str) -> str:
+        """The report caption's description of a synthetic figure's panels."""
+        e = self.experiments[experiment]
+        return describe(e["layout"], e["data"]["model"])
 
     def legend(self, experiment: str) -> dict:
         """Figure params: optimizer name -> (label, a caption of its settings)."""

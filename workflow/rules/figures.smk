@@ -26,6 +26,7 @@ rule figure:
         "../../envs/plot.yaml"
     params:
         kind=section("layout"),
+        description=of_job(WF.description),
         title=of_job(WF.title),
         legend=of_job(WF.legend),
         config=of_job(WF.figure_config),

@@ -3,13 +3,15 @@
 import logging
 
 import pyarrow as pa
-import torch
 
-from attnbias import io, sweep_runs, train
+from attnbias import fast, io, sweep_runs
 
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(message)s")
-torch.set_num_threads(snakemake.threads)
 p = snakemake.params
+if fast.backend(p.device, p.dtype) == "torch":
+    import torch
+
+    torch.set_num_threads(snakemake.threads)
 runs = sweep_runs.run_point(
     snakemake.wildcards.sweep_point,
     p.point,
@@ -23,7 +25,7 @@ runs = sweep_runs.run_point(
     dtype=p.dtype,
 )
 logging.info("%s", runs.to_string())
-# where the runs trained (run_point resolves the device the same way), for the provenance
-info = train.device_info(train.resolve_device(p.device))
+# where the runs trained (run_point picks the backend the same way), for the provenance
+info = sweep_runs.backend_info(p.device, p.dtype)
 table = pa.Table.from_pandas(runs, preserve_index=False)
 io.save_table(snakemake.output[0], io.with_run_info(table, info))

@@ -1,4 +1,9 @@
-"""Our optimizers inside the Hugging Face Trainer.
+"""Our optimizers inside the Hugging Face Trainer: an example, not part of the library.
+
+The pipeline trains the real-data figures with its own loop (attnbias.realdata.trainer);
+this adapter is for those who train with the Hugging Face Trainer instead. Run it with the
+`examples` extra (`pip install -e ".[examples]"`, which adds accelerate) and this folder on
+the path; tests/test_hf.py checks it inside a real Trainer.
 
 The Trainer calls `optimizer.step()` with no arguments, but SPS's step size needs the loss
 of the batch behind the gradient. `SPSTrainer` hands that loss over: after each
