@@ -30,7 +30,8 @@ from project import copy_project, snakemake
 from attnbias import attention, claims, configcheck, data, io, svm, train
 from attnbias.optimizers import OptimizerSpec
 
-TARGET = "results/fig2/metrics.parquet"
+TARGET = "results-tiny/fig2/metrics.parquet"
+SCHEMA = "workflow/schemas/config.schema.yaml"
 
 
 def tiny() -> dict:
@@ -41,7 +42,7 @@ def snapshot(workdir: Path) -> dict:
     """Every file under results/ with its bytes' hash and mtime: what "unchanged" means."""
     return {
         str(p.relative_to(workdir)): (p.stat().st_mtime_ns, p.read_bytes())
-        for p in sorted((workdir / "results").rglob("*"))
+        for p in sorted((workdir / "results-tiny").rglob("*"))
         if p.is_file()
     }
 
@@ -98,11 +99,21 @@ def _rename(old, new):
     return change
 
 
+def _rename_key(path, old, new):
+    def change(c):
+        section = c
+        for key in path:
+            section = section[key]
+        section[new] = section.pop(old)
+
+    return change
+
+
 REFUSED = [
     ("gd-lr-nan", _set("experiments", "fig2", "optimizers", "gd", "lr", NAN),
      "experiments.fig2.optimizers.gd.lr", "not a finite number"),
-    ("ngd-cap-nan", _set("experiments", "fig2", "optimizers", "ngd", "cap", NAN),
-     "experiments.fig2.optimizers.ngd.cap", "not a finite number"),
+    ("ngd-max-step-nan", _set("experiments", "fig2", "optimizers", "ngd", "max_step", NAN),
+     "experiments.fig2.optimizers.ngd.max_step", "not a finite number"),
     ("ps-f-star-nan", _set("experiments", "fig2", "optimizers", "ps", "f_star", NAN),
      "experiments.fig2.optimizers.ps.f_star", "not a finite number"),
     ("ps-f-star-inf", _set("experiments", "fig2", "optimizers", "ps", "f_star", INF),
@@ -123,14 +134,14 @@ REFUSED = [
      "experiments.fig2.data.params.d", "maximum of 4096"),
     ("svm-too-large", _set("experiments", "fig2", "data", "params", "n", 50000),
      "experiments.fig2.data.params.n", "exceed the limit of 10000"),
-    ("gd-cap-ignored", _set("experiments", "fig2", "optimizers", "gd", "cap", 1e-6),
-     "experiments.fig2.optimizers.gd.cap", "rule gd ignores cap"),
+    ("gd-max-step-ignored", _set("experiments", "fig2", "optimizers", "gd", "max_step", 1e-6),
+     "experiments.fig2.optimizers.gd.max_step", "rule gd ignores max_step"),
     ("polyak-lr-ignored", _set("experiments", "fig2", "optimizers", "ps", "lr", 0.5),
      "experiments.fig2.optimizers.ps.lr", "rule polyak ignores lr"),
     ("lr-u-without-u", _set("experiments", "fig2", "optimizers", "ngd", "lr_u", 0.5),
      "experiments.fig2.optimizers.ngd.lr_u", "u is not trained"),
     ("name-global-convergence", _rename("fig8", "global_convergence"),
-     "experiments.global_convergence", "results/global_convergence.pdf"),
+     "experiments.global_convergence", "results-tiny/global_convergence.pdf"),
     ("name-fig10", _rename("fig8", "fig10"), "experiments.fig10", "token-similarity"),
     ("title-bad-math", _set("experiments", "fig2", "title", "loss $x^$ falls"),
      "experiments.fig2.title", "matplotlib cannot parse the math"),
@@ -140,6 +151,16 @@ REFUSED = [
      "experiments.fig2.optimizers.gd.label", "hidden from the legend"),
     ("query-above-opt", _set("experiments", "fig2", "data", "params", "query_signal", 2.0),
      "experiments.fig2.data.params.query_signal", "must be below opt_signal"),
+    ("renamed-figure", _rename_key(("experiments", "fig2"), "layout", "figure"),
+     "experiments.fig2.figure", "renamed to layout; write `layout: fixed_decoder`"),
+    ("renamed-cap", _set("experiments", "fig2", "optimizers", "ngd", "cap", 1e10),
+     "experiments.fig2.optimizers.ngd.cap", "renamed to max_step"),
+    ("renamed-real-name",
+     _rename_key(("real_data", "experiments", "fig1", "optimizers", "sgd"), "rule", "name"),
+     "real_data.experiments.fig1.optimizers.sgd.name", "renamed to rule; write `rule: sgd`"),
+    ("real-setting-of-another-rule",
+     _set("real_data", "experiments", "fig1", "optimizers", "sngd", "cap", 1.0),
+     "real_data.experiments.fig1.optimizers.sngd", "'cap' was unexpected"),
     ("mnist-without-root", _set("experiments", "fig9", "data", "params", "source", "mnist"),
      "experiments.fig9.data.params", "'root' is a required property"),
 ]  # fmt: skip
@@ -197,14 +218,14 @@ def test_overflowing_parameters_stop_the_run_naming_it(built_copy):
     optimizer, seed and iteration, in the console and in the job's log."""
     config = tiny()
     config["experiments"]["fig2"]["optimizers"]["ngd"]["lr"] = 1e160
-    target = "results/train/fig2/ngd/seed0.parquet"
+    target = "results-tiny/train/fig2/ngd/seed0.parquet"
     before = snapshot(built_copy)
     result = run_with(built_copy, config, target, "-c1", "--forcerun", target, *BY_MTIME)
     out = result.stdout + result.stderr
     assert result.returncode != 0
     message = "experiment fig2, optimizer ngd, seed 0: training diverged: metric W_norm"
     assert message in out and "not finite at iteration 1" in out, out
-    log = (built_copy / "results/logs/train/fig2/ngd/seed0.log").read_text()
+    log = (built_copy / "results-tiny/logs/train/fig2/ngd/seed0.log").read_text()
     assert "Traceback" in log and message in log
     assert not (built_copy / target).exists()  # Snakemake removed the failed job's output
     after = snapshot(built_copy)
@@ -215,7 +236,7 @@ def test_overflowing_parameters_stop_the_run_naming_it(built_copy):
 def test_polyak_step_that_never_fires_is_an_error(built_copy):
     config = tiny()
     config["experiments"]["fig2"]["optimizers"]["ps"]["f_star"] = 5
-    target = "results/train/fig2/ps/seed0.parquet"
+    target = "results-tiny/train/fig2/ps/seed0.parquet"
     result = run_with(built_copy, config, target, "-c1", "--forcerun", target, *BY_MTIME)
     out = result.stdout + result.stderr
     assert result.returncode != 0
@@ -287,40 +308,40 @@ def test_claims_without_gap_rows_name_experiment_optimizer_and_metric():
 
 @pytest.mark.slow
 def test_svm_file_of_another_seed_is_refused_by_path(built_copy):
-    svm_dir = built_copy / "results/svm/fig2"
+    svm_dir = built_copy / "results-tiny/svm/fig2"
     shutil.copy(svm_dir / "seed1.npz", svm_dir / "seed0.npz")  # newer: its runs rerun
     before = snapshot(built_copy)
     result = snakemake(built_copy, TARGET, "-c1", *BY_MTIME, check=False)
     out = result.stdout + result.stderr
     assert result.returncode != 0
-    assert "results/svm/fig2/seed0.npz holds kind svm, experiment fig2, seed 1" in out, out
-    assert "snakemake --forcerun results/svm/fig2/seed0.npz" in out
+    assert "results-tiny/svm/fig2/seed0.npz holds kind svm, experiment fig2, seed 1" in out, out
+    assert "snakemake --forcerun results-tiny/svm/fig2/seed0.npz" in out
     # the failed job's log holds the error (-c1: the first of seed 0's runs fails, and stops
     # the build)
-    logs = [p.read_text() for p in (built_copy / "results/logs/train/fig2").glob("*/seed0.log")]
-    assert any("FileContractError" in log and "results/svm/fig2/seed0.npz" in log for log in logs)
+    logs = (built_copy / "results-tiny/logs/train/fig2").glob("*/seed0.log")
+    svm = "results-tiny/svm/fig2/seed0.npz"
+    assert any("FileContractError" in log and svm in log for log in map(Path.read_text, logs))
     assert snapshot(built_copy)[TARGET] == before[TARGET]
 
 
 @pytest.mark.slow
 def test_run_file_of_another_optimizer_is_refused_by_the_aggregate(built_copy):
-    runs = built_copy / "results/train/fig2"
+    runs = built_copy / "results-tiny/train/fig2"
     shutil.copy(runs / "ngd/seed0.parquet", runs / "gd/seed0.parquet")
     before = snapshot(built_copy)
     result = snakemake(built_copy, TARGET, "-c1", *BY_MTIME, check=False)
     out = result.stdout + result.stderr
     assert result.returncode != 0
-    assert (
-        "results/train/fig2/gd/seed0.parquet holds kind run, experiment fig2, optimizer ngd" in out
-    )
-    assert "FileContractError" in (built_copy / "results/logs/aggregate/fig2.log").read_text()
+    run = "results-tiny/train/fig2/gd/seed0.parquet"
+    assert f"{run} holds kind run, experiment fig2, optimizer ngd" in out
+    assert "FileContractError" in (built_copy / "results-tiny/logs/aggregate/fig2.log").read_text()
     assert not (built_copy / TARGET).exists() or snapshot(built_copy)[TARGET] == before[TARGET]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("damage", ["garbage", "truncated"])
 def test_unreadable_file_is_reported_by_path_without_unpickling(built_copy, damage):
-    path = built_copy / "results/data/fig2/seed0.npz"
+    path = built_copy / "results-tiny/data/fig2/seed0.npz"
     content = path.read_bytes()
     path.write_bytes(
         b"\x80\x04garbage" * 10 if damage == "garbage" else content[: len(content) // 2]
@@ -328,8 +349,8 @@ def test_unreadable_file_is_reported_by_path_without_unpickling(built_copy, dama
     result = snakemake(built_copy, TARGET, "-c1", *BY_MTIME, check=False)
     out = result.stdout + result.stderr
     assert result.returncode != 0
-    assert "results/data/fig2/seed0.npz cannot be read as a .npz file" in out, out
-    assert "snakemake --forcerun results/data/fig2/seed0.npz" in out
+    assert "results-tiny/data/fig2/seed0.npz cannot be read as a .npz file" in out, out
+    assert "snakemake --forcerun results-tiny/data/fig2/seed0.npz" in out
     assert "allow_pickle" not in out and "BadZipFile" not in out
 
 
@@ -337,11 +358,11 @@ def test_unreadable_file_is_reported_by_path_without_unpickling(built_copy, dama
 def test_deleted_intermediate_is_rebuilt_with_forcerun_as_the_readme_says(built_copy):
     """Snakemake keeps downstream files whose input went missing: after deleting an svm
     file nothing is planned; --forcerun on it rebuilds it and what was built from it."""
-    (built_copy / "results/svm/fig2/seed0.npz").unlink()
+    (built_copy / "results-tiny/svm/fig2/seed0.npz").unlink()
     plain = snakemake(built_copy, TARGET, "-n", *BY_MTIME)
     assert "Nothing to be done" in plain.stdout + plain.stderr
     forced = snakemake(
-        built_copy, TARGET, "-n", "--forcerun", "results/svm/fig2/seed0.npz", *BY_MTIME
+        built_copy, TARGET, "-n", "--forcerun", "results-tiny/svm/fig2/seed0.npz", *BY_MTIME
     ).stdout
     assert re.search(r"^svm\s+1$", forced, re.M) and re.search(r"^train\s+4$", forced, re.M)
     assert re.search(r"^aggregate\s+1$", forced, re.M)
@@ -410,7 +431,7 @@ def test_fig9_mnist_with_a_wrong_root_names_its_key(built_copy, tmp_path):
     config = tiny()
     params = config["experiments"]["fig9"]["data"]["params"]
     params.update(source="mnist", root=str(tmp_path / "no-such-folder"))
-    result = run_with(built_copy, config, "results/data/fig9/seed0.npz", "-c1", *BY_MTIME)
+    result = run_with(built_copy, config, "results-tiny/data/fig9/seed0.npz", "-c1", *BY_MTIME)
     out = result.stdout + result.stderr
     assert result.returncode != 0
     assert "experiments.fig9.data.params.root" in out, out
@@ -475,7 +496,7 @@ def test_hostile_title_and_label_stay_text_in_the_report(tmp_path, request):
         "experiments": {
             "hostile": {
                 "title": title,
-                "figure": "two_token",
+                "layout": "two_token",
                 "seeds": 1,
                 "data": {"model": "two_token", "params": {"d": 2}},
                 "train": {"iterations": 50, "log_points": 10},
@@ -522,3 +543,44 @@ def test_provenance_is_strict_json(tmp_path):
     with pytest.raises(ValueError):
         provenance.save(tmp_path / "p.json", {"config": {"lr": math.inf}})
     assert not (tmp_path / "p.json").exists()
+
+
+def test_renamed_keys_name_their_replacement():
+    """Old keys fail fast (no Snakemake needed), naming the key that replaces them."""
+    config = tiny()
+    fig3 = config["experiments"]["fig3"]
+    fig3["figure"] = fig3.pop("layout")
+    with pytest.raises(
+        configcheck.ConfigError, match=r"experiments\.fig3\.figure: renamed to layout"
+    ):
+        configcheck.check_renamed(config)
+    config = tiny()
+    config["global_convergence"]["optimizers"]["ngd"]["cap"] = 5.0
+    with pytest.raises(configcheck.ConfigError, match=r"ngd\.cap: renamed to max_step"):
+        configcheck.check_renamed(config)
+    configcheck.check_renamed(tiny())  # the current keys pass
+
+
+def _undescribed(node, path="", described=frozenset()):
+    """Key paths of schema properties without a `description` (a key that an if/then
+    branch constrains further is described where it is declared)."""
+    if not isinstance(node, dict):
+        return
+    own = node.get("properties", {})
+    for key, sub in own.items():
+        if key not in described and "description" not in sub:
+            yield f"{path}.{key}"
+        yield from _undescribed(sub, f"{path}.{key}")
+    described = set(described) | set(own)
+    for branch in [*node.get("allOf", []), node.get("then")]:
+        yield from _undescribed(branch, path, described)
+    for key in ("items", "additionalProperties"):
+        yield from _undescribed(node.get(key), f"{path}[]", frozenset())
+
+
+def test_every_schema_key_is_described():
+    schema = yaml.safe_load((Path(__file__).parents[1] / SCHEMA).read_text())
+    missing = [*_undescribed(schema)]
+    for name, definition in schema["$defs"].items():
+        missing += _undescribed(definition, f"$defs.{name}")
+    assert not missing, missing

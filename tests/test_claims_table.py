@@ -88,7 +88,7 @@ def fixed_table(**optimizers) -> pd.DataFrame:
 
 
 def rows_of(table, optimizers, summary=GOOD, kind="fixed_decoder", T_tokens=3, **extra):
-    experiment = {"figure": kind, "optimizers": optimizers, "seeds": 2}
+    experiment = {"layout": kind, "optimizers": optimizers, "seeds": 2}
     out = claims.claims({"x": experiment}, {"x": table}, {"x": [2.0, 2.0]}, {"x": T_tokens},
                         {"x": summary}, extra.get("u_margins"))  # fmt: skip
     return list(out.itertuples())
@@ -130,7 +130,7 @@ def test_gd_curves_under_ngd_name_fail_every_ngd_row():
                 "faster than gd ngd 0.01", "faster than gd ngd 0.001"):  # fmt: skip
         assert not row(rows, key).holds, key
     table = claims.claims(
-        {"x": {"figure": "fixed_decoder", "optimizers": OPTS, "seeds": 2}},
+        {"x": {"layout": "fixed_decoder", "optimizers": OPTS, "seeds": 2}},
         {"x": fixed_table(gd=gd_like(), ngd=gd_like())},
         {"x": [2.0, 2.0]},
         {"x": 3},
@@ -175,7 +175,9 @@ def test_ps_slower_than_ngd_fails_ps_fastest():
 
 
 def test_capped_optimizers_get_no_rate_rows():
-    rows = rows_of(fixed_table(gd=gd_like(), ngd=ngd_like(-0.9)), {"gd": {}, "ngd": {"cap": 1e3}})
+    rows = rows_of(
+        fixed_table(gd=gd_like(), ngd=ngd_like(-0.9)), {"gd": {}, "ngd": {"max_step": 1e3}}
+    )
     keys = {r.key for r in rows}
     assert "x ngd rate bound" not in keys and "x ngd softmax rate" not in keys
     assert "x faster than gd ngd 0.01" in keys
@@ -278,7 +280,7 @@ def test_bad_init_row_and_control():
 
 def test_markdown_groups_by_result_and_latex_macros_are_unique():
     table = claims.claims(
-        {"x": {"figure": "fixed_decoder", "optimizers": OPTS, "seeds": 2}},
+        {"x": {"layout": "fixed_decoder", "optimizers": OPTS, "seeds": 2}},
         {"x": fixed_table(gd=gd_like(), ngd=ngd_like(-0.9))},
         {"x": [2.0, 2.0]},
         {"x": 3},

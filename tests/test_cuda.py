@@ -78,7 +78,7 @@ def max_margin(kind: str) -> tuple[np.ndarray, np.ndarray | None]:
 CASES = [
     ("example1", OptimizerSpec("gd", lr=1.0)),
     ("example1", OptimizerSpec("ngd", lr=0.1)),
-    ("example1", OptimizerSpec("ngd", lr=0.1, cap=50.0)),
+    ("example1", OptimizerSpec("ngd", lr=0.1, max_step=50.0)),
     ("example1", OptimizerSpec("ngd", lr=0.1, momentum=0.9)),
     ("example1", OptimizerSpec("polyak", f_star="opt")),
     ("example1", OptimizerSpec("polyak", f_star="opt", eta_max=50.0)),

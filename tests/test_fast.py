@@ -81,7 +81,7 @@ def _assert_tables_agree(ref, got, rel=1e-10):
 FIXED = [
     OptimizerSpec("gd", lr=1.0),
     OptimizerSpec("ngd", lr=0.1),
-    OptimizerSpec("ngd", lr=0.1, cap=3.0),
+    OptimizerSpec("ngd", lr=0.1, max_step=3.0),
     OptimizerSpec("ngd", lr=0.1, momentum=0.9),
     OptimizerSpec("polyak"),
     OptimizerSpec("polyak", eta_max=5.0),
@@ -103,7 +103,7 @@ JOINT = [
     OptimizerSpec("gd", lr=1.0),
     OptimizerSpec("ngd", lr=0.1),
     OptimizerSpec("ngd", lr=0.1, normalize="per_block"),
-    OptimizerSpec("ngd", lr=0.1, normalize="per_block", cap=2.0, lr_u=0.05),
+    OptimizerSpec("ngd", lr=0.1, normalize="per_block", max_step=2.0, lr_u=0.05),
     OptimizerSpec("ngd", lr=0.1, momentum=0.5),
     OptimizerSpec("polyak", f_star=0),
     OptimizerSpec("polyak", f_star=0, eta_max=10.0),

@@ -91,17 +91,19 @@ def test_ngd_uncapped():
 def test_ngd_cap_binding_in_one_run_only():
     # lr/||g|| = 0.025 (run 0) and 0.4 (run 1); cap 0.1 binds in run 1 only
     grads = grads_w()
-    params = apply(OptimizerSpec("ngd", lr=0.1, cap=0.1), grads)
+    params = apply(OptimizerSpec("ngd", lr=0.1, max_step=0.1), grads)
     expected = 1.0 - per_run([0.025, 0.1], W_LIKE) * full_grad(grads["W"])
     torch.testing.assert_close(params["W"], expected, rtol=1e-15, atol=1e-15)
 
 
 def test_ngd_cap_not_binding():
     grads = grads_w()
-    capped = apply(OptimizerSpec("ngd", lr=0.1, cap=10.0), grads)
+    capped = apply(OptimizerSpec("ngd", lr=0.1, max_step=10.0), grads)
     uncapped = apply(OptimizerSpec("ngd", lr=0.1), grads)
     torch.testing.assert_close(capped["W"], uncapped["W"], rtol=0, atol=0)
-    assert not torch.equal(capped["W"], apply(OptimizerSpec("ngd", lr=0.1, cap=0.1), grads)["W"])
+    assert not torch.equal(
+        capped["W"], apply(OptimizerSpec("ngd", lr=0.1, max_step=0.1), grads)["W"]
+    )
 
 
 def test_ngd_gradient_far_below_smallest_float():
@@ -165,7 +167,7 @@ def test_zero_gradient_block_is_skipped(normalize):
 def test_all_zero_gradient_gives_no_nan(rule):
     grads = {"W": sg([-math.inf], [[[0.0, 0.0]]], [-math.inf])}
     le = torch.tensor([math.log(0.3)], dtype=F64) if rule == "polyak" else None
-    params = apply(OptimizerSpec(rule, lr=0.1, cap=1.0 if rule == "ngd" else None), grads, le)
+    params = apply(OptimizerSpec(rule, lr=0.1, max_step=1.0 if rule == "ngd" else None), grads, le)
     assert torch.equal(params["W"], torch.ones(1, 1, 2, dtype=F64))
 
 
@@ -279,7 +281,7 @@ def test_valid_edge_specs():
 
 
 def test_caption_shows_settings():
-    assert OptimizerSpec("ngd", lr=0.1, cap=50.0).caption() == "NGD lr=0.1 cap=50"
+    assert OptimizerSpec("ngd", lr=0.1, max_step=50.0).caption() == "NGD lr=0.1 max_step=50"
     assert "eta_max=none" in OptimizerSpec("polyak").caption()
     assert "eta_max=100" in OptimizerSpec("polyak", eta_max=100.0).caption()
     assert "momentum=0.9" in OptimizerSpec("ngd", momentum=0.9).caption()

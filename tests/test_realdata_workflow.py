@@ -39,7 +39,7 @@ def real_build(tmp_path_factory) -> Path:
 def test_every_real_figure_builds_from_fixtures(real_build):
     for name in REAL_FIGURES:
         for suffix in (".pdf", ".png"):
-            assert (real_build / "results" / f"{name}{suffix}").stat().st_size > 10_000
+            assert (real_build / "results-tiny" / f"{name}{suffix}").stat().st_size > 10_000
 
 
 def test_nothing_left_to_do_after_the_build(real_build):
@@ -57,7 +57,7 @@ def test_settings_that_change_no_result_rerun_nothing(real_build):
 
 
 def test_tables_hold_the_paper_metrics(real_build):
-    results = real_build / "results"
+    results = real_build / "results-tiny"
     tables = {f: pd.read_parquet(results / f / "metrics.parquet") for f in REAL_FIGURES[:4]}
     config = yaml.safe_load((real_build / "config" / "tiny.yaml").read_text())["real_data"]
     for name, table in tables.items():
@@ -80,7 +80,7 @@ def test_tables_hold_the_paper_metrics(real_build):
 def test_fixture_runs_learn(real_build):
     """The fixtures are learnable: the loop really trains (Adam's train loss falls at every
     log point)."""
-    table = pd.read_parquet(real_build / "results" / "fig7" / "metrics.parquet")
+    table = pd.read_parquet(real_build / "results-tiny" / "fig7" / "metrics.parquet")
     loss = table[(table["metric"] == "train_loss") & (table["optimizer"] == "adam")]
     loss = loss.sort_values("iteration")["value"].to_numpy()
     assert len(loss) >= 5 and np.all(np.diff(loss) < 0), loss
@@ -90,7 +90,7 @@ def test_fixture_runs_learn(real_build):
 def test_figures_are_stamped_as_fixture_runs(real_build):
     for name in REAL_FIGURES:
         text = subprocess.run(
-            ["pdftotext", str(real_build / "results" / f"{name}.pdf"), "-"],
+            ["pdftotext", str(real_build / "results-tiny" / f"{name}.pdf"), "-"],
             capture_output=True,
             text=True,
             check=True,
@@ -100,7 +100,8 @@ def test_figures_are_stamped_as_fixture_runs(real_build):
 
 def test_similarity_histogram_is_consistent(real_build):
     for dataset in ("mnli", "civilcomments"):
-        h = pd.read_parquet(real_build / "results" / "fig10" / "similarity" / f"{dataset}.parquet")
+        similarity = real_build / "results-tiny" / "fig10" / "similarity"
+        h = pd.read_parquet(similarity / f"{dataset}.parquet")
         assert h["count"].sum() == h["pairs"].iloc[0] > 0
         assert h["texts"].iloc[0] == 30
         inside = h[(h["lo"] >= -0.1 - 1e-12) & (h["hi"] <= 0.1 + 1e-12)]["count"].sum()
@@ -109,12 +110,12 @@ def test_similarity_histogram_is_consistent(real_build):
 
 def test_missing_data_stops_before_training(tmp_path):
     workdir = copy_project(tmp_path)  # no fixtures written
-    result = snakemake(workdir, "results/fig6.pdf", "-c1", check=False)
+    result = snakemake(workdir, "results-tiny/fig6.pdf", "-c1", check=False)
     assert result.returncode != 0
     log = result.stdout + result.stderr
     assert "mnist" in log and "real_data.data_root" in log
     assert "yann.lecun.com" in log or "MNIST/raw" in log  # how to get it
-    assert not (workdir / "results" / "train").exists()  # no training job started
+    assert not (workdir / "results-tiny" / "train").exists()  # no training job started
 
 
 def test_everything_missing_is_listed_in_one_message_without_traceback(tmp_path):
@@ -137,11 +138,11 @@ def test_missing_model_names_the_config_key(tmp_path):
     workdir = copy_project(tmp_path)
     write_all(workdir)
     shutil.rmtree(workdir / "fixtures" / "tiny-bert")
-    result = snakemake(workdir, "results/fig1.pdf", "-c1", check=False)
+    result = snakemake(workdir, "results-tiny/fig1.pdf", "-c1", check=False)
     assert result.returncode != 0
     log = result.stdout + result.stderr
     assert "real_data.models" in log and "fixtures/tiny-bert" in log
-    assert not (workdir / "results" / "train").exists()
+    assert not (workdir / "results-tiny" / "train").exists()
 
 
 def _long_run_config(workdir: Path) -> str:
@@ -155,8 +156,8 @@ def _long_run_config(workdir: Path) -> str:
     return "config/long.yaml"
 
 
-RUN = "results/train/fig7/sgd/seed0.parquet"
-CHECKPOINT = "results/checkpoints/fig7/sgd/seed0.pt"
+RUN = "results-tiny/train/fig7/sgd/seed0.parquet"
+CHECKPOINT = "results-tiny/checkpoints/fig7/sgd/seed0.pt"
 
 
 def test_killed_run_resumes_to_the_same_metrics(tmp_path):
@@ -190,7 +191,7 @@ def test_killed_run_resumes_to_the_same_metrics(tmp_path):
 
     snakemake(killed, "--unlock", config=config)  # what a user does after a hard kill
     snakemake(killed, RUN, "-c1", "--rerun-incomplete", config=config)
-    log = (killed / "results/logs/train/fig7/sgd/seed0.log").read_text()
+    log = (killed / "results-tiny/logs/train/fig7/sgd/seed0.log").read_text()
     assert "resumed from" in log
     assert not (killed / CHECKPOINT).exists()  # removed once the run is complete
     pd.testing.assert_frame_equal(
@@ -200,22 +201,22 @@ def test_killed_run_resumes_to_the_same_metrics(tmp_path):
 
 def test_real_figures_carry_provenance(real_build):
     for name in ("fig1", "fig7"):
-        record = json.loads((real_build / "results" / f"{name}.provenance.json").read_text())
+        record = json.loads((real_build / "results-tiny" / f"{name}.provenance.json").read_text())
         assert record["figure"] == name and record["title"].startswith("FIXTURE RUN")
         assert record["training"]["devices"] == ["cpu"]  # tiny.yaml pins the CPU
         config = yaml.safe_load((real_build / "config" / "tiny.yaml").read_text())
         optimizers = config["real_data"]["experiments"][name]["optimizers"]
         assert record["training"]["runs"] == len(optimizers)
         assert record["wall_time_s"]["rules"]["train_real"]["jobs"] == len(optimizers)
-    record = json.loads((real_build / "results" / "fig10.provenance.json").read_text())
+    record = json.loads((real_build / "results-tiny" / "fig10.provenance.json").read_text())
     assert record["wall_time_s"]["rules"]["token_similarity"]["jobs"] == 2
 
 
 def test_report_holds_the_real_figures_with_captions(real_build):
-    snakemake(real_build, "real", "--report", "results/report.html")
-    html = (real_build / "results" / "report.html").read_text()
+    snakemake(real_build, "real", "--report", "results-tiny/report.html")
+    html = (real_build / "results-tiny" / "report.html").read_text()
     for name in REAL_FIGURES:
-        assert f"results/{name}.png" in html and f"results/{name}.pdf" in html
+        assert f"results-tiny/{name}.png" in html and f"results-tiny/{name}.pdf" in html
     # captions are rendered into the report: the config values appear in them
     assert "matched validation" in html and "worst-group" in html
     assert "word-embedding matrix" in html

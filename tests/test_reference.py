@@ -182,7 +182,7 @@ def test_gd_and_ngd_steps_match_eq2():
     new, W, g, _ = _fixed_decoder_step(OptimizerSpec("ngd", lr=0.1))
     _close(new, reference.ngd_step(W, g, 0.1))
     # a cap that binds makes NGD a GD step with step size `cap`
-    new, W, g, _ = _fixed_decoder_step(OptimizerSpec("ngd", lr=0.1, cap=1e-3))
+    new, W, g, _ = _fixed_decoder_step(OptimizerSpec("ngd", lr=0.1, max_step=1e-3))
     assert 0.1 / g.norm().item() > 1e-3
     _close(new, reference.gd_step(W, g, 1e-3))
 

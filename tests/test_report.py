@@ -18,8 +18,8 @@ from attnbias.optimizers import OptimizerSpec
 
 pytestmark = pytest.mark.slow
 
-STUDY = "results/global_convergence.pdf"  # not part of `all`
-REPORT = "results/report.html"
+STUDY = "results-tiny/global_convergence.pdf"  # not part of `all`
+REPORT = "results-tiny/report.html"
 
 # Helpers in the page: links by their text, rows of the results table by their file.
 HELPERS = """
@@ -115,7 +115,7 @@ def figure_cases(config):
     for name, e in config["experiments"].items():
         words = [
             e["title"],
-            f"results/{name}.provenance.json",
+            f"results-tiny/{name}.provenance.json",
             f"{e['seeds']} seed(s)",
             f"Data model {e['data']['model']}",
             f"{e['train']['iterations']} iterations",
@@ -126,17 +126,17 @@ def figure_cases(config):
             ),
         ]
         for fmt in ("pdf", "png"):
-            yield name, f"results/{name}.{fmt}", words
+            yield name, f"results-tiny/{name}.{fmt}", words
     study = config["global_convergence"]
     words = [
         "Global convergence over random initial directions and scales",
         f"{study['inits']} random initial W0",
         f"{study['iterations']} steps",
         *study["settings"],
-        "results/global_convergence.provenance.json",
+        "results-tiny/global_convergence.provenance.json",
     ]
     for fmt in ("pdf", "png"):
-        yield "global_convergence", f"results/global_convergence.{fmt}", words
+        yield "global_convergence", f"results-tiny/global_convergence.{fmt}", words
 
 
 def spec(opt):
@@ -158,14 +158,14 @@ def test_every_figure_shows_with_its_caption(project, config, page, tmp_path):
         assert not missing, f"{path}: caption lacks {missing}:\n{text}"
     # the last view: the study's PNG with its caption beside it
     time.sleep(0.5)
-    shot = page.screenshot(project / "results" / "report_screenshot.png")
+    shot = page.screenshot(project / "results-tiny" / "report_screenshot.png")
     assert shot.read_bytes().startswith(b"\x89PNG") and shot.stat().st_size > 50_000
 
 
 def test_claims_table_shows_with_its_caption(project, config, page):
     open_listing(page, "Claims", None)  # one subcategory: the listing opens at once
-    shown = show(page, "results/claims.html")
-    assert shown_bytes(page, shown) == (project / "results/claims.html").read_bytes()
+    shown = show(page, "results-tiny/claims.html")
+    assert shown_bytes(page, shown) == (project / "results-tiny/claims.html").read_bytes()
     # read the table as chromium rendered it, inside the report's iframe
     browser, session = page.browser, page.session
     frames = browser.call("Page.getFrameTree", session)["frameTree"].get("childFrames", [])
@@ -184,9 +184,9 @@ def test_claims_table_shows_with_its_caption(project, config, page):
     )["result"]["value"]
     rendered = json.loads(rendered)
     assert rendered["heading"] == "The paper's claims, measured"
-    table = pd.read_csv(project / "results/claims.csv")
+    table = pd.read_csv(project / "results-tiny/claims.csv")
     assert rendered["experiments"] == list(table["experiment"])  # every row, in order
-    for path in ("results/claims.html", "results/claims.md"):
+    for path in ("results-tiny/claims.html", "results-tiny/claims.md"):
         open_listing(page, "Claims", None)
         text = caption(page, path)
         assert "The paper's claims, measured" in text

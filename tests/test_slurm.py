@@ -31,12 +31,12 @@ from slurm_cluster import NODE, SLURMD_CONF_CACHE, ClusterUnavailable, SlurmClus
 
 SLURM_PROFILE = REPO / "profiles" / "slurm"
 LOCAL_PROFILE = REPO / "profiles" / "local"
-TARGET = "results/split.pdf"
+TARGET = "results-tiny/split.pdf"
 # Example 1 with n=3, T=4, d=2 and noise along u: the W-SVM of seed 0 is feasible, that of
 # seed 1 is not (checked in test_the_failing_seed_is_infeasible)
 SPLIT = {
     "title": "one seed fails",
-    "figure": "fixed_decoder",
+    "layout": "fixed_decoder",
     "seeds": 2,
     "data": {
         "model": "example1",
@@ -106,7 +106,7 @@ def _submissions(result: subprocess.CompletedProcess) -> dict[str, tuple[str, Pa
 
 def _files(workdir: Path) -> dict[Path, int]:
     """Every file under results/, with its modification time."""
-    paths = (p for p in (workdir / "results").rglob("*") if p.is_file())
+    paths = (p for p in (workdir / "results-tiny").rglob("*") if p.is_file())
     return {p.relative_to(workdir): p.stat().st_mtime_ns for p in paths}
 
 
@@ -186,7 +186,7 @@ def test_a_failed_job_is_reported_with_its_slurm_log(failed_build):
     log = result.stdout + result.stderr
     error = re.search(r"Error in rule svm:.*?external_jobid: (\d+)", log, re.S)
     assert error, log
-    assert "results/svm/split/seed1.npz" in error[0]
+    assert "results-tiny/svm/split/seed1.npz" in error[0]
     slurm_log = _submissions(result)[error[1]][1]
     assert str(slurm_log) in error[0]  # the path is printed with the error
     # the plugin keeps a failed job's log (and deletes those of jobs that succeeded)
@@ -217,7 +217,7 @@ def test_results_equal_a_local_build_value_for_value(failed_build, rerun, local_
     # data, svm, the run's metrics and final W and u, and the aggregate table
     assert len(local) == 5
     # the SLURM build also kept the data of the seed that the fix dropped
-    assert tables(workdir) - local == {Path("results/data/split/seed1.npz")}
+    assert tables(workdir) - local == {Path("results-tiny/data/split/seed1.npz")}
     for path in sorted(local):
         a, b = workdir / path, local_build / path
         if path.suffix == ".parquet":

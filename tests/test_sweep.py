@@ -257,7 +257,7 @@ def project(tmp_path_factory):
 def test_dry_run_plans_one_job_per_data_point_and_one_figure(project):
     sweep_config = yaml.safe_load((project / "config/tiny.yaml").read_text())["fig3_sweep"]
     points = len(sweep_config["separations"]) * len(sweep_config["d"])
-    jobs = planned_jobs(project, target="results/fig3_sweep.pdf")
+    jobs = planned_jobs(project, target="results-tiny/fig3_sweep.pdf")
     assert jobs == {"fig3_sweep_runs": points, "fig3_sweep": 1}
     # not part of the default build
     assert "fig3_sweep_runs" not in planned_jobs(project)
@@ -268,6 +268,6 @@ def test_an_ngd_lr_in_the_sweep_config_fails_before_any_job(project, tmp_path):
     config["fig3_sweep"]["optimizers"]["ngd"]["lr"] = 0.1
     path = tmp_path / "bad.yaml"
     path.write_text(yaml.safe_dump(config, sort_keys=False))
-    result = snakemake(project, "-n", "results/fig3_sweep.pdf", config=str(path), check=False)
+    result = snakemake(project, "-n", "results-tiny/fig3_sweep.pdf", config=str(path), check=False)
     assert result.returncode != 0
     assert "fig3_sweep.optimizers.ngd" in result.stdout + result.stderr

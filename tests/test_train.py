@@ -168,7 +168,7 @@ def test_first_crossings_are_exact_and_step_sizes_logged():
             assert len(below), "the run must cross, or the check is vacuous"
             assert sparse[name][b, 0] == below[0] == dense[name][b, 0]
     # NGD's step lr/||g|| grows as the gradient vanishes, until the cap binds
-    capped = run(OptimizerSpec("ngd", lr=0.1, cap=50.0), np.arange(301))["log_step_W"]
+    capped = run(OptimizerSpec("ngd", lr=0.1, max_step=50.0), np.arange(301))["log_step_W"]
     assert np.isnan(capped[:, -1]).all()  # no step after the last iteration
     steps = capped[:, :-1]
     assert np.all(steps <= math.log(50.0) + 1e-12)
@@ -266,7 +266,7 @@ def test_joint_step_matches_plain_autograd(plain):
 SPECS = [
     OptimizerSpec("gd", lr=1.0),
     OptimizerSpec("ngd", lr=0.1),
-    OptimizerSpec("ngd", lr=0.1, cap=5.0),
+    OptimizerSpec("ngd", lr=0.1, max_step=5.0),
     OptimizerSpec("polyak"),
     OptimizerSpec("polyak", eta_max=50.0),
     OptimizerSpec("ngd", lr=0.1, momentum=0.9),

@@ -11,7 +11,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 import yaml
-from project import copy_project, planned_jobs, snakemake
+from project import REPO, copy_project, planned_jobs, snakemake
 
 FIGURES = ("fig2", "fig3", "fig8", "gd_vs_ngd", "fig9")
 pytestmark = pytest.mark.slow
@@ -40,15 +40,15 @@ def edited(path: Path, text: str):
 
 def test_every_figure_is_built_with_its_png_twin(built):
     for name in FIGURES:
-        assert (built / "results" / f"{name}.pdf").read_bytes().startswith(b"%PDF")
-        assert (built / "results" / f"{name}.png").read_bytes().startswith(b"\x89PNG")
+        assert (built / "results-tiny" / f"{name}.pdf").read_bytes().startswith(b"%PDF")
+        assert (built / "results-tiny" / f"{name}.png").read_bytes().startswith(b"\x89PNG")
 
 
 def test_file_contract(built):
     config = yaml.safe_load((built / "config/tiny.yaml").read_text())["experiments"]
     for name, experiment in config.items():
         seeds = range(experiment["seeds"])
-        table = pq.read_table(built / "results" / name / "metrics.parquet").to_pandas()
+        table = pq.read_table(built / "results-tiny" / name / "metrics.parquet").to_pandas()
         assert list(table.columns) == [
             "experiment",
             "optimizer",
@@ -74,16 +74,16 @@ def test_file_contract(built):
         if experiment["train"].get("train_u"):
             assert {"alignment_u", "gap_u"} <= metrics
         for seed in seeds:
-            data = np.load(built / f"results/data/{name}/seed{seed}.npz")
+            data = np.load(built / f"results-tiny/data/{name}/seed{seed}.npz")
             n, T, d = data["X"].shape
             assert data["y"].shape == (n,) and data["opt"].shape == (n,)
             assert data["W0"].shape == (d, d)
             assert ("u" in data) != bool(experiment["train"].get("train_u"))
-            svm = np.load(built / f"results/svm/{name}/seed{seed}.npz")
+            svm = np.load(built / f"results-tiny/svm/{name}/seed{seed}.npz")
             assert svm["W_mm"].shape == (d, d) and svm["W_mm_kkt_residual"] < 1e-8
             assert ("u_mm" in svm) == bool(experiment["train"].get("train_u"))
             for opt in experiment["optimizers"]:
-                final = np.load(built / f"results/train/{name}/{opt}/seed{seed}.final.npz")
+                final = np.load(built / f"results-tiny/train/{name}/{opt}/seed{seed}.final.npz")
                 assert final["W"].shape == (d, d) and final["u"].shape == (d,)
 
 
@@ -152,7 +152,7 @@ def test_config_change_reruns_exactly_what_depends_on_it(built, change, expected
 
 
 def test_training_is_deterministic(built):
-    target = "results/train/fig3/ps/seed1.parquet"
+    target = "results-tiny/train/fig3/ps/seed1.parquet"
     before = pq.read_table(built / target)
     snakemake(built, "-c1", "-q", "--forcerun", target, "--until", target)
     assert pq.read_table(built / target).equals(before)
@@ -186,7 +186,7 @@ def test_bad_config_fails_before_any_job_naming_the_key(tmp_path, change, messag
     result = snakemake(workdir, "-c1", config="config/bad.yaml", check=False)
     assert result.returncode != 0
     assert message in result.stdout + result.stderr
-    assert not (workdir / "results").exists()
+    assert not (workdir / "results-tiny").exists()
 
 
 def test_infeasible_svm_stops_with_a_message_and_keeps_what_was_built(tmp_path):
@@ -194,7 +194,7 @@ def test_infeasible_svm_stops_with_a_message_and_keeps_what_was_built(tmp_path):
     config = {
         "experiments": {
             "tight": {
-                "figure": "fixed_decoder",
+                "layout": "fixed_decoder",
                 "seeds": 1,
                 "data": {
                     "model": "example1",
@@ -217,14 +217,14 @@ def test_infeasible_svm_stops_with_a_message_and_keeps_what_was_built(tmp_path):
 
 
 def test_claims_table_is_computed_from_the_aggregate_tables(built):
-    table = pd.read_csv(built / "results/claims.csv")
-    assert (built / "results/claims.md").read_text().startswith("# The paper's claims")
+    table = pd.read_csv(built / "results-tiny/claims.csv")
+    assert (built / "results-tiny/claims.md").read_text().startswith("# The paper's claims")
     assert set(table["experiment"]) == set(FIGURES)
     assert {"claim", "source", "quantity", "mean", "low", "high", "reference", "holds"} <= set(
         table.columns
     )
     # recompute one row by hand from the aggregate table: PS's first passage below 1e-2
-    metrics = pq.read_table(built / "results/fig2/metrics.parquet").to_pandas()
+    metrics = pq.read_table(built / "results-tiny/fig2/metrics.parquet").to_pandas()
     gap = metrics[(metrics.optimizer == "ps") & (metrics.metric == "gap_W")]
     first = [g[g.value < 1e-2].iteration.min() for _, g in gap.groupby("seed")]
     row = table[
@@ -235,11 +235,11 @@ def test_claims_table_is_computed_from_the_aggregate_tables(built):
 
 
 def test_global_convergence_study_builds_with_its_tables(built):
-    snakemake(built, "results/global_convergence.pdf", "-c2", "-q")
+    snakemake(built, "results-tiny/global_convergence.pdf", "-c2", "-q")
     study = yaml.safe_load((built / "config/tiny.yaml").read_text())["global_convergence"]
-    runs = pd.read_csv(built / "results/global_convergence.csv")
-    summary = pd.read_csv(built / "results/global_convergence_summary.csv")
-    assumptions = pd.read_csv(built / "results/global_convergence_assumptions.csv")
+    runs = pd.read_csv(built / "results-tiny/global_convergence.csv")
+    summary = pd.read_csv(built / "results-tiny/global_convergence_summary.csv")
+    assumptions = pd.read_csv(built / "results-tiny/global_convergence_assumptions.csv")
     pairs = len(study["settings"]) * len(study["optimizers"])
     assert len(runs) == pairs * study["inits"] and len(summary) == pairs
     assert list(assumptions["setting"]) == list(study["settings"])
@@ -247,7 +247,7 @@ def test_global_convergence_study_builds_with_its_tables(built):
     fractions = runs.groupby(["setting", "optimizer"])["reached"].mean()
     for row in summary.itertuples():
         assert row.fraction_reached == pytest.approx(fractions[(row.setting, row.optimizer)])
-    assert (built / "results/global_convergence.pdf").read_bytes().startswith(b"%PDF")
+    assert (built / "results-tiny/global_convergence.pdf").read_bytes().startswith(b"%PDF")
     # correlation makes tokens less orthogonal; the score spread is what breaks Assumption 2
     by_setting = assumptions.set_index("setting")
     assert (
@@ -261,5 +261,110 @@ def test_global_convergence_study_builds_with_its_tables(built):
 def test_results_are_readable_by_others(built):
     mask = os.umask(0)
     os.umask(mask)
-    for path in (built / "results").rglob("*.p*"):
+    for path in (built / "results-tiny").rglob("*.p*"):
         assert path.stat().st_mode & 0o777 == 0o666 & ~mask, path
+
+
+# A guard on sys.meta_path, loaded through a sitecustomize on PYTHONPATH: importing torch
+# (or any of its modules) fails the process.
+NO_TORCH = """
+import sys
+
+
+class NoTorch:
+    def find_spec(self, name, path=None, target=None):
+        if name == "torch" or name.startswith("torch."):
+            raise ImportError(f"{name} imported while parsing the workflow")
+
+
+sys.meta_path.insert(0, NoTorch())
+"""
+
+
+@pytest.mark.parametrize(
+    ("config", "target"),
+    [("config/config.yaml", ""), ("config/config.yaml", "real"), ("config/tiny.yaml", "")],
+)
+def test_parsing_the_workflow_imports_no_torch(tmp_path, monkeypatch, config, target):
+    """`snakemake -n` reads the config and plans every job without torch (~2 s of import)."""
+    guard = tmp_path / "guard"
+    guard.mkdir()
+    (guard / "sitecustomize.py").write_text(NO_TORCH)
+    monkeypatch.setenv(
+        "PYTHONPATH", os.pathsep.join(filter(None, [str(guard), os.environ.get("PYTHONPATH")]))
+    )
+    (tmp_path / "project").mkdir()
+    workdir = copy_project(tmp_path / "project")
+    result = snakemake(workdir, *([target] if target else []), "-n", config=config, check=False)
+    out = result.stdout + result.stderr
+    assert result.returncode == 0, out
+    assert "imported while parsing" not in out
+
+
+def test_the_guard_catches_a_torch_import(tmp_path, monkeypatch):
+    """The guard itself: a workflow that imports torch fails the same dry run."""
+    guard = tmp_path / "guard"
+    guard.mkdir()
+    (guard / "sitecustomize.py").write_text(NO_TORCH)
+    monkeypatch.setenv(
+        "PYTHONPATH", os.pathsep.join(filter(None, [str(guard), os.environ.get("PYTHONPATH")]))
+    )
+    (tmp_path / "project").mkdir()
+    workdir = copy_project(tmp_path / "project")
+    common = workdir / "workflow/rules/common.smk"
+    common.write_text("import torch\n" + common.read_text())
+    result = snakemake(workdir, "-n", check=False)
+    assert result.returncode != 0
+    assert "torch imported while parsing" in result.stdout + result.stderr
+
+
+# ---- attnbias.workflow_config: the plain logic behind the rules' params -----------------
+
+
+def _workflow_config(change=None):
+    from snakemake.utils import validate
+
+    from attnbias.workflow_config import WorkflowConfig
+
+    config = yaml.safe_load((REPO / "config/tiny.yaml").read_text())
+    if change:
+        change(config)
+    validate(config, str(REPO / "workflow/schemas/config.schema.yaml"), set_default=True)
+    return WorkflowConfig(config)
+
+
+def test_one_accessor_serves_synthetic_and_real_experiments():
+    wf = _workflow_config()
+    assert wf.jobs("fig2") == {"optimizer": ["gd", "ngd", "ps", "ngd-mom"], "seed": [0, 1]}
+    assert wf.jobs("fig4") == {"optimizer": ["sgd", "sps"], "seed": [0]}
+    assert wf.title("fig1") == "tiny BERT on fixture MNLI"
+    assert wf.legend("fig2")["ngd"] == ("NGD", "NGD lr=0.1")
+    assert wf.legend("fig4")["sps"] == ("SPS", "SPS c=0.5, eta_max=0.5")
+    for name in ("fig2", "fig1"):  # an aggregate table's identity: its runs'
+        pattern = "x/{experiment}/{optimizer}/{seed}"
+        runs = wf.run_identities(pattern, name)
+        assert len(runs) == len(wf.jobs(name)["optimizer"]) * len(wf.jobs(name)["seed"])
+        assert (
+            wf.identity("metrics", name)["config_sha256"]
+            != wf.identity("metrics", "fig3")["config_sha256"]
+        )
+    # the data and SVM files serve every optimizer; a run's seed is a number
+    assert wf.identity("data", "fig2", "0", "ngd") == wf.identity("data", "fig2", 0)
+    assert wf.identity("run", "fig2", "1", "ngd")["seed"] == 1
+
+
+def test_identities_ignore_labels_and_key_order():
+    def relabel_and_reorder(config):
+        fig2 = config["experiments"]["fig2"]
+        fig2["optimizers"]["ngd"] = dict(reversed(fig2["optimizers"]["ngd"].items()))
+        fig2["optimizers"]["ngd"]["label"] = "another label"
+        fig1 = config["real_data"]["experiments"]["fig1"]
+        fig1["optimizers"]["sgd"]["label"] = "another label"
+
+    plain, changed = _workflow_config(), _workflow_config(relabel_and_reorder)
+    for args in [("run", "fig2", 0, "ngd"), ("metrics", "fig2"), ("run", "fig1", 0, "sgd")]:
+        assert plain.identity(*args) == changed.identity(*args)
+    assert plain.legend("fig2") != changed.legend("fig2")
+    lr = _workflow_config(lambda c: c["experiments"]["fig2"]["optimizers"]["ngd"].update(lr=0.2))
+    assert lr.identity("run", "fig2", 0, "ngd") != plain.identity("run", "fig2", 0, "ngd")
+    assert lr.identity("run", "fig2", 0, "gd") == plain.identity("run", "fig2", 0, "gd")

@@ -224,7 +224,7 @@ _VALUES = {
 
 
 def _uncapped(opt: dict) -> bool:
-    return opt.get("cap") is None and opt.get("eta_max") is None
+    return opt.get("max_step") is None and opt.get("eta_max") is None
 
 
 def fixed_decoder_claims(rows: Rows, table, optimizers, W_mm_norms) -> None:
@@ -643,7 +643,7 @@ def claims(
     """All claims of the configured experiments, as a table (one row per claim)."""
     out = []
     for name, experiment in experiments.items():
-        kind, optimizers, table = experiment["figure"], experiment["optimizers"], tables[name]
+        kind, optimizers, table = experiment["layout"], experiment["optimizers"], tables[name]
         rows = Rows(name, (hypotheses or {}).get(name))
         if kind == "fixed_decoder":
             fixed_decoder_claims(rows, table, optimizers, W_mm_norms[name])

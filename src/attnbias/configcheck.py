@@ -3,14 +3,20 @@
 Every refusal is a ConfigError whose message starts with the dotted key path
 (`config key experiments.fig2.optimizers.gd.lr: ...`), so a user sees which key to fix.
 
+  check_renamed     keys renamed since (figure -> layout, cap -> max_step, a real-data
+                    optimizer's name -> rule), named with their new key
   check_finite      NaN and inf anywhere (the schema's comparisons let NaN through)
   validate          the schema, with whole floats (300.0) taken as the integers they are and
                     the error naming its key path
-  check_optimizers  settings that the chosen update rule ignores (GD with a cap)
+  check_optimizers  settings that the chosen update rule ignores (GD with a max_step)
   check_names       experiment names that collide with the workflow's own targets
   check_sizes       problem sizes whose SVM or training would not fit (n (T-1) constraints)
   check_signals     Example 1's query scoring at or above the optimal token
   check_texts       titles and labels that matplotlib or the report would misread
+  check_specs       optimizer settings that attnbias.spec.OptimizerSpec refuses (after the
+                    schema's defaults are filled in, like the two checks below)
+  check_real        real-data names that clash, model keys that name no model
+  check_sweep       the fig3 sweep's optimizers against its lr grid
 """
 
 from __future__ import annotations
@@ -20,28 +26,30 @@ import re
 import unicodedata
 from collections.abc import Iterator
 
-# results/<name>.pdf and results/<name>/... of these belong to the workflow itself
+# <results>/<name>.pdf and <results>/<name>/... of these belong to the workflow itself
+# ({results}: the config's results folder)
 RESERVED_NAMES = {
     "all": "the workflow's default rule",
     "real": "the rule building every real-data figure",
-    "global_convergence": "the study's figure results/global_convergence.pdf",
-    "claims": "the claims table results/claims.md",
-    "report": "the HTML report results/report.html",
-    "data": "the data stage's folder results/data/",
-    "svm": "the SVM stage's folder results/svm/",
-    "train": "the training stage's folder results/train/",
-    "logs": "the log folder results/logs/",
-    "benchmarks": "the wall-time folder results/benchmarks/",
-    "checkpoints": "the real-data checkpoints' folder results/checkpoints/",
-    "fig10": "the token-similarity figure results/fig10.pdf",
+    "global_convergence": "the study's figure {results}/global_convergence.pdf",
+    "claims": "the claims table {results}/claims.md",
+    "report": "the HTML report {results}/report.html",
+    "data": "the data stage's folder {results}/data/",
+    "svm": "the SVM stage's folder {results}/svm/",
+    "train": "the training stage's folder {results}/train/",
+    "logs": "the log folder {results}/logs/",
+    "benchmarks": "the wall-time folder {results}/benchmarks/",
+    "checkpoints": "the real-data checkpoints' folder {results}/checkpoints/",
+    "fig10": "the token-similarity figure {results}/fig10.pdf",
+    "fig3_sweep": "the fig3 sweep's figure {results}/fig3_sweep.pdf",
 }
 
 # settings that an update rule of attnbias.optimizers never reads; `normalize` only matters
 # for rules that normalise (GD ignores it)
 IGNORED = {
-    "gd": ("cap", "eta_max", "f_star"),
+    "gd": ("max_step", "eta_max", "f_star"),
     "ngd": ("eta_max", "f_star"),
-    "polyak": ("lr", "lr_u", "cap"),
+    "polyak": ("lr", "lr_u", "max_step"),
 }
 MAX_CONSTRAINTS = 10_000  # n (T - 1) rows of the W-SVM's Gram matrix (8 bytes each squared)
 
@@ -70,6 +78,41 @@ def _walk(value, path=()) -> Iterator[tuple[tuple, object]]:
     elif isinstance(value, list):
         for i, item in enumerate(value):
             yield from _walk(item, (*path, i))
+
+
+# (section path pattern, old key, new key); "*" is any name in that place
+RENAMED = [
+    (("experiments", "*"), "figure", "layout"),
+    (("experiments", "*", "optimizers", "*"), "cap", "max_step"),
+    (("global_convergence", "optimizers", "*"), "cap", "max_step"),
+    (("fig3_sweep", "optimizers", "*"), "cap", "max_step"),
+    (("real_data", "experiments", "*", "optimizers", "*"), "name", "rule"),
+]
+
+
+def _places(config, pattern, path=()) -> Iterator[tuple[tuple, dict]]:
+    """(path, dict) of every dict in `config` at the path `pattern` ("*": any key)."""
+    if not isinstance(config, dict):
+        return
+    if not pattern:
+        yield path, config
+        return
+    head, *rest = pattern
+    keys = config if head == "*" else [head] if head in config else []
+    for key in keys:
+        yield from _places(config[key], rest, (*path, key))
+
+
+def check_renamed(config: dict) -> None:
+    """Refuse a key renamed since, naming the key that replaces it."""
+    for pattern, old, new in RENAMED:
+        for path, section in _places(config, pattern):
+            if old in section:
+                raise ConfigError(
+                    (*path, old),
+                    f"renamed to {new}; write `{new}: {section[old]}` instead of "
+                    f"`{old}: {section[old]}`",
+                )
 
 
 def check_finite(config: dict) -> None:
@@ -159,13 +202,15 @@ def check_optimizers(config: dict) -> None:
 def check_names(config: dict) -> None:
     """Refuse experiment names that are also the workflow's own targets or folders."""
     sections = [("experiments",), ("real_data", "experiments")]
+    results = config.get("results", "results")
     for section in sections:
         names = _get(config, section) if _has(config, section) else {}
         for name in names:
             if name in RESERVED_NAMES:
+                taken = RESERVED_NAMES[name].format(results=results)
                 raise ConfigError(
                     (*section, name),
-                    f"the name {name!r} is taken by {RESERVED_NAMES[name]}; choose another",
+                    f"the name {name!r} is taken by {taken}; choose another",
                 )
 
 
@@ -289,8 +334,89 @@ def _check_math(path, text: str) -> None:
             ) from None
 
 
+def check_specs(config: dict) -> None:
+    """Build every OptimizerSpec now, so a bad combination fails before any job runs."""
+    from attnbias.spec import OptimizerSpec
+
+    for path, opt, train_u in _optimizers(config):
+        try:
+            OptimizerSpec(**_spec_settings(opt))
+        except ValueError as err:
+            raise ConfigError(path, str(err)) from None
+        if opt.get("f_star", "opt") == "opt" and opt["rule"] == "polyak" and train_u:
+            raise ConfigError(
+                path,
+                "f_star 'opt' needs a fixed decoder, but the experiment's train.train_u is "
+                "true; set f_star: 0",
+            )
+
+
+def _spec_settings(opt: dict) -> dict:
+    return {k: v for k, v in opt.items() if k != "label"}
+
+
+def check_real(config: dict) -> None:
+    """Real-data names apart from the others, model keys that name a model, text data with
+    a text model (the schema gives image data vit_small)."""
+    from attnbias.workflow_config import SIMILARITY_FIGURE
+
+    real = config["real_data"]
+    models = sorted(real["models"])
+    clash = set(real["experiments"]) & (set(config["experiments"]) | {SIMILARITY_FIGURE})
+    if clash:
+        raise ConfigError(
+            ("real_data", "experiments"),
+            f"{sorted(clash)} also named elsewhere (experiments, or {SIMILARITY_FIGURE}, the "
+            "token-similarity figure)",
+        )
+    for name, e in real["experiments"].items():
+        if e["model"] != "vit_small" and e["model"] not in real["models"]:
+            raise ConfigError(
+                ("real_data", "experiments", name, "model"),
+                f"{e['model']!r} is neither vit_small nor a key of real_data.models ({models})",
+            )
+        if e["model"] == "vit_small" and e["dataset"] in ("mnli", "civilcomments"):
+            raise ConfigError(
+                ("real_data", "experiments", name, "model"),
+                f"dataset {e['dataset']} is text: its model is a BERT key of real_data.models, "
+                "not vit_small (a model for images)",
+            )
+    if real["similarity"]["model"] not in real["models"]:
+        raise ConfigError(
+            ("real_data", "similarity", "model"),
+            f"{real['similarity']['model']!r} is not a key of real_data.models ({models})",
+        )
+
+
+def check_sweep(config: dict) -> None:
+    """The sweep's NGDs take their lr from fig3_sweep.lr; every optimizer builds a spec."""
+    from attnbias.spec import OptimizerSpec
+
+    sweep = config.get("fig3_sweep", {})
+    for name, opt in sweep.get("optimizers", {}).items():
+        path = ("fig3_sweep", "optimizers", name)
+        settings = _spec_settings(opt)
+        if settings["rule"] == "ngd" and "lr" in settings:
+            raise ConfigError(
+                path, "an ngd optimizer of the sweep takes its lr from fig3_sweep.lr; remove its lr"
+            )
+        try:
+            for lr in sweep["lr"] if settings["rule"] == "ngd" else [None]:
+                OptimizerSpec(**settings, **({} if lr is None else {"lr": lr}))
+        except ValueError as err:
+            raise ConfigError(path, str(err)) from None
+
+
+def check_workflow(config: dict) -> None:
+    """The checks that read the schema's defaults: run after Snakemake's validation."""
+    check_specs(config)
+    check_real(config)
+    check_sweep(config)
+
+
 def check(config: dict, schema: dict) -> None:
-    """Every check, in order: finiteness, the schema, then the cross-key checks."""
+    """Every check, in order: renamed keys, finiteness, the schema, the cross-key checks."""
+    check_renamed(config)
     check_finite(config)
     validate(config, schema)
     check_names(config)

@@ -379,7 +379,7 @@ _SETTINGS = (
 
 
 def _settings(spec: OptimizerSpec, loss: str, train_u: bool, opt_is_best: bool) -> np.ndarray:
-    cap = spec.cap if spec.rule == "ngd" else spec.eta_max if spec.rule == "polyak" else None
+    cap = spec.max_step if spec.rule == "ngd" else spec.eta_max if spec.rule == "polyak" else None
     if spec.f_star == "opt":
         f_code, f_value = 0, 0.0
     elif float(spec.f_star) == 0:

@@ -5,7 +5,7 @@ block's direction; the numerics stay in `gradients`. All lengths are formed in l
 a gradient's norm may be far below the smallest float (see gradients.ScaledGradient).
 
   gd      W <- W - lr * grad
-  ngd     W <- W - min(lr / ||grad||, cap) * grad
+  ngd     W <- W - min(lr / ||grad||, max_step) * grad
   polyak  W <- W - min((L - f*) / ||grad||^2, eta_max) * grad
 momentum: heavy ball on the step, buf <- beta * buf + step, W <- W - buf (NGD-mom is ngd
 with momentum). normalize: "per_block" normalises W and u each by its own norm (the paper's
@@ -85,7 +85,7 @@ class Optimizer:
             log_norms = {name: g.log_norm for name, g in grads.items()}
         if spec.rule == "ngd":
             lengths = {name: math.log(lrs[name]) - log_norms[name] for name in grads}
-            cap = spec.cap
+            cap = spec.max_step
         else:  # polyak
             lengths = {name: log_excess - 2 * log_norms[name] for name in grads}
             cap = spec.eta_max

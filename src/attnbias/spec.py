@@ -21,7 +21,7 @@ class OptimizerSpec:
     rule: str
     lr: float = 1.0
     lr_u: float | None = None  # step for u when it differs from lr (joint training)
-    cap: float | None = None  # ngd: cap on the adaptive step lr / ||grad||
+    max_step: float | None = None  # ngd: cap on the adaptive step lr / ||grad||
     eta_max: float | None = None  # polyak: cap on the step; None = uncapped
     f_star: str | float = "opt"  # polyak: "opt" (all attention on opt tokens) or a number
     momentum: float = 0.0
@@ -44,8 +44,8 @@ class OptimizerSpec:
         text = parts.get(self.rule, "Polyak step")
         if self.rule == "polyak":
             text += f" eta_max={'none' if self.eta_max is None else f'{self.eta_max:g}'}"
-        if self.cap is not None:
-            text += f" cap={self.cap:g}"
+        if self.max_step is not None:
+            text += f" max_step={self.max_step:g}"
         if self.momentum:
             text += f" momentum={self.momentum:g}"
         if self.normalize == "per_block" and self.rule != "gd":

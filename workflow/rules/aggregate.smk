@@ -1,17 +1,17 @@
 rule aggregate:
     input:
-        runs=run_files("results/train/{experiment}/{optimizer}/seed{seed}.parquet"),
+        runs=run_files(rules.train.output.metrics),
         code=code("aggregate.py"),
     output:
-        "results/{experiment}/metrics.parquet",
+        results("{experiment}/metrics.parquet"),
     log:
-        "results/logs/aggregate/{experiment}.log",
+        results("logs/aggregate/{experiment}.log"),
     benchmark:
-        "results/benchmarks/aggregate/{experiment}.tsv"
+        results("benchmarks/aggregate/{experiment}.tsv")
     conda:
         "../../envs/plot.yaml"
     params:
-        identity=identity_of("metrics"),
-        runs=run_identities,
+        identity=of_job(WF.identity, "metrics"),
+        runs=of_job(WF.run_identities, rules.train.output.metrics),
     script:
         "../scripts/aggregate.py"

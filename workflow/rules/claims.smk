@@ -1,31 +1,40 @@
 rule claims:
     input:
-        metrics=expand(
-            "results/{experiment}/metrics.parquet", experiment=DEFAULT_EXPERIMENTS
-        ),
-        svm=all_seeds("results/svm/{experiment}/seed{seed}.npz"),
-        data=all_seeds("results/data/{experiment}/seed{seed}.npz"),
-        final=joint_final_files,
+        metrics=expand(rules.aggregate.output[0], experiment=DEFAULT_EXPERIMENTS),
+        svm=all_seeds(rules.svm.output[0]),
+        data=all_seeds(rules.data.output[0]),
+        final=[
+            path
+            for name in WF.joint()
+            for path in expand(
+                rules.train.output.final, experiment=name, **WF.jobs(name)
+            )
+        ],
         code=code("claims.py"),
     output:
         md=report(
-            "results/claims.md",
+            results("claims.md"),
             caption="../report/claims.rst",
             category="Claims",
         ),
         html=report(
-            "results/claims.html",
+            results("claims.html"),
             caption="../report/claims.rst",
             category="Claims",
         ),
-        csv="results/claims.csv",
-        tex="results/claims.tex",
+        csv=results("claims.csv"),
+        tex=results("claims.tex"),
     log:
-        "results/logs/claims.log",
+        results("logs/claims.log"),
     conda:
         "../../envs/plot.yaml"
     params:
-        experiments=claims_settings,
-        identities=claims_identities,
+        experiments=WF.claims_settings(),
+        identities=WF.claims_identities(
+            rules.aggregate.output[0],
+            rules.svm.output[0],
+            rules.data.output[0],
+            rules.train.output.final,
+        ),
     script:
         "../scripts/claims.py"

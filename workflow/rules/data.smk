@@ -2,14 +2,14 @@ rule data:
     input:
         code=code("data.py"),
     output:
-        "results/data/{experiment}/seed{seed}.npz",
+        results("data/{experiment}/seed{seed}.npz"),
     log:
-        "results/logs/data/{experiment}/seed{seed}.log",
+        results("logs/data/{experiment}/seed{seed}.log"),
     benchmark:
-        "results/benchmarks/data/{experiment}/seed{seed}.tsv"
+        results("benchmarks/data/{experiment}/seed{seed}.tsv")
     conda:
         "../../envs/data-svm.yaml"
     params:
-        job=job_params(data=experiment_config("data"), identity=identity_of("data")),
+        job=job_params(data=section("data"), identity=of_job(WF.identity, "data")),
     shell:
         job_shell("data.py")

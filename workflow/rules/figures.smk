@@ -1,44 +1,35 @@
-from attnbias.panels import describe
-
-
-def figure_description(wildcards):
-    """The report caption's description of the figure's panels (attnbias.panels)."""
-    experiment = EXPERIMENTS[wildcards.experiment]
-    return describe(experiment["figure"], experiment["data"]["model"])
-
-
 rule figure:
     input:
         unpack(geometry_files),
-        metrics="results/{experiment}/metrics.parquet",
-        runs=run_files("results/train/{experiment}/{optimizer}/seed{seed}.parquet"),
-        data=seed_files("results/data/{experiment}/seed{seed}.npz"),
+        metrics=rules.aggregate.output[0],
+        runs=run_files(rules.train.output.metrics),
+        data=seed_files(rules.data.output[0]),
         benchmarks=benchmarks("data", "svm", "train", "aggregate"),
         code=code("figure.py"),
     output:
         pdf=report(
-            "results/{experiment}.pdf",
+            results("{experiment}.pdf"),
             caption="../report/figure.rst",
             category="Figures",
             subcategory="{experiment}",
         ),
         png=report(
-            "results/{experiment}.png",
+            results("{experiment}.png"),
             caption="../report/figure.rst",
             category="Figures",
             subcategory="{experiment}",
         ),
-        provenance="results/{experiment}.provenance.json",
+        provenance=results("{experiment}.provenance.json"),
     log:
-        "results/logs/figure/{experiment}.log",
+        results("logs/figure/{experiment}.log"),
     conda:
         "../../envs/plot.yaml"
     params:
-        kind=experiment_config("figure"),
-        description=figure_description,
-        title=figure_title,
-        legend=optimizer_legend,
-        config=figure_config,
-        identity=identity_of("metrics"),
+        kind=section("layout"),
+        description=of_job(WF.description),
+        title=of_job(WF.title),
+        legend=of_job(WF.legend),
+        config=of_job(WF.figure_config),
+        identity=of_job(WF.identity, "metrics"),
     script:
         "../scripts/figure.py"

@@ -1,25 +1,30 @@
 # Real-data figures (Figs. 1, 4, 6, 7 and 10): check that data and weights are where the
-# config says, train per optimizer and seed, aggregate, draw. Helpers live in common.smk.
+# config says, train per optimizer and seed, aggregate, draw. Their settings and file
+# identities come from attnbias.workflow_config, like the synthetic experiments'.
+
+REAL_TRAINING = _alternatives(WF.real_experiments)
+# resource `gpu` of the real-data jobs: one, unless the config pins them to the CPU
+REAL_GPUS = 0 if REAL["device"] == "cpu" else 1
 
 
 rule real:
     """Every real-data figure (not part of `all`: they need datasets, weights and a GPU)."""
     default_target: False
     input:
-        real_figure_targets(),
+        expand(results("{figure}.pdf"), figure=WF.real_figures()),
 
 
 rule check_real_data:
     input:
         code=code("check_real_data.py"),
     output:
-        "results/real/{figure}/source.json",
+        results("real/{figure}/source.json"),
     log:
-        "results/logs/real/{figure}/check.log",
+        results("logs/real/{figure}/check.log"),
     conda:
         "../../envs/train-real.yaml"
     params:
-        needs=real_needs,
+        needs=of_job(WF.real_needs),
         data_root=REAL["data_root"],
         download=REAL["download"],
     script:
@@ -28,108 +33,108 @@ rule check_real_data:
 
 rule train_real:
     input:
-        source="results/real/{figure}/source.json",
+        source=rules.check_real_data.output[0],
         code=code("train_real.py"),
     output:
-        metrics="results/train/{figure}/{optimizer}/seed{seed}.parquet",
+        metrics=results("train/{figure}/{optimizer}/seed{seed}.parquet"),
     log:
-        "results/logs/train/{figure}/{optimizer}/seed{seed}.log",
+        results("logs/train/{figure}/{optimizer}/seed{seed}.log"),
     benchmark:
-        "results/benchmarks/train_real/{figure}/{optimizer}/seed{seed}.tsv"
+        results("benchmarks/train_real/{figure}/{optimizer}/seed{seed}.tsv")
     wildcard_constraints:
         figure=REAL_TRAINING,
     conda:
         "../../envs/train-real.yaml"
     threads: REAL["threads"]
     resources:
-        gpu=real_gpus,
+        gpu=REAL_GPUS,
     params:
-        experiment=real_experiment_settings,
-        optimizer=real_optimizer_settings,
+        experiment=of_job(WF.real_settings),
+        optimizer=of_job(WF.optimizer),
         data_root=REAL["data_root"],
         device=REAL["device"],
         autocast=REAL["autocast"],
-        checkpoint="results/checkpoints/{figure}/{optimizer}/seed{seed}.pt",
-        identity=real_identity_of("run"),
+        checkpoint=results("checkpoints/{figure}/{optimizer}/seed{seed}.pt"),
+        identity=of_job(WF.identity, "run"),
     script:
         "../scripts/train_real.py"
 
 
 rule aggregate_real:
     input:
-        runs=real_run_files("results/train/{figure}/{optimizer}/seed{seed}.parquet"),
+        runs=run_files(rules.train_real.output.metrics),
         code=code("aggregate.py"),
     output:
-        "results/{figure}/metrics.parquet",
+        results("{figure}/metrics.parquet"),
     log:
-        "results/logs/aggregate/{figure}.log",
+        results("logs/aggregate/{figure}.log"),
     benchmark:
-        "results/benchmarks/aggregate_real/{figure}.tsv"
+        results("benchmarks/aggregate_real/{figure}.tsv")
     wildcard_constraints:
         figure=REAL_TRAINING,
     conda:
         "../../envs/plot.yaml"
     params:
-        identity=real_identity_of("metrics"),
-        runs=real_run_identities,
+        identity=of_job(WF.identity, "metrics"),
+        runs=of_job(WF.run_identities, rules.train_real.output.metrics),
     script:
         "../scripts/aggregate.py"
 
 
 rule figure_real:
     input:
-        metrics="results/{figure}/metrics.parquet",
-        source="results/real/{figure}/source.json",
-        runs=real_run_files("results/train/{figure}/{optimizer}/seed{seed}.parquet"),
-        benchmarks=benchmarks("train_real", "aggregate_real", jobs=real_jobs),
+        metrics=rules.aggregate_real.output[0],
+        source=rules.check_real_data.output[0],
+        runs=run_files(rules.train_real.output.metrics),
+        benchmarks=benchmarks("train_real", "aggregate_real"),
         code=code("figure_real.py"),
     output:
         pdf=report(
-            "results/{figure}.pdf",
+            results("{figure}.pdf"),
             caption="../report/real_figure.rst",
             category="Real-data figures",
             subcategory="{figure}",
         ),
         png=report(
-            "results/{figure}.png",
+            results("{figure}.png"),
             caption="../report/real_figure.rst",
             category="Real-data figures",
             subcategory="{figure}",
         ),
-        provenance="results/{figure}.provenance.json",
+        provenance=results("{figure}.provenance.json"),
     log:
-        "results/logs/figure/{figure}.log",
+        results("logs/figure/{figure}.log"),
     wildcard_constraints:
         figure=REAL_TRAINING,
     conda:
         "../../envs/plot.yaml"
     params:
-        title=real_title,
-        legend=real_legend,
-        settings=real_experiment_settings,
-        config=real_figure_config,
-        identity=real_identity_of("metrics"),
+        title=of_job(WF.title),
+        legend=of_job(WF.legend),
+        settings=of_job(WF.real_settings),
+        config=of_job(WF.figure_config),
+        identity=of_job(WF.identity, "metrics"),
     script:
         "../scripts/figure_real.py"
 
 
 rule token_similarity:
     input:
-        source=f"results/real/{SIMILARITY_FIGURE}/source.json",
+        source=expand(rules.check_real_data.output[0], figure=SIMILARITY_FIGURE)[0],
         code=code("token_similarity.py"),
     output:
-        f"results/{SIMILARITY_FIGURE}/similarity/{{dataset}}.parquet",
+        results(f"{SIMILARITY_FIGURE}/similarity/{{dataset}}.parquet"),
     log:
-        f"results/logs/{SIMILARITY_FIGURE}/{{dataset}}.log",
+        results(f"logs/{SIMILARITY_FIGURE}/{{dataset}}.log"),
     benchmark:
-        f"results/benchmarks/token_similarity/{SIMILARITY_FIGURE}/{{dataset}}.tsv"
+        results(f"benchmarks/token_similarity/{SIMILARITY_FIGURE}/{{dataset}}.tsv")
     conda:
         "../../envs/train-real.yaml"
     threads: REAL["threads"]
     resources:
-        gpu=real_gpus,
+        gpu=REAL_GPUS,
     params:
-        settings=similarity_settings,
+        settings=of_job(WF.similarity_settings),
         data_root=REAL["data_root"],
         device=REAL["device"],
     script:
@@ -139,32 +144,34 @@ rule token_similarity:
 rule figure_similarity:
     input:
         values=expand(
-            f"results/{SIMILARITY_FIGURE}/similarity/{{dataset}}.parquet",
-            dataset=REAL["similarity"]["samples"],
+            rules.token_similarity.output[0], dataset=REAL["similarity"]["samples"]
         ),
-        source=f"results/real/{SIMILARITY_FIGURE}/source.json",
-        benchmarks=benchmarks("token_similarity", jobs=similarity_jobs),
+        source=expand(rules.check_real_data.output[0], figure=SIMILARITY_FIGURE)[0],
+        benchmarks=benchmarks(
+            "token_similarity",
+            jobs=lambda wildcards: {"dataset": list(REAL["similarity"]["samples"])},
+        ),
         code=code("figure_similarity.py"),
     output:
         pdf=report(
-            f"results/{SIMILARITY_FIGURE}.pdf",
+            results(f"{SIMILARITY_FIGURE}.pdf"),
             caption="../report/similarity.rst",
             category="Real-data figures",
             subcategory=SIMILARITY_FIGURE,
         ),
         png=report(
-            f"results/{SIMILARITY_FIGURE}.png",
+            results(f"{SIMILARITY_FIGURE}.png"),
             caption="../report/similarity.rst",
             category="Real-data figures",
             subcategory=SIMILARITY_FIGURE,
         ),
-        provenance=f"results/{SIMILARITY_FIGURE}.provenance.json",
+        provenance=results(f"{SIMILARITY_FIGURE}.provenance.json"),
     log:
-        f"results/logs/figure/{SIMILARITY_FIGURE}.log",
+        results(f"logs/figure/{SIMILARITY_FIGURE}.log"),
     conda:
         "../../envs/plot.yaml"
     params:
         title=REAL["similarity"]["title"],
-        config=similarity_figure_config,
+        config=WF.similarity_config(),
     script:
         "../scripts/figure_similarity.py"

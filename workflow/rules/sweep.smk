@@ -10,24 +10,24 @@ rule fig3_sweep_runs:
     input:
         code=code("fig3_sweep_runs.py"),
     output:
-        "results/fig3_sweep/runs/{sweep_point}.parquet",
+        results("fig3_sweep/runs/{sweep_point}.parquet"),
     log:
-        "results/logs/fig3_sweep/{sweep_point}.log",
+        results("logs/fig3_sweep/{sweep_point}.log"),
     benchmark:
-        "results/benchmarks/fig3_sweep_runs/{sweep_point}.tsv"
+        results("benchmarks/fig3_sweep_runs/{sweep_point}.tsv")
     wildcard_constraints:
-        sweep_point=_alternatives(SWEEP_POINTS or {"none"}),
+        sweep_point=_alternatives(SWEEP_POINTS),
     conda:
         "../../envs/train.yaml"
     threads: config["threads"]
     params:
         point=sweep_point,
         optimizers=sweep_optimizers,
-        lrs=sweep_config("lr"),
-        seeds=sweep_config("seeds"),
-        iterations=sweep_config("iterations"),
-        log_points=sweep_config("log_points"),
-        loss=sweep_config("loss"),
+        lrs=config_value("fig3_sweep/lr"),
+        seeds=config_value("fig3_sweep/seeds"),
+        iterations=config_value("fig3_sweep/iterations"),
+        log_points=config_value("fig3_sweep/log_points"),
+        loss=config_value("fig3_sweep/loss"),
         device=config["device"],
         dtype=config["dtype"],
     script:
@@ -36,34 +36,32 @@ rule fig3_sweep_runs:
 
 rule fig3_sweep:
     input:
-        runs=expand(
-            "results/fig3_sweep/runs/{sweep_point}.parquet", sweep_point=SWEEP_POINTS
-        ),
+        runs=expand(rules.fig3_sweep_runs.output[0], sweep_point=SWEEP_POINTS),
         benchmarks=benchmarks("fig3_sweep_runs", jobs=sweep_jobs),
         code=code("fig3_sweep.py"),
     output:
-        csv="results/fig3_sweep.csv",
-        verdicts="results/fig3_sweep_verdicts.csv",
+        csv=results("fig3_sweep.csv"),
+        verdicts=results("fig3_sweep_verdicts.csv"),
         pdf=report(
-            "results/fig3_sweep.pdf",
+            results("fig3_sweep.pdf"),
             caption="../report/fig3_sweep.rst",
             category="Figures",
             subcategory="fig3_sweep",
         ),
         png=report(
-            "results/fig3_sweep.png",
+            results("fig3_sweep.png"),
             caption="../report/fig3_sweep.rst",
             category="Figures",
             subcategory="fig3_sweep",
         ),
-        provenance="results/fig3_sweep.provenance.json",
+        provenance=results("fig3_sweep.provenance.json"),
     log:
-        "results/logs/fig3_sweep/summary.log",
+        results("logs/fig3_sweep/summary.log"),
     conda:
         "../../envs/plot.yaml"
     params:
         legend=sweep_legend,
-        tolerance=sweep_config("loss_tolerance"),
+        tolerance=config_value("fig3_sweep/loss_tolerance"),
         config=sweep_figure_config,
     script:
         "../scripts/fig3_sweep.py"

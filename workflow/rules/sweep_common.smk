@@ -1,39 +1,12 @@
 # Config and params helpers of the fig3 sweep (workflow/rules/sweep.smk), apart from its
-# rules; they use common.smk's helpers (spec_settings, canonical, _at, OptimizerSpec).
+# rules (attnbias.configcheck.check_sweep checks its optimizers).
 
 from attnbias import sweep as fig3_sweep_grid
+from attnbias.spec import OptimizerSpec
+from attnbias.workflow_config import spec_settings
 
 SWEEP = config.get("fig3_sweep", {})
 SWEEP_POINTS = fig3_sweep_grid.points(SWEEP) if SWEEP else {}
-
-
-def _check_sweep_optimizers():
-    """The NGDs take their lr from fig3_sweep.lr; every optimizer builds an OptimizerSpec."""
-    for name, opt in SWEEP.get("optimizers", {}).items():
-        key = f"fig3_sweep.optimizers.{name}"
-        settings = spec_settings(opt)
-        if settings["rule"] == "ngd" and "lr" in settings:
-            raise WorkflowError(
-                f"config key {key}: an ngd optimizer of the sweep takes its lr from "
-                "fig3_sweep.lr; remove its lr"
-            )
-        try:
-            for lr in SWEEP["lr"] if settings["rule"] == "ngd" else [None]:
-                OptimizerSpec(**settings, **({} if lr is None else {"lr": lr}))
-        except ValueError as err:
-            raise WorkflowError(f"config key {key}: {err}") from None
-
-
-_check_sweep_optimizers()
-
-
-def sweep_config(*keys):
-    """Params helper: the value at `keys` in the fig3_sweep config section."""
-
-    def get(wildcards):
-        return _at(SWEEP, keys)
-
-    return get
 
 
 def sweep_point(wildcards):

@@ -22,7 +22,7 @@ for name, experiment in experiments.items():  # the input lists follow this orde
     W_mm_norms[name] = [float((s["W_mm"] ** 2).sum() ** 0.5) for s in svms]
     T_tokens[name] = datasets[0]["X"].shape[1]
     data_hypotheses[name] = hypotheses.summarize([hypotheses.report(d) for d in datasets])
-    if experiment["figure"] == "joint":  # the final u of every optimizer and seed
+    if experiment["layout"] == "joint":  # the final u of every optimizer and seed
         u_margins[name] = {}
         for opt in experiment["optimizers"]:
             finals = [next(final_files) for _ in seeds]

@@ -29,8 +29,8 @@ def train_run(
     """
     torch_device = resolve_device(device)
     task = tasks.build(settings, seed=seed, data_root=data_root)
-    options = without(optimizer, "name", "label")
-    torch_optimizer = make_optimizer(optimizer["name"], task.model.parameters(), **options)
+    options = without(optimizer, "rule", "label")
+    torch_optimizer = make_optimizer(optimizer["rule"], task.model.parameters(), **options)
     train = settings["train"]
     schedule = Schedule(
         epochs=train["epochs"],
