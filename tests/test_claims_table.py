@@ -344,3 +344,17 @@ def test_study_rows_hold_only_where_every_small_start_reaches():
     assert verdicts["plain plain study gd global"] == "does not hold"  # one small start missed
     assert verdicts["spread spread study ngd global"] == "holds (outside hypotheses: Ass. 2 broken)"
     assert table.loc[0, "mean"] == 1.0 and "over every scale: 0.67" in table.loc[0, "quantity"]
+
+
+def test_rows_show_the_experiments_labels_and_cite_its_own_figure():
+    rows = claims.Rows("fig9", None, {"gd": "GD", "ngd": "NGD", "ngd-mom": "NGD-mom"})
+    assert rows.named("ngd-mom and ngd beat gd; gd_vs_ngd stays") == (
+        "NGD-mom and NGD beat GD; gd_vs_ngd stays"
+    )
+    assert rows.cite("Sec. 3.3, Thm. 1 against Eq. 3; Fig. 2") == (
+        "Sec. 3.3, Thm. 1 against Eq. 3; Fig. 9"
+    )
+    two_token = claims.Rows("gd_vs_ngd", None)
+    assert two_token.cite("Thm. 1, App. C.1, Fig. 8 (plots 3-4)") == "Thm. 1, App. C.1"
+    assert claims.paper_figure("fig2_uncapped") == "Fig. 2"
+    assert claims.paper_figure("figure_of_mine") is None

@@ -227,9 +227,8 @@ def test_claims_table_is_computed_from_the_aggregate_tables(built):
     metrics = pq.read_table(built / "results-tiny/fig2/metrics.parquet").to_pandas()
     gap = metrics[(metrics.optimizer == "ps") & (metrics.metric == "gap_W")]
     first = [g[g.value < 1e-2].iteration.min() for _, g in gap.groupby("seed")]
-    row = table[
-        table.quantity.str.startswith("ps: first iteration") & table.quantity.str.endswith("< 0.01")
-    ]
+    row = table[table.key == "fig2 faster than gd ps 0.01"]
+    assert row["quantity"].item().startswith("PS: first iteration")  # the legend's label
     assert len(row) == 1 and row["mean"].item() == pytest.approx(np.mean(first))
     assert row["low"].item() == min(first) and row["high"].item() == max(first)
 

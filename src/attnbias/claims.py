@@ -156,13 +156,42 @@ def describe_passage(first: np.ndarray, t_last: int) -> str:
     return text + (f" ({missing} seeds not by t = {t_last})" if missing else "")
 
 
-class Rows:
-    """Collects the rows of one experiment, with its hypotheses attached to each."""
+def paper_figure(experiment: str) -> str | None:
+    """The paper's figure an experiment reproduces, read from its name (fig9 -> "Fig. 9",
+    fig2_uncapped -> "Fig. 2"); None for other names (gd_vs_ngd, a user's experiment)."""
+    match = re.match(r"fig(\d+)(?:_|$)", experiment)
+    return f"Fig. {match.group(1)}" if match else None
 
-    def __init__(self, experiment: str, hypotheses: dict | None):
+
+class Rows:
+    """Collects the rows of one experiment, with its hypotheses attached to each.
+
+    Rows are written with the optimizers' config names (gd, ngd, ...); the table shows the
+    experiment's own labels (its legend's) in the claim, quantity, reference and value, and
+    cites the experiment's own figure of the paper where the source names one.
+    """
+
+    def __init__(self, experiment: str, hypotheses: dict | None, labels: dict | None = None):
         self.experiment = experiment
         self.hypotheses = hypotheses
+        self.labels = labels or {}
+        self.figure = paper_figure(experiment)
         self.rows: list[Claim] = []
+
+    def named(self, text: str) -> str:
+        """`text` with each optimizer's config name replaced by its label."""
+        if not self.labels:
+            return text
+        names = sorted(self.labels, key=len, reverse=True)  # ngd-mom before ngd
+        pattern = r"(?<![\w-])(" + "|".join(map(re.escape, names)) + r")(?![\w-])"
+        return re.sub(pattern, lambda m: self.labels[m.group(1)], text)
+
+    def cite(self, source: str) -> str:
+        """`source` citing this experiment's figure instead of the one the row was written
+        for (a claim of Fig. 2 measured on fig9 cites Fig. 9); none where it has none."""
+        if self.figure:
+            return re.sub(r"Fig\. \d+", self.figure, source)
+        return re.sub(r"(, |; )?Fig\. \d+( \([^)]*\))?", "", source).strip(" ,;")
 
     def add(self, result, key, claim, source, quantity, window_text, values, reference, holds,
             *, needs=("ass1", "ass2"), r2=None, predicted=math.nan, value_text=""):  # fmt: skip
@@ -173,14 +202,14 @@ class Rows:
             Claim(
                 result=result,
                 experiment=self.experiment,
-                claim=claim,
-                source=source,
-                quantity=quantity,
+                claim=self.named(claim),
+                source=self.cite(source),
+                quantity=self.named(quantity),
                 window=window_text,
                 mean=mean,
                 low=float(values.min()),
                 high=float(values.max()),
-                reference=reference,
+                reference=self.named(reference),
                 holds=bool(holds),
                 hypotheses=text,
                 in_hypotheses=inside,
@@ -188,7 +217,7 @@ class Rows:
                 ratio=mean / predicted if np.isfinite(predicted) and predicted else math.nan,
                 r2=math.nan if r2 is None else float(np.min(r2)),
                 key=f"{self.experiment} {key}",
-                value_text=value_text,
+                value_text=self.named(value_text),
             )
         )
 
@@ -300,7 +329,7 @@ def fixed_decoder_claims(rows: Rows, table, optimizers, W_mm_norms) -> None:
             "Under NGD the optimal token's softmax approaches 1 exponentially fast, at the "
             "rate of Lem. 1 ('closely aligns with the empirical rate').",
             "Lem. 1, Sec. 3.2",
-            "ngd: slope of log(1 - mean opt softmax) against t",
+            "ngd: slope of ln(1 - mean opt softmax) against t",
             f"t in [{t_last // 2}, {t_last}]",
             slopes,
             f"-lr/||W_mm|| = {predicted:.4g} (mean over seeds): OUR derivation of Lem. 1's "
@@ -349,7 +378,7 @@ def _rate_rows(rows: Rows, table, opt, result, t_last) -> None:
         f"{opt} rate bound",
         f"{opt}'s direction converges to W_mm at least at the rate of {result}.",
         f"{result}, Sec. 3.2",
-        f"{opt}: slope of log(1 - cos(W_t, W_mm)) against log t",
+        f"{opt}: slope of ln(1 - cos(W_t, W_mm)) against ln t",
         f"t in [{t_last // 10}, {t_last}]",
         slopes,
         f"{note}; a bound: holds if every slope <= {THM1_SLOPE:g}",
@@ -362,7 +391,7 @@ def _rate_rows(rows: Rows, table, opt, result, t_last) -> None:
             f"{opt} rate closeness",
             "NGD's alignment is 'closely predicted by Thm. 1'.",
             "Sec. 3.2 (below Lem. 1), Fig. 2",
-            f"{opt}: slope of log(1 - cos(W_t, W_mm)) against log t",
+            f"{opt}: slope of ln(1 - cos(W_t, W_mm)) against ln t",
             f"t in [{t_last // 10}, {t_last}]",
             slopes,
             f"{note}; holds if measured/predicted is within 1 +- {CLOSENESS_TOLERANCE:g} on "
@@ -394,8 +423,8 @@ def _softmax_monotone_row(rows: Rows, table, opt, t_last) -> None:
 def two_token_claims(rows: Rows, table, optimizers) -> None:
     t_last = int(table["iteration"].max())
     for opt, x_of_t, x_text, predicted, tol, law in (
-        ("gd", lambda t: np.log(np.log(t)), "log log t", -2.0, 0.1, "||W0_perp||^2 / (2 log^2 t)"),
-        ("ngd", np.log, "log t", -2.0, 0.05, "||W0_perp||^2 / (2 lr^2 t^2)"),
+        ("gd", lambda t: np.log(np.log(t)), "ln ln t", -2.0, 0.1, "||W0_perp||^2 / (2 log^2 t)"),
+        ("ngd", np.log, "ln t", -2.0, 0.05, "||W0_perp||^2 / (2 lr^2 t^2)"),
     ):
         if opt not in optimizers:
             continue
@@ -406,7 +435,7 @@ def two_token_claims(rows: Rows, table, optimizers) -> None:
             f"two token {opt} rate",
             f"{opt}'s alignment gap decays like {law}.",
             "Sec. 3.3, Eq. 3",
-            f"{opt}: slope of log(1 - cos(W_t, W_mm)) against {x_text}",
+            f"{opt}: slope of ln(1 - cos(W_t, W_mm)) against {x_text}",
             f"t in [{t_last // 100}, {t_last}]",
             slopes,
             f"{predicted:g} (gap ~ {law}; our derivation from Sec. 3.3's example); holds if "
@@ -458,10 +487,10 @@ def joint_claims(rows: Rows, table, optimizers, u_margins: dict | None) -> None:
             f"{opt} loss to zero",
             "Joint training: the train loss goes to 0.",
             "Thm. 2, Fig. 3",
-            f"{opt}: decrease of log L (log L at {t_last}: {late.iloc[-1].max():.4g} at most)",
+            f"{opt}: decrease of ln L (ln L at {t_last}: {late.iloc[-1].max():.4g} at most)",
             f"t in [{t_last // 10}, {t_last}]",
             drop,
-            "log L decreases at every logged step of the window, by more than 1 in all",
+            "ln L decreases at every logged step of the window, by more than 1 in all",
             bool(np.all(np.diff(late.to_numpy(), axis=0) < 0)) and np.all(drop > 1),
             needs=JOINT_NEEDS,
         )
@@ -471,14 +500,13 @@ def joint_claims(rows: Rows, table, optimizers, u_margins: dict | None) -> None:
         rows.add(
             "Thm. 2: loss rate",
             f"{opt} loss rate",
-            "Under NGD the train loss falls fast: -log L grows like a power of t.",
+            "Under NGD the train loss falls fast: -ln L grows like a power of t.",
             "Thm. 2 (rate lost in extraction; 'analogous to linear predictors on separable "
-            "data', where NGD's log L falls linearly in t)",
-            f"{opt}: exponent k of -log L ~ t^k (slope of log(-log L) against log t)",
+            "data', where NGD's ln L falls linearly in t)",
+            f"{opt}: exponent k of -ln L ~ t^k (slope of ln(-ln L) against ln t)",
             f"t in [{t_last // 10}, {t_last}]",
             exponents,
-            "holds if k >= 0.5 on every seed (our threshold; GD's -log L grows like log t, "
-            "k near 0)",
+            "holds if k >= 0.5 on every seed (our threshold; GD's -ln L grows like ln t, k near 0)",
             np.all(exponents >= 0.5),
             needs=JOINT_NEEDS,
             r2=r2,
@@ -490,7 +518,7 @@ def joint_claims(rows: Rows, table, optimizers, u_margins: dict | None) -> None:
             f"{opt} W rate bound",
             "Joint training: W converges in direction to W_mm at least at the 1/log t rate.",
             "Thm. 3 (for NGD with extra step factors, which the paper's runs and ours drop)",
-            f"{opt}: slope of log(1 - cos(W_t, W_mm)) against log log t",
+            f"{opt}: slope of ln(1 - cos(W_t, W_mm)) against ln ln t",
             f"t in [{t_last // 10}, {t_last}]",
             slopes,
             "a bound: holds if every slope <= -1 (1/log t); a gap that stalls fails it",
@@ -513,7 +541,7 @@ def _lemma11_rows(rows: Rows, table, opt, t_last) -> None:
         f"{opt} loss ratio",
         "The loss ratio across samples stays bounded by a constant.",
         "Lem. 11 (iii), Sec. 4.3",
-        f"{opt}: growth of max_t log(max_i l_i / min_i l_i) from [0, {t_last // 10}] to "
+        f"{opt}: growth of max_t ln(max_i l_i / min_i l_i) from [0, {t_last // 10}] to "
         f"[{t_last // 10}, {t_last}] (late max {late.max():.3g})",
         f"t in [0, {t_last}]",
         growth,
@@ -644,7 +672,7 @@ def claims(
     out = []
     for name, experiment in experiments.items():
         kind, optimizers, table = experiment["layout"], experiment["optimizers"], tables[name]
-        rows = Rows(name, (hypotheses or {}).get(name))
+        rows = Rows(name, (hypotheses or {}).get(name), experiment.get("labels"))
         if kind == "fixed_decoder":
             fixed_decoder_claims(rows, table, optimizers, W_mm_norms[name])
         elif kind == "joint":
@@ -704,7 +732,9 @@ HOW_TO_READ = (
     "value: mean over seeds (smallest to largest); every seed must pass. predicted and "
     "ratio (measured/predicted) where the paper says the runs agree with a rate. Where a "
     "constant was lost in extraction, the reference says so and tests the form. "
-    "hypotheses: measured on the run's data; a verdict outside them says so."
+    "hypotheses: measured on the run's data; a verdict outside them says so. ln is the "
+    "natural log (the figures' axes are log10 and say so); a rate such as 1/log t holds in "
+    "any base."
 )
 COLUMNS = (
     "experiment",

@@ -184,6 +184,7 @@ class WorkflowConfig:
                 "layout": e["layout"],
                 "seeds": e["seeds"],
                 "optimizers": {o: self.optimizer(name, o) for o in e["optimizers"]},
+                "labels": {o: opt.get("label", o) for o, opt in e["optimizers"].items()},
             }
             for name, e in self.default.items()
         }
