@@ -4,6 +4,8 @@ Modules, in the order data flows through them (docs/ describes the model, the da
 the regime and the notation):
   data           synthetic datasets: Example 1, DM, App. C.1's 2-D instance, bad direction,
                  two-token example, binary digits
+  idx            MNIST's IDX files, read with numpy (fig9's digits, fig6)
+  missing        MissingDataError: a dataset or weights that are not where the config says
   hypotheses     Ass. 1, Ass. 2 and Condition 1 measured on a dataset (our readings)
   svm            W-SVM and u-SVM: our Gram-space solver, cvxpy as the reference, KKT checks
   losses         exponential and logistic losses in log space
@@ -11,24 +13,34 @@ the regime and the notation):
   gradients      the numerically stable gradients (scaled form e^M * G~)
   reference      the paper's equations in plain torch, the tests' reference for the above
   optimizers     full-batch GD, NGD (caps, momentum, global or per-block norm), Polyak step
-  train          the full-batch loop, batched over runs, logging metrics on a grid
+  spec           an optimizer's config settings (OptimizerSpec), torch-free; `without`
+  train          the full-batch loop, batched over runs, logging metrics on a grid (torch:
+                 the reference, and the CUDA and float32 path)
+  fast           the same loop on the CPU without torch: a compiled C step (_kernel.c)
+  devices        which torch device a run uses, and its description for the provenance
+  job            a shell: job's files and settings (the data, svm, train and study rules)
   io             the file contract (npz / Parquet) with identities, written atomically
+  panels         what each figure kind draws, panel by panel (drawing and captions)
   figures        one seaborn figure per experiment kind, and the study's figure
   claims         the claims table, from the aggregate tables
   provenance     git state, config hash, versions, device and wall times of a figure
   study          the global-convergence study: training over many initial directions
   study_summary  the study's summary table (no torch)
-  sweep_runs     the fig3 sweep's training
+  sweep_runs     the fig3 sweep's training (C kernel; torch for cuda and float32)
   sweep          the fig3 sweep's verdicts and figure (no torch)
   configcheck    config checks the JSON schema cannot make, by key path
+  workflow_config  the workflow's reading of the config (params, identities), torch-free
   codedeps       which package modules a workflow script imports (for reruns)
   joblog         a job's log file receives its script's logging and traceback
-  optim          SNGD and SPS as torch.optim optimizers (real data)
+  stochastic     SNGD and SPS as torch.optim optimizers (real data)
   realdata/      the real-data figures (Figs. 1, 4, 6, 7, 10):
     sources          are a figure's datasets and weights where the config says?
     errors           MissingDataError, and the marker of test fixtures
-    text             MNLI and CivilComments (through WILDS), the BERT tokenizer and model
-    vision_files     MNIST IDX files and CIFAR-10 pickles, read with numpy
+    text             a text split (TextSplit) and the data-root check
+    mnli             MNLI (official jsonl or GLUE tsv)
+    civilcomments    CivilComments from WILDS' release CSV, and WILDS' metrics
+    bert             the BERT tokenizer and model, offline
+    vision_files     MNIST (through idx) and CIFAR-10 pickles, read with numpy
     vision           MNIST and CIFAR-10 as normalised tensors
     vit              ViT-small (Lee et al. 2021) in plain torch; per-layer norms
     tasks            a real-data experiment's Task: data tensors, model, metrics
