@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from attnbias.figures import save_figure
+from attnbias.figures import optimizer_styles, save_figure, space_markers
 
 NORM_PREFIX = "norm/"
 FIXTURE_STAMP = "FIXTURE RUN (tiny test data and model, not the paper's experiment)"
@@ -80,7 +80,8 @@ def draw_training(
         raise ValueError(f"the metrics table has no rows for optimizer(s) {sorted(missing)}")
     sns.set_theme(context="paper", style="whitegrid", font_scale=1.1)
     labels = {name: label for name, (label, _) in legend.items()}
-    palette = dict(zip(labels.values(), sns.color_palette("colorblind", len(labels)), strict=True))
+    order = list(labels.values())
+    styles = optimizer_styles(order)  # the synthetic figures' colours, line styles, markers
     table = table.assign(optimizer_label=table["optimizer"].map(labels))
     panels = _metric_panels(table)
     norms = _layer_order(m for m in set(table["metric"]) if m.startswith(NORM_PREFIX))
@@ -93,13 +94,12 @@ def draw_training(
             data=table[table["metric"] == metric],
             x="iteration",
             y="value",
-            hue="optimizer_label",
-            hue_order=list(labels.values()),
-            palette=palette,
+            **styles,
             errorbar=("pi", 100),
             ax=ax,
             legend=i == 0,
         )
+        space_markers(ax, order)
         ax.set_xlabel("iteration")
         ax.set_ylabel(ylabel)
         ax.set_title(f"({chr(97 + i)})", loc="left", fontsize="medium")
