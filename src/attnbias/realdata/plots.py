@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from attnbias.figures import optimizer_styles, save_figure, space_markers
+from attnbias.figures import LINE_STYLES, optimizer_styles, save_figure, space_markers
 
 NORM_PREFIX = "norm/"
 FIXTURE_STAMP = "FIXTURE RUN (tiny test data and model, not the paper's experiment)"
@@ -109,6 +109,7 @@ def draw_training(
             ax.legend(title=None, fontsize="small")
     if norms:
         layer_palette = dict(zip(norms, sns.color_palette("viridis", len(norms)), strict=True))
+        layer_dashes = {n: LINE_STYLES[i % len(LINE_STYLES)] for i, n in enumerate(norms)}
         for k, ax in enumerate(axes[1:].flat):
             if k >= len(labels):
                 ax.set_visible(False)
@@ -119,6 +120,8 @@ def draw_training(
             sns.lineplot(
                 data=data, x="iteration", y="value", hue="metric", hue_order=norms,
                 palette=layer_palette, errorbar=None, ax=ax, legend=k == 0,
+                # layers of equal norm coincide: a line style each as well
+                style="metric", style_order=norms, dashes=layer_dashes,
             )  # fmt: skip
             ax.set_xlabel("iteration")
             ax.set_ylabel("parameter norm of the layer")
