@@ -448,10 +448,10 @@ def test_hostile_title_and_label_stay_text_in_the_report(tmp_path, request):
     """A title with a raw-HTML directive, an include and markup, and labels that would be
     javascript: links: the report, opened in headless chromium, runs no script, holds no
     injected element or link, includes no local file, and shows the texts as text."""
-    from chromium import Chromium, ensure_chromium
+    from chromium import Chromium, unavailable
     from test_report import HELPERS, caption, open_listing
 
-    reason = ensure_chromium()
+    reason = unavailable()
     if reason:
         pytest.skip(reason)
     (tmp_path / "project").mkdir()
