@@ -1,8 +1,8 @@
 """Bad input and faults (issue 17): every refusal names its culprit (the config key or the
 file), happens before a wrong result is written, and leaves what was already built as it was.
 
-The workflow tests run the real Snakemake on a temporary copy of the project that has built
-fig2's aggregate table on config/tiny.yaml once (`built`); each case runs on that build, or
+The workflow tests run the real Snakemake on the temporary copy of the project built on
+config/tiny.yaml that the end-to-end tests share (`built`); each case runs on that build, or
 on a copy of it where it changes files, with config/tiny.yaml changed in one key.
 """
 
@@ -60,10 +60,8 @@ BY_MTIME = ("--rerun-triggers", "mtime")
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory) -> Path:
-    workdir = copy_project(tmp_path_factory.mktemp("bad_input"))
-    snakemake(workdir, TARGET, "-c2", "-q")
-    return workdir
+def built(built_project) -> Path:
+    return built_project  # conftest.py: the tiny build, shared with the end-to-end tests
 
 
 @pytest.fixture

@@ -21,6 +21,7 @@ import pandas as pd
 import pytest
 import yaml
 from project import copy_project, planned_jobs, snakemake
+from system_packages import requires
 from write_fixtures import train_samples, write_all
 
 pytestmark = pytest.mark.slow
@@ -86,7 +87,7 @@ def test_fixture_runs_learn(real_build):
     assert len(loss) >= 5 and np.all(np.diff(loss) < 0), loss
 
 
-@pytest.mark.skipif(shutil.which("pdftotext") is None, reason="needs poppler-utils")
+@requires("poppler-utils")
 def test_figures_are_stamped_as_fixture_runs(real_build):
     for name in REAL_FIGURES:
         text = subprocess.run(
