@@ -35,14 +35,3 @@ def built_project(tmp_path_factory):
     workdir = copy_project(tmp_path_factory.mktemp("project"))
     snakemake(workdir, "-c2", "-q")
     return workdir
-
-
-def pytest_collection_modifyitems(items):
-    """Groups for pytest-xdist's `--dist loadgroup` (README: the tests on two cores): the
-    tests of a module run in one worker, so that a module-scoped build is built once, and
-    every test on the shared tiny build (`built_project`) runs in one worker, in the order
-    of a serial run. Without xdist the marks do nothing."""
-    for item in items:
-        module = item.nodeid.split("::")[0]
-        group = "built_project" if "built_project" in item.fixturenames else module
-        item.add_marker(pytest.mark.xdist_group(group))
