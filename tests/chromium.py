@@ -3,7 +3,7 @@
 `--remote-debugging-pipe` makes chromium read protocol messages (JSON, each ended by a NUL
 byte) from file descriptor 3 and answer on 4: no port, no websocket library, nothing beyond
 the standard library. Used by tests/test_report.py to click through Snakemake's HTML report
-as a reader would.
+as a reader would. Nothing is installed here: without chromium those tests skip.
 """
 
 from __future__ import annotations
@@ -18,7 +18,9 @@ import tempfile
 import time
 from pathlib import Path
 
-BINARY = "/usr/bin/chromium"
+from system_packages import missing
+
+BINARY = shutil.which("chromium") or "/usr/bin/chromium"  # Debian's
 FLAGS = (
     "--headless",
     "--no-sandbox",
@@ -32,22 +34,9 @@ FLAGS = (
 )
 
 
-def ensure_chromium() -> str | None:
-    """Path of chromium, installed with apt-get if missing; None with the reason otherwise."""
-    if Path(BINARY).exists():
-        return None
-    if shutil.which("apt-get") is None:
-        return "chromium is missing and apt-get is unavailable to install it"
-    if os.geteuid() != 0:
-        return "chromium is missing and installing it with apt-get needs root"
-    install = ["apt-get", "install", "-y", "--no-install-recommends", "chromium"]
-    result = subprocess.run(install, capture_output=True, text=True)
-    if result.returncode != 0:  # stale package lists: update once, then retry
-        subprocess.run(["apt-get", "update"], capture_output=True)
-        result = subprocess.run(install, capture_output=True, text=True)
-    if result.returncode != 0 or not Path(BINARY).exists():
-        raise RuntimeError(f"apt-get install chromium failed:\n{result.stdout}\n{result.stderr}")
-    return None
+def unavailable() -> str | None:
+    """None where chromium is installed; otherwise the reason to skip, with its apt-get line."""
+    return missing("chromium")
 
 
 class Chromium:

@@ -28,7 +28,8 @@ def plain():
 @pytest.fixture(scope="session")
 def built_project(tmp_path_factory):
     """The project copied to a temporary folder and built on config/tiny.yaml, once per
-    session: the end-to-end tests (test_workflow, test_report) share it."""
+    session: the end-to-end tests (test_workflow, test_report, test_bad_input,
+    test_provenance) share it."""
     from project import copy_project, snakemake
 
     workdir = copy_project(tmp_path_factory.mktemp("project"))

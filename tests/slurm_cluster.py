@@ -1,7 +1,8 @@
 """A real one-node SLURM cluster on this machine, for the tests of the SLURM profile.
 
-Debian's slurm-wlm and munge are installed when missing. The daemons run in the foreground
-as children of the test, are started by hand (there is no systemd) and stopped by their PIDs.
+Nothing is installed here: without Debian's slurm-wlm and munge (or without root) the tests
+skip, and the reason gives the apt-get line. The daemons run in the foreground as children of
+the test, are started by hand (there is no systemd) and stopped by their PIDs.
 
 Where the configuration lives, and why:
 - slurm.conf is in a temporary directory, and only the environment this module hands out
@@ -27,6 +28,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from system_packages import missing
+
 PACKAGES = ("slurm-wlm", "munge")
 NODE = "testnode"
 PARTITION = "debug"
@@ -39,25 +42,17 @@ SLURMD_CONF_CACHE = Path("/run/slurm/conf")
 
 
 class ClusterUnavailable(RuntimeError):
-    """SLURM cannot be installed here (no apt-get, or not root): the tests skip."""
+    """SLURM is not installed here, or its daemons cannot be started: the tests skip."""
 
 
-def ensure_installed() -> None:
-    """Install slurm-wlm and munge with apt-get when `slurmctld` is not on PATH."""
-    if shutil.which("slurmctld") and shutil.which("munged"):
-        return
-    if shutil.which("apt-get") is None:
-        raise ClusterUnavailable("slurmctld is missing and apt-get is not available")
+def check_runnable() -> None:
+    """Raise ClusterUnavailable, with the apt-get line, where slurm-wlm or munge is missing,
+    or where the daemons cannot be started (they run as root and as the user munge)."""
+    reason = missing(*PACKAGES)
+    if reason:
+        raise ClusterUnavailable(reason)
     if os.geteuid() != 0:
-        raise ClusterUnavailable("slurmctld is missing and installing it needs root")
-    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-    install = ["apt-get", "install", "-y", "--no-install-recommends", *PACKAGES]
-    result = subprocess.run(install, env=env, capture_output=True, text=True)
-    if result.returncode != 0:  # a fresh image may have no package lists yet
-        subprocess.run(["apt-get", "update"], env=env, capture_output=True, check=True)
-        result = subprocess.run(install, env=env, capture_output=True, text=True)
-    if result.returncode != 0:
-        raise RuntimeError(f"{' '.join(install)} failed:\n{result.stdout}\n{result.stderr}")
+        raise ClusterUnavailable("the test cluster's daemons run as root: run the tests as root")
 
 
 def _free_port() -> int:
@@ -125,7 +120,7 @@ class SlurmCluster:
         return self.root / "slurmctld.log"
 
     def start(self, timeout: float = 60) -> SlurmCluster:
-        ensure_installed()
+        check_runnable()
         self._made_slurm_run = not SLURMD_CONF_CACHE.parent.exists()
         self.root = Path(tempfile.mkdtemp(prefix="attnbias-slurm-"))
         self.root.chmod(0o711)  # munged, as user munge, reads its key in here

@@ -1,8 +1,8 @@
 """Bad input and faults (issue 17): every refusal names its culprit (the config key or the
 file), happens before a wrong result is written, and leaves what was already built as it was.
 
-The workflow tests run the real Snakemake on a temporary copy of the project that has built
-fig2's aggregate table on config/tiny.yaml once (`built`); each case runs on that build, or
+The workflow tests run the real Snakemake on the temporary copy of the project built on
+config/tiny.yaml that the end-to-end tests share (`built`); each case runs on that build, or
 on a copy of it where it changes files, with config/tiny.yaml changed in one key.
 """
 
@@ -61,10 +61,8 @@ BY_MTIME = ("--rerun-triggers", "mtime")
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory) -> Path:
-    workdir = copy_project(tmp_path_factory.mktemp("bad_input"))
-    snakemake(workdir, TARGET, "-c2", "-q")
-    return workdir
+def built(built_project) -> Path:
+    return built_project  # conftest.py: the tiny build, shared with the end-to-end tests
 
 
 @pytest.fixture
@@ -431,7 +429,8 @@ def test_fig9_mnist_with_a_wrong_root_names_its_key(built_copy, tmp_path):
     config = tiny()
     params = config["experiments"]["fig9"]["data"]["params"]
     params.update(source="mnist", root=str(tmp_path / "no-such-folder"))
-    result = run_with(built_copy, config, "results-tiny/data/fig9/seed0.npz", "-c1", *BY_MTIME)
+    target = "results-tiny/data/fig9/seed0.npz"  # built already: by modification times, rerun it
+    result = run_with(built_copy, config, target, "-c1", "--forcerun", target, *BY_MTIME)
     out = result.stdout + result.stderr
     assert result.returncode != 0
     assert "experiments.fig9.data.params.root" in out, out
@@ -469,10 +468,10 @@ def test_hostile_title_and_label_stay_text_in_the_report(tmp_path, request):
     """A title with a raw-HTML directive, an include and markup, and labels that would be
     javascript: links: the report, opened in headless chromium, runs no script, holds no
     injected element or link, includes no local file, and shows the texts as text."""
-    from chromium import Chromium, ensure_chromium
+    from chromium import Chromium, unavailable
     from test_report import HELPERS, caption, open_listing
 
-    reason = ensure_chromium()
+    reason = unavailable()
     if reason:
         pytest.skip(reason)
     (tmp_path / "project").mkdir()

@@ -21,6 +21,7 @@ import pandas as pd
 import pytest
 import yaml
 from project import copy_project, planned_jobs, snakemake
+from system_packages import requires
 from write_fixtures import train_samples, write_all
 
 pytestmark = pytest.mark.slow
@@ -86,7 +87,7 @@ def test_fixture_runs_learn(real_build):
     assert len(loss) >= 5 and np.all(np.diff(loss) < 0), loss
 
 
-@pytest.mark.skipif(shutil.which("pdftotext") is None, reason="needs poppler-utils")
+@requires("poppler-utils")
 def test_figures_are_stamped_as_fixture_runs(real_build):
     for name in REAL_FIGURES:
         text = subprocess.run(
@@ -120,10 +121,10 @@ def test_missing_data_stops_before_training(tmp_path):
 
 def test_everything_missing_is_listed_in_one_message_without_traceback(tmp_path):
     workdir = copy_project(tmp_path)  # no fixtures: fig10 lacks MNLI, CivilComments and BERT
-    result = snakemake(workdir, "results/fig10.pdf", "-c1", check=False)
+    result = snakemake(workdir, "results-tiny/fig10.pdf", "-c1", check=False)
     assert result.returncode != 0
     console = result.stdout + result.stderr
-    job_log = (workdir / "results/logs/real/fig10/check.log").read_text()
+    job_log = (workdir / "results-tiny/logs/real/fig10/check.log").read_text()
     for text in (console, job_log):
         assert "3 items missing" in text
         for item in ("MNLI", "multinli_1.0", "CivilComments", "civilcomments_v1.0", "BERT model"):
@@ -131,7 +132,7 @@ def test_everything_missing_is_listed_in_one_message_without_traceback(tmp_path)
         assert "real_data.data_root" in text and "real_data.models.bert" in text
         assert "Traceback" not in text
     assert console.count("3 items missing") == 1, console
-    assert not (workdir / "results" / "train").exists()
+    assert not (workdir / "results-tiny" / "train").exists()
 
 
 def test_missing_model_names_the_config_key(tmp_path):

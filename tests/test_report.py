@@ -11,7 +11,7 @@ import time
 import pandas as pd
 import pytest
 import yaml
-from chromium import Chromium, ensure_chromium
+from chromium import Chromium, unavailable
 from project import snakemake
 
 from attnbias.optimizers import OptimizerSpec
@@ -58,7 +58,7 @@ def config(project):
 
 @pytest.fixture(scope="module")
 def page(project):
-    reason = ensure_chromium()
+    reason = unavailable()
     if reason:
         pytest.skip(reason)
     browser = Chromium()

@@ -160,6 +160,7 @@ def local_build(local_started) -> Path:
 
 
 @pytest.mark.slurm
+@pytest.mark.slow
 def test_every_job_went_through_slurm(failed_build, rerun, cluster):
     first = _submissions(failed_build[1])
     second = _submissions(rerun[0])
@@ -180,6 +181,7 @@ def test_every_job_went_through_slurm(failed_build, rerun, cluster):
 
 
 @pytest.mark.slurm
+@pytest.mark.slow
 def test_a_failed_job_is_reported_with_its_slurm_log(failed_build):
     _, result = failed_build
     assert result.returncode != 0
@@ -195,6 +197,7 @@ def test_a_failed_job_is_reported_with_its_slurm_log(failed_build):
 
 
 @pytest.mark.slurm
+@pytest.mark.slow
 def test_the_rerun_after_the_fix_submits_only_the_missing_jobs(failed_build, rerun):
     workdir, _ = failed_build
     result, before = rerun
@@ -208,6 +211,7 @@ def test_the_rerun_after_the_fix_submits_only_the_missing_jobs(failed_build, rer
 
 
 @pytest.mark.slurm
+@pytest.mark.slow
 def test_results_equal_a_local_build_value_for_value(failed_build, rerun, local_build):
     def tables(workdir: Path) -> set[Path]:
         return {p for p in _files(workdir) if p.suffix in (".parquet", ".npz", ".md")}
