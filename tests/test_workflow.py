@@ -284,8 +284,8 @@ sys.meta_path.insert(0, NoTorch())
     ("config", "target"),
     [("config/config.yaml", ""), ("config/config.yaml", "real"), ("config/tiny.yaml", "")],
 )
-def test_parsing_the_workflow_imports_no_torch(tmp_path, monkeypatch, config, target):
-    """`snakemake -n` reads the config and plans every job without torch (~2 s of import)."""
+def _guarded_project(tmp_path, monkeypatch):
+    """A copy of the project whose Python processes fail on importing torch (NO_TORCH)."""
     guard = tmp_path / "guard"
     guard.mkdir()
     (guard / "sitecustomize.py").write_text(NO_TORCH)
@@ -293,7 +293,12 @@ def test_parsing_the_workflow_imports_no_torch(tmp_path, monkeypatch, config, ta
         "PYTHONPATH", os.pathsep.join(filter(None, [str(guard), os.environ.get("PYTHONPATH")]))
     )
     (tmp_path / "project").mkdir()
-    workdir = copy_project(tmp_path / "project")
+    return copy_project(tmp_path / "project")
+
+
+def test_parsing_the_workflow_imports_no_torch(tmp_path, monkeypatch, config, target):
+    """`snakemake -n` reads the config and plans every job without torch (~2 s of import)."""
+    workdir = _guarded_project(tmp_path, monkeypatch)
     result = snakemake(workdir, *([target] if target else []), "-n", config=config, check=False)
     out = result.stdout + result.stderr
     assert result.returncode == 0, out
@@ -302,14 +307,7 @@ def test_parsing_the_workflow_imports_no_torch(tmp_path, monkeypatch, config, ta
 
 def test_the_guard_catches_a_torch_import(tmp_path, monkeypatch):
     """The guard itself: a workflow that imports torch fails the same dry run."""
-    guard = tmp_path / "guard"
-    guard.mkdir()
-    (guard / "sitecustomize.py").write_text(NO_TORCH)
-    monkeypatch.setenv(
-        "PYTHONPATH", os.pathsep.join(filter(None, [str(guard), os.environ.get("PYTHONPATH")]))
-    )
-    (tmp_path / "project").mkdir()
-    workdir = copy_project(tmp_path / "project")
+    workdir = _guarded_project(tmp_path, monkeypatch)
     common = workdir / "workflow/rules/common.smk"
     common.write_text("import torch\n" + common.read_text())
     result = snakemake(workdir, "-n", check=False)
