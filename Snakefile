@@ -8,10 +8,15 @@ min_version("9.0")
 
 
 # The default config, unless one is given with --configfile: that one then replaces it
-# (Snakemake would otherwise deep-merge the two, mixing experiments of both files).
+# (Snakemake would otherwise deep-merge the two, mixing experiments of both files). The
+# default is config/config.yaml of the working directory where it has one (the workflow
+# catalog's `--directory .test` reads .test/config/config.yaml), else the repository's.
+DEFAULT_CONFIG = Path("config/config.yaml")
+if not DEFAULT_CONFIG.exists():
+    DEFAULT_CONFIG = Path(workflow.basedir) / "config" / "config.yaml"
 if not workflow.overwrite_configfiles:
 
-    configfile: Path(workflow.basedir) / "config" / "config.yaml"
+    configfile: DEFAULT_CONFIG
 
 
 include: "workflow/rules/common.smk"
