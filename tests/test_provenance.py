@@ -220,7 +220,7 @@ def contains(used, given) -> bool:
 @pytest.mark.slow
 def test_built_figures_carry_their_provenance(built_project):
     config = yaml.safe_load((built_project / "config/tiny.yaml").read_text())
-    results = built_project / "results"
+    results = built_project / "results-tiny"
     for name, e in config["experiments"].items():
         sidecar = json.loads((results / f"{name}.provenance.json").read_text())
         assert json.loads(pdf_info(results / f"{name}.pdf")["Provenance"]) == sidecar
