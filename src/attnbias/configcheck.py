@@ -242,17 +242,19 @@ def check_sizes(config: dict) -> None:
 
 def check_signals(config: dict) -> None:
     """Example 1's query must score below the optimal token (data.example1 would refuse it
-    only when its job runs), and the study's score spread must stay below the signal."""
+    only when its job runs), and the study's score spread must stay below the signal. An
+    unset value is the generator's own default (data.keyword_defaults), never restated."""
     places = [
-        (("experiments", n, "data", "params"), e["data"].get("params", {}))
+        (("experiments", n, "data", "params"), e["data"]["model"], e["data"].get("params", {}))
         for n, e in config["experiments"].items()
         if e["data"]["model"] in ("example1", "bad_direction")
     ]
     study = config.get("global_convergence")
     if study:
-        places.append((("global_convergence", "data"), study["data"]))
-    for path, params in places:
-        opt, query = params.get("opt_signal", 1.0), params.get("query_signal", 0.5)
+        places.append((("global_convergence", "data"), "perturbed_example1", study["data"]))
+    for path, model, params in places:
+        values = {**_defaults(model), **params}
+        opt, query = values["opt_signal"], values["query_signal"]
         if query >= opt:
             raise ConfigError(
                 (*path, "query_signal"),
@@ -260,13 +262,21 @@ def check_signals(config: dict) -> None:
                 "the optimal one",
             )
     for name, knobs in (study or {}).get("settings", {}).items():
-        opt = study["data"].get("opt_signal", 1.0)
-        if knobs.get("score_spread", 0.0) >= opt and knobs.get("score_spread", 0.0) > 0:
+        values = {**_defaults("perturbed_example1"), **study["data"], **knobs}
+        spread, opt = values["score_spread"], values["opt_signal"]
+        if spread > 0 and spread >= opt:
             raise ConfigError(
                 ("global_convergence", "settings", name, "score_spread"),
-                f"{knobs['score_spread']} must be below opt_signal ({opt}), or a noise token "
+                f"{spread} must be below opt_signal ({opt}), or a noise token "
                 "could rival the optimal one",
             )
+
+
+def _defaults(model: str) -> dict:
+    from attnbias import data  # numpy: only where these checks run
+
+    function = data.perturbed_example1 if model == "perturbed_example1" else data.generator(model)
+    return data.keyword_defaults(function)
 
 
 def _texts(config: dict) -> Iterator[tuple[tuple, str]]:
