@@ -272,6 +272,18 @@ def check_signals(config: dict) -> None:
             )
 
 
+def check_digits(config: dict) -> None:
+    """Binary digits need two different classes: one digit for both labels means nothing."""
+    for name, e in config["experiments"].items():
+        digits = e["data"].get("params", {}).get("digits")
+        if e["data"]["model"] == "binary_digits" and digits is not None:
+            if len(set(digits)) != len(digits):
+                raise ConfigError(
+                    ("experiments", name, "data", "params", "digits"),
+                    f"{digits} names one digit for both classes; give two different digits",
+                )
+
+
 def _defaults(model: str) -> dict:
     from attnbias import data  # numpy: only where these checks run
 
@@ -433,4 +445,5 @@ def check(config: dict, schema: dict) -> None:
     check_optimizers(config)
     check_sizes(config)
     check_signals(config)
+    check_digits(config)
     check_texts(config)
