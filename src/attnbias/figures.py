@@ -44,7 +44,9 @@ def _panel_data(table: pd.DataFrame, panel: Panel) -> pd.DataFrame:
 
 
 # A linear log10 panel whose curves end further apart than this factor (in magnitude, among
-# those beyond 1) turns symlog: on a linear axis -400 flattens -2 and -8 onto one line.
+# those beyond 1) spans decades: on a linear axis -400 flattens -2 and -8 onto one line.
+# Where every value is negative it is drawn negated on a log axis ("neglog": -log10 of the
+# quantity, the decades below 1, which a log axis reads directly); else symlog.
 SYMLOG_SPREAD = 20.0
 
 
@@ -54,7 +56,52 @@ def _y_scale(panel: Panel, data: pd.DataFrame) -> str:
     last = data[data["iteration"] == data["iteration"].max()]
     ends = last.groupby("optimizer")["value"].mean().abs()
     ends = ends[ends >= 1.0]
-    return "symlog" if len(ends) > 1 and ends.max() / ends.min() > SYMLOG_SPREAD else "linear"
+    if not (len(ends) > 1 and ends.max() / ends.min() > SYMLOG_SPREAD):
+        return "linear"
+    return "neglog" if (data["value"] < 0).all() else "symlog"
+
+
+def _negated(label: str) -> str:
+    """The axis label of minus the quantity: $-...$ for a math label."""
+    return f"$-{label[1:]}" if label.startswith("$") else f"$-$({label})"
+
+
+# Mean curves of two optimizers closer than this (relative, at every logged t) are drawn
+# over each other; the footnote says so, since only their markers then tell them apart.
+COINCIDE_RTOL = 1e-6
+NEARLY_RTOL = 0.02
+
+
+def coinciding(data: pd.DataFrame, rtol: float) -> list[tuple[str, str]]:
+    """Pairs of optimizers whose mean curves in `data` agree within `rtol` wherever both
+    are drawn."""
+    means = data.groupby(["iteration", "optimizer"])["value"].mean().unstack("optimizer")
+    pairs = []
+    names = list(means.columns)
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            both = means[a].notna() & means[b].notna()
+            x, y = means[a][both].to_numpy(), means[b][both].to_numpy()
+            if both.any() and np.all(np.abs(x - y) <= rtol * np.maximum(np.abs(x), np.abs(y))):
+                pairs.append((a, b))
+    return pairs
+
+
+def _overlap_notes(overlaps: dict, labels: dict) -> list[str]:
+    """'A and B coincide in (a), (c); nearly in (f).' from {(a, b): {kind: [letters]}}."""
+    notes = []
+    for (a, b), where in overlaps.items():
+        parts = []
+        if where.get("exact"):
+            parts.append(f"coincide in {', '.join(where['exact'])}")
+        if where.get("nearly"):
+            word = "nearly in" if parts else f"nearly coincide (within {NEARLY_RTOL:.0%}) in"
+            parts.append(f"{word} {', '.join(where['nearly'])}")
+        notes.append(
+            f"{labels.get(a, a)} and {labels.get(b, b)} {'; '.join(parts)}: one line lies on "
+            "the other, and the markers tell them apart."
+        )
+    return notes
 
 
 def optimizer_colours(count: int) -> list:
@@ -120,12 +167,30 @@ def _draw_reference(
     return True
 
 
+def _scale_notes(negated: list[str], symlog: list[str]) -> list[str]:
+    notes = []
+    if negated:
+        notes.append(
+            f"{', '.join(negated)}: minus a log10 on a log axis, since the values span decades "
+            "(10^2 there means the quantity is 10^-2)."
+        )
+    if symlog:
+        notes.append(f"{', '.join(symlog)}: a log10 on a symlog axis (linear within 1 of 0).")
+    return notes
+
+
 def _caption(
-    table: pd.DataFrame, legend: dict, note: str = "", references=(), late_starts=()
+    table: pd.DataFrame,
+    legend: dict,
+    note: str = "",
+    references=(),
+    late_starts=(),
+    panel_notes=(),
 ) -> str:
     """The footnote: what the lines are, the reference rates drawn (`references`: their
-    line styles), panels whose curves begin after t = 1 (`late_starts`: (letter, t)), the
-    optimizers' settings and the hypotheses `note`."""
+    line styles), panels whose curves begin after t = 1 (`late_starts`: (letter, t)), what
+    the panels draw differently (`panel_notes`), the optimizers' settings and the
+    hypotheses `note`."""
     seeds = sorted(set(table.groupby("optimizer")["seed"].nunique()))
     if seeds == [1]:
         lines = "Lines: a single run."
@@ -152,6 +217,7 @@ def _caption(
             f"{', '.join(letters)} {verb} at t = {start}: before, the value is 0, which a log "
             "axis cannot show."
         )
+    parts.extend(panel_notes)
     parts.append("; ".join(f"{label}: {caption}" for label, caption in legend.values()) + ".")
     parts.append(note)
     return " ".join(p for p in parts if p).strip()
@@ -198,10 +264,22 @@ def draw(
     rows, cols = LAYOUT[kind]
     fig, axes = plt.subplots(rows, cols, figsize=(4.3 * cols, 3.5 * rows + 0.9), squeeze=False)
     t_max = int(table["iteration"].max())
-    drawn_styles, late_starts = set(), []
+    drawn_styles, late_starts, negated, symlog = set(), [], [], []
+    overlaps: dict = {}
     for i, (ax, panel) in enumerate(zip(axes.flat, PANELS[kind], strict=True)):
         data = _panel_data(table, panel)
         yscale = _y_scale(panel, data)
+        ylabel = panel.ylabel
+        if yscale == "neglog":
+            data, yscale, ylabel = data.assign(value=-data["value"]), "log", _negated(ylabel)
+            negated.append(letter(i))
+        elif yscale == "symlog":
+            symlog.append(letter(i))
+        for kind_of, rtol in (("exact", COINCIDE_RTOL), ("nearly", NEARLY_RTOL)):
+            for pair in coinciding(data, rtol):
+                where = overlaps.setdefault(pair, {"exact": [], "nearly": []})
+                if letter(i) not in where["exact"]:
+                    where[kind_of].append(letter(i))
         ax.set_xscale(panel.xscale)
         # before plotting: seaborn then averages in log space; symlog: linear near 0
         ax.set_yscale(yscale, **({"linthresh": 1.0} if yscale == "symlog" else {}))
@@ -225,7 +303,7 @@ def draw(
             late_starts.append((letter(i), int(data["iteration"].min())))
         ax.set_xlim(1, t_max)
         ax.set_xlabel("iteration $t$")
-        ax.set_ylabel(panel.ylabel)
+        ax.set_ylabel(ylabel)
         ax.set_title(letter(i), loc="left", fontsize="medium")
         handles, texts = ax.get_legend_handles_labels()
         if i == 0:
@@ -239,7 +317,17 @@ def draw(
         0.01,
         0.005,
         "\n".join(
-            textwrap.wrap(_caption(table, legend, note, drawn_styles, late_starts), 60 * cols)
+            textwrap.wrap(
+                _caption(
+                    table,
+                    legend,
+                    note,
+                    drawn_styles,
+                    late_starts,
+                    [*_scale_notes(negated, symlog), *_overlap_notes(overlaps, labels)],
+                ),
+                60 * cols,
+            )
         ),
         fontsize="small",
         va="bottom",
