@@ -66,42 +66,41 @@ def _negated(label: str) -> str:
     return f"$-{label[1:]}" if label.startswith("$") else f"$-$({label})"
 
 
-# Mean curves of two optimizers closer than this (relative, at every logged t) are drawn
-# over each other; the footnote says so, since only their markers then tell them apart.
-COINCIDE_RTOL = 1e-6
-NEARLY_RTOL = 0.02
+# Mean curves of two optimizers closer than this fraction of the panel's height (in the
+# axis' own coordinate: log10 on a log axis) at every logged t nearly cover each other; the
+# footnote says so, since then mainly their markers tell them apart.
+OVERLAP_HEIGHT = 0.05
 
 
-def coinciding(data: pd.DataFrame, rtol: float) -> list[tuple[str, str]]:
-    """Pairs of optimizers whose mean curves in `data` agree within `rtol` wherever both
-    are drawn."""
+def coinciding(data: pd.DataFrame, yscale: str, height: float) -> list[tuple[str, str]]:
+    """Pairs of optimizers whose mean curves in `data` lie within `height` of the panel's
+    height of each other wherever both are drawn, on a `yscale` axis (linthresh 1)."""
     means = data.groupby(["iteration", "optimizer"])["value"].mean().unstack("optimizer")
-    pairs = []
+    if yscale == "log":
+        means = np.log10(means.where(means > 0))
+    elif yscale == "symlog":
+        means = np.sign(means) * np.log10(1 + means.abs())
+    span = np.nanmax(means.to_numpy()) - np.nanmin(means.to_numpy()) if means.size else 0.0
+    if not np.isfinite(span) or span <= 0:
+        return []
     names = list(means.columns)
+    pairs = []
     for i, a in enumerate(names):
         for b in names[i + 1 :]:
-            both = means[a].notna() & means[b].notna()
-            x, y = means[a][both].to_numpy(), means[b][both].to_numpy()
-            if both.any() and np.all(np.abs(x - y) <= rtol * np.maximum(np.abs(x), np.abs(y))):
+            gap = (means[a] - means[b]).abs().dropna()
+            if len(gap) and gap.max() <= height * span:
                 pairs.append((a, b))
     return pairs
 
 
 def _overlap_notes(overlaps: dict, labels: dict) -> list[str]:
-    """'A and B coincide in (a), (c); nearly in (f).' from {(a, b): {kind: [letters]}}."""
-    notes = []
-    for (a, b), where in overlaps.items():
-        parts = []
-        if where.get("exact"):
-            parts.append(f"coincide in {', '.join(where['exact'])}")
-        if where.get("nearly"):
-            word = "nearly in" if parts else f"nearly coincide (within {NEARLY_RTOL:.0%}) in"
-            parts.append(f"{word} {', '.join(where['nearly'])}")
-        notes.append(
-            f"{labels.get(a, a)} and {labels.get(b, b)} {'; '.join(parts)}: one line lies on "
-            "the other, and the markers tell them apart."
-        )
-    return notes
+    """'A and B lie within 5% of the panel height ...' from {(a, b): [panel letters]}."""
+    return [
+        f"{labels.get(a, a)} and {labels.get(b, b)} lie within {OVERLAP_HEIGHT:.0%} of the "
+        f"panel's height of each other at every t in {', '.join(where)}: one line nearly "
+        "covers the other, and the markers tell them apart."
+        for (a, b), where in overlaps.items()
+    ]
 
 
 def optimizer_colours(count: int) -> list:
@@ -275,11 +274,8 @@ def draw(
             negated.append(letter(i))
         elif yscale == "symlog":
             symlog.append(letter(i))
-        for kind_of, rtol in (("exact", COINCIDE_RTOL), ("nearly", NEARLY_RTOL)):
-            for pair in coinciding(data, rtol):
-                where = overlaps.setdefault(pair, {"exact": [], "nearly": []})
-                if letter(i) not in where["exact"]:
-                    where[kind_of].append(letter(i))
+        for pair in coinciding(data, yscale, OVERLAP_HEIGHT):
+            overlaps.setdefault(pair, []).append(letter(i))
         ax.set_xscale(panel.xscale)
         # before plotting: seaborn then averages in log space; symlog: linear near 0
         ax.set_yscale(yscale, **({"linthresh": 1.0} if yscale == "symlog" else {}))
