@@ -25,12 +25,3 @@ rule train:
         ),
     shell:
         job_shell("train.py", input=["data", "svm"], output=["metrics", "final"])
-
-
-# One line on the console before any job runs: which backend trains the synthetic runs, and
-# why when it is not the compiled kernel (a missing C compiler would otherwise show only in
-# the jobs' logs). It builds the kernel here once, before the jobs; `-n` runs no onstart.
-onstart:
-    from attnbias import fast
-
-    print(fast.backend_line(config["device"], config["dtype"]), file=sys.stderr)
