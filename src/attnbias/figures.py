@@ -309,27 +309,14 @@ def draw(
             if refs:
                 ax.legend(*zip(*refs, strict=True), fontsize="small", loc="best")
     fig.suptitle(title, fontsize="large")
-    fig.text(
-        0.01,
-        0.005,
-        "\n".join(
-            textwrap.wrap(
-                _caption(
-                    table,
-                    legend,
-                    note,
-                    drawn_styles,
-                    late_starts,
-                    [*_scale_notes(negated, symlog), *_overlap_notes(overlaps, labels)],
-                ),
-                60 * cols,
-            )
-        ),
-        fontsize="small",
-        va="bottom",
-        ha="left",
-    )
-    fig.tight_layout(rect=(0, 0.55 / (3.5 * rows + 0.9), 1, 1))
+    notes = [*_scale_notes(negated, symlog), *_overlap_notes(overlaps, labels)]
+    caption = _caption(table, legend, note, drawn_styles, late_starts, notes)
+    lines = textwrap.wrap(caption, 60 * cols)
+    # the footnote's height grows with its lines (about 0.14 in each), the panels keep theirs
+    foot = 0.12 + 0.14 * len(lines)
+    fig.set_size_inches(4.3 * cols, 3.5 * rows + 0.35 + foot)
+    fig.text(0.01, 0.005, "\n".join(lines), fontsize="small", va="bottom", ha="left")
+    fig.tight_layout(rect=(0, foot / (3.5 * rows + 0.35 + foot), 1, 1))
     save_figure(fig, outputs, provenance)
 
 
