@@ -43,3 +43,11 @@ def test_curves_within_the_height_fraction_are_named_and_apart_ones_not():
     assert figures.coinciding(near, "log", 0.01) == []
     notes = figures._overlap_notes({("a", "b"): ["(a)", "(c)"]}, {"a": "NGD", "b": "joint NGD"})
     assert notes and "NGD and joint NGD lie within 5%" in notes[0] and "(a), (c)" in notes[0]
+
+
+def test_the_footnote_names_the_backend_the_runs_record():
+    kernel = {"training": {"backends": ["c"], "devices": ["cpu"]}}
+    assert figures.backend_note(kernel) == "Trained on the compiled C kernel (cpu)."
+    fallback = {"training": {"backends": ["torch"], "devices": ["cpu"]}}
+    assert figures.backend_note(fallback) == "Trained on torch (cpu)."
+    assert figures.backend_note({"training": {"devices": ["cpu"]}}) == ""  # not recorded

@@ -222,6 +222,20 @@ def _caption(
     return " ".join(p for p in parts if p).strip()
 
 
+BACKEND_NAMES = {"c": "the compiled C kernel", "torch": "torch"}
+
+
+def backend_note(provenance: dict) -> str:
+    """Which implementation trained the runs, from the provenance (as its files record)."""
+    training = provenance.get("training", {})
+    backends = training.get("backends")
+    if not backends:
+        return ""
+    names = " and ".join(BACKEND_NAMES.get(b, b) for b in backends)
+    devices = ", ".join(training.get("devices", []))
+    return f"Trained on {names}" + (f" ({devices})." if devices else ".")
+
+
 def draw(
     kind: str,
     table: pd.DataFrame,
@@ -241,6 +255,7 @@ def draw(
     """
     if kind not in PANELS:
         raise ValueError(f"unknown figure kind {kind!r}; choose one of {sorted(PANELS)}")
+    note = " ".join(p for p in (backend_note(provenance or {}), note) if p)
     missing = set(legend) - set(table["optimizer"])
     if missing:
         raise ValueError(f"the metrics table has no rows for optimizer(s) {sorted(missing)}")
