@@ -7,30 +7,6 @@ REAL_TRAINING = _alternatives(WF.real_experiments)
 REAL_GPUS = 0 if REAL["device"] == "cpu" else 1
 
 
-def check_real_data_first():
-    """Every missing dataset and model of the real-data figures that this run builds (those
-    with a check_real_data job to run), in one message before any job starts: their check
-    jobs would each stop with their part of it, and the first failures end the run."""
-    figures = sorted(
-        {
-            job.wildcards_dict["figure"]
-            for job in workflow.dag.needrun_jobs()
-            if job.rule.name == "check_real_data"
-        }
-    )
-    if not figures:
-        return
-    try:
-        from attnbias.realdata import sources
-
-        needs = {figure: WF.real_needs(figure) for figure in figures}
-        sources.check_build(needs, REAL["data_root"], download=REAL["download"])
-    except ImportError:  # `--sdm conda`: transformers is in the jobs' env; they check
-        return
-    except sources.MissingRealDataError as err:
-        raise WorkflowError(str(err)) from None
-
-
 rule real:
     """Every real-data figure (not part of `all`: they need datasets, weights and a GPU)."""
     default_target: False
