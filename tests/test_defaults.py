@@ -165,3 +165,23 @@ def test_the_study_score_spread_reads_the_default_opt_signal():
         configcheck.ConfigError, match=r"global_convergence\.settings\.spread09\.score_spread"
     ):
         check(config)
+
+
+def test_the_f_star_default_is_refused_where_u_is_trained_and_passes_where_fixed():
+    """OptimizerSpec's f_star default ("opt") needs a fixed decoder: fig3 trains u."""
+    assert OptimizerSpec("polyak").f_star == "opt"
+    fig3 = config_without(["experiments", "fig3", "optimizers", "ps"], "f_star")
+    with pytest.raises(configcheck.ConfigError, match=r"experiments\.fig3\.optimizers\.ps: f_star"):
+        configcheck.check_specs(fig3)
+    fig2 = config_without(["experiments", "fig2_uncapped", "optimizers", "ps"], "f_star")
+    configcheck.check_specs(fig2)
+
+
+def test_the_train_u_default_is_the_trainers():
+    """An experiment without train.train_u has a fixed decoder (fast.train's default), so
+    lr_u there is refused as for train_u: false."""
+    config = config_without(["experiments", "fig3", "optimizers", "ngd"], "lr_u", lr_u=0.1)
+    check(config)  # fig3 sets train_u: true
+    del config["experiments"]["fig3"]["train"]["train_u"]
+    with pytest.raises(configcheck.ConfigError, match=r"fig3\.optimizers\.ngd\.lr_u"):
+        check(config)

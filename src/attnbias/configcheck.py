@@ -173,9 +173,23 @@ def _get(config, path):
     return config
 
 
+def _spec_default(key: str):
+    """An optimizer setting's default: OptimizerSpec's, its one home."""
+    from dataclasses import fields
+
+    from attnbias.spec import OptimizerSpec
+
+    return {f.name: f.default for f in fields(OptimizerSpec)}[key]
+
+
 def _optimizers(config: dict) -> Iterator[tuple[tuple, dict, bool]]:
+    import inspect
+
+    from attnbias import fast  # the trainer, whose train_u default this reads (no torch)
+
+    default_train_u = inspect.signature(fast.train).parameters["train_u"].default
     for name, experiment in config["experiments"].items():
-        train_u = experiment.get("train", {}).get("train_u", False)
+        train_u = experiment.get("train", {}).get("train_u", default_train_u)
         for opt_name, opt in experiment["optimizers"].items():
             yield ("experiments", name, "optimizers", opt_name), opt, train_u
     for opt_name, opt in config.get("global_convergence", {}).get("optimizers", {}).items():
@@ -191,7 +205,7 @@ def check_optimizers(config: dict) -> None:
                 raise ConfigError(
                     (*path, key), f"rule {rule} ignores {key}; remove it (or change the rule)"
                 )
-        if rule == "gd" and opt.get("normalize", "global") != "global":
+        if rule == "gd" and opt.get("normalize", _spec_default("normalize")) != "global":
             raise ConfigError((*path, "normalize"), "rule gd does not normalise; remove it")
         if opt.get("lr_u") is not None and not train_u:
             raise ConfigError(
@@ -365,7 +379,8 @@ def check_specs(config: dict) -> None:
             OptimizerSpec(**_spec_settings(opt))
         except ValueError as err:
             raise ConfigError(path, str(err)) from None
-        if opt.get("f_star", "opt") == "opt" and opt["rule"] == "polyak" and train_u:
+        f_star = opt.get("f_star", _spec_default("f_star"))
+        if f_star == "opt" and opt["rule"] == "polyak" and train_u:
             raise ConfigError(
                 path,
                 "f_star 'opt' needs a fixed decoder, but the experiment's train.train_u is "
