@@ -385,3 +385,27 @@ def test_identities_ignore_labels_and_key_order():
     lr = _workflow_config(lambda c: c["experiments"]["fig2"]["optimizers"]["ngd"].update(lr=0.2))
     assert lr.identity("run", "fig2", 0, "ngd") != plain.identity("run", "fig2", 0, "ngd")
     assert lr.identity("run", "fig2", 0, "gd") == plain.identity("run", "fig2", 0, "gd")
+
+
+@pytest.mark.parametrize(
+    ("compiler", "expected"),
+    [
+        (None, "attnbias: training on the compiled C kernel"),
+        ("/no/such/cc", "attnbias: training on torch, many times slower"),
+    ],
+    ids=["kernel", "no-compiler"],
+)
+def test_the_console_names_the_backend_once_before_any_job(
+    tmp_path, monkeypatch, compiler, expected
+):
+    (tmp_path / "project").mkdir()
+    workdir = copy_project(tmp_path / "project")
+    monkeypatch.setenv("ATTNBIAS_CACHE", str(tmp_path / "cache"))
+    if compiler:
+        monkeypatch.setenv("CC", compiler)
+    result = snakemake(workdir, "results-tiny/data/fig2/seed0.npz", "-c1")
+    console = result.stdout + result.stderr
+    assert console.count("attnbias: training on") == 1, console
+    assert expected in console
+    if compiler:
+        assert f"no C compiler ('{compiler}'" in console
