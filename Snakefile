@@ -35,3 +35,14 @@ rule all:
     default_target: True
     input:
         all_targets(),
+
+
+# Before any job (`-n` runs none of this), on the console: which backend trains the
+# synthetic runs, and why when it is not the compiled kernel (a missing C compiler would
+# otherwise show only in the jobs' logs; building it here also spares the jobs the race);
+# then every missing real-data item of this run, in one message.
+onstart:
+    from attnbias import fast
+
+    print(fast.backend_line(config["device"], config["dtype"]), file=sys.stderr)
+    check_real_data_first()

@@ -161,6 +161,8 @@ REFUSED = [
      "real_data.experiments.fig1.optimizers.sngd", "'cap' was unexpected"),
     ("mnist-without-root", _set("experiments", "fig9", "data", "params", "source", "mnist"),
      "experiments.fig9.data.params", "'root' is a required property"),
+    ("digits-one-class", _set("experiments", "fig9", "data", "params", "digits", [1, 1]),
+     "experiments.fig9.data.params.digits", "one digit for both classes"),
 ]  # fmt: skip
 
 
@@ -435,6 +437,16 @@ def test_fig9_mnist_with_a_wrong_root_names_its_key(built_copy, tmp_path):
     assert result.returncode != 0
     assert "experiments.fig9.data.params.root" in out, out
     assert "config key `real_data.data_root`" not in out
+
+
+def test_binary_digits_of_one_class_are_refused_naming_the_key():
+    schema = yaml.safe_load((Path(__file__).parents[1] / SCHEMA).read_text())
+    config = tiny()
+    config["experiments"]["fig9"]["data"]["params"]["digits"] = [1, 1]
+    with pytest.raises(configcheck.ConfigError, match=r"fig9\.data\.params\.digits: \[1, 1\]"):
+        configcheck.check(config, schema)
+    config["experiments"]["fig9"]["data"]["params"]["digits"] = [1, 7]  # two classes: valid
+    configcheck.check(config, schema)
 
 
 def test_config_checks_do_not_touch_a_valid_config():

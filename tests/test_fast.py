@@ -34,8 +34,13 @@ def _solutions(datasets, train_u):
     return W_mm, u_mm
 
 
-def _both(datasets, spec, *, iterations, train_u=False, loss="exponential", points=30):
-    """(reference table, fast table, reference final, fast final) on the same grid."""
+def _both(
+    datasets, spec, *, iterations, train_u=False, loss="exponential", points=30, may_diverge=False
+):
+    """(reference table, fast table, reference final, fast final) on the same grid; None
+    where `may_diverge` and both diverge at the same iteration with the same message (the
+    uncapped Polyak step aiming at f* = 0 below a fixed decoder's L*: agreeing there is what
+    is checked)."""
     W_mm, u_mm = _solutions(datasets, train_u)
     grid = train.log_grid(iterations, points)
     try:
@@ -50,12 +55,14 @@ def _both(datasets, spec, *, iterations, train_u=False, loss="exponential", poin
             loss=loss,
         )
     except FloatingPointError as err:  # then the fast path diverges at the same iteration
+        if not may_diverge:
+            raise
         with pytest.raises(FloatingPointError, match=re.escape(str(err))):
             fast.train(
                 fast.TokenProblem(datasets), spec, iterations=iterations, log_iterations=grid,
                 W_mm=W_mm, u_mm=u_mm, train_u=train_u, loss=loss,
             )  # fmt: skip
-        pytest.skip(f"both diverge alike: {err}")
+        return None
     got, got_final = fast.train(
         fast.TokenProblem(datasets),
         spec,
@@ -94,7 +101,11 @@ FIXED = [
 @pytest.mark.parametrize("spec", FIXED, ids=lambda s: s.caption())
 def test_fixed_decoder_matches_the_reference(spec, loss):
     datasets = [data.generate("example1", seed, E1_SMALL) for seed in (0, 1)]
-    ref, got, ref_final, got_final = _both(datasets, spec, iterations=400, loss=loss)
+    both = _both(datasets, spec, iterations=400, loss=loss, may_diverge=True)
+    if both is None:  # both diverged alike, which _both checked
+        assert spec == OptimizerSpec("polyak", f_star=0)  # aims below L* > 0, uncapped
+        return
+    ref, got, ref_final, got_final = both
     _assert_tables_agree(ref, got)
     np.testing.assert_allclose(got_final["W"], ref_final["W"], rtol=1e-10, atol=1e-12)
 

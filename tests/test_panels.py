@@ -42,9 +42,11 @@ def _ends(values):
     )
 
 
-def test_log10_panel_turns_symlog_only_when_curves_end_decades_apart():
+def test_log10_panel_turns_logarithmic_only_when_curves_end_decades_apart():
     panel = panels.PANELS["fixed_decoder"][1]  # log10 excess loss, linear axis
-    assert figures._y_scale(panel, _ends([-1.7, -5.7, -7.6, -400.0])) == "symlog"
+    # all negative: -log10 on a log axis; with a positive value: symlog
+    assert figures._y_scale(panel, _ends([-1.7, -5.7, -7.6, -400.0])) == "neglog"
+    assert figures._y_scale(panel, _ends([0.5, -5.7, -7.6, -400.0])) == "symlog"
     assert figures._y_scale(panel, _ends([-3.0, -13.0, -14.0])) == "linear"
     assert figures._y_scale(panel, _ends([0.0, 200.0])) == "linear"  # one curve beyond 1
     plain = panels.PANELS["fixed_decoder"][0]  # the loss itself: its own scale

@@ -106,11 +106,25 @@ def test_plotting_change_reruns_figures_only(built):
 
 @pytest.mark.slow
 def test_svm_change_reruns_from_the_svm_stage(built):
-    # data.py imports svm (the bad direction of fig8 is an SVM solution): fig8's data reruns too
+    # of the data jobs, only the bad_direction model's (tiny fig8, one seed) solve an SVM
     with edited(built / "src/attnbias/svm.py", "\n# a change\n"):
         assert planned_jobs(built) == Counter(
-            data=7, svm=7, train=21, aggregate=5, figure=5, claims=1, all=1
+            data=1, svm=7, train=21, aggregate=5, figure=5, claims=1, all=1
         )
+
+
+def test_only_the_bad_direction_data_depends_on_the_svm_module():
+    """The data rule's code (common.smk's data_code): svm.py only for bad_direction's jobs."""
+    from attnbias.codedeps import module_files, package_module_files
+    from attnbias.data import SEPARATE_GENERATORS
+
+    script = Path(__file__).parents[1] / "workflow/scripts/data.py"
+    assert not [f for f in module_files(str(script)) if f.endswith("/svm.py")]
+    own = package_module_files(SEPARATE_GENERATORS["bad_direction"])
+    assert [Path(f).name for f in own if f.endswith(("/svm.py", "/bad_direction.py"))] == [
+        "bad_direction.py",
+        "svm.py",
+    ]
 
 
 def _with_config(built: Path, change) -> str:
@@ -371,3 +385,27 @@ def test_identities_ignore_labels_and_key_order():
     lr = _workflow_config(lambda c: c["experiments"]["fig2"]["optimizers"]["ngd"].update(lr=0.2))
     assert lr.identity("run", "fig2", 0, "ngd") != plain.identity("run", "fig2", 0, "ngd")
     assert lr.identity("run", "fig2", 0, "gd") == plain.identity("run", "fig2", 0, "gd")
+
+
+@pytest.mark.parametrize(
+    ("compiler", "expected"),
+    [
+        (None, "attnbias: training on the compiled C kernel"),
+        ("/no/such/cc", "attnbias: training on torch, many times slower"),
+    ],
+    ids=["kernel", "no-compiler"],
+)
+def test_the_console_names_the_backend_once_before_any_job(
+    tmp_path, monkeypatch, compiler, expected
+):
+    (tmp_path / "project").mkdir()
+    workdir = copy_project(tmp_path / "project")
+    monkeypatch.setenv("ATTNBIAS_CACHE", str(tmp_path / "cache"))
+    if compiler:
+        monkeypatch.setenv("CC", compiler)
+    result = snakemake(workdir, "results-tiny/data/fig2/seed0.npz", "-c1")
+    console = result.stdout + result.stderr
+    assert console.count("attnbias: training on") == 1, console
+    assert expected in console
+    if compiler:
+        assert f"no C compiler ('{compiler}'" in console

@@ -59,3 +59,11 @@ def module_files(script: str) -> tuple[str, ...]:
     seen.add(init)
     seen |= {p.with_name(c) for p in list(seen) for c in COMPANIONS.get(p.name, ())}
     return tuple(sorted(str(p) for p in seen))
+
+
+def package_module_files(module: str) -> tuple[str, ...]:
+    """Source files of the package's `module` ("attnbias.x") and of what it imports."""
+    path = _module_file(module)
+    if path is None:
+        raise ValueError(f"{module!r} is not a module of the {PACKAGE} package")
+    return tuple(sorted({str(path), *module_files(str(path))}))

@@ -173,9 +173,23 @@ def _get(config, path):
     return config
 
 
+def _spec_default(key: str):
+    """An optimizer setting's default: OptimizerSpec's, its one home."""
+    from dataclasses import fields
+
+    from attnbias.spec import OptimizerSpec
+
+    return {f.name: f.default for f in fields(OptimizerSpec)}[key]
+
+
 def _optimizers(config: dict) -> Iterator[tuple[tuple, dict, bool]]:
+    import inspect
+
+    from attnbias import fast  # the trainer, whose train_u default this reads (no torch)
+
+    default_train_u = inspect.signature(fast.train).parameters["train_u"].default
     for name, experiment in config["experiments"].items():
-        train_u = experiment.get("train", {}).get("train_u", False)
+        train_u = experiment.get("train", {}).get("train_u", default_train_u)
         for opt_name, opt in experiment["optimizers"].items():
             yield ("experiments", name, "optimizers", opt_name), opt, train_u
     for opt_name, opt in config.get("global_convergence", {}).get("optimizers", {}).items():
@@ -191,7 +205,7 @@ def check_optimizers(config: dict) -> None:
                 raise ConfigError(
                     (*path, key), f"rule {rule} ignores {key}; remove it (or change the rule)"
                 )
-        if rule == "gd" and opt.get("normalize", "global") != "global":
+        if rule == "gd" and opt.get("normalize", _spec_default("normalize")) != "global":
             raise ConfigError((*path, "normalize"), "rule gd does not normalise; remove it")
         if opt.get("lr_u") is not None and not train_u:
             raise ConfigError(
@@ -242,17 +256,19 @@ def check_sizes(config: dict) -> None:
 
 def check_signals(config: dict) -> None:
     """Example 1's query must score below the optimal token (data.example1 would refuse it
-    only when its job runs), and the study's score spread must stay below the signal."""
+    only when its job runs), and the study's score spread must stay below the signal. An
+    unset value is the generator's own default (data.keyword_defaults), never restated."""
     places = [
-        (("experiments", n, "data", "params"), e["data"].get("params", {}))
+        (("experiments", n, "data", "params"), e["data"]["model"], e["data"].get("params", {}))
         for n, e in config["experiments"].items()
         if e["data"]["model"] in ("example1", "bad_direction")
     ]
     study = config.get("global_convergence")
     if study:
-        places.append((("global_convergence", "data"), study["data"]))
-    for path, params in places:
-        opt, query = params.get("opt_signal", 1.0), params.get("query_signal", 0.5)
+        places.append((("global_convergence", "data"), "perturbed_example1", study["data"]))
+    for path, model, params in places:
+        values = {**_defaults(model), **params}
+        opt, query = values["opt_signal"], values["query_signal"]
         if query >= opt:
             raise ConfigError(
                 (*path, "query_signal"),
@@ -260,13 +276,33 @@ def check_signals(config: dict) -> None:
                 "the optimal one",
             )
     for name, knobs in (study or {}).get("settings", {}).items():
-        opt = study["data"].get("opt_signal", 1.0)
-        if knobs.get("score_spread", 0.0) >= opt and knobs.get("score_spread", 0.0) > 0:
+        values = {**_defaults("perturbed_example1"), **study["data"], **knobs}
+        spread, opt = values["score_spread"], values["opt_signal"]
+        if spread > 0 and spread >= opt:
             raise ConfigError(
                 ("global_convergence", "settings", name, "score_spread"),
-                f"{knobs['score_spread']} must be below opt_signal ({opt}), or a noise token "
+                f"{spread} must be below opt_signal ({opt}), or a noise token "
                 "could rival the optimal one",
             )
+
+
+def check_digits(config: dict) -> None:
+    """Binary digits need two different classes: one digit for both labels means nothing."""
+    for name, e in config["experiments"].items():
+        digits = e["data"].get("params", {}).get("digits")
+        if e["data"]["model"] == "binary_digits" and digits is not None:
+            if len(set(digits)) != len(digits):
+                raise ConfigError(
+                    ("experiments", name, "data", "params", "digits"),
+                    f"{digits} names one digit for both classes; give two different digits",
+                )
+
+
+def _defaults(model: str) -> dict:
+    from attnbias import data  # numpy: only where these checks run
+
+    function = data.perturbed_example1 if model == "perturbed_example1" else data.generator(model)
+    return data.keyword_defaults(function)
 
 
 def _texts(config: dict) -> Iterator[tuple[tuple, str]]:
@@ -343,7 +379,8 @@ def check_specs(config: dict) -> None:
             OptimizerSpec(**_spec_settings(opt))
         except ValueError as err:
             raise ConfigError(path, str(err)) from None
-        if opt.get("f_star", "opt") == "opt" and opt["rule"] == "polyak" and train_u:
+        f_star = opt.get("f_star", _spec_default("f_star"))
+        if f_star == "opt" and opt["rule"] == "polyak" and train_u:
             raise ConfigError(
                 path,
                 "f_star 'opt' needs a fixed decoder, but the experiment's train.train_u is "
@@ -423,4 +460,5 @@ def check(config: dict, schema: dict) -> None:
     check_optimizers(config)
     check_sizes(config)
     check_signals(config)
+    check_digits(config)
     check_texts(config)

@@ -15,9 +15,10 @@ constants were chosen.
 
 from __future__ import annotations
 
-import numpy as np
+import importlib
+import inspect
 
-from attnbias import svm
+import numpy as np
 
 
 class DataError(ValueError):
@@ -96,25 +97,6 @@ def data_model_dm(
     return {"X": X, "y": y, "opt": np.zeros(n, dtype=np.int64), "W0": np.zeros((d, d))}
 
 
-def bad_direction(
-    rng: np.random.Generator, *, init_norm: float, **example1_params
-) -> dict[str, np.ndarray]:
-    """Example-1 data started in a "bad" stationary direction (App. C.1, Fig. 8).
-
-    W_bad is the max-margin direction that selects, in every sequence, the non-optimal
-    token with the lowest score instead of the optimal one. Along R * W_bad, R -> inf, the
-    softmax saturates on those tokens and the gradient vanishes. W0 = init_norm * W_bad / ||W_bad||.
-    """
-    data = example1(rng, **example1_params)
-    gamma = data["y"][:, None] * (data["X"] @ data["u"])
-    masked = np.where(np.arange(gamma.shape[1]) == data["opt"][:, None], np.inf, gamma)
-    bad_tokens = np.argmin(masked, axis=1)
-    W_bad = svm.solve_w_svm(data["X"], bad_tokens, name="bad direction (fig8)").W
-    data["W0"] = init_norm * W_bad / np.linalg.norm(W_bad)
-    data["bad"] = bad_tokens
-    return data
-
-
 def two_token(rng: np.random.Generator, *, d: int = 2) -> dict[str, np.ndarray]:
     """The single-sample two-token example of Sec. 3.3.
 
@@ -186,6 +168,52 @@ def app_c1(
     opt = np.argmax(token_scores(X, y, u), axis=1)
     logits = np.einsum("ntd,de,ne->nt", X, W0, X[:, 0])
     return {"X": X, "y": y, "opt": opt, "u": u, "W0": W0, "bad": np.argmax(logits, axis=1)}
+
+
+def perturbed_example1(
+    rng: np.random.Generator,
+    *,
+    n: int,
+    T: int,
+    d: int,
+    correlation: float = 0.0,
+    score_spread: float = 0.0,
+    **example1_params,
+) -> dict[str, np.ndarray]:
+    """Example-1 data moved away from Assumption 1 (`correlation`) or 2 (`score_spread`).
+
+    correlation > 0: every token gets `correlation * g`, with g ~ N(0, I/d) one vector shared
+    by all tokens and its component along u removed, so the scores stay as they are while
+    every pair of tokens gains an inner product of about correlation^2.
+    score_spread > 0: each token that is neither optimal nor the query gets an extra score
+    s ~ Uniform(0, score_spread), i.e. `s * y_i * u` is added to it, so the non-optimal scores
+    of a sequence are no longer equal. opt is then recomputed as the argmax of the scores.
+    Extra random numbers are drawn only for a knob that is > 0, so zero knobs give exactly
+    data.example1 for the same generator state.
+    """
+    opt_signal = example1_params.get("opt_signal", keyword_defaults(example1)["opt_signal"])
+    if correlation < 0 or score_spread < 0:
+        raise DataError(
+            f"correlation ({correlation}) and score_spread ({score_spread}) must be >= 0"
+        )
+    if score_spread > 0 and score_spread >= opt_signal:
+        raise DataError(
+            f"score_spread ({score_spread}) must be below opt_signal ({opt_signal}), "
+            "or a noise token could rival the optimal one"
+        )
+    ds = example1(rng, n=n, T=T, d=d, **example1_params)
+    X, y, u = ds["X"], ds["y"], ds["u"]
+    if correlation > 0:
+        g = rng.standard_normal(d) / np.sqrt(d)
+        g -= (g @ u) / (u @ u) * u  # u = e_1: zeroes coordinate 0
+        X += correlation * g
+    if score_spread > 0:
+        extra = rng.uniform(0.0, score_spread, size=(n, T))
+        noise_token = np.arange(T)[None, :] != ds["opt"][:, None]
+        noise_token[:, 0] = False  # the query keeps its own score
+        X += np.where(noise_token, extra, 0.0)[..., None] * (y[:, None, None] * u)
+    ds["opt"] = np.argmax(token_scores(X, y, u), axis=1)
+    return ds
 
 
 def _binary_digit_images(source: str, root: str | None, digits: tuple[int, int]):
@@ -269,18 +297,39 @@ def source_note(model: str, params: dict) -> str | None:
 GENERATORS = {
     "example1": example1,
     "dm": data_model_dm,
-    "bad_direction": bad_direction,
     "two_token": two_token,
     "app_c1": app_c1,
     "binary_digits": binary_digits,
 }
+# Generators in a module of their own, imported only when asked: bad_direction solves an
+# SVM, so only its experiments' data jobs depend on svm.py (the workflow adds the module's
+# files to those jobs' code: codedeps.package_module_files).
+SEPARATE_GENERATORS = {"bad_direction": "attnbias.bad_direction"}
+MODELS = sorted({*GENERATORS, *SEPARATE_GENERATORS})
+
+
+def generator(model: str):
+    """The function that generates data model `model`."""
+    if model in GENERATORS:
+        return GENERATORS[model]
+    if model in SEPARATE_GENERATORS:
+        return getattr(importlib.import_module(SEPARATE_GENERATORS[model]), model)
+    raise DataError(f"unknown data model {model!r}; choose one of {MODELS}")
+
+
+def keyword_defaults(function) -> dict:
+    """A generator's keyword defaults: their one home, which the config checks and the
+    schema's test read. One that passes **example1_params on to example1 has its too."""
+    params = inspect.signature(function).parameters.values()
+    found = {p.name: p.default for p in params if p.default is not p.empty}
+    if any(p.kind is p.VAR_KEYWORD and p.name == "example1_params" for p in params):
+        found = {**keyword_defaults(example1), **found}
+    return found
 
 
 def generate(model: str, seed: int, params: dict) -> dict[str, np.ndarray]:
     """Generate dataset `model` with `params` from a seeded, reproducible stream."""
-    if model not in GENERATORS:
-        raise DataError(f"unknown data model {model!r}; choose one of {sorted(GENERATORS)}")
-    return GENERATORS[model](np.random.default_rng(seed), **params)
+    return generator(model)(np.random.default_rng(seed), **params)
 
 
 def token_scores(X: np.ndarray, y: np.ndarray, u: np.ndarray) -> np.ndarray:

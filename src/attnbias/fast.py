@@ -83,20 +83,25 @@ def _compiler() -> str:
     return os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc") or "cc"
 
 
-def kernel_path() -> Path:
+def kernel_path(rebuild: bool = False) -> Path:
     """The shared library of _kernel.c for this source, compiler and flags; built if absent.
 
     Built once per machine (about 0.3 s), then only loaded (about a millisecond). The name
-    holds a hash of the source and flags, so an edit builds a new one. Raises KernelError
-    when no C compiler works.
+    holds a hash of the source and flags, so an edit builds a new one. `rebuild` replaces a
+    cached file that would not load. Raises KernelError when no C compiler works.
     """
     source = KERNEL_SOURCE.read_bytes()
     compiler = _compiler()
     ident = repr((compiler, CFLAGS, NATIVE, platform.machine(), _cpu_flags())).encode()
     key = hashlib.sha256(source + ident).hexdigest()[:16]
     target = _cache_dir() / f"attnbias_kernel_{key}.so"
-    if target.exists():
-        return target
+    if rebuild or not target.exists():
+        _build(compiler, target)
+    return target
+
+
+def _build(compiler: str, target: Path) -> None:
+    """Compile _kernel.c into `target`, atomically: concurrent jobs may build it at once."""
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".kernel.", suffix=".so")
     os.close(fd)
@@ -109,8 +114,8 @@ def kernel_path() -> Path:
             except OSError as err:
                 raise KernelError(f"no C compiler ({compiler!r}: {err})") from None
             if result.returncode == 0:
-                os.replace(tmp, target)  # atomic: concurrent jobs may build it at once
-                return target
+                os.replace(tmp, target)
+                return
             errors.append(f"{' '.join(cmd)}:\n{result.stderr}")
         raise KernelError("building the training kernel failed:\n" + "\n".join(errors))
     finally:
@@ -134,10 +139,24 @@ class KernelError(RuntimeError):
 _LIB = None
 
 
+def _load() -> ctypes.CDLL:
+    """The kernel loaded; a cached file that does not load (truncated, overwritten, built
+    for another libc) is rebuilt once, so that it never downgrades later builds to torch."""
+    path = kernel_path()
+    try:
+        return ctypes.CDLL(str(path))
+    except OSError as err:
+        logging.getLogger(__name__).warning("rebuilding the cached kernel %s: %s", path, err)
+    try:
+        return ctypes.CDLL(str(kernel_path(rebuild=True)))
+    except OSError as err:
+        raise KernelError(f"the freshly built kernel does not load: {err}") from None
+
+
 def _segment_fn():
     global _LIB
     if _LIB is None:
-        lib = ctypes.CDLL(str(kernel_path()))
+        lib = _load()
         lib.segment.restype = ctypes.c_int
         long, ptr = ctypes.c_long, ctypes.c_void_p
         # t0, t1, settings, B, n, T, Bp, 21 arrays (P .. mm_norm), n_thr, 3 arrays
@@ -147,14 +166,34 @@ def _segment_fn():
     return _LIB.segment
 
 
-def available() -> bool:
-    """Whether the compiled kernel can be built and loaded here."""
+def unavailable_reason() -> str | None:
+    """Why the compiled kernel cannot be built and loaded here; None when it can."""
     try:
         _segment_fn()
-    except (KernelError, OSError) as err:
-        logging.getLogger(__name__).warning("the compiled kernel is unavailable: %s", err)
-        return False
-    return True
+    except KernelError as err:
+        return str(err)
+    return None
+
+
+def available() -> bool:
+    """Whether the compiled kernel can be built and loaded here."""
+    reason = unavailable_reason()
+    if reason is not None:
+        logging.getLogger(__name__).warning("the compiled kernel is unavailable: %s", reason)
+    return reason is None
+
+
+def backend_line(device: str, dtype: str) -> str:
+    """One line for the console at workflow start: which backend trains, and why."""
+    if device not in ("auto", "cpu") or dtype != "float64":
+        return f"attnbias: training on torch (device {device}, dtype {dtype})"
+    reason = unavailable_reason()
+    if reason is None:
+        return f"attnbias: training on the compiled C kernel ({_compiler()}, {kernel_path().name})"
+    return (
+        "attnbias: training on torch, many times slower (docs/environment.md): "
+        f"the C kernel is unavailable: {reason}"
+    )
 
 
 def _segment(t0, t1, settings, P, K, *arrays, thresholds, first, first_step):

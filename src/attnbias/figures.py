@@ -44,7 +44,9 @@ def _panel_data(table: pd.DataFrame, panel: Panel) -> pd.DataFrame:
 
 
 # A linear log10 panel whose curves end further apart than this factor (in magnitude, among
-# those beyond 1) turns symlog: on a linear axis -400 flattens -2 and -8 onto one line.
+# those beyond 1) spans decades: on a linear axis -400 flattens -2 and -8 onto one line.
+# Where every value is negative it is drawn negated on a log axis ("neglog": -log10 of the
+# quantity, the decades below 1, which a log axis reads directly); else symlog.
 SYMLOG_SPREAD = 20.0
 
 
@@ -54,7 +56,51 @@ def _y_scale(panel: Panel, data: pd.DataFrame) -> str:
     last = data[data["iteration"] == data["iteration"].max()]
     ends = last.groupby("optimizer")["value"].mean().abs()
     ends = ends[ends >= 1.0]
-    return "symlog" if len(ends) > 1 and ends.max() / ends.min() > SYMLOG_SPREAD else "linear"
+    if not (len(ends) > 1 and ends.max() / ends.min() > SYMLOG_SPREAD):
+        return "linear"
+    return "neglog" if (data["value"] < 0).all() else "symlog"
+
+
+def _negated(label: str) -> str:
+    """The axis label of minus the quantity: $-...$ for a math label."""
+    return f"$-{label[1:]}" if label.startswith("$") else f"$-$({label})"
+
+
+# Mean curves of two optimizers closer than this fraction of the panel's height (in the
+# axis' own coordinate: log10 on a log axis) at every logged t nearly cover each other; the
+# footnote says so, since then mainly their markers tell them apart.
+OVERLAP_HEIGHT = 0.05
+
+
+def coinciding(data: pd.DataFrame, yscale: str, height: float) -> list[tuple[str, str]]:
+    """Pairs of optimizers whose mean curves in `data` lie within `height` of the panel's
+    height of each other wherever both are drawn, on a `yscale` axis (linthresh 1)."""
+    means = data.groupby(["iteration", "optimizer"])["value"].mean().unstack("optimizer")
+    if yscale == "log":
+        means = np.log10(means.where(means > 0))
+    elif yscale == "symlog":
+        means = np.sign(means) * np.log10(1 + means.abs())
+    span = np.nanmax(means.to_numpy()) - np.nanmin(means.to_numpy()) if means.size else 0.0
+    if not np.isfinite(span) or span <= 0:
+        return []
+    names = list(means.columns)
+    pairs = []
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            gap = (means[a] - means[b]).abs().dropna()
+            if len(gap) and gap.max() <= height * span:
+                pairs.append((a, b))
+    return pairs
+
+
+def _overlap_notes(overlaps: dict, labels: dict) -> list[str]:
+    """'A and B lie within 5% of the panel height ...' from {(a, b): [panel letters]}."""
+    return [
+        f"{labels.get(a, a)} and {labels.get(b, b)} lie within {OVERLAP_HEIGHT:.0%} of the "
+        f"panel's height of each other at every t in {', '.join(where)}: one line nearly "
+        "covers the other, and the markers tell them apart."
+        for (a, b), where in overlaps.items()
+    ]
 
 
 def optimizer_colours(count: int) -> list:
@@ -120,12 +166,30 @@ def _draw_reference(
     return True
 
 
+def _scale_notes(negated: list[str], symlog: list[str]) -> list[str]:
+    notes = []
+    if negated:
+        notes.append(
+            f"{', '.join(negated)}: minus a log10 on a log axis, since the values span decades "
+            "(10^2 there means the quantity is 10^-2)."
+        )
+    if symlog:
+        notes.append(f"{', '.join(symlog)}: a log10 on a symlog axis (linear within 1 of 0).")
+    return notes
+
+
 def _caption(
-    table: pd.DataFrame, legend: dict, note: str = "", references=(), late_starts=()
+    table: pd.DataFrame,
+    legend: dict,
+    note: str = "",
+    references=(),
+    late_starts=(),
+    panel_notes=(),
 ) -> str:
     """The footnote: what the lines are, the reference rates drawn (`references`: their
-    line styles), panels whose curves begin after t = 1 (`late_starts`: (letter, t)), the
-    optimizers' settings and the hypotheses `note`."""
+    line styles), panels whose curves begin after t = 1 (`late_starts`: (letter, t)), what
+    the panels draw differently (`panel_notes`), the optimizers' settings and the
+    hypotheses `note`."""
     seeds = sorted(set(table.groupby("optimizer")["seed"].nunique()))
     if seeds == [1]:
         lines = "Lines: a single run."
@@ -152,9 +216,24 @@ def _caption(
             f"{', '.join(letters)} {verb} at t = {start}: before, the value is 0, which a log "
             "axis cannot show."
         )
+    parts.extend(panel_notes)
     parts.append("; ".join(f"{label}: {caption}" for label, caption in legend.values()) + ".")
     parts.append(note)
     return " ".join(p for p in parts if p).strip()
+
+
+BACKEND_NAMES = {"c": "the compiled C kernel", "torch": "torch"}
+
+
+def backend_note(provenance: dict) -> str:
+    """Which implementation trained the runs, from the provenance (as its files record)."""
+    training = provenance.get("training", {})
+    backends = training.get("backends")
+    if not backends:
+        return ""
+    names = " and ".join(BACKEND_NAMES.get(b, b) for b in backends)
+    devices = ", ".join(training.get("devices", []))
+    return f"Trained on {names}" + (f" ({devices})." if devices else ".")
 
 
 def draw(
@@ -176,6 +255,7 @@ def draw(
     """
     if kind not in PANELS:
         raise ValueError(f"unknown figure kind {kind!r}; choose one of {sorted(PANELS)}")
+    note = " ".join(p for p in (backend_note(provenance or {}), note) if p)
     missing = set(legend) - set(table["optimizer"])
     if missing:
         raise ValueError(f"the metrics table has no rows for optimizer(s) {sorted(missing)}")
@@ -198,10 +278,19 @@ def draw(
     rows, cols = LAYOUT[kind]
     fig, axes = plt.subplots(rows, cols, figsize=(4.3 * cols, 3.5 * rows + 0.9), squeeze=False)
     t_max = int(table["iteration"].max())
-    drawn_styles, late_starts = set(), []
+    drawn_styles, late_starts, negated, symlog = set(), [], [], []
+    overlaps: dict = {}
     for i, (ax, panel) in enumerate(zip(axes.flat, PANELS[kind], strict=True)):
         data = _panel_data(table, panel)
         yscale = _y_scale(panel, data)
+        ylabel = panel.ylabel
+        if yscale == "neglog":
+            data, yscale, ylabel = data.assign(value=-data["value"]), "log", _negated(ylabel)
+            negated.append(letter(i))
+        elif yscale == "symlog":
+            symlog.append(letter(i))
+        for pair in coinciding(data, yscale, OVERLAP_HEIGHT):
+            overlaps.setdefault(pair, []).append(letter(i))
         ax.set_xscale(panel.xscale)
         # before plotting: seaborn then averages in log space; symlog: linear near 0
         ax.set_yscale(yscale, **({"linthresh": 1.0} if yscale == "symlog" else {}))
@@ -225,7 +314,7 @@ def draw(
             late_starts.append((letter(i), int(data["iteration"].min())))
         ax.set_xlim(1, t_max)
         ax.set_xlabel("iteration $t$")
-        ax.set_ylabel(panel.ylabel)
+        ax.set_ylabel(ylabel)
         ax.set_title(letter(i), loc="left", fontsize="medium")
         handles, texts = ax.get_legend_handles_labels()
         if i == 0:
@@ -235,17 +324,14 @@ def draw(
             if refs:
                 ax.legend(*zip(*refs, strict=True), fontsize="small", loc="best")
     fig.suptitle(title, fontsize="large")
-    fig.text(
-        0.01,
-        0.005,
-        "\n".join(
-            textwrap.wrap(_caption(table, legend, note, drawn_styles, late_starts), 60 * cols)
-        ),
-        fontsize="small",
-        va="bottom",
-        ha="left",
-    )
-    fig.tight_layout(rect=(0, 0.55 / (3.5 * rows + 0.9), 1, 1))
+    notes = [*_scale_notes(negated, symlog), *_overlap_notes(overlaps, labels)]
+    caption = _caption(table, legend, note, drawn_styles, late_starts, notes)
+    lines = textwrap.wrap(caption, 60 * cols)
+    # the footnote's height grows with its lines (about 0.14 in each), the panels keep theirs
+    foot = 0.12 + 0.14 * len(lines)
+    fig.set_size_inches(4.3 * cols, 3.5 * rows + 0.35 + foot)
+    fig.text(0.01, 0.005, "\n".join(lines), fontsize="small", va="bottom", ha="left")
+    fig.tight_layout(rect=(0, foot / (3.5 * rows + 0.35 + foot), 1, 1))
     save_figure(fig, outputs, provenance)
 
 

@@ -32,10 +32,13 @@ class Panel:
     references: tuple[Reference, ...] = field(default_factory=tuple)
 
 
+# what attnbias.figures does with a log10 panel whose curves end decades apart
+SPANS_DECADES = " (where the curves end decades apart: minus it, on a log axis)"
+
 LOG10_1M_SOFTMAX = Panel(
     "log1m_opt_softmax",
     r"$\log_{10}(1 - \bar s_{\mathrm{opt}})$",
-    "log10 of one minus the optimal token's softmax, averaged over samples",
+    "log10 of one minus the optimal token's softmax, averaged over samples" + SPANS_DECADES,
     "linear",
     "linear",
     "log10",
@@ -43,7 +46,8 @@ LOG10_1M_SOFTMAX = Panel(
 LOG10_EXCESS_LOSS = Panel(
     "log_excess_loss",
     r"$\log_{10}(L(W_t) - L_\star)$",
-    "log10 of the train loss above its infimum L* (all attention on the optimal tokens)",
+    "log10 of the train loss above its infimum L* (all attention on the optimal tokens)"
+    + SPANS_DECADES,
     "log",
     "linear",
     "log10",
@@ -84,7 +88,7 @@ PANELS = {
         Panel(
             "log_loss",
             r"$\log_{10} L(W_t, u_t)$",
-            "log10 of the train loss",
+            "log10 of the train loss" + SPANS_DECADES,
             "log",
             "linear",
             "log10",

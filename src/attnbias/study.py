@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from attnbias import data, fast, hypotheses, svm
+from attnbias.data import perturbed_example1 as perturbed_example1  # re-exported
 from attnbias.spec import OptimizerSpec, without
 from attnbias.study_summary import summary as summary  # re-exported: study.summary
 
@@ -39,52 +40,8 @@ RUN_COLUMNS = [
     "final_opt_softmax",
 ]
 TABLE_COLUMNS = ["setting", "correlation", "score_spread", "optimizer", *RUN_COLUMNS]
-
-
-def perturbed_example1(
-    rng: np.random.Generator,
-    *,
-    n: int,
-    T: int,
-    d: int,
-    correlation: float = 0.0,
-    score_spread: float = 0.0,
-    **example1_params,
-) -> dict[str, np.ndarray]:
-    """Example-1 data moved away from Assumption 1 (`correlation`) or 2 (`score_spread`).
-
-    correlation > 0: every token gets `correlation * g`, with g ~ N(0, I/d) one vector shared
-    by all tokens and its component along u removed, so the scores stay as they are while
-    every pair of tokens gains an inner product of about correlation^2.
-    score_spread > 0: each token that is neither optimal nor the query gets an extra score
-    s ~ Uniform(0, score_spread), i.e. `s * y_i * u` is added to it, so the non-optimal scores
-    of a sequence are no longer equal. opt is then recomputed as the argmax of the scores.
-    Extra random numbers are drawn only for a knob that is > 0, so zero knobs give exactly
-    data.example1 for the same generator state.
-    """
-    opt_signal = example1_params.get("opt_signal", 1.0)
-    if correlation < 0 or score_spread < 0:
-        raise data.DataError(
-            f"correlation ({correlation}) and score_spread ({score_spread}) must be >= 0"
-        )
-    if score_spread > 0 and score_spread >= opt_signal:
-        raise data.DataError(
-            f"score_spread ({score_spread}) must be below opt_signal ({opt_signal}), "
-            "or a noise token could rival the optimal one"
-        )
-    ds = data.example1(rng, n=n, T=T, d=d, **example1_params)
-    X, y, u = ds["X"], ds["y"], ds["u"]
-    if correlation > 0:
-        g = rng.standard_normal(d) / np.sqrt(d)
-        g -= (g @ u) / (u @ u) * u  # u = e_1: zeroes coordinate 0
-        X += correlation * g
-    if score_spread > 0:
-        extra = rng.uniform(0.0, score_spread, size=(n, T))
-        noise_token = np.arange(T)[None, :] != ds["opt"][:, None]
-        noise_token[:, 0] = False  # the query keeps its own score
-        X += np.where(noise_token, extra, 0.0)[..., None] * (y[:, None, None] * u)
-    ds["opt"] = np.argmax(data.token_scores(X, y, u), axis=1)
-    return ds
+KNOBS = ("correlation", "score_spread")
+KNOB_DEFAULTS = data.keyword_defaults(perturbed_example1)
 
 
 def knob_report(dataset: dict[str, np.ndarray]) -> dict[str, float]:
@@ -279,10 +236,7 @@ def study_table(
     runs, reports = [], []
     for setting in settings:
         params = without(setting, "name")
-        knobs = {
-            "correlation": float(params.get("correlation", 0.0)),
-            "score_spread": float(params.get("score_spread", 0.0)),
-        }
+        knobs = {k: float(params.get(k, KNOB_DEFAULTS[k])) for k in KNOBS}
         dataset = perturbed_example1(np.random.default_rng([seed, 0]), **params)
         reports.append(
             {

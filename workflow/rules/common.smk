@@ -14,7 +14,7 @@ from snakemake.utils import validate
 
 from attnbias import configcheck
 from attnbias import job
-from attnbias.codedeps import module_files
+from attnbias.codedeps import module_files, package_module_files
 from attnbias.workflow_config import SIMILARITY_FIGURE, WorkflowConfig, at, canonical
 
 # NaN and inf, whole floats where integers belong, renamed keys, reserved names, ignored
@@ -90,6 +90,41 @@ def all_targets():
 def code(script):
     """The script and the package modules it imports: a change to any reruns the rule."""
     return [str(SCRIPTS / script), *module_files(str(SCRIPTS / script))]
+
+
+def data_code(wildcards):
+    """code("data.py"), plus the module of a data model whose generator lives apart
+    (data.SEPARATE_GENERATORS: bad_direction's SVM), for that model's experiments only.
+    """
+    from attnbias.data import SEPARATE_GENERATORS
+
+    model = EXPERIMENTS[wildcards.experiment]["data"]["model"]
+    own = SEPARATE_GENERATORS.get(model)
+    return [*code("data.py"), *(package_module_files(own) if own else [])]
+
+
+def check_real_data_first():
+    """Every missing dataset and model of the real-data figures that this run builds (those
+    with a check_real_data job to run), in one message before any job starts: their check
+    jobs would each stop with their part of it, and the first failures end the run."""
+    figures = sorted(
+        {
+            job.wildcards_dict["figure"]
+            for job in workflow.dag.needrun_jobs()
+            if job.rule.name == "check_real_data"
+        }
+    )
+    if not figures:
+        return
+    try:
+        from attnbias.realdata import sources
+
+        needs = {figure: WF.real_needs(figure) for figure in figures}
+        sources.check_build(needs, REAL["data_root"], download=REAL["download"])
+    except ImportError:  # `--sdm conda`: transformers is in the jobs' env; they check
+        return
+    except sources.MissingRealDataError as err:
+        raise WorkflowError(str(err)) from None
 
 
 # ---- a job's wildcards -> attnbias.workflow_config ----------------------------------

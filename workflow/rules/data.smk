@@ -1,6 +1,6 @@
 rule data:
     input:
-        code=code("data.py"),
+        code=data_code,
     output:
         results("data/{experiment}/seed{seed}.npz"),
     log:

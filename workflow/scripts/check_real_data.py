@@ -1,8 +1,9 @@
 """Check that a real-data figure's datasets and weights exist -> results/real/{figure}/source.json.
 
-Runs before any training job of the figure, so missing data stops the build at once with
-one message that lists every missing dataset and weights, each with its config key and
-where to put it; the message goes to the console and the job's log, without a traceback.
+Runs before any training job of the figure. The workflow's onstart has already listed
+every missing item of the whole run in one message (sources.check_build); this job records
+where the figure's inputs are, and stops with the figure's own list where onstart could not
+look (`--sdm conda`), on the console and in the job's log, without a traceback.
 """
 
 import json

@@ -79,3 +79,26 @@ def check(needs: dict, data_root: str, *, download: bool = False, what: str = "f
         raise MissingRealDataError(missing, what)
     parts = [*datasets, *([model] if model else [])]
     return {"datasets": datasets, "model": model, "fixture": any(p["fixture"] for p in parts)}
+
+
+def check_build(needs: dict[str, dict], data_root: str, *, download: bool = False) -> None:
+    """Before any job of a build: every dataset and model that its real-data figures
+    (`needs`: figure -> real_needs) use, each looked up once. Where any is missing, raises
+    MissingRealDataError listing each missing one once, with the figures that need it.
+    CivilComments is left to its check job where `download` fetches it."""
+    users: dict[tuple[str, str], list[str]] = {}
+    for figure, need in needs.items():
+        for name in need["datasets"]:
+            if not (download and name == "civilcomments"):
+                users.setdefault(("dataset", name), []).append(figure)
+        if need.get("model"):
+            users.setdefault(("model", need["model"]), []).append(figure)
+    missing = []
+    for (kind, name), figures in users.items():
+        try:
+            dataset_source(name, data_root) if kind == "dataset" else model_source(name)
+        except MissingDataError as err:
+            how = f"{err.how} (needed by {', '.join(sorted(figures))})"
+            missing.append(MissingDataError(err.dataset, err.path, err.key, how))
+    if missing:
+        raise MissingRealDataError(missing, "real-data build")

@@ -1,0 +1,75 @@
+"""Every count the README states is measured here, so that the README cannot drift (issue
+24): the default build's jobs (a dry run from clean), the tests and the slow tests (pytest's
+collection), the default config's seeds and iterations, the fig3 sweep's settings. Dated
+timings are measurements of their day and stay as they are (docs/speed.md has the details).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from project import REPO, copy_project, planned_jobs
+
+README = (REPO / "README.md").read_text()
+CONFIG = yaml.safe_load((REPO / "config/config.yaml").read_text())
+
+pytestmark = pytest.mark.slow
+
+
+def stated(pattern: str) -> int:
+    """The one number that `pattern` (a regex with one group) finds in the README."""
+    found = re.findall(pattern, README)
+    assert len(found) == 1, f"the README states {pattern!r} {len(found)} times: {found}"
+    return int(found[0].replace(",", ""))
+
+
+def test_the_default_builds_job_count(tmp_path: Path):
+    jobs = planned_jobs(copy_project(tmp_path), config="config/config.yaml")
+    assert stated(r"\((\d+) jobs, about") == sum(jobs.values()), jobs
+
+
+def test_the_test_counts():
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-m", "not slow"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
+    counts = re.search(r"(\d+)/(\d+) tests collected \((\d+) deselected\)", result.stdout)
+    assert counts, result.stdout[-2000:] + result.stderr[-2000:]
+    fast, slow = int(counts[1]), int(counts[3])
+    assert stated(r"into a temporary copy\): (\d+) tests") == fast
+    assert stated(r"adds the (\d+) slow ones") == slow
+
+
+def test_the_default_configs_seeds_and_iterations():
+    default = [e for e in CONFIG["experiments"].values() if e.get("default_build", True)]
+    seeds = {e["seeds"] for e in default}
+    two_token = CONFIG["experiments"]["gd_vs_ngd"]["train"]["iterations"]
+    others = {e["train"]["iterations"] for e in default} - {two_token}
+    assert stated(r"Default config: (\d+) seeds") == max(seeds)
+    assert stated(r"seeds \((\d+) for the deterministic") == min(seeds)
+    assert re.search(r"example\), 10⁴\s+iterations \(3·10⁴ for the two-token", README)
+    assert others == {10**4} and two_token == 3 * 10**4
+
+
+def test_the_fig3_sweeps_settings():
+    sweep = CONFIG["fig3_sweep"]
+    settings = len(sweep["separations"]) * len(sweep["d"]) * len(sweep["lr"])
+    assert stated(r"holds, over (\d+) settings") == settings
+    assert stated(r"in all (\d+) settings of the fig3 sweep") == settings
+
+
+def test_a_number_stated_twice_or_never_is_refused(monkeypatch):
+    """Negative control of `stated`: an ambiguous or missing statement fails."""
+    monkeypatch.setattr(sys.modules[__name__], "README", "(242 jobs, about) (241 jobs, about)")
+    with pytest.raises(AssertionError, match="2 times"):
+        stated(r"\((\d+) jobs, about")
+    monkeypatch.setattr(sys.modules[__name__], "README", "no number here")
+    with pytest.raises(AssertionError, match="0 times"):
+        stated(r"\((\d+) jobs, about")
