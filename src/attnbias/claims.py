@@ -270,8 +270,8 @@ ALGORITHMS = {
     "ngd-mom": "NGD with momentum",
     "ps": "PS (uncapped)",
     "ps-capped": "PS with a step cap",
-    "per-block-ngd": "NGD on W and u each normalised (Eq. 10 without its step factors)",
-    "joint-ngd": "NGD with one norm over (W, u)",
+    "per-block-ngd": "per-block NGD, Eq. 10 without its step factors",
+    "joint-ngd": "joint NGD, one norm over (W, u)",
     "eq10": "Eq. 10 with its step factors",
 }
 # Which algorithms each result is proved for (Sec. 3: NGD and PS uncapped; Sec. 4: Eq. 10).
@@ -399,7 +399,7 @@ def _crossing_rows(rows: Rows, table, optimizers, t_last, seeds) -> None:
             rows.add(
                 result,
                 f"faster than gd {opt} {threshold:g}",
-                "reaches W_mm's direction before GD.",
+                f"reaches 1 - cos(W_t, W_mm) < {threshold:g} before GD.",
                 source,
                 f"first iteration with 1 - cos(W_t, W_mm) < {threshold:g} (exact, every step "
                 "checked; inf: not reached)",
