@@ -134,7 +134,8 @@ def test_fixed_decoder_rows_hold_where_they_should():
 def test_gd_curves_under_ngd_name_fail_every_ngd_row():
     rows = rows_of(fixed_table(gd=gd_like(), ngd=gd_like()), OPTS)
     for key in ("ngd rate bound", "ngd rate closeness", "ngd norm slope", "ngd softmax rate",
-                "faster than gd ngd 0.01", "faster than gd ngd 0.001", "ahead of gd ngd"):  # fmt: skip
+                "faster than gd ngd 0.01", "faster than gd ngd 0.001",
+                "ahead of gd ngd"):  # fmt: skip
         assert not row(rows, key).holds, key
     # the same curves: neither crosses 1e-2 (undecided), and NGD is never below GD
     assert row(rows, "faster than gd ngd 0.01").verdict == "undecided"

@@ -78,7 +78,10 @@ class Optimizer:
         }
         if spec.rule == "gd":
             return self._decayed(
-                {name: torch.full_like(g.log_norm, math.log(lrs[name])) for name, g in grads.items()}
+                {
+                    name: torch.full_like(g.log_norm, math.log(lrs[name]))
+                    for name, g in grads.items()
+                }
             )
         if spec.normalize == "global":
             log_norms = dict.fromkeys(grads, _log_global_norm(grads))

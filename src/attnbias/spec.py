@@ -40,7 +40,9 @@ class OptimizerSpec:
             # (L - f*) / ||g_W||^2 explodes while g_W is tiny next to g_u (at u ~ 0).
             raise ValueError("the Polyak step takes the norm over all blocks: normalize='global'")
         if self.decay_W < 0 or self.decay_u < 0:
-            raise ValueError(f"decay_W and decay_u must be >= 0, got {self.decay_W}, {self.decay_u}")
+            raise ValueError(
+                f"decay_W and decay_u must be >= 0, got {self.decay_W}, {self.decay_u}"
+            )
         if not 0.0 <= self.momentum < 1.0:
             raise ValueError(f"momentum must lie in [0, 1), got {self.momentum}")
 
