@@ -17,10 +17,15 @@ Each row states:
   hypotheses   whether the run's data satisfy the result's hypotheses (Ass. 1, Ass. 2,
                Condition 1; attnbias.hypotheses). A verdict on data outside them says so.
 
-Optimizers are found by their config names: `gd` is the baseline; `ngd`, `ps`, `ngd-mom`
-and `joint-ngd` are compared with it where the experiment has them. Rate results (Thm. 1,
-Thm. 7, Lem. 1) concern the uncapped algorithms, so an optimizer with a step cap gets no
-rate row (its cap binds by design: see fig2).
+  algorithm, covered   the run's algorithm (ALGORITHMS, from its optimizer's settings) and
+               whether the result is proved for it; a row on another algorithm is a
+               comparison, never counted among the results that do not hold;
+  undecided    a race neither method wins, or a fit with R^2 below R2_MIN;
+  kind         "consistency" for near-tautologies, outside the count.
+
+Optimizers are found by their config names: `gd` is the baseline; the others are compared
+with it where the experiment has them. Rate results (Thm. 1, Thm. 7) get rows for the
+uncapped algorithms only.
 """
 
 from __future__ import annotations
