@@ -118,6 +118,8 @@ JOINT = [
     OptimizerSpec("ngd", lr=0.1, momentum=0.5),
     OptimizerSpec("polyak", f_star=0),
     OptimizerSpec("polyak", f_star=0, eta_max=10.0),
+    EQ10 := OptimizerSpec("ngd", lr=0.1, normalize="per_block", decay_W=1.0, decay_u=0.5),
+    OptimizerSpec("gd", lr=1.0, decay_W=0.5, decay_u=0.25),
 ]
 
 
@@ -129,6 +131,21 @@ def test_joint_training_matches_the_reference(spec, loss):
     _assert_tables_agree(ref, got)
     for key in ("W", "u"):
         np.testing.assert_allclose(got_final[key], ref_final[key], rtol=1e-10, atol=1e-12)
+
+
+def test_eq10_step_factors_fire_in_both_backends():
+    """Negative control for the Eq. 10 rows above: the factors change the run (a kernel
+    that ignored decay_W would agree with a reference that ignored it too)."""
+    datasets = [data.generate("dm", 0, DM)]
+    plain = OptimizerSpec("ngd", lr=0.1, normalize="per_block")
+    (plain_ref, plain_fast, *_), (eq10_ref, eq10_fast, *_) = (
+        _both(datasets, s, iterations=200, train_u=True) for s in (plain, EQ10)
+    )
+    # step t moves W by lr (t + 1)^-1: ||W_200|| <= lr H_200 (about 0.59), not lr 200
+    bound = 0.1 * sum(1 / (t + 1) for t in range(200))
+    for plain_run, eq10_run in ((plain_ref, eq10_ref), (plain_fast, eq10_fast)):
+        assert np.all(eq10_run["W_norm"][..., -1] <= bound + 1e-12)
+        assert np.all(plain_run["W_norm"][..., -1] > 5 * bound)
 
 
 def test_bad_init_per_sample_softmax_and_crossings_match():

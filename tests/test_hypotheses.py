@@ -58,3 +58,27 @@ def test_summary_takes_the_worst_seed_and_describe_names_each_hypothesis():
     assert not summary["ass2_holds"] and summary["ass2_spread"] == pytest.approx(0.3)
     text = hypotheses.describe(summary)
     assert "Ass. 1 holds" in text and "Ass. 2 BROKEN" in text
+
+
+def test_u_svm_support_by_hand_and_its_control():
+    """Optimal tokens y_i x_opt,i = e_1 and 3 e_1: u_mm = e_1, margins 1 and 3, so only the
+    first sample is a support vector; with both at e_1 + e_i (orthogonal parts of equal
+    length) both are."""
+    X = np.zeros((2, 2, 4))
+    X[0, 0, 0], X[1, 0, 0] = 1.0, -3.0
+    y, opt = np.array([1.0, -1.0]), np.array([0, 0])
+    out = hypotheses.u_svm_support(X, y, opt)
+    assert out["cond1_sv_fraction"] == 0.5 and not out["cond1_sv_holds"]
+    assert out["cond1_u_margin_max"] == pytest.approx(3.0)
+    X[1, 0, 0], X[0, 0, 2], X[1, 0, 3] = -1.0, 1.0, -1.0
+    out = hypotheses.u_svm_support(X, y, opt)
+    assert out["cond1_sv_fraction"] == 1.0 and out["cond1_sv_holds"]
+
+
+def test_every_sample_is_a_support_vector_only_with_d_large_next_to_n():
+    """DM at fig3's n = 20, d = nT: some samples off the support; n = 5: all on it."""
+    fig3 = hypotheses.report(data.generate("dm", 0, dict(n=20, T=5, d=100)))
+    assert fig3["cond1_holds"] and not fig3["cond1_sv_holds"]
+    assert 0 < fig3["cond1_sv_fraction"] < 1 and fig3["cond1_u_margin_max"] > 1.01
+    small_n = hypotheses.report(data.generate("dm", 0, dict(n=5, T=5, d=100)))
+    assert small_n["cond1_sv_holds"] and small_n["cond1_sv_fraction"] == 1.0

@@ -57,7 +57,7 @@ static void matvec(const double *restrict M, const double *restrict v, double *r
 }
 
 enum { S_LOSS, S_RULE, S_PER_BLOCK, S_TRAIN_U, S_OPT_IS_BEST, S_LR_W, S_LR_U, S_HAS_CAP,
-       S_LOG_CAP, S_MOMENTUM, S_FSTAR_CODE, S_FSTAR };
+       S_LOG_CAP, S_MOMENTUM, S_FSTAR_CODE, S_FSTAR, S_DECAY_W, S_DECAY_U };
 
 int segment(long t0, long t1, const double *settings, long B, long n, long T, long Bp,
             const double *P, const double *K, const double *l0, const double *xu0,
@@ -75,6 +75,7 @@ int segment(long t0, long t1, const double *settings, long B, long n, long T, lo
     const double log_cap = settings[S_LOG_CAP], momentum = settings[S_MOMENTUM];
     const int f_star_code = (int)settings[S_FSTAR_CODE]; /* 0: opt, 1: 0, 2: a number */
     const double f_star = settings[S_FSTAR];
+    const double decay_w = settings[S_DECAY_W], decay_u = settings[S_DECAY_U];
     const long nT = n * T;
 
     double *scratch = malloc(sizeof(double) * (11 * nT + 9 * n));
@@ -292,6 +293,9 @@ int segment(long t0, long t1, const double *settings, long B, long n, long T, lo
                     if (len_u > log_cap) len_u = log_cap;
                 }
             }
+            /* Eq. 10's extra factors (optimizers.Optimizer._decayed): step x (t + 1)^-decay */
+            if (decay_w != 0.0) len_w -= decay_w * log((double)(t + 1));
+            if (decay_u != 0.0) len_u -= decay_u * log((double)(t + 1));
             if (t == t0) first_step[b] = len_w;
             /* ---- the update: exp(length + log_scale) times the direction; NaN -> no step */
             double coef = exp(len_w + scale_w);

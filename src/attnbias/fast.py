@@ -414,6 +414,8 @@ _SETTINGS = (
     "momentum",
     "f_star_code",
     "f_star",
+    "decay_w",
+    "decay_u",
 )
 
 
@@ -438,6 +440,8 @@ def _settings(spec: OptimizerSpec, loss: str, train_u: bool, opt_is_best: bool) 
         "momentum": spec.momentum,
         "f_star_code": f_code,
         "f_star": f_value,
+        "decay_w": spec.decay_W,
+        "decay_u": spec.decay_u,
     }
     return np.array([float(values[k]) for k in _SETTINGS])
 

@@ -16,14 +16,23 @@ here and printed wherever a verdict is shown:
       opt, above 1); iii) overparameterisation: d >= n T (every token can be orthogonal to
       every other); iv) a small step size: its constant was lost, so the step is reported
       and not judged.
+  Condition 1 iii as Lem. 11's proof uses it: with the tokens nearly orthogonal, every
+      sample's optimal token is a support vector of the u-SVM (its margin y_i u_mm^T x_opt,i
+      is 1, the SVM's). Measured as the fraction of samples within SUPPORT_TOL of margin 1,
+      and the largest margin over the samples (its excess over 1 is the u-margin spread,
+      which makes the loss ratio across samples grow with ||u_t||). Holds (cond1_sv_holds)
+      if every sample is a support vector.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from attnbias.svm import solve_u_svm
+
 RHO_MAX = 0.5
 SPREAD_TOL = 1e-9
+SUPPORT_TOL = 1e-6  # relative: a margin within this of 1 is a support vector
 
 
 def _opt_mask(X: np.ndarray, opt: np.ndarray) -> np.ndarray:
@@ -75,6 +84,18 @@ def condition1(X: np.ndarray, opt: np.ndarray, W0: np.ndarray) -> dict:
     }
 
 
+def u_svm_support(X: np.ndarray, y: np.ndarray, opt: np.ndarray) -> dict:
+    """The fraction of samples whose optimal token is a u-SVM support vector, and the u-SVM's
+    largest margin max_i y_i u_mm^T x_opt,i (1 where every sample is one)."""
+    margins = solve_u_svm(X, y, opt).margins
+    fraction = float(np.mean(margins <= 1 + SUPPORT_TOL))
+    return {
+        "cond1_sv_fraction": fraction,
+        "cond1_u_margin_max": float(margins.max()),
+        "cond1_sv_holds": bool(fraction == 1.0),
+    }
+
+
 def report(data: dict) -> dict:
     """Every hypothesis that applies to the dataset: Ass. 1 always, Ass. 2 with a fixed
     decoder (`u` in data), Condition 1 without one (joint training from u0 = 0)."""
@@ -84,6 +105,7 @@ def report(data: dict) -> dict:
         out.update(assumption2(X, data["y"], opt, data["u"]))
     else:
         out.update(condition1(X, opt, data["W0"]))
+        out.update(u_svm_support(X, data["y"], opt))
     return out
 
 
@@ -94,7 +116,9 @@ def summarize(reports: list[dict]) -> dict:
         values = [r[key] for r in reports]
         if key.endswith(("_holds", "_init")):
             out[key] = bool(all(values))
-        elif key in ("ass2_opt_gap", "cond1_opt_norm_ratio", "cond1_d_over_nT"):
+        elif key in (
+            "ass2_opt_gap", "cond1_opt_norm_ratio", "cond1_d_over_nT", "cond1_sv_fraction"
+        ):  # fmt: skip
             out[key] = float(min(values))  # larger is better: the worst is the smallest
         else:
             out[key] = float(max(values))
@@ -119,5 +143,11 @@ def describe(summary: dict) -> str:
             f"(zero init {summary['cond1_zero_init']}, opt/non-opt sq-norm ratio "
             f"{summary['cond1_opt_norm_ratio']:.2g}, d/(nT) {summary['cond1_d_over_nT']:.2g}; "
             "iv, step size: constant lost, not judged)"
+        )
+    if "cond1_sv_holds" in summary:
+        parts.append(
+            f"Cond. 1 iii as Lem. 11 uses it {'holds' if summary['cond1_sv_holds'] else 'BROKEN'} "
+            f"(u-SVM support vectors: {summary['cond1_sv_fraction']:.0%} of samples; largest "
+            f"u-SVM margin {summary['cond1_u_margin_max']:.3g})"
         )
     return "Hypotheses on the data (worst seed): " + "; ".join(parts) + "."

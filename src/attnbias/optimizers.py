@@ -10,7 +10,8 @@ a gradient's norm may be far below the smallest float (see gradients.ScaledGradi
 momentum: heavy ball on the step, buf <- beta * buf + step, W <- W - buf (NGD-mom is ngd
 with momentum). normalize: "per_block" normalises W and u each by its own norm (the paper's
 NGD, Eq. 10 without its extra step factors); "global" takes one ||grad|| over all trained
-blocks together (the paper's joint NGD).
+blocks together (the paper's joint NGD). decay_W, decay_u: Eq. 10's extra step factors,
+each block's step times (t + 1)^-decay at step t (0: none).
 """
 
 from __future__ import annotations
@@ -76,9 +77,12 @@ class Optimizer:
             for name in grads
         }
         if spec.rule == "gd":
-            return {
-                name: torch.full_like(g.log_norm, math.log(lrs[name])) for name, g in grads.items()
-            }
+            return self._decayed(
+                {
+                    name: torch.full_like(g.log_norm, math.log(lrs[name]))
+                    for name, g in grads.items()
+                }
+            )
         if spec.normalize == "global":
             log_norms = dict.fromkeys(grads, _log_global_norm(grads))
         else:
@@ -91,7 +95,13 @@ class Optimizer:
             cap = spec.eta_max
         if cap is not None:
             lengths = {name: torch.clamp(v, max=math.log(cap)) for name, v in lengths.items()}
-        return lengths
+        return self._decayed(lengths)
+
+    def _decayed(self, lengths: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+        """Eq. 10's extra factors: each block's step times (t + 1)^-decay, t = steps taken."""
+        decay = {"W": self.spec.decay_W, "u": self.spec.decay_u}
+        log_t1 = math.log(self.steps + 1)
+        return {name: v - decay.get(name, 0.0) * log_t1 for name, v in lengths.items()}
 
     def step(
         self,

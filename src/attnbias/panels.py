@@ -100,7 +100,8 @@ PANELS = {
             "gap_W",
             r"$1 - \cos(W_t, W_{mm})$",
             f"{GAP_W}",
-            references=(Reference("ngd", "1/log t", r"$1/\log t$ (Thm. 3 rate)"),),
+            # Thm. 3 is proved for Eq. 10 with its step factors (config name eq10)
+            references=(Reference("eq10", "1/log t", r"$1/\log t$ (Thm. 3 rate)"),),
         ),
         Panel("gap_u", r"$1 - \cos(u_t, u_{mm})$", "1 - cos(u_t, u_mm)"),
     ],

@@ -26,6 +26,10 @@ class OptimizerSpec:
     f_star: str | float = "opt"  # polyak: "opt" (all attention on opt tokens) or a number
     momentum: float = 0.0
     normalize: str = "global"  # ngd/polyak norm: "global" or "per_block"
+    # Eq. 10's extra step factors: the step of W (of u) at iteration t is multiplied by
+    # (t + 1)^-decay_W ((t + 1)^-decay_u); 0 = no factor (our reading: docs/model.md)
+    decay_W: float = 0.0
+    decay_u: float = 0.0
 
     def __post_init__(self):
         if self.rule not in RULES:
@@ -35,6 +39,10 @@ class OptimizerSpec:
         if self.rule == "polyak" and self.normalize == "per_block":
             # (L - f*) / ||g_W||^2 explodes while g_W is tiny next to g_u (at u ~ 0).
             raise ValueError("the Polyak step takes the norm over all blocks: normalize='global'")
+        if self.decay_W < 0 or self.decay_u < 0:
+            raise ValueError(
+                f"decay_W and decay_u must be >= 0, got {self.decay_W}, {self.decay_u}"
+            )
         if not 0.0 <= self.momentum < 1.0:
             raise ValueError(f"momentum must lie in [0, 1), got {self.momentum}")
 
@@ -50,4 +58,6 @@ class OptimizerSpec:
             text += f" momentum={self.momentum:g}"
         if self.normalize == "per_block" and self.rule != "gd":
             text += " (W, u normalised separately)"
+        if self.decay_W or self.decay_u:
+            text += f" steps x (t+1)^-{self.decay_W:g} (W), (t+1)^-{self.decay_u:g} (u)"
         return text

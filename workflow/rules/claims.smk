@@ -10,6 +10,13 @@ rule claims:
                 rules.train.output.final, experiment=name, **WF.jobs(name)
             )
         ],
+        runs=[
+            path
+            for name in DEFAULT_EXPERIMENTS
+            for path in expand(
+                rules.train.output.metrics, experiment=name, **WF.jobs(name)
+            )
+        ],
         code=code("claims.py"),
     output:
         md=report(

@@ -1,7 +1,7 @@
 """The claims table: results/claims.{md,html,csv,tex}, from the aggregate tables, the SVM
 and data files (||W_mm||, hypotheses) and, for joint training, the final parameters."""
 
-from attnbias import claims, hypotheses, io, joblog
+from attnbias import claims, hypotheses, io, joblog, provenance
 
 joblog.start(snakemake)
 experiments = snakemake.params.experiments
@@ -33,7 +33,10 @@ for name, experiment in experiments.items():  # the input lists follow this orde
                 for d, s, f in zip(datasets, svms, finals, strict=True)
             ]
 table = claims.claims(experiments, tables, W_mm_norms, T_tokens, data_hypotheses, u_margins)
-io.save_text(snakemake.output.md, claims.to_markdown(table))
-io.save_text(snakemake.output.html, claims.to_html(table))
+# as the figures' provenance: "c" is the compiled kernel (attnbias.fast), else torch
+training = provenance.training_info(snakemake.input.runs)
+backend = ", ".join(training.get("backends", ["not recorded"]))
+io.save_text(snakemake.output.md, claims.to_markdown(table, backend))
+io.save_text(snakemake.output.html, claims.to_html(table, backend))
 io.save_text(snakemake.output.tex, claims.to_latex(table))
 io.save_csv(snakemake.output.csv, table)
