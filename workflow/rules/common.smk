@@ -23,9 +23,10 @@ from attnbias.workflow_config import SIMILARITY_FIGURE, WorkflowConfig, at, cano
 # that read those.
 SCHEMA = Path(workflow.basedir) / "workflow/schemas/config.schema.yaml"
 try:
-    configcheck.check(config, yaml.safe_load(SCHEMA.read_text()))
+    schema = yaml.safe_load(SCHEMA.read_text())
+    configcheck.check(config, schema)
     validate(config, schema=str(SCHEMA), set_default=True)
-    configcheck.check_workflow(config)
+    configcheck.check_workflow(config, schema)
 except configcheck.ConfigError as err:
     raise WorkflowError(str(err)) from None
 
