@@ -3,10 +3,6 @@
 # wildcard reads `d~100_lr~0.1`); one job judges the claims and draws them all. On a
 # cluster, the `sweep_points` group bundles point jobs (profiles/slurm: group-components).
 
-from attnbias.sweep_config import SweepConfig
-
-SWEEPS = SweepConfig(config)
-
 
 wildcard_constraints:
     sweep=_alternatives(SWEEPS.entries),
@@ -37,13 +33,6 @@ rule sweep_point:
         ),
     shell:
         job_shell("sweep_point.py", output=["runs", "curves"])
-
-
-def sweep_files(pattern):
-    """Input helper: `pattern` for every point of the job's sweep."""
-    return lambda wildcards: expand(
-        pattern, sweep=wildcards.sweep, point=SWEEPS.points(wildcards.sweep)
-    )
 
 
 rule sweep_summary:
@@ -94,5 +83,9 @@ rule fig3_sweep:
         results("sweeps/fig3.pdf"),
     output:
         results("fig3_sweep.pdf"),
+    log:
+        results("logs/sweeps/fig3/fig3_sweep.log"),
+    conda:
+        "../../envs/plot.yaml"
     shell:
-        "cp {input:q} {output:q}"
+        "cp -v {input:q} {output:q} > {log:q} 2>&1"
