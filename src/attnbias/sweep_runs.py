@@ -9,13 +9,16 @@ auto or cpu in float64, else with torch (attnbias.train), as a training job choo
 keep their numbers.
 
 Returns two tables: the runs (one row per optimizer x seed: the metrics the sweep asks for,
-attnbias.sweep_metrics, and the data's Condition-1 quantities) and the curves (the logged
+attnbias.sweep_metrics, the run's share of its batch's training time `train_s`, and the
+data's Condition-1 quantities) and the curves (the logged
 1 - cos of W and u and log L of every run, which curve claims read).
 
 Apart from attnbias.sweep, which judges and draws without torch (the plotting env).
 """
 
 from __future__ import annotations
+
+import time
 
 import numpy as np
 import pandas as pd
@@ -145,14 +148,23 @@ def run_point(
     seeds = np.arange(len(datasets))
     runs, curves = [], []
     for name, settings in experiment["optimizers"].items():
+        start = time.perf_counter()
         table = train_batch(datasets, W_mm, u_mm, OptimizerSpec(**settings), **kwargs)
+        # each run's share of its batch's training time (benchmarks/sweep.py sums them)
+        train_s = (time.perf_counter() - start) / len(datasets)
         batch = sweep_metrics.Runs(name, np.asarray(grid), table, datasets, solutions)
         values = sweep_metrics.compute(metrics, batch)
         diverged = np.isnan(batch.series("log_loss")).any(axis=1)
         runs.append(
-            pd.DataFrame({"optimizer": name, "seed": seeds, **values, "diverged": diverged}).join(
-                conditions
-            )
+            pd.DataFrame(
+                {
+                    "optimizer": name,
+                    "seed": seeds,
+                    **values,
+                    "diverged": diverged,
+                    "train_s": train_s,
+                }
+            ).join(conditions)
         )
         logged = len(grid)
         curves.append(
