@@ -99,8 +99,8 @@ def _lines(ax, rows: pd.DataFrame, axis: dict, metric: str, optimizers, legend, 
             ax.get_lines()[-1].set_dashes(style["dashes"])
         ax.fill_between(xs, lows, highs, color=style["color"], alpha=0.15, lw=0)
     ax.set_xscale(scale)
-    if not _numeric(axis["values"]):
-        ax.set_xticks(range(len(axis["values"])), [format_value(v) for v in axis["values"]])
+    ax.minorticks_off()  # the grid's values are the ticks
+    ax.set_xticks([position[v] for v in axis["values"]], [format_value(v) for v in axis["values"]])
 
 
 def _heat(ax, points: pd.DataFrame, axes: list[dict], metric: str, opt: str, limits):
@@ -238,6 +238,7 @@ def draw(
                 rows = rows[rows[key].map(format_value) == format_value(value)]
             if axes:
                 _lines(ax, rows, axes[0], metric, optimizers, legend, styles)
+                ax.set_yscale(registry()[metric].scale)
                 ax.set_xlabel(axes[0]["label"] if row == len(metrics) - 1 else "")
             ax.set_ylabel(label if col == 0 else "", fontsize=8)
             if row == 0 and facet:

@@ -64,12 +64,20 @@ class Metric:
     fn: Callable[[Runs], np.ndarray]
     aggregate: str = "mean"  # over seeds: mean or median
     missing: float | None = None  # a NaN run's value, where NaN means "not reached"
+    scale: str = "linear"  # the figure's y axis (log: iterations, which span decades)
 
 
 METRICS: dict[str, Metric] = {}
 
 
-def metric(name: str, label: str, *, aggregate: str = "mean", missing: float | None = None):
+def metric(
+    name: str,
+    label: str,
+    *,
+    aggregate: str = "mean",
+    missing: float | None = None,
+    scale: str = "linear",
+):
     """Register the decorated `fn(runs: Runs) -> (B,) array` as metric `name`."""
     if aggregate not in ("mean", "median"):
         raise ValueError(f"metric {name}: aggregate is mean or median, got {aggregate!r}")
@@ -77,7 +85,7 @@ def metric(name: str, label: str, *, aggregate: str = "mean", missing: float | N
     def register(fn):
         if name in METRICS:
             raise ValueError(f"metric {name} is registered twice")
-        METRICS[name] = Metric(name, label, fn, aggregate, missing)
+        METRICS[name] = Metric(name, label, fn, aggregate, missing, scale)
         return fn
 
     return register
@@ -137,6 +145,7 @@ for _text, _key in (("1e-2", "0.01"), ("1e-3", "0.001")):
         f"first $t$ with $1 - \\cos(W_t, W_{{mm}}) < 10^{{{_text[2:]}}}$",
         aggregate="median",
         missing=np.inf,
+        scale="log",
     )(_crossing(_key))
 
 
