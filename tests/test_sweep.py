@@ -5,6 +5,7 @@ the base experiment reruns the points it changes."""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +15,15 @@ import yaml
 from project import REPO, copy_project, planned_jobs, snakemake
 from snakemake.utils import validate
 
-from attnbias import configcheck, sweep, sweep_claims, sweep_grid, sweep_metrics, sweep_runs
+from attnbias import (
+    configcheck,
+    sweep,
+    sweep_claims,
+    sweep_figure,
+    sweep_grid,
+    sweep_metrics,
+    sweep_runs,
+)
 from attnbias.sweep_config import SweepConfig
 
 SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
@@ -208,6 +217,47 @@ def test_the_tables_judge_each_point_and_tally_the_claims(tiny_runs):
     assert len(long) == len(runs) and "data.params.d" in long
     assert list(points["gd_slowest_W"]) == [True, False]  # b: every optimizer tied at 1.0
     assert verdicts.loc[0, "verdict"] == "holds in 1 of 2 settings"
+
+
+def sweep_tables(tiny_runs, axes: list[dict]):
+    """The tiny point's runs copied to every point of `axes` (values as the grid gives them)."""
+    combos = list(itertools.product(*(a["values"] for a in axes)))
+    names = ["_".join(f"{a['label']}~{v}" for a, v in zip(axes, c, strict=True)) for c in combos]
+    runs = pd.concat([tiny_runs[0].assign(point=n) for n in names], ignore_index=True)
+    curves = pd.concat([tiny_runs[1].assign(point=n) for n in names], ignore_index=True)
+    grid = pd.DataFrame(
+        {"point": names, **{a["keys"][0]: [c[i] for c in combos] for i, a in enumerate(axes)}}
+    )
+    claims = {"gd_slowest_W": {"claim": "slowest", "optimizer": "gd", "metric": METRICS[0]}}
+    return sweep.tables(runs, curves, grid, METRICS, claims)
+
+
+AXES = [
+    {"label": "d", "keys": ["data.params.d"], "values": [8, 80]},
+    {"label": "lr", "keys": ["optimizers.ngd.lr"], "values": [0.1, 0.3]},
+    {"label": "eta_max", "keys": ["optimizers.ps.eta_max"], "values": [None, 1e10]},
+]
+
+
+@pytest.mark.parametrize("swept, heat_maps", [(1, 0), (2, 2 * 4), (3, 0)])
+def test_the_figure_has_lines_for_one_key_and_heat_maps_for_two(
+    tiny_runs, tmp_path, monkeypatch, swept, heat_maps
+):
+    import attnbias.figures as figures
+
+    drawn = []
+    monkeypatch.setattr(figures, "save_figure", lambda fig, outputs, provenance: drawn.append(fig))
+    long, points, verdicts = sweep_tables(tiny_runs, AXES[:swept])
+    legend = {o: (o.upper(), "") for o in ("gd", "ngd", "ps", "joint-ngd")}
+    sweep_figure.draw(
+        long, points, verdicts, axes=AXES[:swept], metrics=METRICS[:2], legend=legend,
+        title="t", outputs=[tmp_path / "x.png"],
+    )  # fmt: skip
+    axes = drawn[0].axes
+    assert sum(bool(ax.images) for ax in axes) == heat_maps + 1  # + the verdict grid
+    lines = [ax for ax in axes if len(ax.get_lines()) == 4]  # a line per optimizer
+    facets = 2 * 2 if swept == 3 else 1  # a column per combination of the other keys
+    assert len(lines) == (0 if swept == 2 else 2 * facets)
 
 
 def test_a_diverged_seed_gets_nan_and_the_others_keep_their_numbers(monkeypatch):

@@ -119,7 +119,9 @@ def _heat(ax, points: pd.DataFrame, axes: list[dict], metric: str, opt: str, lim
         shown, origin="lower", aspect="auto", cmap="viridis", vmin=limits[0], vmax=limits[1]
     )
     for (i, j), value in np.ndenumerate(grid):
-        ax.text(j, i, f"{value:.3g}", ha="center", va="center", fontsize=7, color="white")
+        light = image.norm(value) > 0.6 if np.isfinite(value) else False  # viridis' yellows
+        colour = "black" if light else "white"
+        ax.text(j, i, f"{value:.3g}", ha="center", va="center", fontsize=7, color=colour)
     ax.set_xticks(range(len(xs)), xs, fontsize=7)
     ax.set_yticks(range(len(ys)), ys, fontsize=7)
     ax.set_xlabel(x_axis["label"])
