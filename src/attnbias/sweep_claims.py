@@ -37,10 +37,6 @@ class Point:
     summary: pd.DataFrame
     curves: pd.DataFrame
 
-    @property
-    def optimizers(self) -> list[str]:
-        return list(dict.fromkeys(self.per_seed.columns.get_level_values(1)))
-
 
 @dataclass(frozen=True)
 class Claim:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+from collections import Counter
 
 MAX_POINTS = 100_000  # more points than this are refused (the workflow's DAG would crawl)
 ZIP = "zip"  # the grid key of the group of keys whose lists advance together
@@ -31,6 +32,14 @@ class GridError(ValueError):
     def __init__(self, path: tuple, message: str):
         self.path = path
         super().__init__(message)
+
+
+class MissingKeyError(GridError):
+    """A grid key that the base experiment does not set (`key`: the dotted path)."""
+
+    def __init__(self, path: tuple, message: str, key: str):
+        self.key = key
+        super().__init__(path, message)
 
 
 def axes(grid: dict) -> list[dict[str, list]]:
@@ -148,7 +157,7 @@ def check(entry: dict, experiment: dict) -> None:
             if not values:
                 raise GridError((*axis_path, key), "an empty list of values")
             _check_key(experiment, key, (*axis_path, key))
-    repeated = [k for k, n in _counts(keys(grid)).items() if n > 1]
+    repeated = [k for k, n in Counter(keys(grid)).items() if n > 1]
     if repeated:
         raise GridError(("grid", repeated[0]), "appears twice in the grid (once in zip?)")
     if size(grid) > MAX_POINTS:
@@ -166,24 +175,18 @@ def _paths(grid: dict):
             yield ("grid",), {key: values}
 
 
-def _counts(items):
-    out: dict = {}
-    for item in items:
-        out[item] = out.get(item, 0) + 1
-    return out
-
-
 def _check_key(experiment: dict, key: str, path: tuple) -> None:
     place, walked = experiment, []
     for part in key.split("."):
         if not isinstance(place, dict) or part not in place:
             where = ".".join(walked) or "(the experiment's top level)"
             known = sorted(place) if isinstance(place, dict) else []
-            raise GridError(
+            raise MissingKeyError(
                 path,
                 f"the base experiment has no key {part!r} under {where} (it has {known}); a "
                 "grid key must be set in the base experiment, so that the base says what "
                 "every other point is",
+                key,
             )
         walked.append(part)
         place = place[part]

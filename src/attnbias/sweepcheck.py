@@ -27,11 +27,8 @@ def check_sweeps(config: dict, schema: dict, error) -> None:
             sweep_grid.check(entry, base)
         except sweep_grid.GridError as err:
             message = str(err)
-            if "has no key" in message and _unknown(base, err.path[-1], schema):
-                message = (
-                    f"unknown key path {err.path[-1]}: no experiment has it (a typing error?); "
-                    + message
-                )
+            if isinstance(err, sweep_grid.MissingKeyError) and _unknown(base, err.key, schema):
+                message = f"unknown key path {err.key}: no experiment has it; {message}"
             raise error((*path, *err.path), message) from None
         _check_values(entry, base, schema, path, error)
         _check_metrics(entry, path, error)
