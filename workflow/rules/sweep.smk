@@ -71,6 +71,7 @@ rule sweep_summary:
         metrics=lookup(dpath="sweeps/{sweep}/metrics", within=config),
         needed=of_job(SWEEPS.metrics),
         claims=of_job(SWEEPS.claims),
+        claim_texts=of_job(SWEEPS.claim_texts),
         legend=of_job(SWEEPS.legend),
         config=of_job(SWEEPS.figure_config),
     script:
