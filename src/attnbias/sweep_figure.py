@@ -155,7 +155,8 @@ def _verdict_grid(ax, points: pd.DataFrame, verdicts: pd.DataFrame) -> None:
     else:
         ax.set_xticks([])
         ax.set_xlabel(f"{len(points)} points, in grid order")
-    ax.set_yticks(range(len(claims)), list(verdicts["text"]), fontsize=7.5)
+    texts = [textwrap.fill(t, 40) for t in verdicts["text"]]  # long ones on two lines
+    ax.set_yticks(range(len(claims)), texts, fontsize=7.5)
     ax.grid(False)
     right = ax.twinx()
     right.set_ylim(ax.get_ylim())
