@@ -219,6 +219,16 @@ def test_the_tables_judge_each_point_and_tally_the_claims(tiny_runs):
     assert verdicts.loc[0, "verdict"] == "holds in 1 of 2 settings"
 
 
+def test_condition_report_measures_the_opt_token_against_the_longest_other():
+    X = np.zeros((2, 3, 4))
+    X[0, 0, 0], X[1, 0, 1] = 3.0, 2.0  # opt norms 3 and 2
+    X[0, 1, 2], X[1, 2, 3] = 0.5, 1.0  # the longest other token: 1
+    report = sweep_runs.condition_report({"X": X, "opt": np.zeros(2, dtype=int)})
+    assert report["opt_norm_ratio"] == pytest.approx(2.0)
+    assert report["d_over_n"] == 2.0
+    assert report["min_sq_norm"] == 0.0 and report["max_offdiag_inner"] == 0.0
+
+
 def sweep_tables(tiny_runs, axes: list[dict]):
     """The tiny point's runs copied to every point of `axes` (values as the grid gives them)."""
     combos = list(itertools.product(*(a["values"] for a in axes)))
