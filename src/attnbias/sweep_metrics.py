@@ -18,8 +18,10 @@ A metric that needs the point's data or SVM solutions (say the fraction of sampl
 are support vectors of the u-SVM) reads `runs.datasets` and `runs.solutions` (one per seed,
 the data and svm file contracts). Such metrics may live in another module: add the module
 to PLUGINS below, and it registers its metrics when `registry()` imports it. The workflow
-computes a point's metrics inside its training job (workflow/scripts/sweep_point.py), so a
-new metric reruns the points of the sweeps that ask for it, and nothing else.
+computes a point's metrics inside its training job (workflow/scripts/sweep_point.py): naming
+another metric in an entry reruns that entry's points, and a change to this module (or to a
+plugin the job imports) reruns the points of every sweep that is built again (the job's
+code is its input).
 
 numpy only (configcheck reads the names while the workflow parses).
 """
