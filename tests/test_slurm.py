@@ -28,6 +28,7 @@ import pytest
 import yaml
 from project import REPO, copy_project
 from slurm_cluster import NODE, SLURMD_CONF_CACHE, ClusterUnavailable, SlurmCluster
+from test_sweep import tiny as tiny_with_sweep
 
 SLURM_PROFILE = REPO / "profiles" / "slurm"
 LOCAL_PROFILE = REPO / "profiles" / "local"
@@ -250,7 +251,7 @@ def test_a_sweep_goes_to_slurm_in_few_jobs(cluster, tmp_path, components, jobs):
     workdir = tmp_path / "sweep"
     workdir.mkdir()
     copy_project(workdir)
-    config = yaml.safe_load((REPO / "config" / "tiny.yaml").read_text())
+    config = tiny_with_sweep()
     config["sweeps"]["fig3"]["grid"]["data.params.d"] = [12, 16, 20]
     (workdir / "config" / "sweep.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
     args = ["--profile", str(SLURM_PROFILE), *CLUSTER_FLAGS, "--configfile", "config/sweep.yaml"]

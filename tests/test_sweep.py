@@ -5,6 +5,7 @@ the base experiment reruns the points it changes."""
 
 from __future__ import annotations
 
+import copy
 import itertools
 from pathlib import Path
 
@@ -30,8 +31,34 @@ SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
 SWEEP_TARGET = "results-tiny/sweeps/fig3.pdf"
 
 
+# fig3's sweep, tiny: 2 d x 2 lr points. Not in config/tiny.yaml, whose experiments other
+# tests replace (a sweep of a base they remove would be refused).
+TINY_SWEEP = {
+    "base": "fig3",
+    "seeds": 2,
+    "grid": {
+        "train.iterations": [200],
+        "data.params.d": [12, 16],
+        "zip": {"optimizers.ngd.lr": [0.1, 0.3], "optimizers.joint-ngd.lr": [0.1, 0.3]},
+    },
+    "metrics": ["final_log10_gap_W", "final_log_loss"],
+    "claims": {
+        "gd_slowest_W": {"claim": "slowest", "optimizer": "gd", "metric": "final_log10_gap_W"},
+        "ngd_ahead_W": {
+            "claim": "ahead",
+            "a": "ngd",
+            "b": "joint-ngd",
+            "metric": "final_log10_gap_W",
+        },
+    },
+}
+
+
 def tiny() -> dict:
-    return yaml.safe_load((REPO / "config/tiny.yaml").read_text())
+    """config/tiny.yaml with the tiny sweep `fig3`."""
+    config = yaml.safe_load((REPO / "config/tiny.yaml").read_text())
+    config["sweeps"] = {"fig3": copy.deepcopy(TINY_SWEEP)}
+    return config
 
 
 # ---- the grid ---------------------------------------------------------------------------
@@ -391,18 +418,20 @@ def project(tmp_path_factory) -> Path:
     return copy_project(tmp_path_factory.mktemp("sweep"))
 
 
-def write(project: Path, config: dict) -> str:
-    path = project / "config" / "case.yaml"
+def write(project: Path, config: dict, name: str = "case.yaml") -> str:
+    path = project / "config" / name
     path.write_text(yaml.safe_dump(config, sort_keys=False))
-    return "config/case.yaml"
+    return f"config/{name}"
 
 
 def test_one_job_per_point_one_summary_and_none_in_rule_all(project):
     points = len(SweepConfig(tiny()).points("fig3"))
-    assert planned_jobs(project, target=SWEEP_TARGET) == {"sweep_point": points, "sweep_summary": 1}
-    alias = planned_jobs(project, target="results-tiny/fig3_sweep.pdf")
+    config = write(project, tiny())
+    plan = planned_jobs(project, config=config, target=SWEEP_TARGET)
+    assert plan == {"sweep_point": points, "sweep_summary": 1}
+    alias = planned_jobs(project, config=config, target="results-tiny/fig3_sweep.pdf")
     assert alias == {"sweep_point": points, "sweep_summary": 1, "fig3_sweep": 1}
-    assert "sweep_point" not in planned_jobs(project)
+    assert "sweep_point" not in planned_jobs(project, config=config)
 
 
 def test_a_bad_sweep_fails_before_any_job(project):
@@ -416,9 +445,9 @@ def test_a_bad_sweep_fails_before_any_job(project):
 def test_a_new_point_builds_alone_and_a_base_change_reruns_what_it_changes(project):
     """Build the tiny sweep, then plan: a new d builds its two points only; the base's ngd lr
     (swept, so no point reads it) reruns nothing; the base's n reruns every point."""
-    snakemake(project, "-c1", SWEEP_TARGET)
+    snakemake(project, "-c1", SWEEP_TARGET, config=write(project, tiny(), "sweep.yaml"))
     points = len(SweepConfig(tiny()).points("fig3"))
-    assert planned_jobs(project, target=SWEEP_TARGET) == {}
+    assert planned_jobs(project, config="config/sweep.yaml", target=SWEEP_TARGET) == {}
 
     def plan(change) -> dict:
         config = tiny()
