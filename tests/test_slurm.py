@@ -28,6 +28,7 @@ import pytest
 import yaml
 from project import REPO, copy_project
 from slurm_cluster import NODE, SLURMD_CONF_CACHE, ClusterUnavailable, SlurmCluster
+from test_sweep import tiny as tiny_with_sweep
 
 SLURM_PROFILE = REPO / "profiles" / "slurm"
 LOCAL_PROFILE = REPO / "profiles" / "local"
@@ -235,6 +236,36 @@ def test_results_equal_a_local_build_value_for_value(failed_build, rerun, local_
                 np.testing.assert_array_equal(x[key], y[key], err_msg=f"{path}: {key}")
         else:
             assert a.read_text() == b.read_text(), path
+
+
+SWEEP_TARGET = "results-tiny/sweeps/fig3.pdf"
+
+
+@pytest.mark.slurm
+@pytest.mark.slow
+@pytest.mark.parametrize("components, jobs", [(None, 2), (2, 4)])
+def test_a_sweep_goes_to_slurm_in_few_jobs(cluster, tmp_path, components, jobs):
+    """The tiny sweep with 6 points: the profile's group-components (sweep_points=25) bundles
+    them into one SLURM job, and the summary is another; the control, 2 points per job,
+    submits 3 + 1."""
+    workdir = tmp_path / "sweep"
+    workdir.mkdir()
+    copy_project(workdir)
+    config = tiny_with_sweep()
+    config["sweeps"]["fig3"]["grid"]["data.params.d"] = [12, 16, 20]
+    (workdir / "config" / "sweep.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    args = ["--profile", str(SLURM_PROFILE), *CLUSTER_FLAGS, "--configfile", "config/sweep.yaml"]
+    if components:
+        args += ["--group-components", f"sweep_points={components}"]
+    result = _snakemake(workdir, cluster.env, SWEEP_TARGET, *args)
+    assert result.returncode == 0, result.stderr
+    log = result.stdout + result.stderr
+    submitted = set(re.findall(r"submitted with SLURM jobid (\d+)", log))
+    assert len(submitted) == jobs, log
+    assert len(list((workdir / "results-tiny/sweeps/fig3/points").glob("*.parquet"))) == 6
+    runs = re.search(r"SLURM run ID: (\S+)", result.stderr)[1]
+    states = {i: s for i, (s, name) in cluster.jobs().items() if name == runs}
+    assert states == dict.fromkeys(submitted, "COMPLETED")
 
 
 def test_the_failing_seed_is_infeasible():

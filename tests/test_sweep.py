@@ -1,102 +1,249 @@
-"""The fig3 sweep: its runs (attnbias.sweep_runs), its verdicts and tables (attnbias.sweep),
-and the workflow's plan for results/fig3_sweep.pdf."""
+"""Sweeps: the grid and its point names (attnbias.sweep_grid), the metrics and claims
+registries, one point's runs (sweep_runs), the tables (sweep), the config's refusals
+(sweepcheck), and Snakemake's plan: one job per point, only new points built, a change to
+the base experiment reruns the points it changes."""
 
 from __future__ import annotations
+
+import copy
+import itertools
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from project import copy_project, planned_jobs, snakemake
+from project import REPO, copy_project, planned_jobs, snakemake
+from snakemake.utils import validate
 
-from attnbias import sweep, sweep_runs
+from attnbias import (
+    configcheck,
+    sweep,
+    sweep_claims,
+    sweep_figure,
+    sweep_grid,
+    sweep_metrics,
+    sweep_runs,
+)
+from attnbias.sweep_config import SweepConfig
 
-OPTIMIZERS = {
-    "gd": {"label": "GD", "rule": "gd", "lr": 1.0},
-    "ngd": {"label": "NGD", "rule": "ngd", "normalize": "per_block"},
-    "ps": {"label": "PS", "rule": "polyak", "f_star": 0},
-    "joint-ngd": {"label": "joint-NGD", "rule": "ngd", "normalize": "global"},
+SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
+SWEEP_TARGET = "results-tiny/sweeps/fig3.pdf"
+
+
+# fig3's sweep, tiny: 2 d x 2 lr points. Not in config/tiny.yaml, whose experiments other
+# tests replace (a sweep of a base they remove would be refused).
+TINY_SWEEP = {
+    "base": "fig3",
+    "seeds": 2,
+    "grid": {
+        "train.iterations": [200],
+        "data.params.d": [12, 16],
+        "zip": {"optimizers.ngd.lr": [0.1, 0.3], "optimizers.joint-ngd.lr": [0.1, 0.3]},
+    },
+    "metrics": ["final_log10_gap_W", "final_log_loss"],
+    "claims": {
+        "gd_slowest_W": {"claim": "slowest", "optimizer": "gd", "metric": "final_log10_gap_W"},
+        "ngd_ahead_W": {
+            "claim": "ahead",
+            "a": "ngd",
+            "b": "joint-ngd",
+            "metric": "final_log10_gap_W",
+        },
+    },
 }
+
+
+def tiny() -> dict:
+    """config/tiny.yaml with the tiny sweep `fig3`."""
+    config = yaml.safe_load((REPO / "config/tiny.yaml").read_text())
+    config["sweeps"] = {"fig3": copy.deepcopy(TINY_SWEEP)}
+    return config
+
+
+# ---- the grid ---------------------------------------------------------------------------
+
 GRID = {
-    "data": {"n": 4, "T": 3},
-    "separations": [{"mu_norm": 1.0, "noise_scale": 0.5}],
-    "d": [8, 10],
-    "lr": [0.1, 0.3],
+    "train.iterations": [100],
+    "data.params.d": [8, 12],
+    "zip": {"optimizers.ngd.lr": [0.1, 0.3], "optimizers.joint-ngd.lr": [0.1, 0.3]},
 }
-SEEDS = 2
-FIRST = "first_W_below_1e-2"
 
 
-@pytest.fixture(scope="module")
-def tiny_runs() -> pd.DataFrame:
-    """A tiny sweep through the library: 2 data points x 2 step sizes = 4 settings."""
-    return pd.concat(
-        [
-            sweep_runs.run_point(name, params, OPTIMIZERS, GRID["lr"], seeds=SEEDS, iterations=150)
-            for name, params in sweep.points(GRID).items()
-        ],
-        ignore_index=True,
+def test_points_are_the_product_with_zip_as_one_axis_and_readable_names():
+    points = sweep_grid.points(GRID)
+    assert list(points) == ["d~8_lr~0.1", "d~8_lr~0.3", "d~12_lr~0.1", "d~12_lr~0.3"]
+    assert points["d~12_lr~0.3"] == {
+        "train.iterations": 100,
+        "data.params.d": 12,
+        "optimizers.ngd.lr": 0.3,
+        "optimizers.joint-ngd.lr": 0.3,
+    }
+
+
+def test_labels_grow_until_they_tell_keys_apart():
+    grid = {"optimizers.gd.lr": [1.0, 2.0], "optimizers.ngd.lr": [0.1, 1e10]}
+    assert list(sweep_grid.points(grid))[-1] == "gd.lr~2_ngd.lr~1e+10"
+
+
+def test_two_values_with_one_name_are_refused():
+    with pytest.raises(sweep_grid.GridError, match="two points have the name"):
+        sweep_grid.points({"optimizers.ngd.lr": [0.1, 0.1000000001]})
+
+
+def test_a_point_is_the_base_with_its_values_without_texts():
+    base = tiny()["experiments"]["fig3"]
+    values = sweep_grid.points(GRID)["d~12_lr~0.3"]
+    point = sweep_grid.point_experiment({"seeds": 1}, base, values)
+    assert point["data"]["params"]["d"] == 12 and point["optimizers"]["ngd"]["lr"] == 0.3
+    assert point["seeds"] == 1 and "title" not in point
+    assert all("label" not in opt for opt in point["optimizers"].values())
+    assert base["data"]["params"]["d"] == 12 and base["optimizers"]["ngd"]["lr"] == 0.1
+
+
+# ---- metrics ------------------------------------------------------------------------------
+
+
+def runs_with(table: dict, iterations) -> sweep_metrics.Runs:
+    rows = len(next(iter(table.values())))
+    return sweep_metrics.Runs("x", np.asarray(iterations), table, [{}] * rows, [{}] * rows)
+
+
+@pytest.mark.parametrize("power", [1.0, 2.0])
+def test_the_fitted_rate_is_the_power_of_a_power_law(power):
+    t = np.unique(np.geomspace(1, 1e4, 40).astype(int))
+    gaps = np.stack([0.5 * t**-power, 3.0 * t**-power])
+    rate = sweep_metrics.compute(["rate_W"], runs_with({"gap_W": gaps}, t))["rate_W"]
+    np.testing.assert_allclose(rate, -power, rtol=1e-9)
+
+
+def test_a_threshold_never_crossed_is_infinitely_late():
+    table = {"first_gap_W_below_0.01": np.array([[12.0], [np.nan]])}
+    values = sweep_metrics.compute(["first_W_below_1e-2"], runs_with(table, [0, 10]))
+    assert list(values["first_W_below_1e-2"]) == [12.0, np.inf]
+
+
+def test_a_registered_metric_is_one_function_and_one_line(monkeypatch):
+    monkeypatch.setattr(sweep_metrics, "METRICS", dict(sweep_metrics.METRICS))
+
+    @sweep_metrics.metric("samples", "samples per seed")
+    def _samples(runs):
+        return np.array([len(ds["y"]) for ds in runs.datasets], dtype=float)
+
+    runs = sweep_metrics.Runs("x", np.array([0]), {}, [{"y": [1, -1]}, {"y": [1]}], [{}, {}])
+    assert list(sweep_metrics.compute(["samples"], runs)["samples"]) == [2.0, 1.0]
+    with pytest.raises(ValueError, match="registered twice"):
+        sweep_metrics.metric("samples", "again")(_samples)
+
+
+# ---- claims -------------------------------------------------------------------------------
+
+
+def point(values: dict[str, list[float]], metric="m", aggregate="mean", curves=None):
+    """A Point with one metric: optimizer -> its seeds' values."""
+    per_seed = pd.DataFrame({(metric, o): v for o, v in values.items()})
+    per_seed.columns = pd.MultiIndex.from_tuples(per_seed.columns)
+    summary = getattr(per_seed, aggregate)().to_frame().T
+    return sweep_claims.Point(per_seed, summary, curves if curves is not None else pd.DataFrame())
+
+
+ORDERED = {"gd": [3.0, 3.5], "ngd": [1.0, 1.2], "ps": [0.5, 0.6]}
+
+
+@pytest.mark.parametrize(
+    "spec, holds",
+    [
+        ({"claim": "fastest", "optimizer": "ps", "metric": "m"}, (True, 2)),
+        ({"claim": "fastest", "optimizer": "ngd", "metric": "m"}, (False, 0)),
+        ({"claim": "slowest", "optimizer": "gd", "metric": "m"}, (True, 2)),
+        ({"claim": "slowest", "optimizer": "ps", "metric": "m"}, (False, 0)),
+        ({"claim": "ahead", "a": "ngd", "b": "gd", "metric": "m"}, (True, 2)),
+        ({"claim": "ahead", "a": "gd", "b": "ngd", "metric": "m"}, (False, 0)),
+        ({"claim": "close", "a": "ngd", "b": "ps", "metric": "m", "factor": 2.0}, (True, 2)),
+        ({"claim": "close", "a": "gd", "b": "ps", "metric": "m", "factor": 2.0}, (False, 0)),
+        ({"claim": "reaches", "optimizer": "ngd", "metric": "m", "threshold": 1.1}, (True, 1)),
+        ({"claim": "reaches", "optimizer": "gd", "metric": "m", "threshold": 1.1}, (False, 0)),
+    ],
+)
+def test_claims_follow_the_numbers(spec, holds):
+    assert sweep_claims.judge(point(ORDERED), spec) == holds
+
+
+def test_a_diverged_run_breaks_every_comparison_with_it():
+    numbers = point({"gd": [3.0], "ngd": [np.nan], "ps": [0.5]})
+    assert sweep_claims.judge(numbers, {"claim": "fastest", "optimizer": "ps", "metric": "m"}) == (
+        False,
+        0,
     )
 
 
-# ---- the grid and the runs --------------------------------------------------------------
+def test_below_throughout_reads_every_logged_t_after_the_burn_in():
+    t = [0, 10, 100, 1000]
+    rows = []
+    for seed, late_cross in ((0, False), (1, True)):
+        for i, step in enumerate(t):
+            rows.append({"optimizer": "a", "seed": seed, "t": step, "gap_W": 1.0 / (i + 2)})
+            b = 1.0 / (i + 1) if not (late_cross and step == 1000) else 0.01
+            rows.append({"optimizer": "b", "seed": seed, "t": step, "gap_W": b})
+    curves = pd.DataFrame(rows)
+    numbers = point({"a": [1.0, 1.0], "b": [1.0, 1.0]}, curves=curves)
+    spec = {"claim": "below_throughout", "a": "a", "b": "b", "series": "gap_W"}
+    assert sweep_claims.judge(numbers, {**spec, "burn_in": 10}) == (False, 1)
+    early = curves[curves["t"] < 1000]
+    numbers = point({"a": [1.0, 1.0], "b": [1.0, 1.0]}, curves=early)
+    assert sweep_claims.judge(numbers, {**spec, "burn_in": 10}) == (True, 2)
 
 
-def test_points_are_separation_by_d_and_names_are_unique():
-    points = sweep.points(GRID)
-    assert list(points) == ["mu1_noise0.5_d8", "mu1_noise0.5_d10"]
-    assert points["mu1_noise0.5_d10"] == {
-        "n": 4,
-        "T": 3,
-        "d": 10,
-        "mu_norm": 1.0,
-        "noise_scale": 0.5,
+# ---- a point's runs and the tables ----------------------------------------------------
+
+
+def tiny_point(seeds=2, iterations=150) -> dict:
+    entry = {"seeds": seeds, "grid": GRID}
+    values = sweep_grid.points(GRID)["d~8_lr~0.1"]
+    experiment = sweep_grid.point_experiment(entry, tiny()["experiments"]["fig3"], values)
+    experiment["train"] = {
+        "iterations": iterations,
+        "log_points": 10,
+        "grid": "log",
+        "loss": "exponential",
+        "train_u": True,
     }
-    twice = {**GRID, "separations": GRID["separations"] * 2}
-    with pytest.raises(ValueError, match="appears twice"):
-        sweep.points(twice)
+    return experiment
 
 
-def test_tiny_sweep_has_one_row_per_setting_optimizer_and_seed(tiny_runs):
-    long, per_setting = sweep.table(tiny_runs)
-    settings = [f"mu1_noise0.5_d{d}_lr{lr:g}" for d in GRID["d"] for lr in GRID["lr"]]
-    assert list(per_setting["setting"]) == settings  # grid order
-    assert list(per_setting["d"]) == [8, 8, 10, 10] and list(per_setting["lr"]) == GRID["lr"] * 2
-    assert (per_setting["min_opt_norm_ratio"] > 1).all()
-    assert len(long) == len(settings) * len(OPTIMIZERS) * SEEDS
-    assert long.groupby(["setting", "optimizer", "seed"]).size().eq(1).all()
-    required = {
-        "setting", "mu_norm", "noise_scale", "n", "T", "d", "lr", "optimizer", "seed",
-        "step_size", "gap_W", "gap_u", "log_loss", "first_W_below_1e-2", "first_W_below_1e-3",
-        "opt_norm_ratio", "d_over_n", "max_offdiag_inner", "min_sq_norm", *sweep.VERDICTS,
-    }  # fmt: skip
-    assert required <= set(long.columns)
-    assert long[["gap_W", "gap_u", "log_loss"]].notna().all().all()
-    assert not long["diverged"].any()
-    # the NGDs take the setting's lr; GD has its own; PS's step is adaptive
-    ngds = long[long["optimizer"].isin(["ngd", "joint-ngd"])]
-    assert (ngds["step_size"] == ngds["lr"]).all()
-    assert (long.loc[long["optimizer"] == "gd", "step_size"] == 1.0).all()
-    assert long.loc[long["optimizer"] == "ps", "step_size"].isna().all()
-    # GD and PS do not depend on lr: one run, repeated under each lr; the NGDs differ
-    for opt, same in [("gd", True), ("ps", True), ("ngd", False)]:
-        rows = long[(long["optimizer"] == opt) & (long["d"] == 8)]
-        by_lr = [rows.loc[rows["lr"] == lr, "gap_W"].to_numpy() for lr in GRID["lr"]]
-        assert np.array_equal(*by_lr) == same, opt
-    # the data-side quantities are the seed's, measured from its data
-    assert (long["d_over_n"] == long["d"] / 4).all()
-    assert (long["opt_norm_ratio"] > 1).all()  # the DM's optimal token is the longest here
+METRICS = ["final_log10_gap_W", "final_log10_gap_u", "final_log_loss", "first_W_below_1e-2"]
 
 
-def test_verdict_columns_are_the_settings_verdicts(tiny_runs):
-    long, per_setting = sweep.table(tiny_runs)
-    recomputed = sweep.verdicts(long)
-    for name in sweep.VERDICTS:
-        by_setting = long.groupby("setting")[name].agg(["min", "max"])
-        assert (by_setting["min"] == by_setting["max"]).all()  # one value per setting
-        expected = recomputed.set_index("setting")[name]
-        assert by_setting["min"].to_dict() == expected.to_dict()
-    assert sweep.tally(per_setting)["settings"].eq(len(per_setting)).all()
+@pytest.fixture(scope="module")
+def tiny_runs():
+    return sweep_runs.run_point(tiny_point(), METRICS)
+
+
+def test_a_point_has_one_row_per_optimizer_and_seed_and_its_curves(tiny_runs):
+    runs, curves = tiny_runs
+    assert list(zip(runs["optimizer"], runs["seed"], strict=True)) == [
+        (o, s) for o in ("gd", "ngd", "ps", "joint-ngd") for s in (0, 1)
+    ]
+    assert runs[METRICS[:3]].notna().all().all() and not runs["diverged"].any()
+    last = curves[curves["t"] == curves["t"].max()].set_index(["optimizer", "seed"])
+    np.testing.assert_allclose(
+        np.log10(last["gap_W"].to_numpy()), runs["final_log10_gap_W"].to_numpy()
+    )
+
+
+def test_the_tables_judge_each_point_and_tally_the_claims(tiny_runs):
+    runs, curves = (t.assign(point="a") for t in tiny_runs)
+    # a: GD far behind every other optimizer; b: every optimizer tied
+    runs.loc[runs["optimizer"] == "gd", "final_log10_gap_W"] = 5.0
+    second = runs.assign(point="b", final_log10_gap_W=1.0)
+    runs = pd.concat([runs, second], ignore_index=True)
+    curves = pd.concat([curves, curves.assign(point="b")], ignore_index=True)
+    grid = pd.DataFrame({"point": ["a", "b"], "data.params.d": [8, 8]})
+    claims = {"gd_slowest_W": {"claim": "slowest", "optimizer": "gd", "metric": METRICS[0]}}
+    long, points, verdicts = sweep.tables(runs, curves, grid, METRICS, claims)
+    assert len(long) == len(runs) and "data.params.d" in long
+    assert list(points["gd_slowest_W"]) == [True, False]  # b: every optimizer tied at 1.0
+    assert verdicts.loc[0, "verdict"] == "holds in 1 of 2 settings"
 
 
 def test_condition_report_measures_the_opt_token_against_the_longest_other():
@@ -109,165 +256,211 @@ def test_condition_report_measures_the_opt_token_against_the_longest_other():
     assert report["min_sq_norm"] == 0.0 and report["max_offdiag_inner"] == 0.0
 
 
-def test_an_ngd_with_its_own_lr_is_rejected():
-    params = sweep.points(GRID)["mu1_noise0.5_d8"]
-    bad = {**OPTIMIZERS, "ngd": {**OPTIMIZERS["ngd"], "lr": 0.1}}
-    with pytest.raises(ValueError, match="takes its lr from the sweep"):
-        sweep_runs.run_point("x", params, bad, [0.1], seeds=1, iterations=2)
+def sweep_tables(tiny_runs, axes: list[dict]):
+    """The tiny point's runs copied to every point of `axes` (values as the grid gives them)."""
+    combos = list(itertools.product(*(a["values"] for a in axes)))
+    names = ["_".join(f"{a['label']}~{v}" for a, v in zip(axes, c, strict=True)) for c in combos]
+    runs = pd.concat([tiny_runs[0].assign(point=n) for n in names], ignore_index=True)
+    curves = pd.concat([tiny_runs[1].assign(point=n) for n in names], ignore_index=True)
+    grid = pd.DataFrame(
+        {"point": names, **{a["keys"][0]: [c[i] for c in combos] for i, a in enumerate(axes)}}
+    )
+    claims = {"gd_slowest_W": {"claim": "slowest", "optimizer": "gd", "metric": METRICS[0]}}
+    return sweep.tables(runs, curves, grid, METRICS, claims)
 
 
-@pytest.mark.parametrize("dtype", ["float64", "float32"])  # the C kernel, torch
-def test_a_diverged_seed_gets_nan_and_the_others_keep_their_numbers(monkeypatch, dtype):
-    params = sweep.points(GRID)["mu1_noise0.5_d8"]
-    ps_only = {"ps": OPTIMIZERS["ps"]}
-    point = dict(seeds=2, iterations=20, dtype=dtype)
-    clean = sweep_runs.run_point("x", params, ps_only, [0.1], **point)
-    second = sweep_runs.data.generate("dm", 1, params)["X"][0, 0, 0]
-
-    def is_second(X) -> bool:  # X (B, n, T, d), numpy or torch
-        return bool(np.isclose(float(X[-1, 0, 0, 0]), float(second), rtol=1e-6))
-
-    if dtype == "float64":  # fast.train sets a diverged run to NaN and keeps the others
-        real = sweep_runs.fast.train
-
-        def train(problem, *args, **kwargs):
-            table, final = real(problem, *args, **kwargs)
-            if is_second(problem.X):
-                for values in table.values():
-                    values[-1] = np.nan
-            return table, final
-
-        monkeypatch.setattr(sweep_runs.fast, "train", train)
-    else:  # train.train raises, alone or in a batch holding seed 1
-        from attnbias import train as torch_train
-
-        real = torch_train.train
-
-        def train(problem, *args, **kwargs):
-            if is_second(problem.X):
-                raise FloatingPointError("diverged")
-            return real(problem, *args, **kwargs)
-
-        monkeypatch.setattr(torch_train, "train", train)
-    runs = sweep_runs.run_point("x", params, ps_only, [0.1], **point)
-    assert list(runs["diverged"]) == [False, True]
-    assert runs.loc[1, ["gap_W", "gap_u", "log_loss"]].isna().all()
-    assert runs.loc[0, "gap_W"] == clean.loc[0, "gap_W"]
+AXES = [
+    {"label": "d", "keys": ["data.params.d"], "values": [8, 80]},
+    {"label": "lr", "keys": ["optimizers.ngd.lr"], "values": [0.1, 0.3]},
+    {"label": "eta_max", "keys": ["optimizers.ps.eta_max"], "values": [None, 1e10]},
+]
 
 
-def test_the_kernel_and_torch_agree_on_a_sweep_point(monkeypatch):
-    params = sweep.points(GRID)["mu1_noise0.5_d8"]
-    point = dict(seeds=2, iterations=150)
-    kernel = sweep_runs.run_point("x", params, OPTIMIZERS, [0.1], **point)
-    monkeypatch.setattr(sweep_runs.fast, "backend", lambda device, dtype: "torch")
-    reference = sweep_runs.run_point("x", params, OPTIMIZERS, [0.1], **point)
-    assert kernel[["optimizer", "seed"]].equals(reference[["optimizer", "seed"]])
-    for column in sweep_runs.RUN_COLUMNS:
-        np.testing.assert_allclose(
-            kernel[column].astype(float), reference[column].astype(float), rtol=1e-7, err_msg=column
-        )
+@pytest.mark.parametrize("swept, heat_maps", [(1, 0), (2, 2 * 4), (3, 0)])
+def test_the_figure_has_lines_for_one_key_and_heat_maps_for_two(
+    tiny_runs, tmp_path, monkeypatch, swept, heat_maps
+):
+    import attnbias.figures as figures
+
+    drawn = []
+    monkeypatch.setattr(figures, "save_figure", lambda fig, outputs, provenance: drawn.append(fig))
+    long, points, verdicts = sweep_tables(tiny_runs, AXES[:swept])
+    legend = {o: (o.upper(), "") for o in ("gd", "ngd", "ps", "joint-ngd")}
+    sweep_figure.draw(
+        long, points, verdicts, axes=AXES[:swept], metrics=METRICS[:2], legend=legend,
+        title="t", outputs=[tmp_path / "x.png"],
+    )  # fmt: skip
+    axes = drawn[0].axes
+    assert sum(bool(ax.images) for ax in axes) == heat_maps + 1  # + the verdict grid
+    lines = [ax for ax in axes if len(ax.get_lines()) == 4]  # a line per optimizer
+    facets = 2 * 2 if swept == 3 else 1  # a column per combination of the other keys
+    assert len(lines) == (0 if swept == 2 else 2 * facets)
 
 
-# ---- the verdicts follow the numbers ----------------------------------------------------
-
-
-def crafted(changes=None) -> pd.DataFrame:
-    """One setting, two seeds, where every part of the paper's order holds; `changes` maps
-    (optimizer, column) -> value for both seeds."""
-    values = {
-        "gd": {"gap_W": 1e-1, "gap_u": 1e-2, "log_loss": -8.0, FIRST: np.nan},
-        "ngd": {"gap_W": 1e-3, "gap_u": 1e-4, "log_loss": -500.0, FIRST: 300.0},
-        "ps": {"gap_W": 1e-4, "gap_u": 1e-6, "log_loss": -5000.0, FIRST: 40.0},
-        "joint-ngd": {"gap_W": 1e-2, "gap_u": 2e-4, "log_loss": -450.0, FIRST: 900.0},
+def test_a_diverged_seed_gets_nan_and_the_others_keep_their_numbers(monkeypatch):
+    experiment = {
+        **tiny_point(iterations=20),
+        "optimizers": {"ps": {"rule": "polyak", "f_star": 0}},
     }
-    for (opt, column), value in (changes or {}).items():
-        values[opt][column] = value
-    rows = [
-        {"setting": "s", "seed": seed, "optimizer": opt, **metrics}
-        for opt, metrics in values.items()
-        for seed in range(2)
-    ]
-    return pd.DataFrame(rows)
+    clean, _ = sweep_runs.run_point(experiment, METRICS)
+    real = sweep_runs.fast.train
+
+    def train(problem, *args, **kwargs):
+        table, final = real(problem, *args, **kwargs)
+        for values in table.values():
+            values[-1] = np.nan
+        return table, final
+
+    monkeypatch.setattr(sweep_runs.fast, "train", train)
+    runs, _ = sweep_runs.run_point(experiment, METRICS)
+    assert list(runs["diverged"]) == [False, True]
+    assert np.isnan(runs.loc[1, "final_log10_gap_W"])
+    assert runs.loc[0, "final_log10_gap_W"] == clean.loc[0, "final_log10_gap_W"]
 
 
-def verdict(frame, tolerance=2.0) -> dict:
-    row = sweep.verdicts(frame, tolerance).iloc[0]
-    return {name: bool(row[name]) for name in sweep.VERDICTS}
+def test_the_kernel_and_torch_agree_on_a_point(monkeypatch, tiny_runs):
+    pytest.importorskip("torch")
+    monkeypatch.setattr(sweep_runs.fast, "backend", lambda device, dtype: "torch")
+    reference, _ = sweep_runs.run_point(tiny_point(), METRICS)
+    for column in METRICS:
+        np.testing.assert_allclose(tiny_runs[0][column], reference[column], rtol=1e-7)
 
 
-ALL_HOLD = dict.fromkeys(sweep.VERDICTS, True)
+# ---- the config's refusals ------------------------------------------------------------------
 
 
-def test_the_paper_order_holds_on_numbers_that_follow_it():
-    assert verdict(crafted()) == ALL_HOLD
-    row = sweep.verdicts(crafted()).iloc[0]
-    assert row["ps_fastest_W_seeds"] == 2 and row["seeds"] == 2
-    assert row["log10_gap_W_gd"] == pytest.approx(-1.0)
-    assert row["loss_ratio_ngd_joint"] == pytest.approx(500 / 450)
+def checked(config: dict) -> None:
+    schema = yaml.safe_load(SCHEMA.read_text())
+    configcheck.check(config, schema)
+    validate(config, schema=str(SCHEMA), set_default=True)
+    configcheck.check_workflow(config, schema)
+
+
+def with_sweep(change) -> dict:
+    config = tiny()
+    change(config["sweeps"]["fig3"])
+    return config
+
+
+def test_the_tiny_sweep_passes():
+    checked(tiny())
 
 
 @pytest.mark.parametrize(
-    ("changes", "fails"),
+    "change, key, words",
     [
-        ({("ps", "gap_W"): 1e-2}, ["ps_fastest_W"]),  # PS behind NGD in W (what we measured)
-        ({("ps", "gap_W"): 1e-3}, ["ps_fastest_W"]),  # a tie is no order
-        ({("ngd", "gap_u"): 1e-1}, ["gd_slowest_u", "ngd_ahead_u"]),
-        ({("gd", "log_loss"): -6000.0}, ["gd_slowest_loss", "ps_fastest_loss"]),
-        ({("joint-ngd", "gap_W"): 5e-4}, ["ngd_ahead_W"]),  # joint NGD ahead in W
-        ({("joint-ngd", "log_loss"): -200.0}, ["ngd_joint_loss_close"]),  # 2.5x apart
-        ({("gd", "gap_W"): np.nan}, ["gd_slowest_W", "ps_fastest_W"]),  # a diverged GD
+        (
+            lambda s: s["grid"].update({"optimizers.ngd.max_stepp": [1.0]}),
+            "sweeps.fig3.grid.optimizers.ngd.max_stepp",
+            "unknown key path",
+        ),
+        (
+            lambda s: s["grid"].update({"optimizers.ngd.max_step": [1.0]}),
+            "sweeps.fig3.grid.optimizers.ngd.max_step",
+            "base experiment has no key 'max_step'",
+        ),
+        (lambda s: s.update(grid={}), "sweeps.fig3.grid", "the grid is empty"),
+        (
+            lambda s: s["grid"].update({"data.params.d": []}),
+            "sweeps.fig3.grid.data.params.d",
+            "should be non-empty",
+        ),
+        (
+            lambda s: s["grid"].update(
+                {"data.params.d": list(range(1, 400)), "data.params.n": list(range(1, 400))}
+            ),
+            "sweeps.fig3.grid",
+            "exceed the limit of 100000",
+        ),
+        (
+            lambda s: s["grid"].update({"data.params.d": [12, -1]}),
+            "sweeps.fig3.grid.data.params.d",
+            "value (-1,)",
+        ),
+        (
+            lambda s: s["grid"]["zip"].update({"optimizers.joint-ngd.lr": [0.1]}),
+            "sweeps.fig3.grid.zip",
+            "one length",
+        ),
+        (lambda s: s.update(base="fig33"), "sweeps.fig3.base", "not an experiment"),
+        (lambda s: s["metrics"].append("final_gap"), "sweeps.fig3.metrics[2]", "unknown metric"),
+        (
+            lambda s: s["claims"].update(x={"claim": "fastest-ish"}),
+            "sweeps.fig3.claims.x.claim",
+            "unknown claim",
+        ),
+        (
+            lambda s: s["claims"].update(x={"claim": "fastest", "optimizer": "ps"}),
+            "sweeps.fig3.claims.x",
+            "missing ['metric']",
+        ),
+        (
+            lambda s: s["claims"].update(
+                x={"claim": "fastest", "optimizer": "adam", "metric": "final_log_loss"}
+            ),
+            "sweeps.fig3.claims.x.optimizer",
+            "no optimizer of the base",
+        ),
     ],
 )
-def test_a_part_of_the_order_that_the_numbers_break_is_false(changes, fails):
-    assert verdict(crafted(changes)) == {**ALL_HOLD, **dict.fromkeys(fails, False)}
+def test_a_bad_sweep_is_refused_naming_its_key(change, key, words):
+    with pytest.raises(configcheck.ConfigError) as err:
+        checked(with_sweep(change))
+    assert err.value.key == key, str(err.value)
+    assert words in str(err.value)
 
 
-def test_loss_tolerance_and_seed_counts():
-    frame = crafted({("joint-ngd", "log_loss"): -200.0})
-    assert verdict(frame, tolerance=3.0)["ngd_joint_loss_close"]
-    # PS fastest in W on one seed only: the seed means decide, the count tells
-    split = crafted()
-    split.loc[(split["optimizer"] == "ps") & (split["seed"] == 1), "gap_W"] = 1e-1
-    row = sweep.verdicts(split).iloc[0]
-    assert row["ps_fastest_W_seeds"] == 1
-    assert not row["ps_fastest_W"]  # geometric mean 10^-2.5, behind NGD
-    with pytest.raises(ValueError, match="factor >= 1"):
-        sweep.verdicts(crafted(), tolerance=0.5)
-    with pytest.raises(ValueError, match="lack optimizer"):
-        sweep.verdicts(crafted().query("optimizer != 'ps'"))
-
-
-def test_the_figure_is_drawn_from_the_tables(tiny_runs, tmp_path):
-    long, per_setting = sweep.table(tiny_runs)
-    legend = {name: (opt["label"], "caption") for name, opt in OPTIMIZERS.items()}
-    outputs = [tmp_path / "sweep.pdf", tmp_path / "sweep.png"]
-    sweep.draw(long, per_setting, legend=legend, tolerance=2.0, outputs=outputs)
-    assert outputs[0].read_bytes().startswith(b"%PDF")
-    assert outputs[1].read_bytes().startswith(b"\x89PNG")
-
-
-# ---- the workflow -------------------------------------------------------------------------
+# ---- the workflow's plan ---------------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory):
-    return copy_project(tmp_path_factory.mktemp("sweep_project"))
+def project(tmp_path_factory) -> Path:
+    return copy_project(tmp_path_factory.mktemp("sweep"))
 
 
-def test_dry_run_plans_one_job_per_data_point_and_one_figure(project):
-    sweep_config = yaml.safe_load((project / "config/tiny.yaml").read_text())["fig3_sweep"]
-    points = len(sweep_config["separations"]) * len(sweep_config["d"])
-    jobs = planned_jobs(project, target="results-tiny/fig3_sweep.pdf")
-    assert jobs == {"fig3_sweep_runs": points, "fig3_sweep": 1}
-    # not part of the default build
-    assert "fig3_sweep_runs" not in planned_jobs(project)
-
-
-def test_an_ngd_lr_in_the_sweep_config_fails_before_any_job(project, tmp_path):
-    config = yaml.safe_load((project / "config/tiny.yaml").read_text())
-    config["fig3_sweep"]["optimizers"]["ngd"]["lr"] = 0.1
-    path = tmp_path / "bad.yaml"
+def write(project: Path, config: dict, name: str = "case.yaml") -> str:
+    path = project / "config" / name
     path.write_text(yaml.safe_dump(config, sort_keys=False))
-    result = snakemake(project, "-n", "results-tiny/fig3_sweep.pdf", config=str(path), check=False)
+    return f"config/{name}"
+
+
+def test_one_job_per_point_one_summary_and_none_in_rule_all(project):
+    points = len(SweepConfig(tiny()).points("fig3"))
+    config = write(project, tiny())
+    plan = planned_jobs(project, config=config, target=SWEEP_TARGET)
+    assert plan == {"sweep_point": points, "sweep_summary": 1}
+    alias = planned_jobs(project, config=config, target="results-tiny/fig3_sweep.pdf")
+    assert alias == {"sweep_point": points, "sweep_summary": 1, "fig3_sweep": 1}
+    assert "sweep_point" not in planned_jobs(project, config=config)
+
+
+def test_a_bad_sweep_fails_before_any_job(project):
+    config = with_sweep(lambda s: s["grid"].update({"optimizers.ngd.max_stepp": [1.0]}))
+    result = snakemake(project, "-n", SWEEP_TARGET, config=write(project, config), check=False)
     assert result.returncode != 0
-    assert "fig3_sweep.optimizers.ngd" in result.stdout + result.stderr
+    assert "sweeps.fig3.grid.optimizers.ngd.max_stepp" in result.stdout + result.stderr
+
+
+@pytest.mark.slow
+def test_a_new_point_builds_alone_and_a_base_change_reruns_what_it_changes(project):
+    """Build the tiny sweep, then plan: a new d builds its two points only; the base's ngd lr
+    (swept, so no point reads it) reruns nothing; the base's n reruns every point."""
+    snakemake(project, "-c1", SWEEP_TARGET, config=write(project, tiny(), "sweep.yaml"))
+    points = len(SweepConfig(tiny()).points("fig3"))
+    assert planned_jobs(project, config="config/sweep.yaml", target=SWEEP_TARGET) == {}
+
+    def plan(change) -> dict:
+        config = tiny()
+        change(config)
+        return planned_jobs(project, config=write(project, config), target=SWEEP_TARGET)
+
+    added = plan(lambda c: c["sweeps"]["fig3"]["grid"]["data.params.d"].append(20))
+    assert added == {"sweep_point": 2, "sweep_summary": 1}
+    relabel = plan(lambda c: c["experiments"]["fig3"]["optimizers"]["ngd"].update(label="N"))
+    assert relabel.get("sweep_point", 0) == 0
+    swept = plan(lambda c: c["experiments"]["fig3"]["optimizers"]["ngd"].update(lr=0.5))
+    assert swept.get("sweep_point", 0) == 0
+    base = plan(lambda c: c["experiments"]["fig3"]["data"]["params"].update(n=5))
+    assert base == {"sweep_point": points, "sweep_summary": 1}
+    gd = plan(lambda c: c["experiments"]["fig3"]["optimizers"]["gd"].update(lr=0.5))
+    assert gd == {"sweep_point": points, "sweep_summary": 1}

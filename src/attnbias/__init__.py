@@ -26,8 +26,14 @@ the regime and the notation):
   provenance     git state, config hash, versions, device and wall times of a figure
   study          the global-convergence study: training over many initial directions
   study_summary  the study's summary table (no torch)
-  sweep_runs     the fig3 sweep's training (C kernel; torch for cuda and float32)
-  sweep          the fig3 sweep's verdicts and figure (no torch)
+  sweep_grid     a sweep's grid (`sweeps:`): its points, their names and experiments
+  sweep_config   the workflow's reading of `sweeps:` (what each sweep job gets)
+  sweep_metrics  the registry of per-run metrics (numpy only; PLUGINS adds modules)
+  sweep_claims   the registry of per-point claims (ahead, fastest, below_throughout, ...)
+  sweep_runs     one sweep point: data, SVMs, every optimizer x seed (C kernel; torch)
+  sweep          a sweep's tables: claims judged per point, tallied (no torch)
+  sweep_figure   a sweep's figure (no torch)
+  sweepcheck     the refusals of bad sweep entries, by key path
   configcheck    config checks the JSON schema cannot make, by key path
   workflow_config  the workflow's reading of the config (params, identities), torch-free
   codedeps       which package modules a workflow script imports (for reruns)

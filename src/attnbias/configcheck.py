@@ -16,7 +16,7 @@ Every refusal is a ConfigError whose message starts with the dotted key path
   check_specs       optimizer settings that attnbias.spec.OptimizerSpec refuses (after the
                     schema's defaults are filled in, like the two checks below)
   check_real        real-data names that clash, model keys that name no model
-  check_sweep       the fig3 sweep's optimizers against its lr grid
+  check_sweeps      sweep entries: grid keys and values, size, metrics, claims (sweepcheck)
 """
 
 from __future__ import annotations
@@ -41,7 +41,8 @@ RESERVED_NAMES = {
     "benchmarks": "the wall-time folder {results}/benchmarks/",
     "checkpoints": "the real-data checkpoints' folder {results}/checkpoints/",
     "fig10": "the token-similarity figure {results}/fig10.pdf",
-    "fig3_sweep": "the fig3 sweep's figure {results}/fig3_sweep.pdf",
+    "fig3_sweep": "fig3's sweep under its earlier name, {results}/fig3_sweep.pdf",
+    "sweeps": "the sweeps' folder {results}/sweeps/",
 }
 
 # settings that an update rule of attnbias.optimizers never reads; `normalize` only matters
@@ -85,7 +86,6 @@ RENAMED = [
     (("experiments", "*"), "figure", "layout"),
     (("experiments", "*", "optimizers", "*"), "cap", "max_step"),
     (("global_convergence", "optimizers", "*"), "cap", "max_step"),
-    (("fig3_sweep", "optimizers", "*"), "cap", "max_step"),
     (("real_data", "experiments", "*", "optimizers", "*"), "name", "rule"),
 ]
 
@@ -425,30 +425,18 @@ def check_real(config: dict) -> None:
         )
 
 
-def check_sweep(config: dict) -> None:
-    """The sweep's NGDs take their lr from fig3_sweep.lr; every optimizer builds a spec."""
-    from attnbias.spec import OptimizerSpec
+def check_sweeps(config: dict, schema: dict) -> None:
+    """The `sweeps:` entries: their grids, metrics and claims (attnbias.sweepcheck)."""
+    from attnbias import sweepcheck
 
-    sweep = config.get("fig3_sweep", {})
-    for name, opt in sweep.get("optimizers", {}).items():
-        path = ("fig3_sweep", "optimizers", name)
-        settings = _spec_settings(opt)
-        if settings["rule"] == "ngd" and "lr" in settings:
-            raise ConfigError(
-                path, "an ngd optimizer of the sweep takes its lr from fig3_sweep.lr; remove its lr"
-            )
-        try:
-            for lr in sweep["lr"] if settings["rule"] == "ngd" else [None]:
-                OptimizerSpec(**settings, **({} if lr is None else {"lr": lr}))
-        except ValueError as err:
-            raise ConfigError(path, str(err)) from None
+    sweepcheck.check_sweeps(config, schema, ConfigError)
 
 
-def check_workflow(config: dict) -> None:
+def check_workflow(config: dict, schema: dict) -> None:
     """The checks that read the schema's defaults: run after Snakemake's validation."""
     check_specs(config)
     check_real(config)
-    check_sweep(config)
+    check_sweeps(config, schema)
 
 
 def check(config: dict, schema: dict) -> None:

@@ -1,48 +1,37 @@
-"""The fig3 sweep's training side: one DM data point, every optimizer and step size.
+"""One point of a sweep, trained in one job: its data, SVMs and every optimizer x seed.
 
-Fig. 3 of the paper trains W and u jointly on data model DM and orders the optimizers:
-GD slowest, PS fastest, NGD slightly ahead of joint NGD in W and u, NGD ~ joint NGD in the
-loss. The sweep (attnbias.sweep draws and judges it) asks where that order holds over the
-settings that the paper's Condition 1 allows: the separation of the optimal token from the
-others (mu_norm, noise_scale), the overparameterisation d / n and the step size.
+A point is an experiment of the config with some settings changed (attnbias.sweep_grid).
+Its seeds' datasets and max-margin solutions are made here (data.generate and
+svm.solve_for_dataset, as the data and svm rules make them), and each optimizer trains
+every seed in one batch: on the compiled CPU kernel (attnbias.fast.train) with `device`
+auto or cpu in float64, else with torch (attnbias.train), as a training job chooses
+(fast.backend). A run whose loss stops being finite gets NaN and `diverged`; the others
+keep their numbers.
 
-One data point is (n, T, d, mu_norm, noise_scale). Its seeds are batched into one run per
-optimizer: on the compiled CPU kernel (attnbias.fast) with `device` auto or cpu in float64,
-else with torch (attnbias.train), as a training job chooses (fast.backend). The optimizers
-of rule ngd run once per step size of the sweep, the others once (their step does not
-depend on it) and their rows are repeated under every step size, so that every setting
-holds all four optimizers.
+Returns two tables: the runs (one row per optimizer x seed: the metrics the sweep asks for,
+attnbias.sweep_metrics, the run's share of its batch's training time `train_s`, and the
+data's Condition-1 quantities) and the curves (the logged
+1 - cos of W and u and log L of every run, which curve claims read).
 
 Apart from attnbias.sweep, which judges and draws without torch (the plotting env).
 """
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pandas as pd
 
-from attnbias import data, fast, svm
-from attnbias.spec import OptimizerSpec, without
+from attnbias import data, fast, svm, sweep_metrics
+from attnbias.spec import OptimizerSpec
 
-# Final values of these train.train metrics (at the last iteration) go into the table.
-FINAL_METRICS = {
-    "gap_W": "gap_W",
-    "gap_u": "gap_u",
-    "log_loss": "log_loss",
-    "W_norm": "W_norm",
-    "u_norm": "u_norm",
-    "log1m_opt_softmax": "log1m_opt_softmax",
-}
-# train.train's exact first crossings of 1 - cos(W_t, W_mm) -> our column names
-CROSSINGS = {
-    "first_gap_W_below_0.01": "first_W_below_1e-2",
-    "first_gap_W_below_0.001": "first_W_below_1e-3",
-}
-RUN_COLUMNS = [*FINAL_METRICS.values(), *CROSSINGS.values(), "diverged"]
+CURVES = sweep_metrics.CURVES  # the logged series kept per run
+CROSSINGS = tuple(f"first_gap_W_below_{thr:g}" for thr in fast.CROSSING_THRESHOLDS)
 
 
 def condition_report(dataset: dict[str, np.ndarray]) -> dict[str, float]:
-    """The data-side quantities of Condition 1 for one DM dataset.
+    """The data-side quantities of Condition 1 for one dataset.
 
     opt_norm_ratio: min_i ||x_{i,opt}|| / max_{i, t != opt} ||x_{i,t}|| (> 1: every optimal
     token is longer than every other token, the "larger norm" of Condition 1); d_over_n;
@@ -61,34 +50,15 @@ def condition_report(dataset: dict[str, np.ndarray]) -> dict[str, float]:
     }
 
 
-def _final_columns(metrics: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """The table's columns from a training table {name: (B, logged)}: last values, each (B,)."""
-    out = {ours: metrics[name][:, -1] for name, ours in FINAL_METRICS.items()}
-    return out | {ours: metrics[name][:, -1] for name, ours in CROSSINGS.items()}
+def _runs_fast(datasets, W_mm, u_mm, spec, **kwargs) -> dict[str, np.ndarray]:
+    """Every seed in one batch on the C kernel; a diverged run gets NaN (nonfinite="nan")."""
+    table, _ = fast.train(fast.TokenProblem(datasets), spec, W_mm=W_mm, u_mm=u_mm, **kwargs)
+    return table
 
 
-def _runs_fast(datasets, W_mm, u_mm, spec, *, iterations, grid, loss) -> dict[str, np.ndarray]:
-    """Every seed in one batch on the C kernel; a run whose loss stops being finite gets NaN
-    and diverged (fast.train's nonfinite="nan"), the others keep their numbers."""
-    metrics, _ = fast.train(
-        fast.TokenProblem(datasets),
-        spec,
-        iterations=iterations,
-        log_iterations=grid,
-        W_mm=W_mm,
-        u_mm=u_mm,
-        train_u=True,
-        loss=loss,
-        nonfinite="nan",
-    )
-    out = _final_columns(metrics)
-    out["diverged"] = np.isnan(metrics["log_loss"]).any(axis=1)
-    return out
-
-
-def _runs_torch(datasets, W_mm, u_mm, spec, *, device, dtype, **kwargs) -> dict[str, np.ndarray]:
+def _runs_torch(datasets, W_mm, u_mm, spec, *, device, dtype, **kwargs):
     """The same with torch (cuda, float32). train.train raises when a run's loss stops being
-    finite, so a batch that does is split, seed by seed."""
+    finite, so a batch that does is split, seed by seed, and a lone diverged run is NaN."""
     import torch
 
     from attnbias import devices, train
@@ -97,30 +67,32 @@ def _runs_torch(datasets, W_mm, u_mm, spec, *, device, dtype, **kwargs) -> dict[
     torch_device, torch_dtype = devices.resolve_device(device), getattr(torch, dtype)
 
     def tensor(values):
+        if values is None:
+            return None
         return torch.as_tensor(values, dtype=torch_dtype, device=torch_device)
 
     def batch(datasets, W_mm, u_mm):
         problem = Problem.from_arrays(datasets, device=torch_device, dtype=torch_dtype)
         try:
-            metrics, _ = train.train(
-                problem,
-                spec,
-                iterations=kwargs["iterations"],
-                log_iterations=kwargs["grid"],
-                W_mm=tensor(W_mm),
-                u_mm=tensor(u_mm),
-                train_u=True,
-                loss=kwargs["loss"],
-            )
+            return train.train(problem, spec, W_mm=tensor(W_mm), u_mm=tensor(u_mm), **kwargs)[0]
         except FloatingPointError:
             if len(datasets) == 1:
-                nan = np.full(1, np.nan)
-                return {**dict.fromkeys(RUN_COLUMNS[:-1], nan), "diverged": np.ones(1, bool)}
-            parts = [batch([ds], W_mm[i : i + 1], u_mm[i : i + 1]) for i, ds in enumerate(datasets)]
-            return {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
-        return _final_columns(metrics) | {"diverged": np.zeros(len(datasets), dtype=bool)}
+                return {}  # filled with NaN below
+        parts = [
+            batch([ds], W_mm[i : i + 1], None if u_mm is None else u_mm[i : i + 1])
+            for i, ds in enumerate(datasets)
+        ]
+        widths = {n: v.shape[1] for p in parts for n, v in p.items()}
+        if not widths:  # every seed diverged
+            widths = dict.fromkeys(CURVES, len(kwargs["log_iterations"]))
+        return {
+            n: np.concatenate([p.get(n, np.full((1, w), np.nan)) for p in parts])
+            for n, w in widths.items()
+        }
 
-    return batch(datasets, W_mm, u_mm)
+    return batch(datasets, W_mm, u_mm) or {
+        n: np.full((1, len(kwargs["log_iterations"])), np.nan) for n in CURVES
+    }
 
 
 def backend_info(device: str, dtype: str) -> dict[str, str]:
@@ -132,74 +104,77 @@ def backend_info(device: str, dtype: str) -> dict[str, str]:
     return devices.device_info(devices.resolve_device(device))
 
 
-def run_point(
-    name: str,
-    params: dict,
-    optimizers: dict[str, dict],
-    lrs: list[float],
-    *,
-    seeds: int,
-    iterations: int,
-    log_points: int = 30,
-    loss: str = "exponential",
-    device: str = "cpu",
-    dtype: str = "float64",
-) -> pd.DataFrame:
-    """Train every optimizer on seeds 0..seeds-1 of DM data `params` (n, T, d, mu_norm,
-    noise_scale), W0 = 0 and u0 = 0, for `iterations` full-batch steps.
-
-    optimizers: name -> OptimizerSpec settings (a `label` is dropped). Those of rule ngd take
-    each lr of `lrs` (an lr of their own is an error); the others run once and their rows are
-    repeated for every lr. Returns one row per (lr, optimizer, seed): the point's name and
-    params, lr, optimizer, seed, step_size (the optimizer's lr; NaN for polyak, whose step
-    is adaptive), the final 1 - cos(W_t, W_mm) (gap_W), 1 - cos(u_t, u_mm) (gap_u), log L,
-    ||W||, ||u||, log(1 - mean opt softmax), the exact first iterations with gap_W below
-    1e-2 and 1e-3 (NaN: not within the run), diverged, and condition_report of the seed's data.
-    """
-    datasets = [data.generate("dm", seed, params) for seed in range(seeds)]
+def point_data(experiment: dict, label: str) -> tuple[list[dict], list[dict]]:
+    """Seeds 0..seeds-1 of the experiment's data, and their max-margin solutions."""
+    spec = experiment["data"]
+    datasets = [
+        data.generate(spec["model"], seed, spec.get("params", {}))
+        for seed in range(experiment["seeds"])
+    ]
+    train_u = experiment["train"]["train_u"]
     solutions = [
-        svm.to_arrays(svm.solve_for_dataset(ds, True, name=f"fig3 sweep {name}, seed {seed}"))
+        svm.to_arrays(svm.solve_for_dataset(ds, train_u, name=f"{label}, seed {seed}"))
         for seed, ds in enumerate(datasets)
     ]
+    return datasets, solutions
+
+
+def run_point(
+    experiment: dict,
+    metrics: list[str],
+    *,
+    label: str = "sweep point",
+    device: str = "cpu",
+    dtype: str = "float64",
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(runs, curves) of every optimizer x seed of `experiment` (a point's, with `seeds`,
+    `data`, `train` and label-free `optimizers`); see the module's doc."""
+    datasets, solutions = point_data(experiment, label)
+    train = experiment["train"]
+    grid = fast.log_grid(train["iterations"], train["log_points"], train["grid"])
     W_mm = np.stack([s["W_mm"] for s in solutions])
-    u_mm = np.stack([s["u_mm"] for s in solutions])
-    kwargs = dict(iterations=iterations, grid=fast.log_grid(iterations, log_points), loss=loss)
+    u_mm = np.stack([s["u_mm"] for s in solutions]) if train["train_u"] else None
+    kwargs = dict(
+        iterations=train["iterations"],
+        log_iterations=grid,
+        train_u=train["train_u"],
+        loss=train["loss"],
+    )
     if fast.backend(device, dtype) == "c":
-        train_batch = _runs_fast
+        train_batch, kwargs = _runs_fast, kwargs | {"nonfinite": "nan"}
     else:
-        kwargs |= dict(device=device, dtype=dtype)
-        train_batch = _runs_torch
+        train_batch, kwargs = _runs_torch, kwargs | {"device": device, "dtype": dtype}
     conditions = pd.DataFrame([condition_report(ds) for ds in datasets])
-    frames = []
-    for opt_name, settings in optimizers.items():
-        settings = without(settings, "label")
-        sweeps_lr = settings["rule"] == "ngd"
-        if sweeps_lr and "lr" in settings:
-            raise ValueError(
-                f"optimizer {opt_name}: an ngd optimizer takes its lr from the sweep's lr list"
-            )
-        specs = (
-            {lr: OptimizerSpec(**settings, lr=lr) for lr in lrs}
-            if sweeps_lr
-            else dict.fromkeys(lrs, OptimizerSpec(**settings))
+    seeds = np.arange(len(datasets))
+    runs, curves = [], []
+    for name, settings in experiment["optimizers"].items():
+        start = time.perf_counter()
+        table = train_batch(datasets, W_mm, u_mm, OptimizerSpec(**settings), **kwargs)
+        # each run's share of its batch's training time (benchmarks/sweep.py sums them)
+        train_s = (time.perf_counter() - start) / len(datasets)
+        batch = sweep_metrics.Runs(name, np.asarray(grid), table, datasets, solutions)
+        values = sweep_metrics.compute(metrics, batch)
+        diverged = np.isnan(batch.series("log_loss")).any(axis=1)
+        runs.append(
+            pd.DataFrame(
+                {
+                    "optimizer": name,
+                    "seed": seeds,
+                    **values,
+                    "diverged": diverged,
+                    "train_s": train_s,
+                }
+            ).join(conditions)
         )
-        done: dict[int, dict[str, np.ndarray]] = {}  # one run per distinct spec
-        for lr, spec in specs.items():
-            if id(spec) not in done:
-                done[id(spec)] = train_batch(datasets, W_mm, u_mm, spec, **kwargs)
-            step = np.nan if spec.rule == "polyak" else spec.lr
-            frames.append(
-                pd.DataFrame(
-                    {
-                        "point": name,
-                        **{key: params[key] for key in ("n", "T", "d", "mu_norm", "noise_scale")},
-                        "lr": lr,
-                        "optimizer": opt_name,
-                        "seed": np.arange(seeds),
-                        "step_size": step,
-                        "iterations": iterations,
-                        **done[id(spec)],
-                    }
-                ).join(conditions)
+        logged = len(grid)
+        curves.append(
+            pd.DataFrame(
+                {
+                    "optimizer": name,
+                    "seed": np.repeat(seeds, logged),
+                    "t": np.tile(np.asarray(grid), len(seeds)),
+                    **{c: batch.series(c).reshape(-1) for c in CURVES},
+                }
             )
-    return pd.concat(frames, ignore_index=True)
+        )
+    return pd.concat(runs, ignore_index=True), pd.concat(curves, ignore_index=True)

@@ -15,6 +15,7 @@ from snakemake.utils import validate
 from attnbias import configcheck
 from attnbias import job
 from attnbias.codedeps import module_files, package_module_files
+from attnbias.sweep_config import SweepConfig
 from attnbias.workflow_config import SIMILARITY_FIGURE, WorkflowConfig, at, canonical
 
 # NaN and inf, whole floats where integers belong, renamed keys, reserved names, ignored
@@ -23,9 +24,10 @@ from attnbias.workflow_config import SIMILARITY_FIGURE, WorkflowConfig, at, cano
 # that read those.
 SCHEMA = Path(workflow.basedir) / "workflow/schemas/config.schema.yaml"
 try:
-    configcheck.check(config, yaml.safe_load(SCHEMA.read_text()))
+    schema = yaml.safe_load(SCHEMA.read_text())
+    configcheck.check(config, schema)
     validate(config, schema=str(SCHEMA), set_default=True)
-    configcheck.check_workflow(config)
+    configcheck.check_workflow(config, schema)
 except configcheck.ConfigError as err:
     raise WorkflowError(str(err)) from None
 
@@ -49,6 +51,7 @@ EXPERIMENTS = WF.experiments
 DEFAULT_EXPERIMENTS = WF.default
 STUDY = WF.study
 REAL = WF.real
+SWEEPS = SweepConfig(config)
 SCRIPTS = Path(workflow.basedir) / "workflow" / "scripts"
 
 
@@ -248,3 +251,10 @@ def job_shell(script, input=(), output=None):
     command += ["{params.job:q} {threads} {log:q}", files("input", input)]
     command.append(files("output", output) if output else "output.0={output:q}")
     return " ".join(command)
+
+
+def sweep_files(pattern):
+    """Input helper: `pattern` for every point of the job's sweep."""
+    return lambda wildcards: expand(
+        pattern, sweep=wildcards.sweep, point=SWEEPS.points(wildcards.sweep)
+    )

@@ -1,67 +1,92 @@
-# The fig3 sweep: a separate target, `results/fig3_sweep.pdf` (not in rule all). Where Fig. 3's
-# order of the optimizers holds over a grid of DM data points (separation, d) and NGD step
-# sizes: one training job per data point, one job that judges and draws them all.
+# Sweeps (`sweeps:` in the config), each a target `results/sweeps/<name>.pdf`, none in rule
+# all. A point of a sweep's grid is one job that trains every optimizer x seed (its
+# wildcard reads `d~100_lr~0.1`); one job judges the claims and draws them all. On a
+# cluster, the `sweep_points` group bundles point jobs (profiles/slurm: group-components).
 
 
-include: "sweep_common.smk"
+wildcard_constraints:
+    sweep=_alternatives(SWEEPS.entries),
+    point=r"[^/]+",
 
 
-rule fig3_sweep_runs:
+rule sweep_point:
     input:
-        code=code("fig3_sweep_runs.py"),
+        code=code("sweep_point.py"),
     output:
-        results("fig3_sweep/runs/{sweep_point}.parquet"),
+        runs=results("sweeps/{sweep}/points/{point}.parquet"),
+        curves=results("sweeps/{sweep}/curves/{point}.parquet"),
     log:
-        results("logs/fig3_sweep/{sweep_point}.log"),
+        results("logs/sweeps/{sweep}/{point}.log"),
     benchmark:
-        results("benchmarks/fig3_sweep_runs/{sweep_point}.tsv")
-    wildcard_constraints:
-        sweep_point=_alternatives(SWEEP_POINTS),
+        results("benchmarks/sweep_point/{sweep}/{point}.tsv")
+    group:
+        "sweep_points"
     conda:
         "../../envs/train.yaml"
     threads: config["threads"]
     params:
-        point=sweep_point,
-        optimizers=sweep_optimizers,
-        lrs=config_value("fig3_sweep/lr"),
-        seeds=config_value("fig3_sweep/seeds"),
-        iterations=config_value("fig3_sweep/iterations"),
-        log_points=config_value("fig3_sweep/log_points"),
-        loss=config_value("fig3_sweep/loss"),
-        device=config["device"],
-        dtype=config["dtype"],
-    script:
-        "../scripts/fig3_sweep_runs.py"
+        job=job_params(
+            experiment=of_job(SWEEPS.experiment),
+            metrics=of_job(SWEEPS.metrics),
+            device=config["device"],
+            dtype=config["dtype"],
+        ),
+    shell:
+        job_shell("sweep_point.py", output=["runs", "curves"])
 
 
-rule fig3_sweep:
+rule sweep_summary:
     input:
-        runs=expand(rules.fig3_sweep_runs.output[0], sweep_point=SWEEP_POINTS),
-        benchmarks=benchmarks("fig3_sweep_runs", jobs=sweep_jobs),
-        code=code("fig3_sweep.py"),
+        runs=sweep_files(rules.sweep_point.output.runs),
+        curves=sweep_files(rules.sweep_point.output.curves),
+        benchmarks=benchmarks(
+            "sweep_point",
+            jobs=lambda wildcards: {"point": list(SWEEPS.points(wildcards.sweep))},
+        ),
+        code=code("sweep_summary.py"),
     output:
-        csv=results("fig3_sweep.csv"),
-        verdicts=results("fig3_sweep_verdicts.csv"),
+        csv=results("sweeps/{sweep}.csv"),
+        points=results("sweeps/{sweep}_points.csv"),
+        verdicts=results("sweeps/{sweep}_verdicts.csv"),
         pdf=report(
-            results("fig3_sweep.pdf"),
-            caption="../report/fig3_sweep.rst",
-            category="Figures",
-            subcategory="fig3_sweep",
+            results("sweeps/{sweep}.pdf"),
+            caption="../report/sweep.rst",
+            category="Sweeps",
+            subcategory="{sweep}",
         ),
         png=report(
-            results("fig3_sweep.png"),
-            caption="../report/fig3_sweep.rst",
-            category="Figures",
-            subcategory="fig3_sweep",
+            results("sweeps/{sweep}.png"),
+            caption="../report/sweep.rst",
+            category="Sweeps",
+            subcategory="{sweep}",
         ),
-        provenance=results("fig3_sweep.provenance.json"),
+        provenance=results("sweeps/{sweep}.provenance.json"),
     log:
-        results("logs/fig3_sweep/summary.log"),
+        results("logs/sweeps/{sweep}/summary.log"),
     conda:
         "../../envs/plot.yaml"
     params:
-        legend=sweep_legend,
-        tolerance=config_value("fig3_sweep/loss_tolerance"),
-        config=sweep_figure_config,
+        grid=of_job(SWEEPS.grid_table),
+        axes=of_job(SWEEPS.axes),
+        metrics=lookup(dpath="sweeps/{sweep}/metrics", within=config),
+        needed=of_job(SWEEPS.metrics),
+        claims=of_job(SWEEPS.claims),
+        claim_texts=of_job(SWEEPS.claim_texts),
+        legend=of_job(SWEEPS.legend),
+        config=of_job(SWEEPS.figure_config),
     script:
-        "../scripts/fig3_sweep.py"
+        "../scripts/sweep_summary.py"
+
+
+# fig3's sweep under its earlier name (README, docs/studies.md)
+rule fig3_sweep:
+    input:
+        results("sweeps/fig3.pdf"),
+    output:
+        results("fig3_sweep.pdf"),
+    log:
+        results("logs/sweeps/fig3/fig3_sweep.log"),
+    conda:
+        "../../envs/plot.yaml"
+    shell:
+        "cp -v {input:q} {output:q} > {log:q} 2>&1"

@@ -1,0 +1,31 @@
+"""A sweep's tables and figure from its points' runs (attnbias.sweep, sweep_figure)."""
+
+import pandas as pd
+
+from attnbias import io, joblog, provenance, sweep, sweep_figure
+
+joblog.start(snakemake)
+p = snakemake.params
+runs = pd.concat(map(pd.read_parquet, snakemake.input.runs), ignore_index=True)
+curves = pd.concat(map(pd.read_parquet, snakemake.input.curves), ignore_index=True)
+grid = pd.DataFrame(p.grid)
+long, points, verdicts = sweep.tables(runs, curves, grid, p.needed, p.claims)
+io.save_csv(snakemake.output.csv, long)
+io.save_csv(snakemake.output.points, points)
+io.save_csv(snakemake.output.verdicts, verdicts)
+sweep_figure.log_verdicts(verdicts)
+name = snakemake.wildcards.sweep
+title = sweep_figure.title(name, p.config["sweeps"][name]["base"], p.axes)
+record = provenance.of_job(snakemake, figure=f"sweeps/{name}", title=title)
+sweep_figure.draw(
+    long,
+    points,
+    verdicts,
+    axes=p.axes,
+    metrics=p.metrics,
+    legend=p.legend,
+    title=title,
+    outputs=[snakemake.output.pdf, snakemake.output.png],
+    provenance=record,
+)
+provenance.save(snakemake.output.provenance, record)
