@@ -18,6 +18,7 @@ from snakemake.utils import validate
 
 from attnbias import (
     configcheck,
+    hypotheses,
     sweep,
     sweep_claims,
     sweep_figure,
@@ -121,6 +122,29 @@ def test_a_threshold_never_crossed_is_infinitely_late():
     table = {"first_gap_W_below_0.01": np.array([[12.0], [np.nan]])}
     values = sweep_metrics.compute(["first_W_below_1e-2"], runs_with(table, [0, 10]))
     assert list(values["first_W_below_1e-2"]) == [12.0, np.inf]
+
+
+def test_the_support_fraction_metric_counts_the_samples_at_margin_one():
+    # u-SVM of x_opt = e_1 (y = +1) and -2 e_1 (y = -1): u_mm = e_1, margins 1 and 2, so one
+    # sample of two is a support vector; the hypotheses module solves the SVM itself
+    X = np.array([[[1.0, 0.0], [0.0, 0.3]], [[0.0, 0.3], [-2.0, 0.0]]])
+    data = {"X": X, "y": np.array([1.0, -1.0]), "opt": np.array([0, 1])}
+    runs = sweep_metrics.Runs("x", np.array([0]), {}, [data], [{"u_mm": np.array([1.0, 0.0])}])
+    value = sweep_metrics.compute(["non_support_fraction"], runs)["non_support_fraction"]
+    assert list(value) == [0.5]
+    assert hypotheses.u_svm_support(X, data["y"], data["opt"])["cond1_sv_fraction"] == 0.5
+    # control: with the second sample at margin 1 too, both are support vectors
+    X[1, 1, 0] = -1.0
+    assert sweep_metrics.compute(["non_support_fraction"], runs)["non_support_fraction"] == 0
+
+
+def test_the_loss_ratio_growth_is_the_late_maximum_over_the_early_one():
+    t = np.arange(0, 101, 10)
+    bounded = np.where(t <= 10, 2.0, 1.5)  # falls after t_last / 10: no growth
+    growing = 0.05 * t  # early maximum 0.5 (t = 10), late 5
+    table = {"log_loss_ratio": np.stack([bounded, growing])}
+    growth = sweep_metrics.compute(["loss_ratio_growth"], runs_with(table, t))
+    np.testing.assert_allclose(growth["loss_ratio_growth"], [0.0, 4.5])
 
 
 def test_a_registered_metric_is_one_function_and_one_line(monkeypatch):

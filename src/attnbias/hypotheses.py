@@ -84,11 +84,16 @@ def condition1(X: np.ndarray, opt: np.ndarray, W0: np.ndarray) -> dict:
     }
 
 
+def support_fraction(margins: np.ndarray) -> float:
+    """The fraction of u-SVM margins y_i u_mm^T x_opt,i within SUPPORT_TOL of 1."""
+    return float(np.mean(np.asarray(margins) <= 1 + SUPPORT_TOL))
+
+
 def u_svm_support(X: np.ndarray, y: np.ndarray, opt: np.ndarray) -> dict:
     """The fraction of samples whose optimal token is a u-SVM support vector, and the u-SVM's
     largest margin max_i y_i u_mm^T x_opt,i (1 where every sample is one)."""
     margins = solve_u_svm(X, y, opt).margins
-    fraction = float(np.mean(margins <= 1 + SUPPORT_TOL))
+    fraction = support_fraction(margins)
     return {
         "cond1_sv_fraction": fraction,
         "cond1_u_margin_max": float(margins.max()),

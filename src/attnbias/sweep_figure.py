@@ -155,7 +155,7 @@ def _verdict_grid(ax, points: pd.DataFrame, verdicts: pd.DataFrame) -> None:
     else:
         ax.set_xticks([])
         ax.set_xlabel(f"{len(points)} points, in grid order")
-    texts = [textwrap.fill(t, 40) for t in verdicts["text"]]  # long ones on two lines
+    texts = [textwrap.fill(t, 32) for t in verdicts["text"]]  # long ones on two lines
     ax.set_yticks(range(len(claims)), texts, fontsize=7.5)
     ax.grid(False)
     right = ax.twinx()
@@ -232,7 +232,7 @@ def draw(
             for col, opt in enumerate(optimizers):
                 ax = fig.add_subplot(spec[row, col])
                 _heat(ax, points, axes, metric, opt, limits)
-                ax.set_title(f"{legend[opt][0]}: {label}", fontsize=8)
+                ax.set_title(f"{legend[opt][0]}:\n{label}", fontsize=8)
             continue
         for col, facet in enumerate(facets):
             ax = fig.add_subplot(spec[row, col])

@@ -23,7 +23,8 @@ another metric in an entry reruns that entry's points, and a change to this modu
 plugin the job imports) reruns the points of every sweep that is built again (the job's
 code is its input).
 
-numpy only (configcheck reads the names while the workflow parses).
+numpy only, and attnbias.hypotheses (numpy too): configcheck reads the names while the
+workflow parses.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+
+from attnbias import hypotheses
 
 # modules that register more metrics when imported (their names, for importlib)
 PLUGINS: tuple[str, ...] = ()
@@ -149,6 +152,32 @@ for _text, _key in (("1e-2", "0.01"), ("1e-3", "0.001")):
         missing=np.inf,
         scale="log",
     )(_crossing(_key))
+
+
+@metric(
+    "non_support_fraction",
+    "fraction of samples not u-SVM support vectors (Lem. 11)",
+)
+def _non_support_fraction(runs: Runs) -> np.ndarray:
+    """1 - the fraction of samples whose optimal token is a support vector of the point's
+    u-SVM (attnbias.hypotheses.support_fraction): 0 inside Lem. 11's regime."""
+    out = []
+    for data, solution in zip(runs.datasets, runs.solutions, strict=True):
+        X, y, opt = data["X"], data["y"], data["opt"]
+        margins = y * (X[np.arange(len(y)), opt] @ solution["u_mm"])
+        out.append(1.0 - hypotheses.support_fraction(margins))
+    return np.array(out)
+
+
+@metric("loss_ratio_growth", r"growth of $\max_t \ln(\max_i l_i / \min_i l_i)$ (Lem. 11)")
+def _loss_ratio_growth(runs: Runs) -> np.ndarray:
+    """The claims table's Lem. 11 quantity: the largest ln loss ratio across samples over the
+    logged t in [t_last / 10, t_last], minus the largest over [0, t_last / 10] (bounded:
+    near 0 or below). NaN for a fixed decoder, whose table has no loss ratio."""
+    t = np.asarray(runs.iterations, dtype=float)
+    ratio = runs.series("log_loss_ratio")
+    early, late = t <= t[-1] / 10, t >= t[-1] / 10
+    return ratio[:, late].max(axis=1) - ratio[:, early].max(axis=1)
 
 
 RATE_FROM = 0.1  # the fitted rate uses the logged iterations from this fraction of the run
