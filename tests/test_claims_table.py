@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from attnbias import claims, data, hypotheses
+from attnbias import claims, data, hypotheses, provenance
 
 T = 10_000
 ITERATIONS = np.unique(np.concatenate([[0], np.rint(np.geomspace(1, T, 80)).astype(int)]))
@@ -387,9 +387,10 @@ def test_hypotheses_and_labels_are_shown_safely():
         {"x": [2.0, 2.0]}, {"x": 3}, {"x": broken},
     )  # fmt: skip
     assert all("rho 6 > 0.5" in h for h in rows["hypotheses"])
-    md = claims.to_markdown(rows, "c")
+    trained = provenance.trained_on({"backends": ["c"], "devices": ["cpu"]})
+    md = claims.to_markdown(rows, trained)
     assert "<b>" not in md and "GD &lt;b&gt;\\|x\\|" in md
-    assert "Training backend of the runs: c." in md
+    assert "The runs trained on the compiled C kernel (cpu)." in md
     assert md.count("|---|---|---|---|") == md.count("## ")  # the compact four columns
 
 

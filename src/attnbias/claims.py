@@ -1134,7 +1134,7 @@ def to_markdown(table: pd.DataFrame, backend: str = "") -> str:
     table = _sorted(table)
     lines = [f"# {TITLE}", "", f"**{summary_line(table)}**", "", HOW_TO_READ, ""]
     if backend:
-        lines += [f"Training backend of the runs: {backend}.", ""]
+        lines += [f"The runs trained on {backend}.", ""]
     lines += ["Every column (measured quantity, window, reference, R^2, hypotheses, algorithm) "
               "is in claims.csv and claims.html.", ""]  # fmt: skip
     for result, group in _groups(table):
@@ -1173,9 +1173,7 @@ def to_html(table: pd.DataFrame, backend: str = "") -> str:
         "table{border-collapse:collapse;margin-bottom:1em}th,td{border:1px solid #ccc;"
         "padding:3px 6px;vertical-align:top;text-align:left}th{background:#eee}"
     )
-    provenance = (
-        f"<p>Training backend of the runs: {html.escape(backend)}.</p>\n" if backend else ""
-    )
+    provenance = f"<p>The runs trained on {html.escape(backend)}.</p>\n" if backend else ""
     return (
         f"<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>{html.escape(TITLE)}</title>"
         f"<style>{style}</style></head><body>\n<h1>{html.escape(TITLE)}</h1>\n"

@@ -20,7 +20,7 @@ import seaborn as sns  # noqa: E402
 
 from attnbias.io import atomic_path  # noqa: E402
 from attnbias.panels import LAYOUT, PANELS, Panel, Reference, letter, panel_descriptions  # noqa: E402
-from attnbias.provenance import savefig  # noqa: E402
+from attnbias.provenance import savefig, trained_on  # noqa: E402
 
 SHAPES = {
     "t": lambda t: t,
@@ -222,18 +222,10 @@ def _caption(
     return " ".join(p for p in parts if p).strip()
 
 
-BACKEND_NAMES = {"c": "the compiled C kernel", "torch": "torch"}
-
-
 def backend_note(provenance: dict) -> str:
     """Which implementation trained the runs, from the provenance (as its files record)."""
-    training = provenance.get("training", {})
-    backends = training.get("backends")
-    if not backends:
-        return ""
-    names = " and ".join(BACKEND_NAMES.get(b, b) for b in backends)
-    devices = ", ".join(training.get("devices", []))
-    return f"Trained on {names}" + (f" ({devices})." if devices else ".")
+    trained = trained_on(provenance.get("training", {}))
+    return f"Trained on {trained}." if trained else ""
 
 
 def draw(

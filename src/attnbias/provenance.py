@@ -130,6 +130,20 @@ def wall_times(benchmark_files: Iterable) -> dict:
     return {"total": round(sum(r["total"] for r in rules.values()), 3), "rules": rules}
 
 
+BACKEND_NAMES = {"c": "the compiled C kernel", "torch": "torch"}  # attnbias.fast.backend
+
+
+def trained_on(training: dict) -> str:
+    """ "the compiled C kernel (cpu)", from training_info's backends and devices; "" where the
+    runs record no backend."""
+    backends = training.get("backends")
+    if not backends:
+        return ""
+    names = " and ".join(BACKEND_NAMES.get(b, b) for b in backends)
+    devices = ", ".join(training.get("devices", []))
+    return names + (f" ({devices})" if devices else "")
+
+
 def training_info(run_files: Iterable) -> dict:
     """The devices (and their names), torch versions and, where recorded, the backends
     (attnbias.fast: "c", the compiled kernel; or "torch") that the runs' files record."""

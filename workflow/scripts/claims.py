@@ -33,9 +33,8 @@ for name, experiment in experiments.items():  # the input lists follow this orde
                 for d, s, f in zip(datasets, svms, finals, strict=True)
             ]
 table = claims.claims(experiments, tables, W_mm_norms, T_tokens, data_hypotheses, u_margins)
-# as the figures' provenance: "c" is the compiled kernel (attnbias.fast), else torch
-training = provenance.training_info(snakemake.input.runs)
-backend = ", ".join(training.get("backends", ["not recorded"]))
+# as the figures' footnotes say it, from the runs' files
+backend = provenance.trained_on(provenance.training_info(snakemake.input.runs)) or "not recorded"
 io.save_text(snakemake.output.md, claims.to_markdown(table, backend))
 io.save_text(snakemake.output.html, claims.to_html(table, backend))
 io.save_text(snakemake.output.tex, claims.to_latex(table))
