@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from attnbias import data, hypotheses
+from attnbias import data, hypotheses, svm
 
 
 def _two_samples(non_opt_scores=(0.0, 0.0), shared=0.0):
@@ -61,24 +61,36 @@ def test_summary_takes_the_worst_seed_and_describe_names_each_hypothesis():
 
 
 def test_u_svm_support_by_hand_and_its_control():
-    """Optimal tokens y_i x_opt,i = e_1 and 3 e_1: u_mm = e_1, margins 1 and 3, so only the
-    first sample is a support vector; with both at e_1 + e_i (orthogonal parts of equal
-    length) both are."""
+    """Optimal tokens y_i x_opt,i = e_1 and 3 e_1: u_mm = e_1 (our solver's), margins 1 and
+    3, so only the first sample is a support vector; with both at e_1 + e_i (orthogonal
+    parts of equal length) both are."""
     X = np.zeros((2, 2, 4))
     X[0, 0, 0], X[1, 0, 0] = 1.0, -3.0
     y, opt = np.array([1.0, -1.0]), np.array([0, 0])
-    out = hypotheses.u_svm_support(X, y, opt)
+    u_mm = svm.solve_u_svm(X, y, opt).solution
+    np.testing.assert_allclose(u_mm, [1, 0, 0, 0], atol=1e-9)
+    out = hypotheses.u_svm_support(X, y, opt, u_mm)
     assert out["cond1_sv_fraction"] == 0.5 and not out["cond1_sv_holds"]
     assert out["cond1_u_margin_max"] == pytest.approx(3.0)
     X[1, 0, 0], X[0, 0, 2], X[1, 0, 3] = -1.0, 1.0, -1.0
-    out = hypotheses.u_svm_support(X, y, opt)
+    out = hypotheses.u_svm_support(X, y, opt, svm.solve_u_svm(X, y, opt).solution)
     assert out["cond1_sv_fraction"] == 1.0 and out["cond1_sv_holds"]
+
+
+def _report_with_svm(dataset: dict) -> dict:
+    solutions = svm.solve_for_dataset(dataset, train_u=True, name="dm")
+    return hypotheses.report(dataset, svm.to_arrays(solutions))
 
 
 def test_every_sample_is_a_support_vector_only_with_d_large_next_to_n():
     """DM at fig3's n = 20, d = nT: some samples off the support; n = 5: all on it."""
-    fig3 = hypotheses.report(data.generate("dm", 0, dict(n=20, T=5, d=100)))
+    fig3 = _report_with_svm(data.generate("dm", 0, dict(n=20, T=5, d=100)))
     assert fig3["cond1_holds"] and not fig3["cond1_sv_holds"]
     assert 0 < fig3["cond1_sv_fraction"] < 1 and fig3["cond1_u_margin_max"] > 1.01
-    small_n = hypotheses.report(data.generate("dm", 0, dict(n=5, T=5, d=100)))
+    small_n = _report_with_svm(data.generate("dm", 0, dict(n=5, T=5, d=100)))
     assert small_n["cond1_sv_holds"] and small_n["cond1_sv_fraction"] == 1.0
+
+
+def test_the_data_job_measures_no_svm():
+    report = hypotheses.report(data.generate("dm", 0, dict(n=5, T=5, d=100)))
+    assert "cond1_holds" in report and "cond1_sv_fraction" not in report

@@ -160,13 +160,13 @@ for _text, _key in (("1e-2", "0.01"), ("1e-3", "0.001")):
 )
 def _non_support_fraction(runs: Runs) -> np.ndarray:
     """1 - the fraction of samples whose optimal token is a support vector of the point's
-    u-SVM (attnbias.hypotheses.support_fraction): 0 inside Lem. 11's regime."""
-    out = []
-    for data, solution in zip(runs.datasets, runs.solutions, strict=True):
-        X, y, opt = data["X"], data["y"], data["opt"]
-        margins = y * (X[np.arange(len(y)), opt] @ solution["u_mm"])
-        out.append(1.0 - hypotheses.support_fraction(margins))
-    return np.array(out)
+    u-SVM (attnbias.hypotheses.u_svm_support): 0 inside Lem. 11's regime."""
+    return np.array(
+        [
+            1.0 - hypotheses.u_svm_support(d["X"], d["y"], d["opt"], s["u_mm"])["cond1_sv_fraction"]
+            for d, s in zip(runs.datasets, runs.solutions, strict=True)
+        ]
+    )
 
 
 @metric("loss_ratio_growth", r"growth of $\max_t \ln(\max_i l_i / \min_i l_i)$ (Lem. 11)")

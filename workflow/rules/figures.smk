@@ -4,6 +4,7 @@ rule figure:
         metrics=rules.aggregate.output[0],
         runs=run_files(rules.train.output.metrics),
         data=seed_files(rules.data.output[0]),
+        svm=seed_files(rules.svm.output[0]),
         benchmarks=benchmarks("data", "svm", "train", "aggregate"),
         code=code("figure.py"),
     output:

@@ -21,7 +21,9 @@ for name, experiment in experiments.items():  # the input lists follow this orde
     svms = [io.load_svm(p, d, expect[p]) for p, d in zip(svm_paths, datasets, strict=True)]
     W_mm_norms[name] = [float((s["W_mm"] ** 2).sum() ** 0.5) for s in svms]
     T_tokens[name] = datasets[0]["X"].shape[1]
-    data_hypotheses[name] = hypotheses.summarize([hypotheses.report(d) for d in datasets])
+    data_hypotheses[name] = hypotheses.summarize(
+        [hypotheses.report(d, s) for d, s in zip(datasets, svms, strict=True)]
+    )
     if experiment["layout"] == "joint":  # the final u of every optimizer and seed
         u_margins[name] = {}
         for opt in experiment["optimizers"]:

@@ -12,6 +12,11 @@ if "geometry_svm" in snakemake.input.keys():  # bad_init_2d: seed 0's tokens and
         **io.load_data(snakemake.input.data[0]),
         "W_mm": io.load_npz(snakemake.input.geometry_svm)["W_mm"],
     }
+datasets = [io.load_data(p) for p in snakemake.input.data]
+reports = [
+    hypotheses.report(d, io.load_svm(p, d))
+    for d, p in zip(datasets, snakemake.input.svm, strict=True)
+]
 figures.draw(
     snakemake.params.kind,
     io.load_metrics(snakemake.input.metrics, snakemake.params.identity),
@@ -19,9 +24,7 @@ figures.draw(
     legend=snakemake.params.legend,
     outputs=[snakemake.output.pdf, snakemake.output.png],
     provenance=record,
-    note=hypotheses.describe(
-        hypotheses.summarize([hypotheses.report(io.load_data(p)) for p in snakemake.input.data])
-    ),
+    note=hypotheses.describe(hypotheses.summarize(reports)),
     geometry=geometry,
 )
 provenance.save(snakemake.output.provenance, record)
