@@ -293,3 +293,86 @@ def test_sdpa_bert_gives_the_plain_attention_loss_and_gradient(fixture_root):
     torch.testing.assert_close(loss_s, loss_e, rtol=1e-6, atol=1e-7)
     for a, b in zip(g_s, g_e, strict=True):
         torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-6)
+
+
+# ---------------------------------------------------------------- torch.compile switch
+
+
+class RecordingCompile:
+    """Stands in for torch.compile (minutes on the CPU): records its arguments and returns a
+    module that counts the forwards it passes on to the model."""
+
+    def __init__(self):
+        self.calls, self.forwards = [], 0
+
+    def __call__(self, model, **kwargs):
+        self.calls.append((model, kwargs))
+        recorder = self
+
+        class Compiled(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.inner = model
+
+            @property
+            def training(self) -> bool:  # as torch's OptimizedModule: the model's mode
+                return self.inner.training if "inner" in self.__dict__.get("_modules", {}) else True
+
+            @training.setter
+            def training(self, value: bool) -> None:
+                if "inner" in self.__dict__.get("_modules", {}):
+                    self.inner.training = value
+
+            def forward(self, *args, **kw):
+                recorder.forwards += 1
+                return self.inner(*args, **kw)
+
+        return Compiled()
+
+
+@pytest.mark.parametrize("switch", [True, False])
+def test_the_compile_switch_compiles_the_model_for_every_forward(monkeypatch, tmp_path, switch):
+    compile_ = RecordingCompile()
+    monkeypatch.setattr(torch, "compile", compile_)
+    torch.manual_seed(0)
+    task, calls = resume_task("vit")
+    optimizer = RESUME_OPTIMIZERS["sgd"](task.model.parameters())
+    checkpoint = tmp_path / "run.pt"
+    schedule = trainer.Schedule(**SCHEDULE, seed=0, progress=False, compile=switch)
+    with pytest.raises(Interrupted):  # stop after the checkpoint at step 4, to look at it
+        task.logits = _stop_at(task.logits, 7)
+        trainer.fit(task, optimizer, schedule, device=CPU, checkpoint=checkpoint)
+    if not switch:
+        assert compile_.calls == [] and compile_.forwards == 0
+        return
+    assert compile_.calls == [(task.model, {"mode": "max-autotune-no-cudagraphs"})]
+    # every training forward (6 taken) and the two evaluations went through it
+    assert compile_.forwards >= 6 + 2
+    saved = torch.load(checkpoint, weights_only=False)["model"]
+    assert set(saved) == set(task.model.state_dict())  # the plain model's keys
+
+
+def _stop_at(logits, n):
+    count = {"train": 0}
+
+    def wrapped(model, batch):
+        if model.training:
+            count["train"] += 1
+            if count["train"] == n:
+                raise Interrupted
+        return logits(model, batch)
+
+    return wrapped
+
+
+def test_compile_is_off_by_default_in_the_config():
+    from pathlib import Path
+
+    import yaml
+    from snakemake.utils import validate
+
+    repo = Path(__file__).resolve().parents[1]
+    config = yaml.safe_load((repo / "config" / "tiny.yaml").read_text())
+    validate(config, str(repo / "workflow" / "schemas" / "config.schema.yaml"), set_default=True)
+    assert config["real_data"]["compile"] is False
+    assert trainer.Schedule(epochs=1, batch_size=1, log_every=1).compile is False

@@ -21,6 +21,7 @@ def train_run(
     checkpoint_every: int = 0,
     progress: bool = True,
     progress_file=None,
+    compile: bool = False,
 ):
     """Build the experiment's task, train it, return (steps, metrics, device).
 
@@ -42,6 +43,7 @@ def train_run(
         autocast=autocast,
         progress=progress,
         progress_file=progress_file,
+        compile=compile,
     )
     # a checkpoint resumes only the run it was written by (same data, model, optimizer, seed)
     fingerprint = {"settings": settings, "optimizer": optimizer, "seed": seed}

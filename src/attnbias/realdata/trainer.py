@@ -28,6 +28,8 @@ from attnbias import io
 log = logging.getLogger(__name__)
 
 Batch = dict[str, torch.Tensor]
+# inductor's autotuned kernels; no CUDA graphs, which dynamic padding's shapes would defeat
+COMPILE_MODE = "max-autotune-no-cudagraphs"
 
 
 @dataclass
@@ -63,6 +65,7 @@ class Schedule:
     autocast: bool = True  # bf16 autocast where the device is CUDA
     progress: bool = True
     progress_file: object = None  # where the bar goes (a job's log file); None: stderr
+    compile: bool = False  # torch.compile the model (COMPILE_MODE) for its forward passes
 
 
 def _size(data: Batch) -> int:
@@ -109,12 +112,15 @@ def _autocast(device: torch.device, enabled: bool):
     return contextlib.nullcontext()
 
 
-def _loss_and_gradient(task: Task, optimizer, batch: Batch, schedule: Schedule) -> torch.Tensor:
+def _loss_and_gradient(
+    task: Task, forward: torch.nn.Module, optimizer, batch: Batch, schedule: Schedule
+) -> torch.Tensor:
     """A step's closure: zero the gradients, the mini-batch loss, its gradient. The loss is
-    returned detached and stays on the device: nothing here waits for the device."""
+    returned detached and stays on the device: nothing here waits for the device.
+    `forward`: the model, or its compiled form (the same parameters)."""
     optimizer.zero_grad(set_to_none=True)
     with _autocast(batch["labels"].device, schedule.autocast):
-        logits = task.logits(task.model, _inputs(batch))
+        logits = task.logits(forward, _inputs(batch))
     loss = F.cross_entropy(logits.float(), batch["labels"])
     loss.backward()
     return loss.detach()
@@ -153,8 +159,12 @@ class LossWindow:
 
 
 @torch.no_grad()
-def evaluate(task: Task, device: torch.device, schedule: Schedule) -> dict[str, float]:
-    """Test accuracy (and the task's extra metrics) over the whole test set."""
+def evaluate(
+    task: Task, device: torch.device, schedule: Schedule, forward: torch.nn.Module | None = None
+) -> dict[str, float]:
+    """Test accuracy (and the task's extra metrics) over the whole test set; `forward`: the
+    model (default) or its compiled form."""
+    forward = task.model if forward is None else forward
     was_training = task.model.training
     task.model.eval()
     predictions = []
@@ -162,7 +172,7 @@ def evaluate(task: Task, device: torch.device, schedule: Schedule) -> dict[str, 
     for start in range(0, n, schedule.eval_batch_size):
         batch = _batch(task, task.test, slice(start, start + schedule.eval_batch_size), device)
         with _autocast(device, schedule.autocast):
-            predictions.append(task.logits(task.model, _inputs(batch)).argmax(-1).cpu())
+            predictions.append(task.logits(forward, _inputs(batch)).argmax(-1).cpu())
     task.model.train(was_training)
     predicted = torch.cat(predictions)
     labels = task.test["labels"]
@@ -245,11 +255,17 @@ def fit(
         set_rng_state(resumed["rng"], device)
         state = resumed["state"]
         log.info("resumed from %s at step %d of %d", checkpoint, state["step"], total)
+    # compiled lazily, at the first forward; the checkpoint keeps the plain model's state
+    forward = torch.compile(model, mode=COMPILE_MODE) if schedule.compile else model
     window = LossWindow(device, state["window_sum"], state["window_count"])
     window.first_step = state["step"] - state["window_count"]
 
     def log_point(step: int) -> None:
-        row = {"step": step, "train_loss": window.mean(step), **evaluate(task, device, schedule)}
+        row = {
+            "step": step,
+            "train_loss": window.mean(step),
+            **evaluate(task, device, schedule, forward),
+        }
         if task.model_metrics is not None:
             row.update(task.model_metrics(model))
         state["logged"].append(row)
@@ -270,7 +286,9 @@ def fit(
         index = order[position * schedule.batch_size : (position + 1) * schedule.batch_size]
         batch = _batch(task, task.train, index, device)
         # torch's closure convention, which every optimizer takes; SPS reads the loss from it
-        loss = optimizer.step(partial(_loss_and_gradient, task, optimizer, batch, schedule))
+        loss = optimizer.step(
+            partial(_loss_and_gradient, task, forward, optimizer, batch, schedule)
+        )
         window.add(loss)
         state["step"] = step + 1
         if state["step"] % schedule.log_every == 0 or state["step"] == total:
