@@ -10,6 +10,7 @@ import pytest
 import torch
 from host_reads import HostRead, no_host_reads
 
+from attnbias import stochastic
 from attnbias.stochastic import SNGD, SPS, make_optimizer
 
 # Two tensors whose gradients have very different norms, so a per-tensor norm and the
@@ -330,15 +331,21 @@ def test_bad_settings_are_rejected(cls, settings):
         cls(_tiny_model().parameters(), **settings)
 
 
-def test_non_finite_gradient_is_an_error_when_the_step_is_read():
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_non_finite_gradient_is_an_error_when_the_step_is_read(dtype):
     """The step itself reads nothing from the device, so the error comes with the first read
-    of its result (the trainer's log points read the loss, which is then not finite)."""
-    a, b = _params()
-    _set_grads((a, b), (G_A * math.inf, G_B))
+    of its result (the trainer's log points read the loss, which is then not finite). The
+    fused path (float32) skips the step; the foreach path (float64) spoils the parameters,
+    as torch's SGD does."""
+    a, b = (p.detach().to(dtype).requires_grad_() for p in _params())
+    a0 = a.detach().clone()
+    _set_grads((a, b), (G_A.to(dtype) * math.inf, G_B.to(dtype)))
     opt = SNGD([a, b], lr=0.1)
     opt.step()
     with pytest.raises(FloatingPointError, match="gradient norm is nan"):
         opt.last_step_sizes  # noqa: B018 (the read is the test)
+    if dtype == torch.float32:
+        torch.testing.assert_close(a.detach(), a0)
 
 
 def test_sps_non_finite_loss_moves_nothing_and_is_an_error_when_read():
@@ -423,9 +430,18 @@ def _plain_sps(params, grads, loss, eta_max, c, f_star):
         ("sps", {"eta_max": 100.0, "c": 0.3, "f_star": 0.7}),  # f* decides, even no move
     ],
 )
-def test_foreach_steps_equal_the_plain_per_parameter_form(name, settings):
+@pytest.mark.parametrize("path", ["fused", "foreach"])
+def test_device_steps_equal_the_plain_per_parameter_form(monkeypatch, name, settings, path):
     """Ten steps on random gradients of very different sizes (so caps bind in some steps
-    only) over three float32 tensors in two param groups, against a Python loop."""
+    only) over three float32 tensors in two param groups, against a Python loop; through
+    torch's fused SGD kernel and through the foreach ops (float64's path) alike."""
+    fused_calls = []
+    fused = torch._fused_sgd_
+    monkeypatch.setattr(
+        torch, "_fused_sgd_", lambda *a, **k: fused_calls.append(1) or fused(*a, **k)
+    )
+    if path == "foreach":
+        monkeypatch.setattr(stochastic, "_fusable", lambda params: False)
     gen = torch.Generator().manual_seed(4)
     shapes = [(4, 3), (3,), (2, 2, 2)]
     params = [torch.randn(s, generator=gen) for s in shapes]
@@ -448,3 +464,4 @@ def test_foreach_steps_equal_the_plain_per_parameter_form(name, settings):
             _plain_sps(plain, grads, loss, **settings)
         for p, q in zip(params, plain, strict=True):
             torch.testing.assert_close(p, q, rtol=1e-5, atol=1e-6)
+    assert bool(fused_calls) == (path == "fused")

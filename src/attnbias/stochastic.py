@@ -10,12 +10,14 @@ settings (lr, max_step, momentum; eta_max, c, f_star): each group steps by its o
 size times its part of g, all computed from the one global norm. A step with ||g|| = 0
 changes nothing, momentum buffers included.
 
-A step never waits for the device: the norm (torch's foreach norms), the step size and the
-update (foreach ops, the path torch.optim.SGD takes) all stay tensors on the parameters'
-device, as does SPS's loss. Values reach the host only when read: `last_step_sizes` (which
-also raises FloatingPointError for a non-finite gradient norm or loss) and `global_grad_norm`.
-So a non-finite gradient is not caught inside the step: it spoils the parameters as it
-does in torch's SGD, and the trainer reports the non-finite loss at its next log point.
+A step never waits for the device: the norm (torch's foreach norms), the step size and SPS's
+loss stay tensors on the parameters' device, and the update is torch.optim.SGD's own: its
+fused kernel (one pass; float32, bf16 and fp16 parameters), else its foreach ops (float64).
+Values reach the host only when read: `last_step_sizes` (which also raises
+FloatingPointError for a non-finite gradient norm or loss) and `global_grad_norm`. So a
+non-finite gradient raises nothing inside the step: the fused kernel skips that step, the
+foreach path spoils the parameters as torch's SGD does, and the trainer reports the
+non-finite loss at its next log point.
 
 Both follow torch's conventions (`param_groups`, `state_dict()` round trips, `step(closure)`)
 so they run in any training loop. SPS also needs the loss of the batch the gradient came
@@ -36,6 +38,7 @@ from collections.abc import Callable, Iterable
 
 import torch
 from torch.nn.utils import get_total_norm
+from torch.optim.optimizer import _get_fused_kernels_supported_devices
 
 __all__ = ["SNGD", "SPS", "OPTIMIZERS", "make_optimizer", "global_grad_norm"]
 
@@ -58,9 +61,11 @@ def _grads(param_groups) -> list[torch.Tensor]:
 
 
 def _device_norm(grads: list[torch.Tensor]) -> torch.Tensor:
-    """||g||_2 of all `grads` together, as a float32 (or wider) tensor on their device: one
-    foreach norm per device and dtype, no host sync."""
-    return get_total_norm(grads, norm_type=2.0).float()
+    """||g||_2 of all `grads` together, as a tensor on their device (float32 at least, so
+    that bf16 gradients get a float32 step size): one foreach norm per device and dtype, no
+    host sync."""
+    norm = get_total_norm(grads, norm_type=2.0)
+    return norm.to(torch.promote_types(norm.dtype, torch.float32))
 
 
 def _non_finite_norm(norm: float) -> FloatingPointError:
@@ -115,6 +120,66 @@ class _LazyStepSizeMixin:
         return self._last_step.read()
 
 
+# torch's fused SGD kernel takes these dtypes (its step-size tensors are float32)
+FUSED_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
+
+
+def _fusable(params: list[torch.Tensor]) -> bool:
+    devices = _get_fused_kernels_supported_devices()
+    return all(p.dtype in FUSED_DTYPES and p.device.type in devices for p in params)
+
+
+def _sgd_update(
+    params: list[torch.Tensor],
+    bufs: list[torch.Tensor] | None,
+    *,
+    lr: float | torch.Tensor,
+    momentum: float,
+    grad_scale: torch.Tensor | None,
+    skip: torch.Tensor,
+) -> None:
+    """torch.optim.SGD's update with g / grad_scale for g, all on the device:
+      no momentum (bufs None): p <- p - lr * g / grad_scale
+      momentum:                buf <- momentum * buf + g / grad_scale,  p <- p - lr * buf
+    and nothing at all (buffers included) where the 0-dim tensor `skip` is true. Through
+    torch's fused SGD kernel (one pass) where the parameters allow it, else foreach ops
+    (float64, which the fused kernel's float32 step sizes would round)."""
+    grads = [p.grad for p in params]
+    if _fusable(params):
+        lists = [params, grads] + ([bufs] if bufs is not None else [])
+        grouped = torch.optim.Optimizer._group_tensors_by_device_and_dtype(lists)
+        for (device, _), (tensors, _) in grouped.items():
+
+            def on(t, device=device):
+                return t if not isinstance(t, torch.Tensor) else t.float().to(device)
+
+            torch._fused_sgd_(
+                tensors[0],
+                tensors[1],
+                tensors[2] if bufs is not None else [],
+                weight_decay=0.0,
+                momentum=momentum,
+                lr=on(lr),
+                dampening=0.0,
+                nesterov=False,
+                maximize=False,
+                is_first_step=False,
+                grad_scale=None if grad_scale is None else on(grad_scale),
+                found_inf=on(skip),
+            )
+        return
+    moves = ~skip
+    unit = moves.to(skip.dtype) if grad_scale is None else grad_scale.reciprocal()
+    if grad_scale is not None:
+        unit = torch.where(moves, unit, 0.0)
+    if bufs is None:  # p <- p - (lr / grad_scale) g
+        torch._foreach_sub_(params, torch._foreach_mul(grads, torch.where(moves, lr * unit, 0.0)))
+        return
+    torch._foreach_mul_(bufs, torch.where(moves, momentum, 1.0))
+    torch._foreach_add_(bufs, torch._foreach_mul(grads, unit))
+    torch._foreach_sub_(params, torch._foreach_mul(bufs, torch.where(moves, lr, 0.0)))
+
+
 def _check_positive(name: str, value: float | None, allow_none: bool = False) -> None:
     if value is None and allow_none:
         return
@@ -161,24 +226,16 @@ class SNGD(_LazyStepSizeMixin, torch.optim.Optimizer):
         if not grads:
             return loss
         record.norm = norm = _device_norm(grads)
-        # a zero (or non-finite) norm moves nothing: every factor below turns neutral
-        moves = (norm > 0) & torch.isfinite(norm)
+        # a zero (or non-finite) norm moves nothing, momentum buffers included
+        skip = (norm == 0) | ~torch.isfinite(norm)
         for i, group, params in _groups_with_grad(self.param_groups):
             lr, momentum, cap = group["lr"], group["momentum"], group["max_step"]
-            # scale = size / lr, written so that lr = 0 (an LR schedule's end) divides nothing
-            scale = norm.reciprocal()
-            if cap is not None and lr > 0:
-                scale = scale.clamp(max=cap / lr)
-            scale = torch.where(moves, scale, 0.0)
-            record.sizes[i] = lr * scale
-            grads = [p.grad for p in params]
-            if momentum == 0.0:
-                torch._foreach_sub_(params, torch._foreach_mul(grads, record.sizes[i]))
-                continue
-            bufs = self._momentum_buffers(params)
-            torch._foreach_mul_(bufs, torch.where(moves, momentum, 1.0))
-            torch._foreach_add_(bufs, torch._foreach_mul(grads, scale))
-            torch._foreach_sub_(params, torch._foreach_mul(bufs, torch.where(moves, lr, 0.0)))
+            # size = lr / grad_scale = min(lr / ||g||, cap); lr = 0 (an LR schedule's end)
+            # divides nothing
+            grad_scale = norm if cap is None or lr == 0 else norm.clamp(min=lr / cap)
+            record.sizes[i] = torch.where(skip, 0.0, lr / grad_scale)
+            bufs = self._momentum_buffers(params) if momentum else None
+            _sgd_update(params, bufs, lr=lr, momentum=momentum, grad_scale=grad_scale, skip=skip)
         return loss
 
     def _momentum_buffers(self, params: list[torch.Tensor]) -> list[torch.Tensor]:
@@ -274,13 +331,13 @@ class SPS(_LazyStepSizeMixin, torch.optim.Optimizer):
         ).to(norm.dtype)
         record.loss = value
         # a zero or non-finite norm, or a non-finite loss, moves nothing
-        moves = (norm > 0) & torch.isfinite(norm) & torch.isfinite(value)
+        skip = (norm == 0) | ~torch.isfinite(norm) | ~torch.isfinite(value)
         squared = norm.square()
         for i, group, params in _groups_with_grad(self.param_groups):
             polyak = (value - group["f_star"]).clamp(min=0.0) / (group["c"] * squared)
-            size = torch.where(moves, polyak.clamp(max=group["lr"]), 0.0)
+            size = torch.where(skip, 0.0, polyak.clamp(max=group["lr"]))
             record.sizes[i] = size
-            torch._foreach_sub_(params, torch._foreach_mul([p.grad for p in params], size))
+            _sgd_update(params, None, lr=size, momentum=0.0, grad_scale=None, skip=skip)
         return loss
 
 
