@@ -5,6 +5,7 @@ written on a machine with more GPUs, and dynamic padding changes no loss."""
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -106,6 +107,17 @@ def test_no_read_from_the_device_per_step(monkeypatch, optimizer_name):
     one, three = (_vit_run_reads(monkeypatch, e, optimizer_name) for e in (1, 3))
     assert one > 0  # the log points do read (the counter works)
     assert three == one, f"{three - one} more reads over 10 more steps"
+
+
+def test_training_warns_nothing():
+    """No warning per step (reading a loss that requires grad used to warn each time)."""
+    torch.manual_seed(0)
+    task, _ = resume_task("vit")
+    optimizer = RESUME_OPTIMIZERS["sps"](task.model.parameters())
+    schedule = trainer.Schedule(**SCHEDULE, seed=0, progress=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        trainer.fit(task, optimizer, schedule, device=CPU)
 
 
 def test_the_read_counter_counts(monkeypatch):
