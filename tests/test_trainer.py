@@ -12,6 +12,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 from fixtures_text import fixture_vocab, write_mnli, write_tiny_bert
+from host_reads import CountReads
 from tiny_runs import (
     MODELS,
     RESUME_OPTIMIZERS,
@@ -69,23 +70,6 @@ def test_logged_train_loss_equals_a_plain_loop_reading_every_step(model_name, op
     assert list(steps) == [0, 3, 6, 9, 10]
     # the same float64 sums of the same float32 losses: equal, not merely close
     np.testing.assert_array_equal(metrics["train_loss"], plain_losses(model_name, optimizer_name))
-
-
-class CountReads:
-    """Counts reads of a tensor's value into Python (each one a wait for a GPU)."""
-
-    NAMES = ("item", "tolist", "__float__", "__int__", "__bool__", "__index__")
-
-    def __init__(self, monkeypatch):
-        self.count = 0
-        for name in self.NAMES:
-            original = getattr(torch.Tensor, name)
-
-            def counted(tensor, *args, _original=original, **kwargs):
-                self.count += 1
-                return _original(tensor, *args, **kwargs)
-
-            monkeypatch.setattr(torch.Tensor, name, counted)
 
 
 def _vit_run_reads(monkeypatch, epochs: int, optimizer_name: str) -> int:
