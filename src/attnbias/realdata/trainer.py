@@ -92,7 +92,7 @@ def _to(batch: Batch, device: torch.device) -> Batch:
     """The batch on `device`. To CUDA through pinned memory, so the copy runs beside the
     device's work instead of stopping the host until it is done."""
     if device.type == "cuda":
-        batch = {k: v.pin_memory() for k, v in batch.items()}
+        batch = {k: v.pin_memory() if v.device.type == "cpu" else v for k, v in batch.items()}
     return {k: v.to(device, non_blocking=True) for k, v in batch.items()}
 
 
