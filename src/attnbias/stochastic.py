@@ -168,16 +168,14 @@ def _sgd_update(
                 found_inf=on(skip),
             )
         return
-    moves = ~skip
-    unit = moves.to(skip.dtype) if grad_scale is None else grad_scale.reciprocal()
-    if grad_scale is not None:
-        unit = torch.where(moves, unit, 0.0)
+    # the factors on g (1 / grad_scale), on the buffer and on the update; neutral on a skip
+    unit = torch.where(skip, 0.0, 1.0 if grad_scale is None else grad_scale.reciprocal())
     if bufs is None:  # p <- p - (lr / grad_scale) g
-        torch._foreach_sub_(params, torch._foreach_mul(grads, torch.where(moves, lr * unit, 0.0)))
+        torch._foreach_sub_(params, torch._foreach_mul(grads, lr * unit))
         return
-    torch._foreach_mul_(bufs, torch.where(moves, momentum, 1.0))
+    torch._foreach_mul_(bufs, torch.where(skip, 1.0, momentum))
     torch._foreach_add_(bufs, torch._foreach_mul(grads, unit))
-    torch._foreach_sub_(params, torch._foreach_mul(bufs, torch.where(moves, lr, 0.0)))
+    torch._foreach_sub_(params, torch._foreach_mul(bufs, torch.where(skip, 0.0, lr)))
 
 
 def _check_positive(name: str, value: float | None, allow_none: bool = False) -> None:
