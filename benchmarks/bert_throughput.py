@@ -14,11 +14,12 @@ Sequence lengths: `--lengths full` fills every row to --seq-len (the worst case)
 70, at least 8, cut at --seq-len: an assumption standing in for the real length
 distribution, which this machine has no copy of) and pads them to --seq-len, and
 `--padding dynamic` (fit's) trims each batch to its longest row where `fixed` keeps all
---seq-len columns.
+--seq-len columns. `--buckets K` takes the batches in fit's length-bucketed order
+(`train.length_buckets: K`, off by default), so a batch's rows have alike lengths.
 
 Usage: python benchmarks/bert_throughput.py [--model PATH] [--size base|tiny]
        [--optimizer sgd|sngd|sps|adam] [--batch 32] [--seq-len 128] [--lengths full|mnli]
-       [--padding dynamic|fixed] [--steps 50] [--warmup 10] [--threads T] [--compile]
+       [--padding dynamic|fixed] [--buckets 0] [--steps 50] [--warmup 10] [--threads T] [--compile]
        [--device auto|cpu|cuda]
 """
 
@@ -94,6 +95,7 @@ def main() -> None:
     parser.add_argument("--seq-len", type=int, default=128)
     parser.add_argument("--lengths", default="full", choices=["full", "mnli"])
     parser.add_argument("--padding", default="dynamic", choices=["dynamic", "fixed"])
+    parser.add_argument("--buckets", type=int, default=0, help="as train.length_buckets")
     parser.add_argument("--steps", type=int, default=50)
     parser.add_argument("--warmup", type=int, default=10)
     parser.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's)")
@@ -118,11 +120,16 @@ def main() -> None:
         collate=trim_padding if args.padding == "dynamic" else None,
     )
     schedule = trainer.Schedule(epochs=1, batch_size=args.batch, log_every=1)
+    order = (
+        trainer.bucketed_order(0, 0, lengths, args.batch, args.buckets)
+        if args.buckets
+        else torch.arange(n)
+    )
     forward = torch.compile(model, mode=trainer.COMPILE_MODE) if args.compile else model
     columns = []
 
     def step(i: int) -> torch.Tensor:
-        rows = slice(i * args.batch, (i + 1) * args.batch)
+        rows = order[i * args.batch : (i + 1) * args.batch]
         batch = trainer._batch(task, task.train, rows, device)
         columns.append(batch["input_ids"].shape[1])
         closure = partial(trainer._loss_and_gradient, task, forward, optimizer, batch, schedule)
@@ -146,6 +153,7 @@ def main() -> None:
         f"model: {name}; optimizer {args.optimizer}; batch {args.batch} x {args.seq_len} tokens, "
         f"lengths {args.lengths} (mean {lengths.double().mean():.1f} tokens), padding "
         f"{args.padding} (mean {sum(timed) / len(timed):.1f} columns per batch)"
+        + (f", length buckets of {args.buckets} batches" if args.buckets else "")
         + ("; torch.compile" if args.compile else "")
     )
     print(f"{rate:,.1f} samples/s over {args.steps} steps after {args.warmup} warm-up steps")

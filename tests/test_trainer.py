@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -362,8 +363,6 @@ def _stop_at(logits, n):
 
 
 def test_compile_is_off_by_default_in_the_config():
-    from pathlib import Path
-
     import yaml
     from snakemake.utils import validate
 
@@ -372,3 +371,64 @@ def test_compile_is_off_by_default_in_the_config():
     validate(config, str(repo / "workflow" / "schemas" / "config.schema.yaml"), set_default=True)
     assert config["real_data"]["compile"] is False
     assert trainer.Schedule(epochs=1, batch_size=1, log_every=1).compile is False
+
+
+# ---------------------------------------------------------------- length-bucketed batches
+
+
+def _mnli_like_lengths(n: int) -> torch.Tensor:
+    gen = torch.Generator().manual_seed(5)
+    return (36 * torch.exp(0.4 * torch.randn(n, generator=gen))).long().clamp(8, 128)
+
+
+def test_bucketed_order_uses_the_epoch_samples_in_batches_of_alike_lengths():
+    lengths, batch = _mnli_like_lengths(1000), 32  # 31 batches, 8 samples dropped
+    plain = trainer.epoch_order(3, 1, 1000)
+    bucketed = trainer.bucketed_order(3, 1, lengths, batch, pool=8)
+    used = 1000 // batch * batch
+    assert sorted(bucketed.tolist()) == list(range(1000))
+    assert set(bucketed[:used].tolist()) == set(plain[:used].tolist())  # same samples used
+    assert torch.equal(bucketed[used:], plain[used:])  # and the same ones dropped
+    assert torch.equal(bucketed, trainer.bucketed_order(3, 1, lengths, batch, pool=8))
+    assert not torch.equal(bucketed, trainer.bucketed_order(3, 2, lengths, batch, pool=8))
+
+    def mean_padded(order):  # columns per batch under dynamic padding
+        return float(lengths[order[:used]].view(-1, batch).max(dim=1).values.double().mean())
+
+    assert mean_padded(bucketed) < 0.8 * mean_padded(plain)
+    # the batches' order is shuffled: lengths do not just rise through each pool
+    firsts = lengths[bucketed[:used:batch]].tolist()
+    assert firsts != sorted(firsts)
+
+
+def test_bucketed_runs_resume_exactly(monkeypatch, tmp_path):
+    monkeypatch.setitem(SCHEDULE, "length_buckets", 2)
+    reference, again, resumed = resume_against_uninterrupted("bert", "sps", "cpu", tmp_path)
+    assert_same_run(resumed, reference, "bucketed run resumed against uninterrupted")
+    plain = trainer.epoch_order(0, 0, 40)
+    bucketed = trainer.bucketed_order(0, 0, bert_data(40, seed=1)["attention_mask"].sum(1), 8, 2)
+    assert not torch.equal(plain, bucketed)  # the option changed the batches
+
+
+def test_bucketing_needs_text_batches():
+    torch.manual_seed(0)
+    task, _ = resume_task("vit")
+    optimizer = RESUME_OPTIMIZERS["sgd"](task.model.parameters())
+    schedule = trainer.Schedule(**SCHEDULE, seed=0, progress=False, length_buckets=2)
+    with pytest.raises(ValueError, match="length_buckets needs text batches"):
+        trainer.fit(task, optimizer, schedule, device=CPU)
+
+
+def test_the_config_refuses_bucketing_for_images():
+    import yaml
+
+    from attnbias import configcheck
+
+    repo = Path(__file__).resolve().parents[1]
+    schema = yaml.safe_load((repo / "workflow" / "schemas" / "config.schema.yaml").read_text())
+    config = yaml.safe_load((repo / "config" / "tiny.yaml").read_text())
+    config["real_data"]["experiments"]["fig1"]["train"]["length_buckets"] = 4
+    configcheck.check(config, schema)  # text: accepted
+    config["real_data"]["experiments"]["fig6"]["train"]["length_buckets"] = 4
+    with pytest.raises(configcheck.ConfigError, match="fig6.train.length_buckets"):
+        configcheck.check(config, schema)

@@ -39,6 +39,7 @@ def train_run(
         log_every=train["log_every"],
         checkpoint_every=checkpoint_every,
         eval_batch_size=train["eval_batch_size"],
+        length_buckets=train.get("length_buckets", 0),
         seed=seed,
         autocast=autocast,
         progress=progress,

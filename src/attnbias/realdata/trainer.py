@@ -63,6 +63,7 @@ class Schedule:
     eval_batch_size: int = 256
     seed: int = 0
     autocast: bool = True  # bf16 autocast where the device is CUDA
+    length_buckets: int = 0  # >0: batches of alike lengths, sorted in pools of this many
     progress: bool = True
     progress_file: object = None  # where the bar goes (a job's log file); None: stderr
     compile: bool = False  # torch.compile the model (COMPILE_MODE) for its forward passes
@@ -86,6 +87,49 @@ def epoch_order(seed: int, epoch: int, n: int) -> torch.Tensor:
     """The sample order of one epoch: a function of (seed, epoch) only, so resume is exact."""
     generator = torch.Generator().manual_seed(seed * 1_000_003 + epoch)
     return torch.randperm(n, generator=generator)
+
+
+def bucketed_order(
+    seed: int, epoch: int, lengths: torch.Tensor, batch_size: int, pool: int
+) -> torch.Tensor:
+    """`epoch_order` with batches of alike lengths: the samples of the epoch's batches (the
+    same ones `epoch_order` would use) are cut into pools of `pool` batches, each pool
+    sorted by length and cut into batches, and then the batches are shuffled, so that
+    dynamic padding pads less. Still a function of (seed, epoch) and the lengths only."""
+    order = epoch_order(seed, epoch, len(lengths))
+    used = len(order) // batch_size * batch_size  # the last partial batch stays dropped
+    pools = order[:used].split(pool * batch_size)
+    ordered = torch.cat([p[torch.argsort(lengths[p], stable=True)] for p in pools])
+    generator = torch.Generator().manual_seed((seed * 1_000_003 + epoch) * 2 + 1)
+    batches = ordered.view(-1, batch_size)[torch.randperm(used // batch_size, generator=generator)]
+    return torch.cat([batches.reshape(-1), order[used:]])
+
+
+class _EpochOrders:
+    """The sample order of each epoch, computed once per epoch (a permutation of MNLI's
+    392,702 pairs takes milliseconds, which a GPU step cannot spare)."""
+
+    def __init__(self, task: Task, schedule: Schedule):
+        self.schedule, self.n = schedule, _size(task.train)
+        self.lengths = None
+        if schedule.length_buckets:
+            if "attention_mask" not in task.train:
+                raise ValueError("length_buckets needs text batches (an attention_mask)")
+            self.lengths = task.train["attention_mask"].sum(dim=1)
+        self.epoch, self.order = None, None
+
+    def __getitem__(self, epoch: int) -> torch.Tensor:
+        if epoch != self.epoch:
+            s = self.schedule
+            self.epoch, self.order = (
+                epoch,
+                (
+                    epoch_order(s.seed, epoch, self.n)
+                    if self.lengths is None
+                    else bucketed_order(s.seed, epoch, self.lengths, s.batch_size, s.length_buckets)
+                ),
+            )
+        return self.order
 
 
 def _to(batch: Batch, device: torch.device) -> Batch:
@@ -279,10 +323,11 @@ def fit(
     )  # fmt: skip
     started, started_step = time.perf_counter(), state["step"]
     shown_loss = "-"  # the last logged train loss: a step's own loss is never read
+    orders = _EpochOrders(task, schedule)
     while state["step"] < total:
         step = state["step"]
         epoch, position = divmod(step, per_epoch)
-        order = epoch_order(schedule.seed, epoch, _size(task.train))
+        order = orders[epoch]
         index = order[position * schedule.batch_size : (position + 1) * schedule.batch_size]
         batch = _batch(task, task.train, index, device)
         # torch's closure convention, which every optimizer takes; SPS reads the loss from it
