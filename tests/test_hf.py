@@ -19,31 +19,21 @@ pytest.importorskip("accelerate")
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
 from hf_trainer import SPSTrainer  # noqa: E402
+from tiny_runs import CLASSES, VOCAB, tiny_bert  # noqa: E402
 
 from attnbias.stochastic import SPS  # noqa: E402
 
-N, SEQ, CLASSES = 8, 6, 3
+N, SEQ = 8, 6
 
 
 def _model():
-    config = transformers.BertConfig(
-        vocab_size=50,
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=64,
-        max_position_embeddings=16,
-        num_labels=CLASSES,
-        hidden_dropout_prob=0.0,  # deterministic, so the check can recompute every step
-        attention_probs_dropout_prob=0.0,
-    )
-    torch.manual_seed(0)
-    return transformers.BertForSequenceClassification(config)
+    # no dropout: deterministic, so the check can recompute every step
+    return tiny_bert(seed=0, dropout=0.0)
 
 
 def _dataset():
     gen = torch.Generator().manual_seed(1)
-    ids = torch.randint(1, 50, (N, SEQ), generator=gen)
+    ids = torch.randint(1, VOCAB, (N, SEQ), generator=gen)
     labels = torch.randint(0, CLASSES, (N,), generator=gen)
     return [
         {

@@ -8,7 +8,9 @@ import math
 
 import pytest
 import torch
+from host_reads import HostRead, no_host_reads
 
+from attnbias import stochastic
 from attnbias.stochastic import SNGD, SPS, make_optimizer
 
 # Two tensors whose gradients have very different norms, so a per-tensor norm and the
@@ -329,8 +331,137 @@ def test_bad_settings_are_rejected(cls, settings):
         cls(_tiny_model().parameters(), **settings)
 
 
-def test_non_finite_gradient_is_an_error():
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_non_finite_gradient_is_an_error_when_the_step_is_read(dtype):
+    """The step itself reads nothing from the device, so the error comes with the first read
+    of its result (the trainer's log points read the loss, which is then not finite). The
+    fused path (float32) skips the step; the foreach path (float64) spoils the parameters,
+    as torch's SGD does."""
+    a, b = (p.detach().to(dtype).requires_grad_() for p in _params())
+    a0 = a.detach().clone()
+    _set_grads((a, b), (G_A.to(dtype) * math.inf, G_B.to(dtype)))
+    opt = SNGD([a, b], lr=0.1)
+    opt.step()
+    with pytest.raises(FloatingPointError, match="gradient norm is nan"):
+        opt.last_step_sizes  # noqa: B018 (the read is the test)
+    if dtype == torch.float32:
+        torch.testing.assert_close(a.detach(), a0)
+
+
+def test_sps_non_finite_loss_moves_nothing_and_is_an_error_when_read():
     a, b = _params()
-    _set_grads((a, b), (G_A * math.inf, G_B))
-    with pytest.raises(FloatingPointError, match="gradient norm"):
-        SNGD([a, b], lr=0.1).step()
+    before = [a.detach().clone(), b.detach().clone()]
+    opt = SPS([a, b], eta_max=1.0)
+    _set_grads((a, b), (G_A, G_B))
+    opt.step(loss=torch.tensor(math.nan))
+    torch.testing.assert_close(a.detach(), before[0])
+    torch.testing.assert_close(b.detach(), before[1])
+    with pytest.raises(FloatingPointError, match="the loss is nan"):
+        opt.last_step_sizes  # noqa: B018
+    with pytest.raises(FloatingPointError, match="the loss is inf"):
+        opt.step(loss=math.inf)  # a Python float is checked at once: no device to wait for
+
+
+def test_the_host_read_guard_catches_reads(monkeypatch):
+    """Negative control for the guard the no-sync tests use."""
+    t = torch.tensor([1.5])
+    for read in (float, bool, lambda x: x.item(), lambda x: x.tolist()):
+        with no_host_reads(monkeypatch), pytest.raises(HostRead):
+            read(t)
+    assert float(t) == 1.5  # and it is gone afterwards
+
+
+@pytest.mark.parametrize(
+    "name, settings",
+    [
+        ("sngd", {"lr": 0.1}),
+        ("sngd", {"lr": 0.1, "momentum": 0.9, "max_step": 0.5}),
+        ("sps", {"eta_max": 0.5, "f_star": 0.1}),
+    ],
+)
+def test_a_step_reads_nothing_from_the_device(monkeypatch, name, settings):
+    model = _tiny_model()
+    opt = make_optimizer(name, model.parameters(), **settings)
+    x, t = next(_batches(1))
+
+    def closure():
+        opt.zero_grad()
+        loss = torch.nn.functional.cross_entropy(model(x), t)
+        loss.backward()
+        return loss
+
+    before = [p.detach().clone() for p in model.parameters()]
+    with no_host_reads(monkeypatch):
+        for _ in range(3):
+            opt.step(closure)
+        if name == "sps":  # the HF Trainer's way too
+            opt.add_loss(closure())
+            opt.step()
+    assert all(s is not None and s > 0 for s in opt.last_step_sizes)
+    assert any(not torch.equal(p, q) for p, q in zip(model.parameters(), before, strict=True))
+
+
+def _plain_sngd(params, grads, lr, momentum, cap, bufs):
+    """SNGD with a Python loop over the parameters and the norm as a Python float."""
+    norm = math.sqrt(sum(float((g.double() ** 2).sum()) for g in grads))
+    size = lr / norm if cap is None else min(lr / norm, cap)
+    for p, g, buf in zip(params, grads, bufs, strict=True):
+        if momentum:
+            buf.mul_(momentum).add_(g, alpha=size / lr)
+            p.sub_(lr * buf)
+        else:
+            p.sub_(size * g)
+
+
+def _plain_sps(params, grads, loss, eta_max, c, f_star):
+    sq = sum(float((g.double() ** 2).sum()) for g in grads)
+    size = min(eta_max, max(loss - f_star, 0.0) / (c * sq))
+    for p, g in zip(params, grads, strict=True):
+        p.sub_(size * g)
+
+
+@pytest.mark.parametrize(
+    "name, settings",
+    [
+        ("sngd", {"lr": 0.3, "momentum": 0.0, "max_step": None}),
+        ("sngd", {"lr": 0.3, "momentum": 0.9, "max_step": None}),
+        ("sngd", {"lr": 0.3, "momentum": 0.5, "max_step": 0.2}),  # the cap binds at times
+        ("sps", {"eta_max": 0.4, "c": 0.5, "f_star": 0.0}),  # the cap binds at times
+        ("sps", {"eta_max": 100.0, "c": 0.3, "f_star": 0.7}),  # f* decides, even no move
+    ],
+)
+@pytest.mark.parametrize("path", ["fused", "foreach"])
+def test_device_steps_equal_the_plain_per_parameter_form(monkeypatch, name, settings, path):
+    """Ten steps on random gradients of very different sizes (so caps bind in some steps
+    only) over three float32 tensors in two param groups, against a Python loop; through
+    torch's fused SGD kernel and through the foreach ops (float64's path) alike."""
+    fused_calls = []
+    fused = torch._fused_sgd_
+    monkeypatch.setattr(
+        torch, "_fused_sgd_", lambda *a, **k: fused_calls.append(1) or fused(*a, **k)
+    )
+    if path == "foreach":
+        monkeypatch.setattr(stochastic, "_fusable", lambda params: False)
+    gen = torch.Generator().manual_seed(4)
+    shapes = [(4, 3), (3,), (2, 2, 2)]
+    params = [torch.randn(s, generator=gen) for s in shapes]
+    plain = [p.clone() for p in params]
+    bufs = [torch.zeros_like(p) for p in params]
+    groups = [{"params": params[:2]}, {"params": params[2:]}]
+    opt = make_optimizer(name, groups, **{k: v for k, v in settings.items() if v is not None})
+    for step in range(10):
+        scale = 10.0 ** (step % 5 - 2)  # 0.01 ... 100
+        grads = [scale * torch.randn(s, generator=gen) for s in shapes]
+        loss = float(torch.rand((), generator=gen)) * 2
+        for p, g in zip(params, grads, strict=True):
+            p.grad = g.clone()
+        if name == "sngd":
+            opt.step()
+            _plain_sngd(plain, grads, settings["lr"], settings["momentum"],
+                        settings["max_step"], bufs)  # fmt: skip
+        else:
+            opt.step(loss=torch.tensor(loss))
+            _plain_sps(plain, grads, loss, **settings)
+        for p, q in zip(params, plain, strict=True):
+            torch.testing.assert_close(p, q, rtol=1e-5, atol=1e-6)
+    assert bool(fused_calls) == (path == "fused")

@@ -156,3 +156,27 @@ def test_a_few_steps_reduce_the_loss_on_a_fixture_batch(tmp_path, dataset, name,
     losses = [float(opt.step(closure).detach()) for _ in range(20)]
     # full-batch steps this large are not monotone (SPS least): judge the last few
     assert min(losses[-5:]) < 0.75 * first, losses
+
+
+def test_fused_attention_gives_the_plain_attention_outputs_loss_and_gradients(monkeypatch):
+    """The whole model with F.scaled_dot_product_attention against the plain softmax @ v
+    (LocalitySelfAttention.fused = False), in float32 as trained: the same logits, loss and
+    gradients (the learned temperature's included) to rounding."""
+    torch.manual_seed(6)
+    model = ViTSmall(image_size=16, channels=3, num_classes=10, **SMALL)
+    images, labels = torch.randn(8, 3, 16, 16), torch.randint(0, 10, (8,))
+    results = {}
+    for fused in (True, False):
+        monkeypatch.setattr(LocalitySelfAttention, "fused", fused)
+        model.zero_grad()
+        logits = model(images)
+        loss = torch.nn.functional.cross_entropy(logits, labels)
+        loss.backward()
+        grads = {name: p.grad.clone() for name, p in model.named_parameters()}
+        results[fused] = (logits.detach(), loss.detach(), grads)
+    (l_f, loss_f, g_f), (l_p, loss_p, g_p) = results[True], results[False]
+    torch.testing.assert_close(l_f, l_p, rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(loss_f, loss_p, rtol=1e-6, atol=1e-7)
+    assert float(g_f["blocks.0.attention.temperature"].abs()) > 0
+    for name in g_f:
+        torch.testing.assert_close(g_f[name], g_p[name], rtol=1e-4, atol=1e-6, msg=name)

@@ -26,6 +26,7 @@ with open(snakemake.log[0], "a") as progress_file:
         # progress bar change no result, so changing them must not rerun training
         checkpoint_every=snakemake.config["real_data"]["checkpoint_every"],
         progress=snakemake.config["real_data"]["progress"],
+        compile=snakemake.config["real_data"]["compile"],
         progress_file=progress_file,
     )
 logging.info(

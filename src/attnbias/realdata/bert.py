@@ -14,6 +14,9 @@ from attnbias.realdata.errors import MissingDataError
 from attnbias.realdata.text import TextSplit
 
 MODEL_KEY = "real_data.models.bert"
+# PyTorch's fused scaled-dot-product attention (flash / memory-efficient kernels on a GPU)
+ATTENTION = "sdpa"
+SEQUENCE_KEYS = ("input_ids", "attention_mask", "token_type_ids")
 
 
 def hub_offline() -> bool:
@@ -41,13 +44,17 @@ def _looks_like_path(name: str) -> bool:
     return os.path.isabs(name) or name.startswith(("./", "../", "~", ".\\", "..\\"))
 
 
-def load_text_model(name_or_path: str, num_labels: int, *, seed: int | None = None):
+def load_text_model(
+    name_or_path: str, num_labels: int, *, seed: int | None = None, attention: str = ATTENTION
+):
     """(tokenizer, AutoModelForSequenceClassification) from a local `save_pretrained` folder,
     or a hub name: from the local cache first, then (unless HF_HUB_OFFLINE) the hub.
 
     The classification head is new (random); `seed` makes it reproducible without touching
-    the global random state. Raises MissingDataError naming the model, the config key
-    `real_data.models.bert` and how to get the weights.
+    the global random state. `attention`: transformers' attn_implementation ("sdpa", or
+    "eager" for the plain softmax(QK^T/sqrt(d))V the tests compare it with). Raises
+    MissingDataError naming the model, the config key `real_data.models.bert` and how to get
+    the weights.
     """
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
@@ -57,7 +64,10 @@ def load_text_model(name_or_path: str, num_labels: int, *, seed: int | None = No
             if seed is not None:
                 torch.manual_seed(seed)
             model = AutoModelForSequenceClassification.from_pretrained(
-                source, num_labels=num_labels, local_files_only=local_only
+                source,
+                num_labels=num_labels,
+                local_files_only=local_only,
+                attn_implementation=attention,
             )
         return tokenizer, model
 
@@ -116,3 +126,13 @@ def tokenize_split(
     out = {k: torch.from_numpy(v) for k, v in out.items()}
     out["labels"] = torch.from_numpy(np.asarray(split.labels, dtype=np.int64).copy())
     return out
+
+
+def trim_padding(batch: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """Dynamic padding: the batch cut to its longest row. Rows are padded at the end
+    (`tokenize_split`), so the columns cut hold only padding, which the attention mask
+    hides: the logits stay the same to rounding, at the cost of the real tokens only (MNLI
+    pairs average about 40 tokens of a max_length of 128). Runs on the host's copy of the
+    batch, before it goes to the device."""
+    length = int(batch["attention_mask"].sum(dim=1).max()) if len(batch["labels"]) else 0
+    return {k: v[:, :length] if k in SEQUENCE_KEYS else v for k, v in batch.items()}

@@ -21,6 +21,7 @@ def train_run(
     checkpoint_every: int = 0,
     progress: bool = True,
     progress_file=None,
+    compile: bool = False,
 ):
     """Build the experiment's task, train it, return (steps, metrics, device).
 
@@ -38,10 +39,12 @@ def train_run(
         log_every=train["log_every"],
         checkpoint_every=checkpoint_every,
         eval_batch_size=train["eval_batch_size"],
+        length_buckets=train.get("length_buckets", 0),
         seed=seed,
         autocast=autocast,
         progress=progress,
         progress_file=progress_file,
+        compile=compile,
     )
     # a checkpoint resumes only the run it was written by (same data, model, optimizer, seed)
     fingerprint = {"settings": settings, "optimizer": optimizer, "seed": seed}

@@ -78,6 +78,7 @@ def text_task(settings: dict, *, seed: int, data_root: str) -> Task:
         test=encoded["test"],
         logits=_bert_logits,
         evaluate_extra=evaluate_extra,
+        collate=bert.trim_padding,
     )
 
 

@@ -28,6 +28,8 @@ from attnbias import io
 log = logging.getLogger(__name__)
 
 Batch = dict[str, torch.Tensor]
+# inductor's autotuned kernels; no CUDA graphs, which dynamic padding's shapes would defeat
+COMPILE_MODE = "max-autotune-no-cudagraphs"
 
 
 @dataclass
@@ -47,6 +49,7 @@ class Task:
     logits: Callable[[torch.nn.Module, Batch], torch.Tensor]
     evaluate_extra: Callable[[torch.Tensor, torch.Tensor], dict[str, float]] | None = None
     model_metrics: Callable[[torch.nn.Module], dict[str, float]] | None = None
+    collate: Callable[[Batch], Batch] | None = None  # e.g. trims a text batch's padding
 
 
 @dataclass
@@ -60,8 +63,10 @@ class Schedule:
     eval_batch_size: int = 256
     seed: int = 0
     autocast: bool = True  # bf16 autocast where the device is CUDA
+    length_buckets: int = 0  # >0: batches of alike lengths, sorted in pools of this many
     progress: bool = True
     progress_file: object = None  # where the bar goes (a job's log file); None: stderr
+    compile: bool = False  # torch.compile the model (COMPILE_MODE) for its forward passes
 
 
 def _size(data: Batch) -> int:
@@ -84,8 +89,61 @@ def epoch_order(seed: int, epoch: int, n: int) -> torch.Tensor:
     return torch.randperm(n, generator=generator)
 
 
+def bucketed_order(
+    seed: int, epoch: int, lengths: torch.Tensor, batch_size: int, pool: int
+) -> torch.Tensor:
+    """`epoch_order` with batches of alike lengths: the samples of the epoch's batches (the
+    same ones `epoch_order` would use) are cut into pools of `pool` batches, each pool
+    sorted by length and cut into batches, and then the batches are shuffled, so that
+    dynamic padding pads less. Still a function of (seed, epoch) and the lengths only."""
+    order = epoch_order(seed, epoch, len(lengths))
+    used = len(order) // batch_size * batch_size  # the last partial batch stays dropped
+    pools = order[:used].split(pool * batch_size)
+    ordered = torch.cat([p[torch.argsort(lengths[p], stable=True)] for p in pools])
+    generator = torch.Generator().manual_seed((seed * 1_000_003 + epoch) * 2 + 1)
+    batches = ordered.view(-1, batch_size)[torch.randperm(used // batch_size, generator=generator)]
+    return torch.cat([batches.reshape(-1), order[used:]])
+
+
+class _EpochOrders:
+    """The sample order of each epoch, computed once per epoch (a permutation of MNLI's
+    392,702 pairs takes milliseconds, which a GPU step cannot spare)."""
+
+    def __init__(self, task: Task, schedule: Schedule):
+        self.schedule, self.n = schedule, _size(task.train)
+        self.lengths = None
+        if schedule.length_buckets:
+            if "attention_mask" not in task.train:
+                raise ValueError("length_buckets needs text batches (an attention_mask)")
+            self.lengths = task.train["attention_mask"].sum(dim=1)
+        self.epoch, self.order = None, None
+
+    def __getitem__(self, epoch: int) -> torch.Tensor:
+        if epoch != self.epoch:
+            s = self.schedule
+            self.epoch, self.order = (
+                epoch,
+                (
+                    epoch_order(s.seed, epoch, self.n)
+                    if self.lengths is None
+                    else bucketed_order(s.seed, epoch, self.lengths, s.batch_size, s.length_buckets)
+                ),
+            )
+        return self.order
+
+
 def _to(batch: Batch, device: torch.device) -> Batch:
+    """The batch on `device`. To CUDA through pinned memory, so the copy runs beside the
+    device's work instead of stopping the host until it is done."""
+    if device.type == "cuda":
+        batch = {k: v.pin_memory() if v.device.type == "cpu" else v for k, v in batch.items()}
     return {k: v.to(device, non_blocking=True) for k, v in batch.items()}
+
+
+def _batch(task: Task, data: Batch, index, device: torch.device) -> Batch:
+    """Rows `index` (a slice or an index tensor) of `data`, collated, on `device`."""
+    batch = {k: v[index] for k, v in data.items()}
+    return _to(task.collate(batch) if task.collate is not None else batch, device)
 
 
 def _inputs(batch: Batch) -> Batch:
@@ -99,33 +157,66 @@ def _autocast(device: torch.device, enabled: bool):
 
 
 def _loss_and_gradient(
-    task: Task, optimizer, batch: Batch, schedule: Schedule, values: list, step: int
+    task: Task, forward: torch.nn.Module, optimizer, batch: Batch, schedule: Schedule
 ) -> torch.Tensor:
-    """Step `step`'s closure: zero the gradients, the mini-batch loss, its gradient. The loss's
-    value goes to `values` (the step's one wait for the device: checked, logged, shown)."""
+    """A step's closure: zero the gradients, the mini-batch loss, its gradient. The loss is
+    returned detached and stays on the device: nothing here waits for the device.
+    `forward`: the model, or its compiled form (the same parameters)."""
     optimizer.zero_grad(set_to_none=True)
     with _autocast(batch["labels"].device, schedule.autocast):
-        logits = task.logits(task.model, _inputs(batch))
+        logits = task.logits(forward, _inputs(batch))
     loss = F.cross_entropy(logits.float(), batch["labels"])
-    values.append(float(loss.detach()))
-    if not np.isfinite(values[-1]):
-        raise FloatingPointError(f"the training loss is not finite at step {step}")
     loss.backward()
     return loss.detach()
 
 
+class LossWindow:
+    """The sum and count of the mini-batch losses since the last log point, summed on the
+    device in float64 (as Python summed the floats before), read only at log points and
+    checkpoints: the one place a step's loss reaches the host."""
+
+    def __init__(self, device: torch.device, total: float = 0.0, count: int = 0):
+        dtype = torch.float32 if device.type == "mps" else torch.float64  # MPS has no float64
+        self.sum = torch.tensor(total, dtype=dtype, device=device)
+        self.count = count
+        self.first_step = 0  # the step the window starts at, for the error message
+
+    def add(self, loss: torch.Tensor) -> None:
+        self.sum += loss.to(self.sum.dtype)
+        self.count += 1
+
+    def total(self, step: int) -> float:
+        """The sum as a float; FloatingPointError if a loss in the window was not finite."""
+        value = float(self.sum)
+        if not np.isfinite(value):
+            raise FloatingPointError(
+                f"the training loss is not finite at a step from {self.first_step} to {step - 1}"
+            )
+        return value
+
+    def mean(self, step: int) -> float:
+        return self.total(step) / self.count if self.count else np.nan
+
+    def reset(self, step: int) -> None:
+        self.sum.zero_()
+        self.count, self.first_step = 0, step
+
+
 @torch.no_grad()
-def evaluate(task: Task, device: torch.device, schedule: Schedule) -> dict[str, float]:
-    """Test accuracy (and the task's extra metrics) over the whole test set."""
+def evaluate(
+    task: Task, device: torch.device, schedule: Schedule, forward: torch.nn.Module | None = None
+) -> dict[str, float]:
+    """Test accuracy (and the task's extra metrics) over the whole test set; `forward`: the
+    model (default) or its compiled form."""
+    forward = task.model if forward is None else forward
     was_training = task.model.training
     task.model.eval()
     predictions = []
     n = _size(task.test)
     for start in range(0, n, schedule.eval_batch_size):
-        stop = start + schedule.eval_batch_size
-        batch = _to({k: v[start:stop] for k, v in task.test.items()}, device)
+        batch = _batch(task, task.test, slice(start, start + schedule.eval_batch_size), device)
         with _autocast(device, schedule.autocast):
-            predictions.append(task.logits(task.model, _inputs(batch)).argmax(-1).cpu())
+            predictions.append(task.logits(forward, _inputs(batch)).argmax(-1).cpu())
     task.model.train(was_training)
     predicted = torch.cat(predictions)
     labels = task.test["labels"]
@@ -135,17 +226,30 @@ def evaluate(task: Task, device: torch.device, schedule: Schedule) -> dict[str, 
     return results
 
 
-def _rng_state() -> dict:
+def rng_state(device: torch.device) -> dict:
+    """The random state a run draws from: torch's CPU generator and, on CUDA, the generator
+    of the one device the run uses (not every GPU of the machine: a checkpoint then resumes
+    on a machine with fewer)."""
     state = {"torch": torch.get_rng_state()}  # training draws from torch's generators only
-    if torch.cuda.is_available():
-        state["cuda"] = torch.cuda.get_rng_state_all()
+    if device.type == "cuda":
+        state["cuda"] = torch.cuda.get_rng_state(device)
     return state
 
 
-def _set_rng_state(state: dict) -> None:
+def set_rng_state(state: dict, device: torch.device) -> None:
+    """Restore `rng_state`'s result on the run's device (whichever index it had when saved).
+    Older checkpoints hold a list of every GPU's state: the run's device index is taken."""
     torch.set_rng_state(state["torch"])
-    if "cuda" in state and torch.cuda.is_available():
-        torch.cuda.set_rng_state_all(state["cuda"])
+    saved = state.get("cuda")
+    if device.type != "cuda" or saved is None:
+        return
+    if isinstance(saved, list | tuple):
+        index = device.index if device.index is not None else torch.cuda.current_device()
+        if index >= len(saved):
+            log.warning("the checkpoint has no random state for %s; not restored", device)
+            return
+        saved = saved[index]
+    torch.cuda.set_rng_state(saved, device)
 
 
 def save_checkpoint(path, payload: dict) -> None:
@@ -192,17 +296,24 @@ def fit(
     if resumed is not None:
         model.load_state_dict(resumed["model"])
         optimizer.load_state_dict(resumed["optimizer"])
-        _set_rng_state(resumed["rng"])
+        set_rng_state(resumed["rng"], device)
         state = resumed["state"]
         log.info("resumed from %s at step %d of %d", checkpoint, state["step"], total)
+    # compiled lazily, at the first forward; the checkpoint keeps the plain model's state
+    forward = torch.compile(model, mode=COMPILE_MODE) if schedule.compile else model
+    window = LossWindow(device, state["window_sum"], state["window_count"])
+    window.first_step = state["step"] - state["window_count"]
 
     def log_point(step: int) -> None:
-        loss = state["window_sum"] / state["window_count"] if state["window_count"] else np.nan
-        row = {"step": step, "train_loss": loss, **evaluate(task, device, schedule)}
+        row = {
+            "step": step,
+            "train_loss": window.mean(step),
+            **evaluate(task, device, schedule, forward),
+        }
         if task.model_metrics is not None:
             row.update(task.model_metrics(model))
         state["logged"].append(row)
-        state["window_sum"], state["window_count"] = 0.0, 0
+        window.reset(step)
 
     if state["step"] == 0 and not state["logged"]:
         log_point(0)
@@ -211,36 +322,42 @@ def fit(
         mininterval=5.0, file=schedule.progress_file,
     )  # fmt: skip
     started, started_step = time.perf_counter(), state["step"]
+    shown_loss = "-"  # the last logged train loss: a step's own loss is never read
+    orders = _EpochOrders(task, schedule)
     while state["step"] < total:
         step = state["step"]
         epoch, position = divmod(step, per_epoch)
-        order = epoch_order(schedule.seed, epoch, _size(task.train))
+        order = orders[epoch]
         index = order[position * schedule.batch_size : (position + 1) * schedule.batch_size]
-        batch = _to({k: v[index] for k, v in task.train.items()}, device)
-        values: list[float] = []
+        batch = _batch(task, task.train, index, device)
         # torch's closure convention, which every optimizer takes; SPS reads the loss from it
-        optimizer.step(partial(_loss_and_gradient, task, optimizer, batch, schedule, values, step))
-        value = values[-1]
-        state["window_sum"] += value
-        state["window_count"] += 1
+        loss = optimizer.step(
+            partial(_loss_and_gradient, task, forward, optimizer, batch, schedule)
+        )
+        window.add(loss)
         state["step"] = step + 1
         if state["step"] % schedule.log_every == 0 or state["step"] == total:
             log_point(state["step"])
+            shown_loss = f"{state['logged'][-1]['train_loss']:.4f}"
         every = schedule.checkpoint_every
         if checkpoint and every and state["step"] % every == 0:
+            state["window_sum"] = window.total(state["step"])
+            state["window_count"] = window.count
             save_checkpoint(
                 checkpoint,
                 {
                     "fingerprint": fingerprint,
                     "model": model.state_dict(),
                     "optimizer": optimizer.state_dict(),
-                    "rng": _rng_state(),
+                    "rng": rng_state(device),
                     "state": state,
                 },
             )
-        seconds = time.perf_counter() - started
-        rate = (state["step"] - started_step) * schedule.batch_size / seconds
-        bar.set_postfix(loss=f"{value:.4f}", samples_per_s=f"{rate:.0f}", refresh=False)
+        # samples/s as queued by the host: the device's pace once its queue is full
+        rate = (
+            (state["step"] - started_step) * schedule.batch_size / (time.perf_counter() - started)
+        )
+        bar.set_postfix(loss=shown_loss, samples_per_s=f"{rate:.0f}", refresh=False)
         bar.update(1)
     bar.close()
     if checkpoint and Path(checkpoint).exists():
