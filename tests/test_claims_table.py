@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from attnbias import claims, data, hypotheses, provenance
+from attnbias import claims, data, hypotheses, provenance, svm
 
 T = 10_000
 ITERATIONS = np.unique(np.concatenate([[0], np.rint(np.geomspace(1, T, 80)).astype(int)]))
@@ -22,9 +22,14 @@ GOOD = hypotheses.summarize(
     [hypotheses.report(data.generate("example1", s, dict(n=8, T=4, d=100, query_signal=0.0)))
      for s in (0, 1)]
 )  # fmt: skip
-JOINT_GOOD = hypotheses.summarize(
-    [hypotheses.report(data.generate("dm", s, dict(n=4, T=3, d=60))) for s in (0, 1)]
-)
+def _joint_report(seed: int) -> dict:
+    """DM data inside Cond. 1 (iii) as Lem. 11 uses it, measured with the svm job's u_mm."""
+    dataset = data.generate("dm", seed, dict(n=4, T=3, d=60))
+    solutions = svm.solve_for_dataset(dataset, train_u=True, name=f"dm seed {seed}")
+    return hypotheses.report(dataset, svm.to_arrays(solutions))
+
+
+JOINT_GOOD = hypotheses.summarize([_joint_report(s) for s in (0, 1)])
 
 
 def long_table(curves: dict) -> pd.DataFrame:
