@@ -7,21 +7,36 @@ every seed, not only on the mean.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
-from project import copy_project, snakemake
+from project import REPO, copy_project, snakemake
 
 pytestmark = pytest.mark.slow
 EXPERIMENTS = ("fig2", "fig2_uncapped", "fig3", "fig3_cond1", "fig8", "gd_vs_ngd", "fig9")
 
 
 @pytest.fixture(scope="module")
-def tables(tmp_path_factory) -> dict[str, pd.DataFrame]:
+def built(tmp_path_factory) -> Path:
+    """The default config's metric tables and claims table (no figures)."""
     workdir = copy_project(tmp_path_factory.mktemp("default"))
     targets = [f"results/{e}/metrics.parquet" for e in EXPERIMENTS]
-    snakemake(workdir, *targets, "-c2", "-q", config="config/config.yaml")
-    return {e: pd.read_parquet(workdir / t) for e, t in zip(EXPERIMENTS, targets, strict=True)}
+    snakemake(workdir, *targets, "results/claims.md", "-c2", "-q", config="config/config.yaml")
+    return workdir
+
+
+@pytest.fixture(scope="module")
+def tables(built) -> dict[str, pd.DataFrame]:
+    return {e: pd.read_parquet(built / f"results/{e}/metrics.parquet") for e in EXPERIMENTS}
+
+
+def test_the_readme_states_the_claims_tables_summary(built):
+    """The README's headline counts are the default build's, word for word."""
+    summary = (built / "results/claims.md").read_text().splitlines()[2].strip("*")
+    readme = " ".join((REPO / "README.md").read_text().split())
+    assert f"**{summary}**" in readme, summary
 
 
 def series(table, optimizer, metric) -> pd.DataFrame:

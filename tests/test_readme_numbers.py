@@ -15,6 +15,8 @@ import pytest
 import yaml
 from project import REPO, copy_project, planned_jobs
 
+from attnbias import sweep_grid
+
 README = (REPO / "README.md").read_text()
 CONFIG = yaml.safe_load((REPO / "config/config.yaml").read_text())
 
@@ -48,21 +50,21 @@ def test_the_test_counts():
 
 
 def test_the_default_configs_seeds_and_iterations():
-    default = [e for e in CONFIG["experiments"].values() if e.get("default_build", True)]
-    seeds = {e["seeds"] for e in default}
+    default = {n: e for n, e in CONFIG["experiments"].items() if e.get("default_build", True)}
+    seeds = {e["seeds"] for e in default.values()}
     two_token = CONFIG["experiments"]["gd_vs_ngd"]["train"]["iterations"]
-    others = {e["train"]["iterations"] for e in default} - {two_token}
+    others = {e["train"]["iterations"] for e in default.values()} - {two_token}
     assert stated(r"Default config: (\d+) seeds") == max(seeds)
-    assert stated(r"seeds \((\d+) for the deterministic") == min(seeds)
+    assert stated(r"seeds \((\d+) for fig3_cond1") == default["fig3_cond1"]["seeds"]
+    assert stated(r", (\d+) for the deterministic") == min(seeds)
     assert re.search(r"example\), 10⁴\s+iterations \(3·10⁴ for the two-token", README)
     assert others == {10**4} and two_token == 3 * 10**4
 
 
 def test_the_fig3_sweeps_settings():
-    sweep = CONFIG["fig3_sweep"]
-    settings = len(sweep["separations"]) * len(sweep["d"]) * len(sweep["lr"])
-    assert stated(r"holds, over (\d+) settings") == settings
-    assert stated(r"in all (\d+) settings of the fig3 sweep") == settings
+    settings = sweep_grid.size(CONFIG["sweeps"]["fig3"]["grid"])
+    assert stated(r"holds, over\s+(\d+) settings") == settings
+    assert stated(r"in all (\d+)\s+settings of the fig3 sweep") == settings
 
 
 def test_a_number_stated_twice_or_never_is_refused(monkeypatch):

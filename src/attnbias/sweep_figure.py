@@ -38,14 +38,21 @@ def _numeric(values: list) -> bool:
     return all(isinstance(v, int | float) and not isinstance(v, bool) for v in values)
 
 
+UNEVEN = 3.0  # largest over smallest step between sorted values: above it, grid order
+
+
 def _x_positions(axis: dict) -> tuple[dict, str]:
     """Axis value -> x, and the x scale: numbers as they are (log where they span a decade
-    or more and are positive), anything else (None, text) in grid order."""
+    or more and are positive); in grid order where the values are spaced so unevenly on
+    that scale that some would crowd (caps 1e2, 1e4, ..., 1e150), or are not numbers."""
     values = axis["values"]
-    if _numeric(values):
+    if _numeric(values) and len(set(values)) == len(values):
         positive = min(values) > 0
-        spread = positive and max(values) / min(values) >= 10
-        return {v: v for v in values}, "log" if spread else "linear"
+        scale = "log" if positive and max(values) / min(values) >= 10 else "linear"
+        on_axis = np.sort(np.log10(values) if scale == "log" else np.asarray(values, float))
+        steps = np.diff(on_axis)
+        if len(steps) < 2 or steps.max() <= UNEVEN * steps.min():
+            return {v: v for v in values}, scale
     return {v: i for i, v in enumerate(values)}, "linear"
 
 
@@ -72,17 +79,22 @@ def _lines(ax, rows: pd.DataFrame, axis: dict, metric: str, optimizers, legend, 
     key = axis["keys"][0]
     for opt in optimizers:
         mine = rows[rows["optimizer"] == opt]
-        values = mine[metric].astype(float).where(np.isfinite(mine[metric].astype(float)))
+        values = mine[metric].astype(float)  # inf: not reached; NaN: diverged (skipped)
         grouped = values.groupby(mine[key].map(format_value), sort=False)
         xs, mids, lows, highs = [], [], [], []
         for value in axis["values"]:
             text = format_value(value)
-            if text in grouped.groups:
-                group = grouped.get_group(text)
-                xs.append(position[value])
-                mids.append(_summary(group, metric))
-                lows.append(group.min())
-                highs.append(group.max())
+            if text not in grouped.groups:
+                continue
+            group = grouped.get_group(text).dropna()
+            finite = group[np.isfinite(group)]
+            mid = _summary(group, metric) if len(group) else np.nan
+            if not np.isfinite(mid):  # as the points' table: e.g. a seed that never crossed
+                continue
+            xs.append(position[value])
+            mids.append(mid)
+            lows.append(finite.min())
+            highs.append(finite.max())
         style = styles[opt]
         ax.plot(
             xs,
@@ -176,7 +188,9 @@ def _caption(long: pd.DataFrame, metrics: list[str], legend: dict, heat: bool) -
     settings = "; ".join(f"{label}: {caption}" for label, caption in legend.values())
     return (
         f"{seeds} seeds per point; {shown} {how} over seeds"
-        + ("" if heat else ", bands: smallest to largest seed")
+        + ("" if heat else ", bands: smallest to largest finite seed")
+        + "; no mark where that summary is not finite (a seed that never crossed makes a "
+        "mean infinite)"
         + ". Lower is faster in every metric. Verdicts: tick, the claim holds on the seed "
         "summary (cross: it does not); the number: seeds on which it holds on their own "
         f"numbers; right: points where it holds. Optimizers at the base's settings (the grid "
