@@ -22,6 +22,8 @@ GOOD = hypotheses.summarize(
     [hypotheses.report(data.generate("example1", s, dict(n=8, T=4, d=100, query_signal=0.0)))
      for s in (0, 1)]
 )  # fmt: skip
+
+
 def _joint_report(seed: int) -> dict:
     """DM data inside Cond. 1 (iii) as Lem. 11 uses it, measured with the svm job's u_mm."""
     dataset = data.generate("dm", seed, dict(n=4, T=3, d=60))

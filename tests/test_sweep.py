@@ -408,6 +408,16 @@ def test_the_tiny_sweep_passes():
             "one length",
         ),
         (lambda s: s.update(base="fig33"), "sweeps.fig3.base", "not an experiment"),
+        (
+            lambda s: s.update(optimizers=["gd", "adam"]),
+            "sweeps.fig3.optimizers[1]",
+            "'adam' is no optimizer of the base",
+        ),
+        (
+            lambda s: s.update(optimizers=["gd", "ngd"]),  # its grid sets joint-ngd's lr
+            "sweeps.fig3.grid.zip.optimizers.joint-ngd.lr",
+            "has no key 'joint-ngd' under optimizers",
+        ),
         (lambda s: s["metrics"].append("final_gap"), "sweeps.fig3.metrics[2]", "unknown metric"),
         (
             lambda s: s["claims"].update(x={"claim": "fastest-ish"}),
@@ -489,3 +499,21 @@ def test_a_new_point_builds_alone_and_a_base_change_reruns_what_it_changes(proje
     assert base == {"sweep_point": points, "sweep_summary": 1}
     gd = plan(lambda c: c["experiments"]["fig3"]["optimizers"]["gd"].update(lr=0.5))
     assert gd == {"sweep_point": points, "sweep_summary": 1}
+
+
+def test_a_null_grid_value_keeps_its_name_in_the_figure():
+    """A table holds the grid's null (uncapped) as NaN; the figure finds its point by name."""
+    column = pd.Series([1.0e4, np.nan, [0, 1]], dtype=object)
+    assert list(sweep_figure._formatted(column)) == [
+        sweep_grid.format_value(1.0e4),
+        sweep_grid.format_value(None),
+        sweep_grid.format_value([0, 1]),
+    ]
+    assert sweep_grid.format_value(None) != sweep_grid.format_value(float("nan"))
+
+
+def test_a_sweep_trains_the_optimizers_it_names_in_its_order():
+    base = {"optimizers": {"gd": {"rule": "gd"}, "ngd": {"rule": "ngd"}, "ps": {"rule": "polyak"}}}
+    point = sweep_grid.point_experiment({"optimizers": ["ps", "gd"]}, base, {})
+    assert list(point["optimizers"]) == ["ps", "gd"]
+    assert list(sweep_grid.point_experiment({}, base, {})["optimizers"]) == ["gd", "ngd", "ps"]

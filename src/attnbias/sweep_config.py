@@ -20,7 +20,9 @@ class SweepConfig:
         self._points = {n: sweep_grid.points(e["grid"]) for n, e in self.entries.items()}
 
     def base(self, sweep: str) -> dict:
-        return self.config["experiments"][self.entries[sweep]["base"]]
+        """The base experiment, with the optimizers the sweep trains."""
+        entry = self.entries[sweep]
+        return sweep_grid.trained(entry, self.config["experiments"][entry["base"]])
 
     def points(self, sweep: str) -> dict[str, dict]:
         """Point name -> {key path: value}, in grid order."""

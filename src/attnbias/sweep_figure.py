@@ -56,6 +56,11 @@ def _x_positions(axis: dict) -> tuple[dict, str]:
     return {v: i for i, v in enumerate(values)}, "linear"
 
 
+def _formatted(column: pd.Series) -> pd.Series:
+    """A key's values as the grid names them; a table holds a grid's null (uncapped) as NaN."""
+    return column.map(lambda v: format_value(None if isinstance(v, float) and np.isnan(v) else v))
+
+
 def _summary(values: pd.Series, metric: str) -> float:
     return getattr(values, registry()[metric].aggregate)()
 
@@ -80,7 +85,7 @@ def _lines(ax, rows: pd.DataFrame, axis: dict, metric: str, optimizers, legend, 
     for opt in optimizers:
         mine = rows[rows["optimizer"] == opt]
         values = mine[metric].astype(float)  # inf: not reached; NaN: diverged (skipped)
-        grouped = values.groupby(mine[key].map(format_value), sort=False)
+        grouped = values.groupby(_formatted(mine[key]), sort=False)
         xs, mids, lows, highs = [], [], [], []
         for value in axis["values"]:
             text = format_value(value)
@@ -120,8 +125,8 @@ def _heat(ax, points: pd.DataFrame, axes: list[dict], metric: str, opt: str, lim
 
     x_axis, y_axis = axes
     table = points.assign(
-        _x=points[x_axis["keys"][0]].map(format_value),
-        _y=points[y_axis["keys"][0]].map(format_value),
+        _x=_formatted(points[x_axis["keys"][0]]),
+        _y=_formatted(points[y_axis["keys"][0]]),
     ).pivot(index="_y", columns="_x", values=f"{metric}_{opt}")
     xs = [format_value(v) for v in x_axis["values"]]
     ys = [format_value(v) for v in y_axis["values"]]
@@ -252,7 +257,7 @@ def draw(
             ax = fig.add_subplot(spec[row, col])
             rows = long
             for key, value in facet.items():
-                rows = rows[rows[key].map(format_value) == format_value(value)]
+                rows = rows[_formatted(rows[key]) == format_value(value)]
             if axes:
                 _lines(ax, rows, axes[0], metric, optimizers, legend, styles)
                 ax.set_yscale(registry()[metric].scale)

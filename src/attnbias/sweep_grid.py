@@ -126,10 +126,19 @@ def apply(experiment: dict, values: dict[str, object]) -> dict:
     return out
 
 
+def trained(entry: dict, experiment: dict) -> dict:
+    """The base experiment with the optimizers the entry trains: those its `optimizers` list
+    names, in that order, or all of the base's where it names none."""
+    names = entry.get("optimizers")
+    if not names:
+        return experiment
+    return {**experiment, "optimizers": {n: experiment["optimizers"][n] for n in names}}
+
+
 def point_experiment(entry: dict, experiment: dict, values: dict) -> dict:
-    """What one point trains: the base with the point's values and the entry's seeds, less
-    the texts (title, labels) that change no number."""
-    point = apply(experiment, values)
+    """What one point trains: the base (with the entry's optimizers) with the point's values
+    and the entry's seeds, less the texts (title, labels) that change no number."""
+    point = apply(trained(entry, experiment), values)
     point.pop("title", None)
     point.pop("default_build", None)
     for opt in point["optimizers"].values():
@@ -142,6 +151,11 @@ def point_experiment(entry: dict, experiment: dict, values: dict) -> dict:
 def check(entry: dict, experiment: dict) -> None:
     """Refuse a grid that is empty, too large, uneven in its zip group, or that names a key
     the base experiment lacks; GridError names the key path under the entry."""
+    known = list(experiment["optimizers"])
+    for i, name in enumerate(entry.get("optimizers") or []):
+        if name not in known:
+            raise GridError(("optimizers", i), f"{name!r} is no optimizer of the base ({known})")
+    experiment = trained(entry, experiment)
     grid = entry.get("grid") or {}
     if not grid:
         raise GridError(("grid",), "the grid is empty; give at least one key path and its values")

@@ -30,6 +30,7 @@ def check_sweeps(config: dict, schema: dict, error) -> None:
             if isinstance(err, sweep_grid.MissingKeyError) and _unknown(base, err.key, schema):
                 message = f"unknown key path {err.key}: no experiment has it; {message}"
             raise error((*path, *err.path), message) from None
+        base = sweep_grid.trained(entry, base)
         _check_values(entry, base, schema, path, error)
         _check_metrics(entry, path, error)
         _check_claims(entry, base, path, error)
