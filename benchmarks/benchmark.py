@@ -26,8 +26,11 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from attnbias import attention, data, svm, train
-from attnbias.optimizers import OptimizerSpec
+from attnbias.data import models
+from attnbias.model import attention
+from attnbias.optim.full_batch import OptimizerSpec
+from attnbias.svm import max_margin
+from attnbias.training import torch_loop
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -42,15 +45,15 @@ def best_of(fn, repeats: int) -> float:
 
 
 def bench_svm(skip_cvxpy: bool) -> None:
-    ds = data.generate("example1", 0, {"n": 20, "T": 5, "d": 400})
-    ours = best_of(lambda: svm.solve_w_svm(ds["X"], ds["opt"]), 20)
+    ds = models.generate("example1", 0, {"n": 20, "T": 5, "d": 400})
+    ours = best_of(lambda: max_margin.solve_w_svm(ds["X"], ds["opt"]), 20)
     print(f"W-SVM n=20 T=5 d=400: ours {ours * 1e3:.2f} ms")
     if skip_cvxpy:
         return
     start = time.perf_counter()
-    W_ref = svm.solve_w_svm_cvxpy(ds["X"], ds["opt"])
+    W_ref = max_margin.solve_w_svm_cvxpy(ds["X"], ds["opt"])
     ref = time.perf_counter() - start
-    W = svm.solve_w_svm(ds["X"], ds["opt"]).W
+    W = max_margin.solve_w_svm(ds["X"], ds["opt"]).W
     rel = np.linalg.norm(W - W_ref) / np.linalg.norm(W_ref)
     print(
         f"  cvxpy (primal, default solver) {ref:.1f} s; speed-up {ref / ours:,.0f}x "
@@ -61,14 +64,14 @@ def bench_svm(skip_cvxpy: bool) -> None:
 def bench_seeds(iterations: int) -> None:
     torch.set_num_threads(1)
     params = {"n": 20, "T": 5, "d": 100}
-    datasets = [data.generate("example1", s, params) for s in range(10)]
-    W_mm = np.stack([svm.solve_w_svm(d["X"], d["opt"]).W for d in datasets])
+    datasets = [models.generate("example1", s, params) for s in range(10)]
+    W_mm = np.stack([max_margin.solve_w_svm(d["X"], d["opt"]).W for d in datasets])
     spec = OptimizerSpec("ngd", lr=0.1)
-    grid = train.log_grid(iterations, 100)
+    grid = torch_loop.log_grid(iterations, 100)
 
     def run(k):
         problem = attention.Problem.from_arrays(datasets[:k])
-        train.train(
+        torch_loop.train(
             problem,
             spec,
             iterations=iterations,

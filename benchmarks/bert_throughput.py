@@ -32,10 +32,10 @@ from functools import partial
 
 import torch
 
-from attnbias.devices import resolve_device
+from attnbias.optim.stochastic import make_optimizer
 from attnbias.realdata import trainer
 from attnbias.realdata.bert import trim_padding
-from attnbias.stochastic import make_optimizer
+from attnbias.training.devices import resolve_device
 
 MNLI_TRAIN_PAIRS = 392_702
 GOAL_SECONDS = 27 * 60  # 10 epochs

@@ -2,7 +2,7 @@
 
 Prints, per experiment, the rows only one build has and the largest relative difference per
 metric; for the claims, any text or verdict that differs and the largest relative difference
-of each numeric column. Used to check that the compiled kernel (attnbias.fast) gives the
+of each numeric column. Used to check that the compiled kernel (attnbias.training.kernel) gives the
 results of the torch implementation (README, "Speed").
 
 Usage: python benchmarks/compare_builds.py BASE/results NEW/results

@@ -30,8 +30,8 @@ import time
 
 import torch
 
+from attnbias.optim.stochastic import SPS, make_optimizer
 from attnbias.realdata.vit import ViTSmall
-from attnbias.stochastic import SPS, make_optimizer
 
 OPTIMIZERS = {
     "sgd": {"lr": 1e-3},

@@ -3,7 +3,7 @@
 For every (experiment, optimizer) of a config (default: config/config.yaml; the sizes,
 losses and optimizer settings are the config's), on seed 0's data:
 
-  step      the compiled kernel (attnbias.fast), one thread, float64: the median over
+  step      the compiled kernel (attnbias.training.kernel), one thread, float64: the median over
             rounds of (time of N steps) / N, metrics logged only at 0 and N
   logged    the same with the config's log grid (the metrics at ~100 logged iterations,
             computed in numpy): what a training job spends per iteration
@@ -13,7 +13,7 @@ losses and optimizer settings are the config's), on seed 0's data:
                     (W x_1 = W0 x_1 + A Gq, logits X (W x_1), x_bar = a X, v = w X, the
                     norm (dA^T dA) o Gq; with u trained also X u and x_bar^T w);
               token the products the kernel does: P c (and K e with u trained)
-  torch     (--torch) the reference implementation's step (attnbias.train), for the ratio
+  torch     (--torch) the torch reference's step (attnbias.training.torch_loop), for the ratio
 
 Targets (issue 13): fig2's step <= 60 us; the two-token example (d = 2) <= 15 us; the step
 under 10x the A/Q floor. Rounds interleave the cases in a random order, so machine noise
@@ -35,8 +35,10 @@ from datetime import datetime, timezone
 import numpy as np
 import yaml
 
-from attnbias import data, fast, svm
-from attnbias.spec import OptimizerSpec, without
+from attnbias.data import models
+from attnbias.optim.spec import OptimizerSpec, without
+from attnbias.svm import max_margin
+from attnbias.training import kernel
 
 TARGETS_US = {"fig2": 60.0, "gd_vs_ngd": 15.0}
 FLOOR_RATIO_TARGET = 10.0
@@ -59,17 +61,19 @@ class Case:
         self.spec = OptimizerSpec(**without(e["optimizers"][name], "label"))
         self.train = e["train"]
         self.steps = steps
-        self.ds = data.generate(e["data"]["model"], 0, e["data"]["params"])
-        sol = svm.to_arrays(svm.solve_for_dataset(self.ds, self.train["train_u"], self.label))
+        self.ds = models.generate(e["data"]["model"], 0, e["data"]["params"])
+        sol = max_margin.to_arrays(
+            max_margin.solve_for_dataset(self.ds, self.train["train_u"], self.label)
+        )
         self.W_mm = sol["W_mm"][None]
         self.u_mm = sol["u_mm"][None] if self.train["train_u"] else None
-        self.problem = fast.TokenProblem([self.ds])
-        self.grid = fast.log_grid(steps, self.train["log_points"], self.train["grid"])
+        self.problem = kernel.TokenProblem([self.ds])
+        self.grid = kernel.log_grid(steps, self.train["log_points"], self.train["grid"])
         n, T, d = self.ds["X"].shape
         self.size = f"n={n} T={T} d={d}"
 
     def run(self, grid) -> None:
-        fast.train(
+        kernel.train(
             self.problem,
             self.spec,
             iterations=self.steps,
@@ -109,12 +113,13 @@ class Case:
     def torch_step(self, steps: int) -> float:
         import torch
 
-        from attnbias import attention, train
+        from attnbias.model import attention
+        from attnbias.training import torch_loop
 
         torch.set_num_threads(1)
         problem = attention.Problem.from_arrays([self.ds])
         start = time.perf_counter()
-        train.train(
+        torch_loop.train(
             problem,
             self.spec,
             iterations=steps,
@@ -143,7 +148,7 @@ def main() -> None:
     print(
         f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC; {platform.node()}, "
         f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores; load average "
-        f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}; kernel {fast.kernel_path().name}"
+        f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}; kernel {kernel.kernel_path().name}"
     )
     for case in cases:
         case.run([0, args.steps])  # warm-up (and builds the kernel if needed)

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from transformers import Trainer
 
-from attnbias.stochastic import SNGD, SPS
+from attnbias.optim.stochastic import SNGD, SPS
 
 
 def unwrap_optimizer(optimizer):

@@ -1,6 +1,6 @@
 """Shared helpers for the unit tests: the plain (autograd-friendly) risk, and the built project.
 
-The plain risk is `attnbias.reference.risk`, written straight from the paper's equations
+The plain risk is `attnbias.model.reference.risk`, written straight from the paper's equations
 (docs/model.md) and sharing no code with the package's stable forms, so those are checked
 against an independent reference.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from attnbias.reference import plain_risk
+from attnbias.model.reference import plain_risk
 
 # One thread per process was fastest for these small problems (docs/environment.md,
 # "Threads"), and it keeps the run times of the long tests stable on a loaded 2-core machine.

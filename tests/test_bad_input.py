@@ -27,8 +27,13 @@ import torch
 import yaml
 from project import copy_project, snakemake
 
-from attnbias import attention, claims, configcheck, data, io, svm, train
-from attnbias.optimizers import OptimizerSpec
+from attnbias import claims
+from attnbias.data import models
+from attnbias.model import attention
+from attnbias.optim.full_batch import OptimizerSpec
+from attnbias.svm import max_margin
+from attnbias.training import torch_loop
+from attnbias.workflow import configcheck, io
 
 TARGET = "results-tiny/fig2/metrics.parquet"
 SCHEMA = "workflow/schemas/config.schema.yaml"
@@ -246,10 +251,10 @@ def test_polyak_step_that_never_fires_is_an_error(built_copy):
 
 def test_non_finite_step_is_not_repaired():
     """A NaN step used to become no step (nan_to_num): now the run stops at the next log."""
-    ds = data.generate("example1", 0, dict(n=6, T=4, d=10))
-    W_mm = torch.as_tensor(svm.solve_w_svm(ds["X"], ds["opt"]).W[None])
-    with pytest.raises(train.NonFiniteError, match="parameter W not finite at iteration 2"):
-        train.train(
+    ds = models.generate("example1", 0, dict(n=6, T=4, d=10))
+    W_mm = torch.as_tensor(max_margin.solve_w_svm(ds["X"], ds["opt"]).W[None])
+    with pytest.raises(torch_loop.NonFiniteError, match="parameter W not finite at iteration 2"):
+        torch_loop.train(
             attention.Problem.from_arrays([ds]),
             OptimizerSpec("gd", lr=math.nan),
             iterations=3,
@@ -260,10 +265,10 @@ def test_non_finite_step_is_not_repaired():
 
 def test_zero_gradient_block_takes_no_step():
     """u = 0 at the start of joint training: W's gradient is zero, and W stays put."""
-    ds = data.generate("dm", 0, dict(n=6, T=3, d=8))
-    solutions = svm.solve_for_dataset(ds, True, "dm")
+    ds = models.generate("dm", 0, dict(n=6, T=3, d=8))
+    solutions = max_margin.solve_for_dataset(ds, True, "dm")
     problem = attention.Problem.from_arrays([ds])
-    table, final = train.train(
+    table, final = torch_loop.train(
         problem,
         OptimizerSpec("ngd", lr=0.1),
         iterations=1,
@@ -276,10 +281,10 @@ def test_zero_gradient_block_takes_no_step():
 
 
 def test_polyak_never_firing_is_refused_in_train():
-    ds = data.generate("example1", 0, dict(n=6, T=4, d=10))
-    W_mm = torch.as_tensor(svm.solve_w_svm(ds["X"], ds["opt"]).W[None])
+    ds = models.generate("example1", 0, dict(n=6, T=4, d=10))
+    W_mm = torch.as_tensor(max_margin.solve_w_svm(ds["X"], ds["opt"]).W[None])
     with pytest.raises(ValueError, match="f_star=5 never steps"):
-        train.train(
+        torch_loop.train(
             attention.Problem.from_arrays([ds]),
             OptimizerSpec("polyak", f_star=5.0),
             iterations=2,
@@ -369,8 +374,8 @@ def test_deleted_intermediate_is_rebuilt_with_forcerun_as_the_readme_says(built_
 
 
 def _dataset_and_solution():
-    ds = data.generate("example1", 0, dict(n=6, T=3, d=12))
-    return ds, svm.to_arrays(svm.solve_for_dataset(ds, False, "test"))
+    ds = models.generate("example1", 0, dict(n=6, T=3, d=12))
+    return ds, max_margin.to_arrays(max_margin.solve_for_dataset(ds, False, "test"))
 
 
 def test_w_mm_is_checked_against_its_data(tmp_path):
@@ -383,8 +388,8 @@ def test_w_mm_is_checked_against_its_data(tmp_path):
     with pytest.raises(io.FileContractError, match=r"long\.npz: W_mm is not the max-margin"):
         io.load_svm(tmp_path / "long.npz", ds, ident)
     # another seed's solution: the constraints of this data fail
-    other, other_arrays = data.generate("example1", 1, dict(n=6, T=3, d=12)), None
-    other_arrays = svm.to_arrays(svm.solve_for_dataset(other, False, "other"))
+    other, other_arrays = models.generate("example1", 1, dict(n=6, T=3, d=12)), None
+    other_arrays = max_margin.to_arrays(max_margin.solve_for_dataset(other, False, "other"))
     io.save_npz(tmp_path / "other.npz", other_arrays, ident)
     with pytest.raises(io.FileContractError, match="smallest margin"):
         io.load_svm(tmp_path / "other.npz", ds, ident)
@@ -547,7 +552,7 @@ def test_hostile_title_and_label_stay_text_in_the_report(tmp_path, request):
 
 
 def test_provenance_is_strict_json(tmp_path):
-    from attnbias import provenance
+    from attnbias.workflow import provenance
 
     with pytest.raises(ValueError):
         provenance.config_sha256({"lr": math.nan})

@@ -14,21 +14,24 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from attnbias import claims, data, hypotheses, provenance, svm
+from attnbias import claims
+from attnbias.data import hypotheses, models
+from attnbias.svm import max_margin
+from attnbias.workflow import provenance
 
 T = 10_000
 ITERATIONS = np.unique(np.concatenate([[0], np.rint(np.geomspace(1, T, 80)).astype(int)]))
 GOOD = hypotheses.summarize(
-    [hypotheses.report(data.generate("example1", s, dict(n=8, T=4, d=100, query_signal=0.0)))
+    [hypotheses.report(models.generate("example1", s, dict(n=8, T=4, d=100, query_signal=0.0)))
      for s in (0, 1)]
 )  # fmt: skip
 
 
 def _joint_report(seed: int) -> dict:
     """DM data inside Cond. 1 (iii) as Lem. 11 uses it, measured with the svm job's u_mm."""
-    dataset = data.generate("dm", seed, dict(n=4, T=3, d=60))
-    solutions = svm.solve_for_dataset(dataset, train_u=True, name=f"dm seed {seed}")
-    return hypotheses.report(dataset, svm.to_arrays(solutions))
+    dataset = models.generate("dm", seed, dict(n=4, T=3, d=60))
+    solutions = max_margin.solve_for_dataset(dataset, train_u=True, name=f"dm seed {seed}")
+    return hypotheses.report(dataset, max_margin.to_arrays(solutions))
 
 
 JOINT_GOOD = hypotheses.summarize([_joint_report(s) for s in (0, 1)])
@@ -272,7 +275,7 @@ def test_capped_optimizers_get_no_rate_rows():
 
 def test_data_outside_the_hypotheses_never_read_plain_holds():
     broken = hypotheses.summarize(
-        [hypotheses.report(data.generate("example1", 0, dict(n=8, T=4, d=100, query_signal=0.5)))]
+        [hypotheses.report(models.generate("example1", 0, dict(n=8, T=4, d=100, query_signal=0.5)))]
     )
     assert not broken["ass2_holds"]
     rows = rows_of(fixed_table(gd=gd_like(), ngd=ngd_like(-0.9)), OPTS, summary=broken)

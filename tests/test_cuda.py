@@ -32,10 +32,13 @@ from tiny_runs import (
     resume_task,
 )
 
-from attnbias import attention, data, svm, train
-from attnbias.optimizers import OptimizerSpec
+from attnbias.data import models
+from attnbias.model import attention
+from attnbias.optim.full_batch import OptimizerSpec
+from attnbias.optim.stochastic import SNGD, SPS
 from attnbias.realdata import trainer
-from attnbias.stochastic import SNGD, SPS
+from attnbias.svm import max_margin
+from attnbias.training import torch_loop
 
 pytestmark = [
     pytest.mark.cuda,
@@ -59,11 +62,11 @@ def synthetic_datasets(kind: str) -> tuple[dict, ...]:
     random W0 in the third. "dm": u trained jointly from u0 = 0 in two runs and from a
     small random u0 in the third (W0 = 0)."""
     if kind == "example1":
-        datasets = [data.generate("example1", seed, dict(n=8, T=4, d=12)) for seed in (0, 1, 2)]
+        datasets = [models.generate("example1", seed, dict(n=8, T=4, d=12)) for seed in (0, 1, 2)]
         datasets[2]["W0"] = np.random.default_rng(7).standard_normal((12, 12))
     elif kind == "dm":
-        # n = 4: the per-sample opt softmaxes are logged too (train.PER_SAMPLE_LIMIT)
-        datasets = [data.generate("dm", seed, dict(n=4, T=4, d=12)) for seed in (0, 1, 2)]
+        # n = 4: the per-sample opt softmaxes are logged too (torch_loop.PER_SAMPLE_LIMIT)
+        datasets = [models.generate("dm", seed, dict(n=4, T=4, d=12)) for seed in (0, 1, 2)]
         datasets[2]["u"] = 0.1 * np.random.default_rng(8).standard_normal(12)
     else:
         raise ValueError(kind)
@@ -71,13 +74,15 @@ def synthetic_datasets(kind: str) -> tuple[dict, ...]:
 
 
 @functools.cache
-def max_margin(kind: str) -> tuple[np.ndarray, np.ndarray | None]:
+def max_margin_solutions(kind: str) -> tuple[np.ndarray, np.ndarray | None]:
     """(W_mm, u_mm) of the batch, (B, d, d) and (B, d) (u_mm None for a fixed decoder)."""
     datasets = synthetic_datasets(kind)
-    W_mm = np.stack([svm.solve_w_svm(ds["X"], ds["opt"]).W for ds in datasets])
+    W_mm = np.stack([max_margin.solve_w_svm(ds["X"], ds["opt"]).W for ds in datasets])
     if kind != "dm":
         return W_mm, None
-    return W_mm, np.stack([svm.solve_u_svm(ds["X"], ds["y"], ds["opt"]).u for ds in datasets])
+    return W_mm, np.stack(
+        [max_margin.solve_u_svm(ds["X"], ds["y"], ds["opt"]).u for ds in datasets]
+    )
 
 
 # (problem, optimizer): the fixed decoder takes every rule (Polyak with f* = the loss at all
@@ -102,21 +107,21 @@ def case_id(case) -> str:
 
 
 def synthetic_run(kind: str, spec: OptimizerSpec, device, iterations: int = ITERATIONS):
-    """train.train in float64 on `device`: (metrics table, final {"W", "u"} as numpy)."""
+    """torch_loop.train in float64 on `device`: (metrics table, final {"W", "u"} as numpy)."""
     device = torch.device(device)
     problem = attention.Problem.from_arrays(
         list(synthetic_datasets(kind)), device=device, dtype=F64
     )
-    W_mm, u_mm = max_margin(kind)
+    W_mm, u_mm = max_margin_solutions(kind)
 
     def on_device(a):
         return None if a is None else torch.as_tensor(a, dtype=F64, device=device)
 
-    table, final = train.train(
+    table, final = torch_loop.train(
         problem,
         spec,
         iterations=iterations,
-        log_iterations=train.log_grid(iterations, 40),
+        log_iterations=torch_loop.log_grid(iterations, 40),
         W_mm=on_device(W_mm),
         u_mm=on_device(u_mm),
         train_u=kind == "dm",

@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from attnbias import data, hypotheses, svm
+from attnbias.data import hypotheses, models
+from attnbias.svm import max_margin
 
 CASES = {
     "example1": dict(n=7, T=5, d=16),
@@ -22,7 +23,7 @@ def _scores(ds):
 
 @pytest.mark.parametrize("model", sorted(CASES))
 def test_contract_keys_shapes_and_types(model):
-    ds = data.generate(model, 0, CASES[model])
+    ds = models.generate(model, 0, CASES[model])
     params = CASES[model]
     n, T, d = (1, 2, 2) if model == "two_token" else (params["n"], params["T"], params["d"])
     assert ds["X"].shape == (n, T, d)
@@ -47,7 +48,7 @@ def test_contract_keys_shapes_and_types(model):
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("T", [2, 3, 6])
 def test_example1_assumption_2(seed, T):
-    ds = data.generate("example1", seed, dict(n=12, T=T, d=30))
+    ds = models.generate("example1", seed, dict(n=12, T=T, d=30))
     n = 12
     np.testing.assert_array_equal(ds["u"], np.eye(30)[0])
     np.testing.assert_array_equal(ds["W0"], 0.0)
@@ -58,7 +59,7 @@ def test_example1_assumption_2(seed, T):
     others = np.arange(T)[None, :] != ds["opt"][:, None]
     np.testing.assert_array_equal(gamma[others], 0.0)  # every non-opt token scores 0 (Ass. 2)
     assert hypotheses.report(ds)["ass2_holds"]
-    with_query = data.generate("example1", seed, dict(n=12, T=T, d=30, query_signal=0.5))
+    with_query = models.generate("example1", seed, dict(n=12, T=T, d=30, query_signal=0.5))
     np.testing.assert_array_equal(_scores(with_query)[:, 0], 0.5)  # query score = query_signal
     # with one non-opt token (T = 2) its scores cannot differ: Ass. 2 still holds
     assert hypotheses.report(with_query)["ass2_holds"] == (T == 2)
@@ -70,7 +71,7 @@ def test_example1_assumption_2(seed, T):
 
 
 def test_example1_signal_parameters_and_labels():
-    ds = data.generate("example1", 3, dict(n=200, T=4, d=10, opt_signal=2.0, query_signal=-0.5))
+    ds = models.generate("example1", 3, dict(n=200, T=4, d=10, opt_signal=2.0, query_signal=-0.5))
     gamma = _scores(ds)
     np.testing.assert_allclose(gamma[np.arange(200), ds["opt"]], 2.0, rtol=0, atol=0)
     np.testing.assert_allclose(gamma[:, 0], -0.5, rtol=0, atol=0)
@@ -80,7 +81,7 @@ def test_example1_signal_parameters_and_labels():
 
 
 def test_example1_without_orthogonal_noise():
-    ds = data.generate("example1", 0, dict(n=12, T=4, d=30, noise_orthogonal_to_u=False))
+    ds = models.generate("example1", 0, dict(n=12, T=4, d=30, noise_orthogonal_to_u=False))
     gamma = _scores(ds)
     others = (np.arange(4)[None, :] != ds["opt"][:, None]) & (np.arange(4)[None, :] != 0)
     assert np.ptp(gamma[others]) > 0  # scores now differ ...
@@ -88,8 +89,8 @@ def test_example1_without_orthogonal_noise():
 
 
 def test_assumption_report_on_example1():
-    ds = data.generate("example1", 0, dict(n=10, T=4, d=50, query_signal=0.5))
-    report = data.assumption_report(ds)
+    ds = models.generate("example1", 0, dict(n=10, T=4, d=50, query_signal=0.5))
+    report = models.assumption_report(ds)
     tokens = ds["X"].reshape(-1, 50)
     gram = tokens @ tokens.T
     off = np.abs(gram - np.diag(np.diag(gram)))
@@ -98,14 +99,14 @@ def test_assumption_report_on_example1():
     # non-optimal tokens: the query (0.5) and the rest (0): spread 0.5, opt gap 0.5
     assert report["max_nonopt_score_spread"] == pytest.approx(0.5, abs=1e-15)
     assert report["min_opt_score_gap"] == pytest.approx(0.5, abs=1e-15)
-    assert "min_opt_score_gap" not in data.assumption_report(
-        data.generate("dm", 0, dict(n=4, T=3, d=10))
+    assert "min_opt_score_gap" not in models.assumption_report(
+        models.generate("dm", 0, dict(n=4, T=3, d=10))
     )
 
 
 def test_dm_structure():
     n, T, d = 400, 4, 50
-    ds = data.generate("dm", 1, dict(n=n, T=T, d=d, mu_norm=1.0, noise_scale=0.5))
+    ds = models.generate("dm", 1, dict(n=n, T=T, d=d, mu_norm=1.0, noise_scale=0.5))
     np.testing.assert_array_equal(ds["opt"], 0)
     np.testing.assert_array_equal(ds["W0"], 0.0)
     # x_1 = y mu + N(0, I/d): its projection on e_1 has mean y
@@ -120,18 +121,18 @@ def test_dm_structure():
 
 @pytest.mark.parametrize("model", sorted(CASES))
 def test_determinism(model):
-    a = data.generate(model, 5, CASES[model])
-    b = data.generate(model, 5, CASES[model])
+    a = models.generate(model, 5, CASES[model])
+    b = models.generate(model, 5, CASES[model])
     assert set(a) == set(b)
     for key in a:
         np.testing.assert_array_equal(a[key], b[key])
     if model != "two_token":  # deterministic by design
-        c = data.generate(model, 6, CASES[model])
+        c = models.generate(model, 6, CASES[model])
         assert not np.array_equal(a["X"], c["X"])
 
 
 def test_two_token_example():
-    ds = data.generate("two_token", 123, {"d": 4})
+    ds = models.generate("two_token", 123, {"d": 4})
     np.testing.assert_array_equal(ds["X"][0], np.eye(4)[:2])
     np.testing.assert_array_equal(ds["u"], np.eye(4)[0])
     np.testing.assert_array_equal(ds["y"], [1.0])
@@ -147,7 +148,7 @@ def test_two_token_example():
 @pytest.mark.parametrize("init_norm", [0.5, 5.0])
 def test_bad_direction(seed, init_norm):
     params = dict(n=8, T=4, d=24, init_norm=init_norm)
-    ds = data.generate("bad_direction", seed, params)
+    ds = models.generate("bad_direction", seed, params)
     W0 = ds["W0"]
     assert np.linalg.norm(W0) == pytest.approx(init_norm, rel=1e-12)
     n = 8
@@ -165,14 +166,14 @@ def test_bad_direction(seed, init_norm):
     # and the bad token is the argmax of the attention (W0 is a max-margin direction for it)
     assert np.all(np.argmax(logits, axis=1) == ds["bad"])
     # the same data as example1 with that seed
-    plain = data.generate("example1", seed, dict(n=8, T=4, d=24))
+    plain = models.generate("example1", seed, dict(n=8, T=4, d=24))
     np.testing.assert_array_equal(ds["X"], plain["X"])
 
 
 def test_unknown_model_raises():
-    with pytest.raises(data.DataError, match="no_such_model"):
-        data.generate("no_such_model", 0, {})
-    assert issubclass(data.DataError, ValueError)
+    with pytest.raises(models.DataError, match="no_such_model"):
+        models.generate("no_such_model", 0, {})
+    assert issubclass(models.DataError, ValueError)
 
 
 @pytest.mark.parametrize(
@@ -186,29 +187,29 @@ def test_unknown_model_raises():
     ],
 )
 def test_bad_parameters_raise(model, params, match):
-    with pytest.raises(data.DataError, match=match):
-        data.generate(model, 0, params)
+    with pytest.raises(models.DataError, match=match):
+        models.generate(model, 0, params)
 
 
 def test_token_scores():
-    ds = data.generate("example1", 0, dict(n=3, T=3, d=6, noise_orthogonal_to_u=False))
+    ds = models.generate("example1", 0, dict(n=3, T=3, d=6, noise_orthogonal_to_u=False))
     expected = np.array(
         [[ds["y"][i] * ds["u"] @ ds["X"][i, t] for t in range(3)] for i in range(3)]
     )
     np.testing.assert_allclose(
-        data.token_scores(ds["X"], ds["y"], ds["u"]), expected, rtol=1e-15, atol=1e-15
+        models.token_scores(ds["X"], ds["y"], ds["u"]), expected, rtol=1e-15, atol=1e-15
     )
 
 
 def test_example1_opt_is_the_best_token_with_noise_along_u():
-    ds = data.generate("example1", 1, dict(n=6, T=4, d=10, noise_orthogonal_to_u=False))
+    ds = models.generate("example1", 1, dict(n=6, T=4, d=10, noise_orthogonal_to_u=False))
     assert np.all(np.argmax(_scores(ds), axis=1) == ds["opt"])
 
 
 def test_binary_digits_patches_and_classifier():
     from sklearn.datasets import load_digits
 
-    d = data.generate("binary_digits", 0, {"n": 30, "T": 4, "noise": 0.1})
+    d = models.generate("binary_digits", 0, {"n": 30, "T": 4, "noise": 0.1})
     n, T, dim = d["X"].shape
     assert (n, T, dim) == (30, 4, 64)
     signal = d["X"][np.arange(n), d["signal"]]
@@ -220,16 +221,16 @@ def test_binary_digits_patches_and_classifier():
         assert len(match) >= 1 and targets[match[0]] == (1 if label > 0 else 0)
     # at this noise the signal patch is the optimal token, and the classifier gets it right
     assert np.array_equal(d["opt"], d["signal"])
-    gamma = data.token_scores(d["X"], d["y"], d["u"])
+    gamma = models.token_scores(d["X"], d["y"], d["u"])
     assert np.all(gamma[np.arange(n), d["opt"]] > 0)
     assert d["W0"].shape == (64, 64) and not d["W0"].any()
 
 
 def test_binary_digits_errors_name_the_problem():
-    with pytest.raises(data.DataError, match="n=1000 sequences"):
-        data.generate("binary_digits", 0, {"n": 1000, "T": 3, "noise": 0.1})
-    with pytest.raises(data.DataError, match="digits source"):
-        data.generate("binary_digits", 0, {"n": 5, "T": 3, "noise": 0.1, "source": "usps"})
+    with pytest.raises(models.DataError, match="n=1000 sequences"):
+        models.generate("binary_digits", 0, {"n": 1000, "T": 3, "noise": 0.1})
+    with pytest.raises(models.DataError, match="digits source"):
+        models.generate("binary_digits", 0, {"n": 5, "T": 3, "noise": 0.1, "source": "usps"})
 
 
 def test_binary_digits_from_mnist_files(tmp_path):
@@ -237,13 +238,13 @@ def test_binary_digits_from_mnist_files(tmp_path):
 
     written = write_mnist(tmp_path, n_train=200, n_test=10, seed=0)
     params = {"n": 6, "T": 3, "noise": 0.1, "source": "mnist", "root": str(tmp_path)}
-    d = data.generate("binary_digits", 1, params)
+    d = models.generate("binary_digits", 1, params)
     assert d["X"].shape == (6, 3, 784)
     images, labels = written["train"]
     pool = images[np.isin(labels, (0, 1))].reshape(-1, 784) / 255.0
     for patch in d["X"][np.arange(6), d["signal"]]:
         assert np.any(np.all(np.isclose(pool, patch), axis=1))
-    assert data.source_note("binary_digits", params) == "digits 0 vs 1 from MNIST (28x28)"
+    assert models.source_note("binary_digits", params) == "digits 0 vs 1 from MNIST (28x28)"
 
 
 APP_C1 = dict(init_norm=0.5, direction=[[-1.0, -2.0], [3.0, 4.0]])  # config.yaml's fig8
@@ -263,7 +264,7 @@ def _gd(ds, iterations, lr=1.0):
     """Plain numpy GD on the exponential loss, (1/n) sum_i exp(-y_i u^T X_i^T softmax(X_i W x_i1)):
     the optimal token's softmax per sample at every step, and the last W."""
     X, y, u, W = ds["X"], ds["y"], ds["u"], ds["W0"].copy()
-    gamma = data.token_scores(X, y, u)
+    gamma = models.token_scores(X, y, u)
     rows = np.arange(len(y))
     s_opt = []
     for _ in range(iterations + 1):
@@ -277,7 +278,7 @@ def _gd(ds, iterations, lr=1.0):
 
 
 def test_app_c1_contract_and_token_optimality():
-    ds = data.generate("app_c1", 0, APP_C1)
+    ds = models.generate("app_c1", 0, APP_C1)
     assert set(ds) == {"X", "y", "opt", "W0", "u", "bad"}
     assert ds["X"].shape == (2, 2, 2) and ds["W0"].shape == (2, 2) and ds["u"].shape == (2,)
     for key in ("X", "y", "W0", "u"):
@@ -289,13 +290,13 @@ def test_app_c1_contract_and_token_optimality():
     np.testing.assert_array_equal(ds["opt"], [1, 0])
     assert np.all(np.abs(gamma[:, 0] - gamma[:, 1]) > 0)
     # deterministic: the seed does not matter
-    other = data.generate("app_c1", 7, APP_C1)
+    other = models.generate("app_c1", 7, APP_C1)
     for key in ds:
         np.testing.assert_array_equal(ds[key], other[key])
 
 
 def test_app_c1_starts_in_a_bad_direction_that_violates_w_svm():
-    ds = data.generate("app_c1", 0, APP_C1)
+    ds = models.generate("app_c1", 0, APP_C1)
     X, opt, W0 = ds["X"], ds["opt"], ds["W0"]
     assert np.linalg.norm(W0) == pytest.approx(0.5, rel=1e-12)
     rows = np.arange(2)
@@ -310,7 +311,7 @@ def test_app_c1_starts_in_a_bad_direction_that_violates_w_svm():
     # a small start (Lemma 2): no initial logit reaches 0.5 in magnitude
     assert np.abs(_logits(X, W0)).max() < 0.5
     # the W-SVM is feasible; both constraints are active at W_mm = [[2/3, -5/3], [-2, 1/3]]
-    solution = svm.solve_w_svm(X, opt)
+    solution = max_margin.solve_w_svm(X, opt)
     np.testing.assert_allclose(solution.W, [[2 / 3, -5 / 3], [-2, 1 / 3]], atol=1e-10)
     np.testing.assert_allclose(solution.margins, 1.0, atol=1e-10)
     # and W0 points away from it
@@ -318,7 +319,7 @@ def test_app_c1_starts_in_a_bad_direction_that_violates_w_svm():
 
 
 def test_app_c1_assumption_report():
-    report = data.assumption_report(data.generate("app_c1", 0, APP_C1))
+    report = models.assumption_report(models.generate("app_c1", 0, APP_C1))
     assert report["max_nonopt_score_spread"] == 0.0  # one non-optimal token per sample
     assert report["min_opt_score_gap"] == pytest.approx(0.5)
     assert report["min_sq_norm"] == pytest.approx(0.25)
@@ -326,7 +327,7 @@ def test_app_c1_assumption_report():
 
 
 def test_app_c1_gd_dips_then_converges_to_w_mm():
-    ds = data.generate("app_c1", 0, APP_C1)
+    ds = models.generate("app_c1", 0, APP_C1)
     s_opt, W = _gd(ds, 10_000)
     bad = s_opt[:, 0]  # sample 1, whose optimal token W0 disfavours
     assert bad[1] < bad[0] and s_opt[1, 1] > s_opt[0, 1]  # falls at first; sample 2's rises
@@ -334,7 +335,7 @@ def test_app_c1_gd_dips_then_converges_to_w_mm():
     assert 10 < low < 200 and bad[low] < bad[0] - 0.1  # a clear dip ...
     assert np.all(np.diff(bad[low:]) > 0) and bad[-1] > 0.99  # ... then up towards 1
     assert np.all(np.diff(s_opt[:, 1]) > 0) and s_opt[-1, 1] > 0.99
-    W_mm = svm.solve_w_svm(ds["X"], ds["opt"]).W
+    W_mm = max_margin.solve_w_svm(ds["X"], ds["opt"]).W
     cos = np.sum(W * W_mm) / (np.linalg.norm(W) * np.linalg.norm(W_mm))
     assert 1 - cos < 2e-3
 
@@ -348,5 +349,5 @@ def test_app_c1_gd_dips_then_converges_to_w_mm():
     ],
 )
 def test_app_c1_bad_parameters_raise(params, match):
-    with pytest.raises(data.DataError, match=match):
-        data.generate("app_c1", 0, params)
+    with pytest.raises(models.DataError, match=match):
+        models.generate("app_c1", 0, params)

@@ -19,8 +19,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from attnbias import configcheck, data, fast, stochastic
-from attnbias.spec import OptimizerSpec
+from attnbias.data import models
+from attnbias.optim import stochastic
+from attnbias.optim.spec import OptimizerSpec
+from attnbias.training import kernel
+from attnbias.workflow import configcheck
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA = yaml.safe_load((REPO / "workflow/schemas/config.schema.yaml").read_text())
@@ -59,14 +62,14 @@ def keyword_defaults(function) -> dict:
 
 def _sections():
     """(name, schema properties, the function's defaults) for every section that has one."""
-    for model in data.MODELS:
+    for model in models.MODELS:
         yield (
             model,
             DEFS[f"{model}_params"]["properties"],
-            data.keyword_defaults(data.generator(model)),
+            models.keyword_defaults(models.generator(model)),
         )
     study = DEFS["global_convergence"]["properties"]
-    knobs = data.keyword_defaults(data.perturbed_example1)
+    knobs = models.keyword_defaults(models.perturbed_example1)
     yield "study data", study["data"]["properties"], knobs
     yield "study settings", study["settings"]["additionalProperties"]["properties"], knobs
     spec = {f.name: f.default for f in dataclasses.fields(OptimizerSpec)}
@@ -76,7 +79,10 @@ def _sections():
         constructor = stochastic.OPTIMIZERS[rule].__init__
         yield f"real {rule}", branch["then"]["properties"], keyword_defaults(constructor)
     train = DEFS["experiment"]["properties"]["train"]["properties"]
-    settings = {**keyword_defaults(fast.train), "grid": keyword_defaults(fast.log_grid)["spacing"]}
+    settings = {
+        **keyword_defaults(kernel.train),
+        "grid": keyword_defaults(kernel.log_grid)["spacing"],
+    }
     # log_points has no function default: the schema's is its only statement
     yield "train", {k: v for k, v in train.items() if k != "log_points"}, settings
 
@@ -91,7 +97,7 @@ def test_the_schema_states_the_functions_defaults(name, properties, defaults):
 
 def test_every_data_model_and_optimizer_rule_is_covered():
     names = {s[0] for s in SECTIONS}
-    assert set(data.MODELS) <= names
+    assert set(models.MODELS) <= names
     assert {f"real {rule}" for rule in stochastic.OPTIMIZERS} <= names
 
 
@@ -100,7 +106,7 @@ def test_a_stale_default_in_the_schema_is_flagged():
     properties = copy.deepcopy(DEFS["example1_params"]["properties"])
     properties["query_signal"]["description"] += " (default 0.5)"
     properties["opt_signal"]["default"] = 2.0
-    found = disagreements(properties, data.keyword_defaults(data.example1))
+    found = disagreements(properties, models.keyword_defaults(models.example1))
     assert found == [
         "opt_signal: the schema says 2.0, the function 1.0",
         "query_signal: the schema says 0.5, the function 0.0",
@@ -133,7 +139,7 @@ FIG2_QUERY = r"experiments\.fig2\.data\.params\.query_signal"
 
 def test_the_query_signal_default_lets_a_low_opt_signal_pass():
     """Issue 27's case: opt_signal 0.3 and no query_signal (example1's default, 0.0) is valid."""
-    assert data.keyword_defaults(data.example1)["query_signal"] < 0.3
+    assert models.keyword_defaults(models.example1)["query_signal"] < 0.3
     check(config_without(FIG2, "query_signal", opt_signal=0.3))
 
 
@@ -178,7 +184,7 @@ def test_the_f_star_default_is_refused_where_u_is_trained_and_passes_where_fixed
 
 
 def test_the_train_u_default_is_the_trainers():
-    """An experiment without train.train_u has a fixed decoder (fast.train's default), so
+    """An experiment without train.train_u has a fixed decoder (kernel.train's default), so
     lr_u there is refused as for train_u: false."""
     config = config_without(["experiments", "fig3", "optimizers", "ngd"], "lr_u", lr_u=0.1)
     check(config)  # fig3 sets train_u: true

@@ -4,7 +4,7 @@
 - Each env file has the expected shape: a name, conda-forge, `==` pins, and a pip section
   that installs this project (envs/README.md).
 - Every third-party module that a rule's code imports (its script and the package modules
-  that imports, transitively: attnbias.codedeps) is declared in that rule's env.
+  that imports, transitively: attnbias.workflow.codedeps) is declared in that rule's env.
 - The pins agree with the project's own install: each satisfies pyproject.toml's range
   and equals constraints.txt where that pins.
 
@@ -29,7 +29,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
-from attnbias.codedeps import module_files
+from attnbias.workflow.codedeps import module_files
 
 REPO = Path(__file__).resolve().parents[1]
 ENVS = REPO / "envs"
@@ -338,7 +338,7 @@ dependencies:
 
 
 def fabricated_workflow(root: Path, extra_deps: str = "") -> Path:
-    """A two-rule workflow: `good` runs a script importing numpy, torch and attnbias.io
+    """A two-rule workflow: `good` runs a script importing numpy, torch and attnbias.workflow.io
     (which imports pyarrow) in envs/e.yaml; `bare` runs it with no conda: at all."""
     (root / "workflow" / "rules").mkdir(parents=True)
     (root / "workflow" / "scripts").mkdir()

@@ -1,8 +1,8 @@
-"""The compiled CPU path (attnbias.fast) against the torch reference (attnbias.train).
+"""The compiled CPU path (training.kernel) against the torch reference (training.torch_loop).
 
 Every optimizer variant, both losses, the fixed decoder and joint training, the metrics
 (log_step_W, per-sample softmax, exact crossings), the divergence checks, and the NGD
-direction far past float resolution (t = 1e4) agree with train.train to 1e-10 relative.
+direction far past float resolution (t = 1e4) agree with torch_loop.train to 1e-10 relative.
 """
 
 from __future__ import annotations
@@ -17,9 +17,13 @@ import numpy as np
 import pytest
 import torch
 
-from attnbias import attention, data, fast, gradients, study, svm, train
-from attnbias.losses import get_loss
-from attnbias.optimizers import OptimizerSpec
+from attnbias.data import models
+from attnbias.model import attention, gradients
+from attnbias.model.losses import get_loss
+from attnbias.optim.full_batch import OptimizerSpec
+from attnbias.studies import global_convergence
+from attnbias.svm import max_margin
+from attnbias.training import kernel, torch_loop
 
 E1 = dict(n=20, T=5, d=100, opt_signal=1.0, query_signal=0.5, noise_orthogonal_to_u=True)
 E1_SMALL = dict(n=8, T=4, d=30, query_signal=0.5)
@@ -28,7 +32,9 @@ FIG8 = dict(n=4, T=3, d=20, opt_signal=1.0, query_signal=0.5, init_norm=2.0)
 
 
 def _solutions(datasets, train_u):
-    arrays = [svm.to_arrays(svm.solve_for_dataset(ds, train_u, "test")) for ds in datasets]
+    arrays = [
+        max_margin.to_arrays(max_margin.solve_for_dataset(ds, train_u, "test")) for ds in datasets
+    ]
     W_mm = np.stack([a["W_mm"] for a in arrays])
     u_mm = np.stack([a["u_mm"] for a in arrays]) if train_u else None
     return W_mm, u_mm
@@ -42,9 +48,9 @@ def _both(
     uncapped Polyak step aiming at f* = 0 below a fixed decoder's L*: agreeing there is what
     is checked)."""
     W_mm, u_mm = _solutions(datasets, train_u)
-    grid = train.log_grid(iterations, points)
+    grid = torch_loop.log_grid(iterations, points)
     try:
-        ref, ref_final = train.train(
+        ref, ref_final = torch_loop.train(
             attention.Problem.from_arrays(datasets),
             spec,
             iterations=iterations,
@@ -58,13 +64,13 @@ def _both(
         if not may_diverge:
             raise
         with pytest.raises(FloatingPointError, match=re.escape(str(err))):
-            fast.train(
-                fast.TokenProblem(datasets), spec, iterations=iterations, log_iterations=grid,
+            kernel.train(
+                kernel.TokenProblem(datasets), spec, iterations=iterations, log_iterations=grid,
                 W_mm=W_mm, u_mm=u_mm, train_u=train_u, loss=loss,
             )  # fmt: skip
         return None
-    got, got_final = fast.train(
-        fast.TokenProblem(datasets),
+    got, got_final = kernel.train(
+        kernel.TokenProblem(datasets),
         spec,
         iterations=iterations,
         log_iterations=grid,
@@ -100,7 +106,7 @@ FIXED = [
 @pytest.mark.parametrize("loss", ["exponential", "logistic"])
 @pytest.mark.parametrize("spec", FIXED, ids=lambda s: s.caption())
 def test_fixed_decoder_matches_the_reference(spec, loss):
-    datasets = [data.generate("example1", seed, E1_SMALL) for seed in (0, 1)]
+    datasets = [models.generate("example1", seed, E1_SMALL) for seed in (0, 1)]
     both = _both(datasets, spec, iterations=400, loss=loss, may_diverge=True)
     if both is None:  # both diverged alike, which _both checked
         assert spec == OptimizerSpec("polyak", f_star=0)  # aims below L* > 0, uncapped
@@ -126,7 +132,7 @@ JOINT = [
 @pytest.mark.parametrize("loss", ["exponential", "logistic"])
 @pytest.mark.parametrize("spec", JOINT, ids=lambda s: s.caption())
 def test_joint_training_matches_the_reference(spec, loss):
-    datasets = [data.generate("dm", seed, DM) for seed in (0, 1)]
+    datasets = [models.generate("dm", seed, DM) for seed in (0, 1)]
     ref, got, ref_final, got_final = _both(datasets, spec, iterations=400, train_u=True, loss=loss)
     _assert_tables_agree(ref, got)
     for key in ("W", "u"):
@@ -136,7 +142,7 @@ def test_joint_training_matches_the_reference(spec, loss):
 def test_eq10_step_factors_fire_in_both_backends():
     """Negative control for the Eq. 10 rows above: the factors change the run (a kernel
     that ignored decay_W would agree with a reference that ignored it too)."""
-    datasets = [data.generate("dm", 0, DM)]
+    datasets = [models.generate("dm", 0, DM)]
     plain = OptimizerSpec("ngd", lr=0.1, normalize="per_block")
     (plain_ref, plain_fast, *_), (eq10_ref, eq10_fast, *_) = (
         _both(datasets, s, iterations=200, train_u=True) for s in (plain, EQ10)
@@ -150,7 +156,7 @@ def test_eq10_step_factors_fire_in_both_backends():
 
 def test_bad_init_per_sample_softmax_and_crossings_match():
     """fig8's setting: W0 != 0, n = 4 (per-sample softmax), GD crossing both thresholds."""
-    datasets = [data.generate("bad_direction", seed, FIG8) for seed in (0, 1)]
+    datasets = [models.generate("bad_direction", seed, FIG8) for seed in (0, 1)]
     ref, got, _, _ = _both(datasets, OptimizerSpec("ngd", lr=0.1), iterations=3000)
     assert "opt_softmax_3" in got
     assert np.isfinite(got["first_gap_W_below_0.001"]).all()  # crossed, at the same step
@@ -159,9 +165,9 @@ def test_bad_init_per_sample_softmax_and_crossings_match():
 
 def test_opt_not_the_best_token_matches():
     """Signed sums (delta and L - L* of both signs): a fixed u whose opt is not the argmax."""
-    ds = data.generate("example1", 1, dict(n=6, T=4, d=10, noise_orthogonal_to_u=False))
+    ds = models.generate("example1", 1, dict(n=6, T=4, d=10, noise_orthogonal_to_u=False))
     ds["W0"] = np.random.default_rng(51).standard_normal((10, 10))
-    gamma = data.token_scores(ds["X"], ds["y"], ds["u"])
+    gamma = models.token_scores(ds["X"], ds["y"], ds["u"])
     ds["opt"] = ds["opt"].copy()
     ds["opt"][:2] = np.argsort(gamma[:2], axis=1)[:, -2]
     # (Polyak stops near t = 60 here, where L - L* ~ 1e-17 L is rounding noise of either sign)
@@ -172,7 +178,7 @@ def test_opt_not_the_best_token_matches():
 
 
 def test_two_token_example_matches():
-    ds = data.generate("two_token", 0, dict(d=2))
+    ds = models.generate("two_token", 0, dict(d=2))
     for spec in (OptimizerSpec("gd"), OptimizerSpec("ngd", lr=0.1)):
         ref, got, _, _ = _both([ds], spec, iterations=3000)
         _assert_tables_agree(ref, got)
@@ -194,10 +200,10 @@ def test_ngd_direction_at_t_1e4_matches_the_reference():
     The fast path's direction at t = 1e4 is its own step, (W_t - W_{t+1}) / lr; the
     reference's is gradients.w_gradient at its own W_t. They agree to 1e-10 relative.
     """
-    ds = data.generate("example1", 0, E1)
+    ds = models.generate("example1", 0, E1)
     W_mm, _ = _solutions([ds], False)
     spec, t = OptimizerSpec("ngd", lr=0.1), 10_000
-    ref, ref_final = train.train(
+    ref, ref_final = torch_loop.train(
         attention.Problem.from_arrays([ds]),
         spec,
         iterations=t,
@@ -205,9 +211,9 @@ def test_ngd_direction_at_t_1e4_matches_the_reference():
         W_mm=torch.as_tensor(W_mm),
     )
     assert ref["log1m_opt_softmax"][0, -1] < -200  # far past float resolution
-    problem = fast.TokenProblem([ds])
-    _, final = fast.train(problem, spec, iterations=t, log_iterations=[0, t], W_mm=W_mm)
-    _, after = fast.train(problem, spec, iterations=t + 1, log_iterations=[0, t + 1], W_mm=W_mm)
+    problem = kernel.TokenProblem([ds])
+    _, final = kernel.train(problem, spec, iterations=t, log_iterations=[0, t], W_mm=W_mm)
+    _, after = kernel.train(problem, spec, iterations=t + 1, log_iterations=[0, t + 1], W_mm=W_mm)
     direction = (final["W"][0] - after["W"][0]) / spec.lr
     expected = _ngd_direction_reference(ds, ref_final["W"][0].numpy())
     assert np.linalg.norm(direction - expected) / np.linalg.norm(expected) < 1e-10
@@ -215,57 +221,59 @@ def test_ngd_direction_at_t_1e4_matches_the_reference():
 
 
 def test_divergence_raises_as_in_the_reference():
-    ds = data.generate("example1", 0, dict(n=6, T=4, d=10))
+    ds = models.generate("example1", 0, dict(n=6, T=4, d=10))
     W_mm, _ = _solutions([ds], False)
-    problem = fast.TokenProblem([ds])
+    problem = kernel.TokenProblem([ds])
     for grid, at in ((np.arange(4), "iteration 1"), (np.array([0, 3]), "iteration 3")):
         with pytest.raises(FloatingPointError, match=at):
-            fast.train(
+            kernel.train(
                 problem, OptimizerSpec("gd", lr=math.inf), iterations=3, log_iterations=grid,
                 W_mm=W_mm,
             )  # fmt: skip
     ds["X"][2, 1, 3] = np.nan
     with pytest.raises(FloatingPointError, match="iteration 0"):
-        fast.train(
-            fast.TokenProblem([ds]), OptimizerSpec("ngd", lr=0.1), iterations=2,
+        kernel.train(
+            kernel.TokenProblem([ds]), OptimizerSpec("ngd", lr=0.1), iterations=2,
             log_iterations=np.arange(3), W_mm=W_mm,
         )  # fmt: skip
 
 
 def test_invalid_requests():
-    ds = data.generate("dm", 0, dict(n=6, T=4, d=10))
-    problem = fast.TokenProblem([ds])
+    ds = models.generate("dm", 0, dict(n=6, T=4, d=10))
+    problem = kernel.TokenProblem([ds])
     W_mm = np.eye(10)[None]
     with pytest.raises(ValueError, match="u_mm"):
-        fast.train(problem, OptimizerSpec("gd"), iterations=1, log_iterations=[0, 1], W_mm=W_mm,
+        kernel.train(problem, OptimizerSpec("gd"), iterations=1, log_iterations=[0, 1], W_mm=W_mm,
                    train_u=True)  # fmt: skip
     with pytest.raises(ValueError, match="f\\*"):
-        fast.train(problem, OptimizerSpec("polyak"), iterations=1, log_iterations=[0, 1],
+        kernel.train(problem, OptimizerSpec("polyak"), iterations=1, log_iterations=[0, 1],
                    W_mm=W_mm, u_mm=np.ones((1, 10)), train_u=True)  # fmt: skip
     with pytest.raises(ValueError, match="loss"):
-        fast.train(problem, OptimizerSpec("gd"), iterations=1, log_iterations=[0, 1], W_mm=W_mm,
+        kernel.train(problem, OptimizerSpec("gd"), iterations=1, log_iterations=[0, 1], W_mm=W_mm,
                    loss="square")  # fmt: skip
     with pytest.raises(ValueError, match="share"):
-        fast.TokenProblem([ds, data.generate("dm", 1, dict(n=6, T=4, d=11))])
+        kernel.TokenProblem([ds, models.generate("dm", 1, dict(n=6, T=4, d=11))])
 
 
 def test_constants_and_grid_match_train():
-    assert fast.CROSSING_THRESHOLDS == train.CROSSING_THRESHOLDS
-    assert fast.PER_SAMPLE_LIMIT == train.PER_SAMPLE_LIMIT
+    assert kernel.CROSSING_THRESHOLDS == torch_loop.CROSSING_THRESHOLDS
+    assert kernel.PER_SAMPLE_LIMIT == torch_loop.PER_SAMPLE_LIMIT
     for args in ((10**4, 100, "log"), (0, 5, "log"), (30, 7, "linear")):
-        np.testing.assert_array_equal(fast.log_grid(*args), train.log_grid(*args))
+        np.testing.assert_array_equal(kernel.log_grid(*args), torch_loop.log_grid(*args))
 
 
 def test_study_batch_matches_the_torch_backend():
     """The study's batched runs (one dataset, many W0 of several scales) on both backends."""
-    ds = study.perturbed_example1(np.random.default_rng(0), n=6, T=4, d=20, correlation=1.0)
-    W0s, _ = study.random_initialisations(np.random.default_rng(1), 20, 6, [1.0, 4.0])
-    W_mm = svm.solve_w_svm(ds["X"], ds["opt"]).W
-    grid = train.log_grid(300, 20)
+    ds = global_convergence.perturbed_example1(
+        np.random.default_rng(0), n=6, T=4, d=20, correlation=1.0
+    )
+    W0s, _ = global_convergence.random_initialisations(np.random.default_rng(1), 20, 6, [1.0, 4.0])
+    W_mm = max_margin.solve_w_svm(ds["X"], ds["opt"]).W
+    grid = torch_loop.log_grid(300, 20)
     spec = OptimizerSpec("polyak")
-    got, got_final = study._train_batch(ds, W0s, spec, W_mm, grid, "cpu")
+    got, got_final = global_convergence._train_batch(ds, W0s, spec, W_mm, grid, "cpu")
     problem = attention.Problem.from_arrays([{**ds, "W0": W0} for W0 in W0s])
-    ref, ref_final = train.train(
+    ref, ref_final = torch_loop.train(
         problem, spec, iterations=300, log_iterations=grid, W_mm=torch.as_tensor(W_mm[None])
     )
     _assert_tables_agree(ref, got)
@@ -273,24 +281,26 @@ def test_study_batch_matches_the_torch_backend():
 
 
 def test_backend_choice():
-    assert fast.available()
-    assert fast.backend("auto", "float64") == "c"
-    assert fast.backend("cpu", "float64") == "c"
-    assert fast.backend("cpu", "float32") == "torch"
-    assert fast.backend("cuda", "float64") == "torch"
-    assert fast.kernel_info()["backend"] == "c"
+    assert kernel.available()
+    assert kernel.backend("auto", "float64") == "c"
+    assert kernel.backend("cpu", "float64") == "c"
+    assert kernel.backend("cpu", "float32") == "torch"
+    assert kernel.backend("cuda", "float64") == "torch"
+    assert kernel.kernel_info()["backend"] == "c"
 
 
 def test_a_training_job_never_imports_torch(tmp_path):
-    """The job's entry (fast.run, as workflow/scripts/train.py calls it) stays torch-free."""
+    """The job's entry (kernel.run, as workflow/scripts/train.py calls it) stays torch-free."""
     code = """
 import sys
 import numpy as np
-from attnbias import data, fast, svm
-ds = data.generate("example1", 0, dict(n=6, T=4, d=10))
-sol = svm.to_arrays(svm.solve_for_dataset(ds, False, "t"))
+from attnbias.data import models
+from attnbias.training import kernel
+from attnbias.svm import max_margin
+ds = models.generate("example1", 0, dict(n=6, T=4, d=10))
+sol = max_margin.to_arrays(max_margin.solve_for_dataset(ds, False, "t"))
 config = dict(iterations=50, log_points=10, grid="log", loss="exponential", train_u=False)
-its, metrics, final, info = fast.run(ds, sol, config, dict(rule="ngd", lr=0.1))
+its, metrics, final, info = kernel.run(ds, sol, config, dict(rule="ngd", lr=0.1))
 assert info["backend"] == "c" and np.isfinite(metrics["log_loss"]).all()
 assert "torch" not in sys.modules, "torch was imported"
 """
@@ -299,9 +309,9 @@ assert "torch" not in sys.modules, "torch was imported"
 
 def test_kernel_is_built_once_per_source(tmp_path, monkeypatch):
     monkeypatch.setenv("ATTNBIAS_CACHE", str(tmp_path))
-    first = fast.kernel_path()
+    first = kernel.kernel_path()
     assert first.parent == tmp_path and first.exists()
-    assert fast.kernel_path() == first
+    assert kernel.kernel_path() == first
     assert [p.name for p in tmp_path.iterdir()] == [first.name]  # no temporary left over
 
 
@@ -312,7 +322,7 @@ def test_metrics_table_without_pandas_equals_pa_table():
 import sys
 import numpy as np
 import pyarrow as pa
-from attnbias import io
+from attnbias.workflow import io
 metrics = {"b": np.array([1.0, np.nan, 3.0]), "a": np.array([7.0]), "c": np.array([0.5, 1, 2])}
 table = io.metrics_table("fig2", "ngd-mom", 3, np.array([0, 5, 10]), metrics)
 assert "pandas" not in sys.modules
@@ -330,18 +340,20 @@ assert table.equals(ref) and table.schema == ref.schema, (table, ref)
 
 
 def test_study_mode_gives_diverged_runs_nan_and_keeps_the_others(monkeypatch):
-    """nonfinite="nan" (the study): as train.train with the batch split until the diverged
-    runs are alone (study._logged_runs on the torch backend)."""
-    ds = study.perturbed_example1(
+    """nonfinite="nan" (the study): as torch_loop.train with the batch split until the diverged
+    runs are alone (global_convergence._logged_runs on the torch backend)."""
+    ds = global_convergence.perturbed_example1(
         np.random.default_rng([0, 0]), n=10, T=4, d=50, correlation=2, query_signal=0.5
     )
-    W0s, _ = study.random_initialisations(np.random.default_rng([0, 1]), 50, 12, [1, 10, 100])
-    W_mm = svm.solve_w_svm(ds["X"], ds["opt"]).W
-    grid = train.log_grid(1000, 30)
+    W0s, _ = global_convergence.random_initialisations(
+        np.random.default_rng([0, 1]), 50, 12, [1, 10, 100]
+    )
+    W_mm = max_margin.solve_w_svm(ds["X"], ds["opt"]).W
+    grid = torch_loop.log_grid(1000, 30)
     spec = OptimizerSpec("polyak")  # uncapped: some runs overflow
-    got = study._logged_runs(ds, W0s, spec, W_mm, grid, "cpu")
-    monkeypatch.setattr(fast, "backend", lambda device, dtype: "torch")  # the reference
-    ref = study._logged_runs(ds, W0s, spec, W_mm, grid, "cpu")
+    got = global_convergence._logged_runs(ds, W0s, spec, W_mm, grid, "cpu")
+    monkeypatch.setattr(kernel, "backend", lambda device, dtype: "torch")  # the reference
+    ref = global_convergence._logged_runs(ds, W0s, spec, W_mm, grid, "cpu")
     lost = np.isnan(ref["gap_W"][:, -1])
     assert lost.any() and not lost.all()
     for key in ("gap_W", "opt_softmax", "W"):
@@ -352,7 +364,7 @@ def test_study_mode_gives_diverged_runs_nan_and_keeps_the_others(monkeypatch):
 
 def test_editing_the_kernel_reruns_training():
     """The training rule's code inputs (codedeps.module_files) include the C source."""
-    from attnbias.codedeps import module_files
+    from attnbias.workflow.codedeps import module_files
 
-    files = module_files(str(Path(fast.__file__).parents[2] / "workflow/scripts/train.py"))
-    assert str(fast.KERNEL_SOURCE) in files
+    files = module_files(str(Path(kernel.__file__).parents[2] / "workflow/scripts/train.py"))
+    assert str(kernel.KERNEL_SOURCE) in files

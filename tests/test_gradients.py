@@ -10,8 +10,10 @@ import numpy as np
 import pytest
 import torch
 
-from attnbias import attention, data, gradients, svm
-from attnbias.losses import get_loss
+from attnbias.data import models
+from attnbias.model import attention, gradients
+from attnbias.model.losses import get_loss
+from attnbias.svm import max_margin
 
 DTYPE = torch.float64
 LOSSES = ["exponential", "logistic"]
@@ -27,13 +29,13 @@ def _problem_and_params(kind: str, seeds=(0, 1)):
     for seed in seeds:
         rng = np.random.default_rng(100 + seed)
         if kind == "example1_W0":
-            ds = data.generate("example1", seed, dict(n=5, T=4, d=7))
+            ds = models.generate("example1", seed, dict(n=5, T=4, d=7))
             ds["W0"] = rng.standard_normal((7, 7))  # a nonzero W0
         elif kind == "example1_nonorth":
-            ds = data.generate("example1", seed, dict(n=5, T=4, d=7, noise_orthogonal_to_u=False))
+            ds = models.generate("example1", seed, dict(n=5, T=4, d=7, noise_orthogonal_to_u=False))
             ds["W0"] = 0.5 * rng.standard_normal((7, 7))
         elif kind == "dm_random_u":
-            ds = data.generate("dm", seed, dict(n=5, T=4, d=7))
+            ds = models.generate("dm", seed, dict(n=5, T=4, d=7))
             ds["u"] = 2.0 * rng.standard_normal(7)  # joint-training decoder, not the SVM one
             ds["W0"] = 0.5 * rng.standard_normal((7, 7))
         else:
@@ -147,7 +149,7 @@ def test_gradient_is_in_query_span_and_equals_full_autograd(plain):
 
 @pytest.mark.parametrize("loss", LOSSES)
 def test_zero_decoder_gives_exact_zero_w_gradient(loss, plain):
-    ds = data.generate("dm", 0, dict(n=5, T=4, d=7))  # no "u": the decoder starts at 0
+    ds = models.generate("dm", 0, dict(n=5, T=4, d=7))  # no "u": the decoder starts at 0
     ds["W0"] = np.random.default_rng(0).standard_normal((7, 7))
     problem = attention.Problem.from_arrays([ds])
     u = problem.u0.clone()
@@ -218,8 +220,8 @@ def test_w_gradient_when_attention_has_saturated(R, loss, plain):
     and at R = 3000 far below the smallest float. The stable gradient keeps its direction
     and log-norm; the plain autograd one does not (already at R = 30 its direction is
     off by ~3e-4)."""
-    ds = data.generate("example1", 2, dict(n=3, T=3, d=4, noise_orthogonal_to_u=False))
-    W_mm = svm.solve_w_svm(ds["X"], ds["opt"]).W
+    ds = models.generate("example1", 2, dict(n=3, T=3, d=4, noise_orthogonal_to_u=False))
+    W_mm = max_margin.solve_w_svm(ds["X"], ds["opt"]).W
     ds["W0"] = R * W_mm
     problem = attention.Problem.from_arrays([ds])
     A = problem.zero_coordinates()

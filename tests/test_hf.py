@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
 from hf_trainer import SPSTrainer  # noqa: E402
 from tiny_runs import CLASSES, VOCAB, tiny_bert  # noqa: E402
 
-from attnbias.stochastic import SPS  # noqa: E402
+from attnbias.optim.stochastic import SPS  # noqa: E402
 
 N, SEQ = 8, 6
 

@@ -1,11 +1,12 @@
-"""The hypotheses measured on data (attnbias.hypotheses), on hand-made datasets."""
+"""The hypotheses measured on data (attnbias.data.hypotheses), on hand-made datasets."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from attnbias import data, hypotheses, svm
+from attnbias.data import hypotheses, models
+from attnbias.svm import max_margin
 
 
 def _two_samples(non_opt_scores=(0.0, 0.0), shared=0.0):
@@ -40,13 +41,13 @@ def test_assumption2_equal_and_unequal_scores():
 
 
 def test_condition1_on_dm_and_its_violations():
-    ds = data.generate("dm", 0, dict(n=4, T=3, d=60, mu_norm=1.0, noise_scale=0.5))
+    ds = models.generate("dm", 0, dict(n=4, T=3, d=60, mu_norm=1.0, noise_scale=0.5))
     report = hypotheses.report(ds)
     assert report["cond1_holds"] and "ass2_holds" not in report
     assert report["cond1_d_over_nT"] == 5.0
-    small_d = hypotheses.report(data.generate("dm", 0, dict(n=4, T=3, d=10)))
+    small_d = hypotheses.report(models.generate("dm", 0, dict(n=4, T=3, d=10)))
     assert not small_d["cond1_holds"]  # d < nT: not overparameterised
-    loud_noise = hypotheses.report(data.generate("dm", 0, dict(n=4, T=3, d=60, noise_scale=3.0)))
+    loud_noise = hypotheses.report(models.generate("dm", 0, dict(n=4, T=3, d=60, noise_scale=3.0)))
     assert not loud_noise["cond1_holds"] and loud_noise["cond1_opt_norm_ratio"] < 1
     started = dict(ds, W0=np.eye(60))
     assert not hypotheses.report(started)["cond1_zero_init"]
@@ -67,30 +68,30 @@ def test_u_svm_support_by_hand_and_its_control():
     X = np.zeros((2, 2, 4))
     X[0, 0, 0], X[1, 0, 0] = 1.0, -3.0
     y, opt = np.array([1.0, -1.0]), np.array([0, 0])
-    u_mm = svm.solve_u_svm(X, y, opt).solution
+    u_mm = max_margin.solve_u_svm(X, y, opt).solution
     np.testing.assert_allclose(u_mm, [1, 0, 0, 0], atol=1e-9)
     out = hypotheses.u_svm_support(X, y, opt, u_mm)
     assert out["cond1_sv_fraction"] == 0.5 and not out["cond1_sv_holds"]
     assert out["cond1_u_margin_max"] == pytest.approx(3.0)
     X[1, 0, 0], X[0, 0, 2], X[1, 0, 3] = -1.0, 1.0, -1.0
-    out = hypotheses.u_svm_support(X, y, opt, svm.solve_u_svm(X, y, opt).solution)
+    out = hypotheses.u_svm_support(X, y, opt, max_margin.solve_u_svm(X, y, opt).solution)
     assert out["cond1_sv_fraction"] == 1.0 and out["cond1_sv_holds"]
 
 
 def _report_with_svm(dataset: dict) -> dict:
-    solutions = svm.solve_for_dataset(dataset, train_u=True, name="dm")
-    return hypotheses.report(dataset, svm.to_arrays(solutions))
+    solutions = max_margin.solve_for_dataset(dataset, train_u=True, name="dm")
+    return hypotheses.report(dataset, max_margin.to_arrays(solutions))
 
 
 def test_every_sample_is_a_support_vector_only_with_d_large_next_to_n():
     """DM at fig3's n = 20, d = nT: some samples off the support; n = 5: all on it."""
-    fig3 = _report_with_svm(data.generate("dm", 0, dict(n=20, T=5, d=100)))
+    fig3 = _report_with_svm(models.generate("dm", 0, dict(n=20, T=5, d=100)))
     assert fig3["cond1_holds"] and not fig3["cond1_sv_holds"]
     assert 0 < fig3["cond1_sv_fraction"] < 1 and fig3["cond1_u_margin_max"] > 1.01
-    small_n = _report_with_svm(data.generate("dm", 0, dict(n=5, T=5, d=100)))
+    small_n = _report_with_svm(models.generate("dm", 0, dict(n=5, T=5, d=100)))
     assert small_n["cond1_sv_holds"] and small_n["cond1_sv_fraction"] == 1.0
 
 
 def test_the_data_job_measures_no_svm():
-    report = hypotheses.report(data.generate("dm", 0, dict(n=5, T=5, d=100)))
+    report = hypotheses.report(models.generate("dm", 0, dict(n=5, T=5, d=100)))
     assert "cond1_holds" in report and "cond1_sv_fraction" not in report

@@ -11,7 +11,7 @@ import stat
 
 import pytest
 
-from attnbias import fast
+from attnbias.training import kernel
 
 pytestmark = pytest.mark.skipif(
     shutil.which("cc") is None and shutil.which("gcc") is None, reason="no C compiler"
@@ -22,7 +22,7 @@ pytestmark = pytest.mark.skipif(
 def cache(tmp_path, monkeypatch):
     monkeypatch.setenv("ATTNBIAS_CACHE", str(tmp_path / "cache"))
     monkeypatch.delenv("CC", raising=False)
-    monkeypatch.setattr(fast, "_LIB", None)
+    monkeypatch.setattr(kernel, "_LIB", None)
     return tmp_path / "cache"
 
 
@@ -31,35 +31,35 @@ def _is_elf(path) -> bool:
 
 
 def test_a_corrupted_cached_kernel_is_rebuilt_and_loads(cache):
-    path = fast.kernel_path()
+    path = kernel.kernel_path()
     path.write_bytes(b"not a shared library")
-    assert fast.unavailable_reason() is None
-    assert fast.backend("auto", "float64") == "c"
+    assert kernel.unavailable_reason() is None
+    assert kernel.backend("auto", "float64") == "c"
     assert _is_elf(path)  # replaced in place, for the next process too
     assert [p.name for p in cache.iterdir()] == [path.name]  # no temporary left behind
 
 
 def test_a_truncated_cached_kernel_is_rebuilt(cache):
-    path = fast.kernel_path()
+    path = kernel.kernel_path()
     path.write_bytes(path.read_bytes()[:100])
-    assert fast.unavailable_reason() is None
+    assert kernel.unavailable_reason() is None
     assert _is_elf(path) and path.stat().st_size > 100
 
 
 def test_no_compiler_falls_back_to_torch_with_the_reason(cache, monkeypatch):
     monkeypatch.setenv("CC", str(cache.parent / "no-such-compiler"))
-    reason = fast.unavailable_reason()
+    reason = kernel.unavailable_reason()
     assert reason is not None and "no C compiler" in reason
-    assert fast.backend("auto", "float64") == "torch"
-    line = fast.backend_line("auto", "float64")
+    assert kernel.backend("auto", "float64") == "torch"
+    line = kernel.backend_line("auto", "float64")
     assert "training on torch" in line and "no-such-compiler" in line
 
 
 def test_a_failing_compiler_falls_back_to_torch(cache, monkeypatch):
     monkeypatch.setenv("CC", "false")
-    reason = fast.unavailable_reason()
+    reason = kernel.unavailable_reason()
     assert reason is not None and "building the training kernel failed" in reason
-    assert fast.backend("auto", "float64") == "torch"
+    assert kernel.backend("auto", "float64") == "torch"
 
 
 def test_a_compiler_whose_output_never_loads_falls_back(cache, monkeypatch):
@@ -68,13 +68,13 @@ def test_a_compiler_whose_output_never_loads_falls_back(cache, monkeypatch):
     fake.write_text('#!/bin/sh\nwhile [ "$1" != -o ]; do shift; done\necho garbage > "$2"\n')
     fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
     monkeypatch.setenv("CC", str(fake))
-    reason = fast.unavailable_reason()
+    reason = kernel.unavailable_reason()
     assert reason is not None and "does not load" in reason
-    assert fast.backend("auto", "float64") == "torch"
+    assert kernel.backend("auto", "float64") == "torch"
 
 
 def test_the_console_line_names_the_kernel_when_it_loads(cache):
-    line = fast.backend_line("auto", "float64")
-    assert "compiled C kernel" in line and fast.kernel_path().name in line
-    assert "torch" in fast.backend_line("cuda", "float64")
-    assert "torch" in fast.backend_line("cpu", "float32")
+    line = kernel.backend_line("auto", "float64")
+    assert "compiled C kernel" in line and kernel.kernel_path().name in line
+    assert "torch" in kernel.backend_line("cuda", "float64")
+    assert "torch" in kernel.backend_line("cpu", "float32")

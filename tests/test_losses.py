@@ -8,8 +8,8 @@ import mpmath
 import pytest
 import torch
 
-from attnbias import losses
-from attnbias.losses import get_loss
+from attnbias.model import losses
+from attnbias.model.losses import get_loss
 
 mpmath.mp.dps = 50
 

@@ -1,4 +1,4 @@
-"""SNGD and SPS (attnbias.stochastic) against steps computed here by hand from plain tensors."""
+"""SNGD and SPS (attnbias.optim.stochastic) against steps computed by hand from plain tensors."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 import torch
 from host_reads import HostRead, no_host_reads
 
-from attnbias import stochastic
-from attnbias.stochastic import SNGD, SPS, make_optimizer
+from attnbias.optim import stochastic
+from attnbias.optim.stochastic import SNGD, SPS, make_optimizer
 
 # Two tensors whose gradients have very different norms, so a per-tensor norm and the
 # global one give visibly different steps.

@@ -7,8 +7,8 @@ import math
 import pytest
 import torch
 
-from attnbias.gradients import ScaledGradient
-from attnbias.optimizers import Optimizer, OptimizerSpec
+from attnbias.model.gradients import ScaledGradient
+from attnbias.optim.full_batch import Optimizer, OptimizerSpec
 
 F64 = torch.float64
 

@@ -1,9 +1,9 @@
-"""One description per figure: attnbias.panels feeds both the drawing and the captions."""
+"""One description per figure: attnbias.figures.panels feeds both the drawing and the captions."""
 
 import pandas as pd
 import pytest
 
-from attnbias import figures, panels
+from attnbias.figures import drawing, panels
 
 
 @pytest.mark.parametrize("kind", sorted(panels.PANELS))
@@ -45,12 +45,12 @@ def _ends(values):
 def test_log10_panel_turns_logarithmic_only_when_curves_end_decades_apart():
     panel = panels.PANELS["fixed_decoder"][1]  # log10 excess loss, linear axis
     # all negative: -log10 on a log axis; with a positive value: symlog
-    assert figures._y_scale(panel, _ends([-1.7, -5.7, -7.6, -400.0])) == "neglog"
-    assert figures._y_scale(panel, _ends([0.5, -5.7, -7.6, -400.0])) == "symlog"
-    assert figures._y_scale(panel, _ends([-3.0, -13.0, -14.0])) == "linear"
-    assert figures._y_scale(panel, _ends([0.0, 200.0])) == "linear"  # one curve beyond 1
+    assert drawing._y_scale(panel, _ends([-1.7, -5.7, -7.6, -400.0])) == "neglog"
+    assert drawing._y_scale(panel, _ends([0.5, -5.7, -7.6, -400.0])) == "symlog"
+    assert drawing._y_scale(panel, _ends([-3.0, -13.0, -14.0])) == "linear"
+    assert drawing._y_scale(panel, _ends([0.0, 200.0])) == "linear"  # one curve beyond 1
     plain = panels.PANELS["fixed_decoder"][0]  # the loss itself: its own scale
-    assert figures._y_scale(plain, _ends([-1.0, -400.0])) == plain.yscale
+    assert drawing._y_scale(plain, _ends([-1.0, -400.0])) == plain.yscale
 
 
 def _table():
@@ -59,14 +59,14 @@ def _table():
 
 def test_caption_describes_only_the_reference_lines_drawn():
     legend = {"gd": ("GD", "GD lr=1")}
-    assert "Black" not in figures._caption(_table(), legend)
-    dashed = figures._caption(_table(), legend, references={"--"})
+    assert "Black" not in drawing._caption(_table(), legend)
+    dashed = drawing._caption(_table(), legend, references={"--"})
     assert "Black dashed lines" in dashed and "dotted" not in dashed
-    both = figures._caption(_table(), legend, references={"--", ":"})
+    both = drawing._caption(_table(), legend, references={"--", ":"})
     assert "Black dashed and dotted lines" in both
 
 
 def test_caption_names_panels_that_begin_late():
     legend = {"gd": ("GD", "GD lr=1")}
-    text = figures._caption(_table(), legend, late_starts=[("(b)", 2), ("(e)", 2)])
+    text = drawing._caption(_table(), legend, late_starts=[("(b)", 2), ("(e)", 2)])
     assert "(b), (e) begin at t = 2" in text

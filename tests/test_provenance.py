@@ -24,7 +24,10 @@ from PIL import Image
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from attnbias import io, provenance  # noqa: E402
+from attnbias.workflow import (
+    io,
+    provenance,  # noqa: E402
+)
 
 # ---- the record's parts ------------------------------------------------------------
 
@@ -114,7 +117,7 @@ def test_training_info_from_the_runs_files(tmp_path):
 
 
 def test_device_info_names_the_resolved_device():
-    from attnbias import devices
+    from attnbias.training import devices
 
     assert devices.device_info(torch.device("cpu")) == {"device": "cpu", "torch": torch.__version__}
 
@@ -238,7 +241,7 @@ def test_built_figures_carry_their_provenance(built_project):
         )
         assert (used["device"], used["dtype"]) == (config["device"], config["dtype"])
         assert contains(used["experiments"][name], e)  # and the schema's defaults besides
-        # training: every run, on the CPU with the compiled kernel (attnbias.fast), no torch
+        # training: every run, on the CPU with the compiled kernel (training.kernel), no torch
         runs = e["seeds"] * len(e["optimizers"])
         assert sidecar["training"] == {
             "runs": runs,

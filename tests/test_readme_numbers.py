@@ -15,7 +15,7 @@ import pytest
 import yaml
 from project import REPO, copy_project, planned_jobs
 
-from attnbias import sweep_grid
+from attnbias.studies import sweep_grid
 
 README = (REPO / "README.md").read_text()
 CONFIG = yaml.safe_load((REPO / "config/config.yaml").read_text())

@@ -1,4 +1,4 @@
-"""attnbias.reference, the paper's equations written plainly: its closed forms against
+"""attnbias.model.reference, the paper's equations written plainly: its closed forms against
 autograd, the package's stable forms and steps against it, and the W-SVM margins of the
 package's solver measured by it."""
 
@@ -10,9 +10,12 @@ import numpy as np
 import pytest
 import torch
 
-from attnbias import attention, data, gradients, reference, svm, train
-from attnbias.losses import get_loss
-from attnbias.optimizers import Optimizer, OptimizerSpec
+from attnbias.data import models
+from attnbias.model import attention, gradients, reference
+from attnbias.model.losses import get_loss
+from attnbias.optim.full_batch import Optimizer, OptimizerSpec
+from attnbias.svm import max_margin
+from attnbias.training import torch_loop
 
 DTYPE = torch.float64
 LOSSES = list(reference.LOSSES)
@@ -28,11 +31,11 @@ def _dataset(kind: str, seed: int) -> dict:
     """A small dataset with a random, moderate starting point W0 (and decoder u)."""
     rng = np.random.default_rng(200 + seed)
     if kind == "example1":
-        ds = data.generate("example1", seed, dict(n=6, T=4, d=9))
+        ds = models.generate("example1", seed, dict(n=6, T=4, d=9))
     elif kind == "example1_nonorth":  # noise along u: unequal non-optimal scores
-        ds = data.generate("example1", seed, dict(n=6, T=4, d=9, noise_orthogonal_to_u=False))
+        ds = models.generate("example1", seed, dict(n=6, T=4, d=9, noise_orthogonal_to_u=False))
     elif kind == "dm_random_u":  # a decoder under which some gaps gamma_opt - gamma_t are < 0
-        ds = data.generate("dm", seed, dict(n=6, T=4, d=9))
+        ds = models.generate("dm", seed, dict(n=6, T=4, d=9))
         ds["u"] = 2.0 * rng.standard_normal(9)
     else:
         raise ValueError(kind)
@@ -136,7 +139,7 @@ def test_package_excess_loss_matches_risk_minus_loss_star(loss):
     fwd = attention.forward(problem, A, attention.token_scores(problem, problem.u0))
     loss_fn = get_loss(loss)
     log_loss = attention.log_mean(loss_fn.log_value(fwd.margin))
-    log_abs, sign = train.log_excess_loss(fwd, loss_fn, "opt", log_loss)
+    log_abs, sign = torch_loop.log_excess_loss(fwd, loss_fn, "opt", log_loss)
     W = problem.W(A)
     for b, ds in enumerate(datasets):
         X, y, u = _tensors(ds)
@@ -149,10 +152,10 @@ def test_package_excess_loss_matches_risk_minus_loss_star(loss):
 
 def test_loss_star_is_approached_along_w_mm():
     """With a fixed decoder under Ass. 2, L(R W_mm) > L* and L(R W_mm) - L* -> 0 as R grows."""
-    ds = data.generate("example1", 3, dict(n=8, T=4, d=40))
+    ds = models.generate("example1", 3, dict(n=8, T=4, d=40))
     X, y, u = _tensors(ds)
     opt = torch.as_tensor(ds["opt"])
-    W_mm = as_t(svm.solve_w_svm(ds["X"], ds["opt"]).W)
+    W_mm = as_t(max_margin.solve_w_svm(ds["X"], ds["opt"]).W)
     L_star = reference.loss_star(X, y, u, opt).item()
     excess = [reference.risk(X, y, u, R * W_mm).item() - L_star for R in (1.0, 4.0, 16.0)]
     assert excess[0] > excess[1] > excess[2] > 0
@@ -168,7 +171,7 @@ def _fixed_decoder_step(spec: OptimizerSpec, f_star="opt"):
     fwd = attention.forward(problem, A, attention.token_scores(problem, problem.u0))
     grads = {"W": gradients.w_gradient(problem, fwd, loss_fn)}
     log_loss = attention.log_mean(loss_fn.log_value(fwd.margin))
-    log_abs, sign = train.log_excess_loss(fwd, loss_fn, f_star, log_loss)
+    log_abs, sign = torch_loop.log_excess_loss(fwd, loss_fn, f_star, log_loss)
     params = {"W": A.clone()}
     Optimizer(spec).step(params, grads, torch.where(sign > 0, log_abs, -torch.inf))
     X, y, u = _tensors(datasets[0])
@@ -231,10 +234,10 @@ def test_joint_ngd_steps_match_eq10(normalize):
     ],
 )
 def test_w_svm_margins_of_the_solver(model, params):
-    """Every (W-SVM) margin of svm.solve_w_svm's W_mm, measured by the reference, is at least
+    """Every (W-SVM) margin of max_margin.solve_w_svm's W_mm, measured by the reference, is at least
     1, and exactly 1 on the support (the constraints with a non-zero dual variable)."""
-    ds = data.generate(model, 0, params)
-    solution = svm.solve_w_svm(ds["X"], ds["opt"])
+    ds = models.generate(model, 0, params)
+    solution = max_margin.solve_w_svm(ds["X"], ds["opt"])
     margins = reference.w_svm_constraints(
         as_t(ds["X"]), torch.as_tensor(ds["opt"]), as_t(solution.W)
     ).numpy()
@@ -251,17 +254,17 @@ def test_w_svm_margins_of_the_solver(model, params):
 
 def test_two_token_w_mm_is_the_closed_form():
     """Sec. 3.3: W_mm = (x_1 - x_2) x_1^T / (||x_1 - x_2||^2 ||x_1||^2), both margins 1."""
-    ds = data.generate("two_token", 0, dict(d=2))
+    ds = models.generate("two_token", 0, dict(d=2))
     x1, x2 = ds["X"][0]
     closed = np.outer(x1 - x2, x1) / (np.sum((x1 - x2) ** 2) * np.sum(x1**2))
-    np.testing.assert_allclose(svm.solve_w_svm(ds["X"], ds["opt"]).W, closed, atol=1e-12)
+    np.testing.assert_allclose(max_margin.solve_w_svm(ds["X"], ds["opt"]).W, closed, atol=1e-12)
     margins = reference.w_svm_constraints(as_t(ds["X"]), torch.as_tensor(ds["opt"]), as_t(closed))
     np.testing.assert_allclose(margins.numpy(), 1.0, atol=1e-14)
 
 
 def test_u_svm_margins_of_the_solver():
-    ds = data.generate("dm", 1, dict(n=10, T=3, d=40))
-    solution = svm.solve_u_svm(ds["X"], ds["y"], ds["opt"])
+    ds = models.generate("dm", 1, dict(n=10, T=3, d=40))
+    solution = max_margin.solve_u_svm(ds["X"], ds["y"], ds["opt"])
     margins = reference.u_svm_constraints(
         as_t(ds["X"]), as_t(ds["y"]), torch.as_tensor(ds["opt"]), as_t(solution.u)
     ).numpy()

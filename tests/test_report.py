@@ -14,7 +14,7 @@ import yaml
 from chromium import Chromium, unavailable
 from project import snakemake
 
-from attnbias.optimizers import OptimizerSpec
+from attnbias.optim.full_batch import OptimizerSpec
 
 pytestmark = pytest.mark.slow
 

@@ -252,7 +252,7 @@ def test_a_sweep_goes_to_slurm_in_few_jobs(cluster, tmp_path, components, jobs):
     workdir.mkdir()
     copy_project(workdir)
     config = tiny_with_sweep()
-    config["sweeps"]["fig3"]["grid"]["data.params.d"] = [12, 16, 20]
+    config["sweeps"]["fig3"]["grid"]["models.params.d"] = [12, 16, 20]
     (workdir / "config" / "sweep.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
     args = ["--profile", str(SLURM_PROFILE), *CLUSTER_FLAGS, "--configfile", "config/sweep.yaml"]
     if components:
@@ -270,12 +270,13 @@ def test_a_sweep_goes_to_slurm_in_few_jobs(cluster, tmp_path, components, jobs):
 
 def test_the_failing_seed_is_infeasible():
     """The premise of the failure above, from the library: seed 1 fails, seed 0 does not."""
-    from attnbias import data, svm
+    from attnbias.data import models
+    from attnbias.svm import max_margin
 
     params = SPLIT["data"]["params"]
-    svm.solve_for_dataset(data.generate("example1", 0, params), False, "seed 0")
-    with pytest.raises(svm.InfeasibleSVMError):
-        svm.solve_for_dataset(data.generate("example1", 1, params), False, "seed 1")
+    max_margin.solve_for_dataset(models.generate("example1", 0, params), False, "seed 0")
+    with pytest.raises(max_margin.InfeasibleSVMError):
+        max_margin.solve_for_dataset(models.generate("example1", 1, params), False, "seed 1")
 
 
 def _rules() -> set[str]:

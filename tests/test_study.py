@@ -7,23 +7,25 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from attnbias import data, fast, hypotheses, study, train
-from attnbias.optimizers import OptimizerSpec
+from attnbias.data import hypotheses, models
+from attnbias.optim.full_batch import OptimizerSpec
+from attnbias.studies import global_convergence
+from attnbias.training import kernel, torch_loop
 
 SIZES = dict(n=6, T=4, d=20)
 NGD = OptimizerSpec("ngd", lr=0.1)
 
 
 def _draw(seed=0, **knobs):
-    return study.perturbed_example1(np.random.default_rng(seed), **SIZES, **knobs)
+    return global_convergence.perturbed_example1(np.random.default_rng(seed), **SIZES, **knobs)
 
 
 def _base(seed=0):
-    return data.example1(np.random.default_rng(seed), **SIZES)
+    return models.example1(np.random.default_rng(seed), **SIZES)
 
 
 def _scores(ds):
-    return data.token_scores(ds["X"], ds["y"], ds["u"])
+    return models.token_scores(ds["X"], ds["y"], ds["u"])
 
 
 # ---------------------------------------------------------------- perturbed_example1
@@ -31,8 +33,8 @@ def _scores(ds):
 
 def test_zero_knobs_reproduce_example1_and_draw_nothing_more():
     rng_a, rng_b = np.random.default_rng(3), np.random.default_rng(3)
-    ds = study.perturbed_example1(rng_a, **SIZES, correlation=0.0, score_spread=0.0)
-    base = data.example1(rng_b, **SIZES)
+    ds = global_convergence.perturbed_example1(rng_a, **SIZES, correlation=0.0, score_spread=0.0)
+    base = models.example1(rng_b, **SIZES)
     assert ds.keys() == base.keys()
     for key in base:
         np.testing.assert_array_equal(ds[key], base[key])
@@ -48,10 +50,13 @@ def test_correlation_keeps_scores_and_makes_tokens_less_orthogonal():
     shift = (ds["X"] - base["X"]).reshape(-1, SIZES["d"])
     np.testing.assert_allclose(shift, np.broadcast_to(shift[0], shift.shape), atol=1e-14)
     assert shift[0, 0] == 0.0 and np.linalg.norm(shift[0]) > 0.5
-    before, after = data.assumption_report(base), data.assumption_report(ds)
+    before, after = models.assumption_report(base), models.assumption_report(ds)
     assert after["max_offdiag_inner"] > before["max_offdiag_inner"]
     assert after["max_nonopt_score_spread"] == pytest.approx(before["max_nonopt_score_spread"])
-    knobs_before, knobs_after = study.knob_report(base), study.knob_report(ds)
+    knobs_before, knobs_after = (
+        global_convergence.knob_report(base),
+        global_convergence.knob_report(ds),
+    )
     assert knobs_after["max_offdiag_inner_orth_u"] > 2 * knobs_before["max_offdiag_inner_orth_u"]
     assert knobs_after["max_noise_score_spread"] == pytest.approx(0.0, abs=1e-14)
 
@@ -69,10 +74,10 @@ def test_score_spread_makes_nonoptimal_scores_unequal_and_keeps_opt_best():
     assert np.all((extra >= 0) & (extra < 0.6))
     # and nothing but the scores: the components orthogonal to u are untouched
     np.testing.assert_array_equal(ds["X"][..., 1:], base["X"][..., 1:])
-    assert study.knob_report(base)["max_noise_score_spread"] == 0.0
-    assert study.knob_report(ds)["max_noise_score_spread"] > 0.1
-    assert data.assumption_report(ds)["max_nonopt_score_spread"] > 0
-    assert data.assumption_report(ds)["min_opt_score_gap"] > 0
+    assert global_convergence.knob_report(base)["max_noise_score_spread"] == 0.0
+    assert global_convergence.knob_report(ds)["max_noise_score_spread"] > 0.1
+    assert models.assumption_report(ds)["max_nonopt_score_spread"] > 0
+    assert models.assumption_report(ds)["min_opt_score_gap"] > 0
 
 
 def test_knobs_together_are_deterministic():
@@ -95,7 +100,7 @@ def test_knobs_together_are_deterministic():
     ],
 )
 def test_bad_knobs_raise(knobs):
-    with pytest.raises(data.DataError):
+    with pytest.raises(models.DataError):
         _draw(**knobs)
 
 
@@ -103,7 +108,9 @@ def test_bad_knobs_raise(knobs):
 
 
 def test_random_initialisations_scales_and_directions():
-    W0s, scales = study.random_initialisations(np.random.default_rng(0), 7, 9, [1.0, 5.0, 20.0])
+    W0s, scales = global_convergence.random_initialisations(
+        np.random.default_rng(0), 7, 9, [1.0, 5.0, 20.0]
+    )
     assert W0s.shape == (9, 7, 7)
     np.testing.assert_array_equal(scales, [1, 5, 20] * 3)
     np.testing.assert_allclose(np.linalg.norm(W0s, axis=(1, 2)), scales, rtol=1e-13)
@@ -111,15 +118,17 @@ def test_random_initialisations_scales_and_directions():
     cosines = units @ units.T
     np.fill_diagonal(cosines, 0.0)
     assert np.abs(cosines).max() < 0.9  # distinct random directions
-    again, _ = study.random_initialisations(np.random.default_rng(0), 7, 9, [1.0, 5.0, 20.0])
+    again, _ = global_convergence.random_initialisations(
+        np.random.default_rng(0), 7, 9, [1.0, 5.0, 20.0]
+    )
     np.testing.assert_array_equal(W0s, again)
 
 
 def test_random_initialisations_rejects_empty():
     with pytest.raises(ValueError):
-        study.random_initialisations(np.random.default_rng(0), 3, 0, [1.0])
+        global_convergence.random_initialisations(np.random.default_rng(0), 3, 0, [1.0])
     with pytest.raises(ValueError):
-        study.random_initialisations(np.random.default_rng(0), 3, 2, [])
+        global_convergence.random_initialisations(np.random.default_rng(0), 3, 2, [])
 
 
 # ---------------------------------------------------------------- run_setting
@@ -129,27 +138,29 @@ SMALL = dict(n=4, T=4, d=12)
 
 @pytest.fixture(scope="module")
 def small_problem():
-    ds = study.perturbed_example1(np.random.default_rng(1), **SMALL)
-    W0s, scales = study.random_initialisations(np.random.default_rng(2), SMALL["d"], 6, [1, 4])
+    ds = global_convergence.perturbed_example1(np.random.default_rng(1), **SMALL)
+    W0s, scales = global_convergence.random_initialisations(
+        np.random.default_rng(2), SMALL["d"], 6, [1, 4]
+    )
     return ds, W0s, scales
 
 
 def _run(ds, W0s, spec=NGD, **kw):
     kw = dict(iterations=300, threshold=0.05, log_points=30) | kw
-    return study.run_setting(ds, W0s, spec, **kw)
+    return global_convergence.run_setting(ds, W0s, spec, **kw)
 
 
 def test_run_setting_ngd_reaches_a_loose_threshold(small_problem):
     ds, W0s, scales = small_problem
     out = _run(ds, W0s)
-    assert list(out.columns) == study.RUN_COLUMNS
+    assert list(out.columns) == global_convergence.RUN_COLUMNS
     np.testing.assert_array_equal(out["run"], np.arange(6))
     np.testing.assert_allclose(out["scale"], scales, rtol=1e-13)
     assert out["reached"].all() and not out["diverged"].any()
     assert (out["final_gap"] < 0.05).all()
     assert (out["final_effective_gap"] < out["final_gap"]).all()
     assert (out["final_opt_softmax"] > 0.9).all()
-    grid = train.log_grid(300, 30)
+    grid = torch_loop.log_grid(300, 30)
     assert out["first_iteration"].isin(grid).all()
     assert (out["first_iteration"] > 0).all()  # random starts are far from W_mm
     # a larger scale starts further from W_mm's norm and needs longer
@@ -176,13 +187,13 @@ def test_run_setting_deterministic_and_batching_invariant(small_problem):
 
 
 def test_run_setting_keeps_the_other_runs_when_one_diverges(small_problem, monkeypatch):
-    """On the torch backend train.train stops a whole batch on a non-finite loss: the batch
+    """On the torch backend torch_loop.train stops a whole batch on a non-finite loss: the batch
     is split, and only that run is lost. (The compiled backend trains the runs independently
     and gives a diverged run NaN directly: tests/test_fast.py.)"""
     ds, W0s, _ = small_problem
     reference = _run(ds, W0s)
-    monkeypatch.setattr(fast, "backend", lambda device, dtype: "torch")
-    real_train = train.train
+    monkeypatch.setattr(kernel, "backend", lambda device, dtype: "torch")
+    real_train = torch_loop.train
     poisoned = W0s[4]
 
     def train_that_diverges_on_one_run(problem, spec, **kw):
@@ -190,7 +201,7 @@ def test_run_setting_keeps_the_other_runs_when_one_diverges(small_problem, monke
             raise FloatingPointError("training diverged (simulated)")
         return real_train(problem, spec, **kw)
 
-    monkeypatch.setattr(train, "train", train_that_diverges_on_one_run)
+    monkeypatch.setattr(torch_loop, "train", train_that_diverges_on_one_run)
     out = _run(ds, W0s)
     assert out["diverged"].tolist() == [False] * 4 + [True, False]
     lost = out.iloc[4]
@@ -226,7 +237,7 @@ def test_effective_gap_by_hand():
     W[0, 0, 0], W[0, 1, 2] = 5.0, 7.0  # the e_3 column is invisible: same direction as W_mm
     W[1, 0, 0], W[1, 0, 1] = 1.0, 1.0  # 45 degrees from W_mm
     np.testing.assert_allclose(
-        study.effective_gap(W, W_mm, queries), [0.0, 1 - np.sqrt(0.5)], atol=1e-15
+        global_convergence.effective_gap(W, W_mm, queries), [0.0, 1 - np.sqrt(0.5)], atol=1e-15
     )
 
 
@@ -241,7 +252,7 @@ OPTIMIZERS = {"gd": dict(rule="gd", lr=1.0), "ngd": dict(rule="ngd", lr=0.1)}
 
 
 def _study(seed=0):
-    return study.study_table(
+    return global_convergence.study_table(
         SETTINGS,
         OPTIMIZERS,
         inits=4,
@@ -260,7 +271,7 @@ def small_study():
 
 def test_study_table_shape_and_columns(small_study):
     table, assumptions = small_study
-    assert list(table.columns) == study.TABLE_COLUMNS
+    assert list(table.columns) == global_convergence.TABLE_COLUMNS
     assert len(table) == 3 * 2 * 4
     assert table.groupby(["setting", "optimizer"]).size().eq(4).all()
     assert table["setting"].unique().tolist() == ["plain", "spread", "correlated"]
@@ -270,7 +281,9 @@ def test_study_table_shape_and_columns(small_study):
     assert by_setting.loc["correlated"].tolist() == [1.0, 0.0]
     assert assumptions["setting"].tolist() == ["plain", "spread", "correlated"]
     expected = {"setting", "correlation", "score_spread"}
-    expected |= set(data.assumption_report(_draw())) | set(study.knob_report(_draw()))
+    expected |= set(models.assumption_report(_draw())) | set(
+        global_convergence.knob_report(_draw())
+    )
     expected |= set(hypotheses.report(_draw()))  # Ass. 1 and 2 as the claims table reads them
     assert set(assumptions.columns) == expected
     assert assumptions.set_index("setting").loc["spread", "ass2_holds"] == False  # noqa: E712
@@ -300,7 +313,7 @@ def test_study_table_ngd_ahead_of_gd(small_study):
 
 def test_study_table_rejects_duplicate_names():
     with pytest.raises(ValueError, match="unique"):
-        study.study_table(
+        global_convergence.study_table(
             [SETTINGS[0], SETTINGS[0]],
             OPTIMIZERS,
             inits=1,
@@ -321,7 +334,7 @@ def test_summary_on_a_hand_made_table():
             "diverged": [False] * 7 + [True],
         }
     )
-    out = study.summary(table)
+    out = global_convergence.summary(table)
     assert out[["setting", "optimizer"]].values.tolist() == [["a", "gd"], ["a", "ngd"], ["b", "gd"]]
     assert out["runs"].tolist() == [2, 3, 3]
     assert out["reached"].tolist() == [1, 2, 0]
@@ -329,8 +342,8 @@ def test_summary_on_a_hand_made_table():
     np.testing.assert_allclose(out["median_final_gap"], [(1e-4 + 0.2) / 2, 3e-5, 0.2])
     assert out["diverged"].tolist() == [0, 0, 1]
     assert "median_final_effective_gap" not in out
-    plain = study.summary(table.drop(columns="diverged"))
+    plain = global_convergence.summary(table.drop(columns="diverged"))
     assert "diverged" not in plain
     pd.testing.assert_series_equal(plain["fraction_reached"], out["fraction_reached"])
-    with_effective = study.summary(table.assign(final_effective_gap=np.arange(8.0)))
+    with_effective = global_convergence.summary(table.assign(final_effective_gap=np.arange(8.0)))
     np.testing.assert_allclose(with_effective["median_final_effective_gap"], [0.5, 3.0, 6.0])

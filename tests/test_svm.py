@@ -8,7 +8,8 @@ import warnings
 import numpy as np
 import pytest
 
-from attnbias import data, svm
+from attnbias.data import models
+from attnbias.svm import max_margin
 
 cp = pytest.importorskip("cvxpy")
 
@@ -74,33 +75,33 @@ EXAMPLE1_CASES = [
 
 @pytest.mark.parametrize(("seed", "params"), EXAMPLE1_CASES)
 def test_w_svm_matches_cvxpy_and_kkt(seed, params):
-    ds = data.generate("example1", seed, params)
-    sol = svm.solve_w_svm(ds["X"], ds["opt"], name="ex1")
-    W_ref = svm.solve_w_svm_cvxpy(ds["X"], ds["opt"], **CVX_OPTS)
+    ds = models.generate("example1", seed, params)
+    sol = max_margin.solve_w_svm(ds["X"], ds["opt"], name="ex1")
+    W_ref = max_margin.solve_w_svm_cvxpy(ds["X"], ds["opt"], **CVX_OPTS)
     assert sol.W.shape == (params["d"], params["d"])
     assert rel_err(sol.W, W_ref) < 1e-6
     check_w_kkt(ds["X"], ds["opt"], sol)
 
 
 def test_w_svm_matches_default_cvxpy_solver():
-    ds = data.generate("example1", 3, dict(n=8, T=4, d=12))
-    sol = svm.solve_w_svm(ds["X"], ds["opt"])
-    assert rel_err(sol.W, svm.solve_w_svm_cvxpy(ds["X"], ds["opt"])) < 1e-6
+    ds = models.generate("example1", 3, dict(n=8, T=4, d=12))
+    sol = max_margin.solve_w_svm(ds["X"], ds["opt"])
+    assert rel_err(sol.W, max_margin.solve_w_svm_cvxpy(ds["X"], ds["opt"])) < 1e-6
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_w_svm_on_dm_data(seed):
-    ds = data.generate("dm", seed, dict(n=8, T=4, d=12))
-    sol = svm.solve_w_svm(ds["X"], ds["opt"])
-    assert rel_err(sol.W, svm.solve_w_svm_cvxpy(ds["X"], ds["opt"], **CVX_OPTS)) < 1e-6
+    ds = models.generate("dm", seed, dict(n=8, T=4, d=12))
+    sol = max_margin.solve_w_svm(ds["X"], ds["opt"])
+    assert rel_err(sol.W, max_margin.solve_w_svm_cvxpy(ds["X"], ds["opt"], **CVX_OPTS)) < 1e-6
     check_w_kkt(ds["X"], ds["opt"], sol)
 
 
 @pytest.mark.parametrize(("seed", "n", "d"), [(0, 8, 12), (1, 8, 12), (2, 10, 6), (3, 5, 20)])
 def test_u_svm_matches_cvxpy_and_kkt(seed, n, d):
-    ds = data.generate("dm", seed, dict(n=n, T=4, d=d))
-    sol = svm.solve_u_svm(ds["X"], ds["y"], ds["opt"], name="dm")
-    u_ref = svm.solve_u_svm_cvxpy(ds["X"], ds["y"], ds["opt"], **CVX_OPTS)
+    ds = models.generate("dm", seed, dict(n=n, T=4, d=d))
+    sol = max_margin.solve_u_svm(ds["X"], ds["y"], ds["opt"], name="dm")
+    u_ref = max_margin.solve_u_svm_cvxpy(ds["X"], ds["y"], ds["opt"], **CVX_OPTS)
     assert sol.u.shape == (d,)
     assert rel_err(sol.u, u_ref) < 1e-6
     check_u_kkt(ds["X"], ds["y"], ds["opt"], sol)
@@ -108,19 +109,19 @@ def test_u_svm_matches_cvxpy_and_kkt(seed, n, d):
 
 @pytest.mark.parametrize("d", [2, 5])
 def test_two_token_closed_form(d):
-    ds = data.generate("two_token", 0, {"d": d})
+    ds = models.generate("two_token", 0, {"d": d})
     x1, x2 = ds["X"][0, 0], ds["X"][0, 1]
     expected = np.outer(x1 - x2, x1) / (np.sum((x1 - x2) ** 2) * np.sum(x1**2))
-    sol = svm.solve_w_svm(ds["X"], ds["opt"])
+    sol = max_margin.solve_w_svm(ds["X"], ds["opt"])
     np.testing.assert_allclose(sol.W, expected, rtol=0, atol=1e-14)
     assert sol.n_support == 1
     np.testing.assert_allclose(sol.margins, [1.0], rtol=0, atol=1e-14)
 
 
 def test_two_token_default_params():
-    ds = data.generate("two_token", 0, {})
+    ds = models.generate("two_token", 0, {})
     np.testing.assert_allclose(
-        svm.solve_w_svm(ds["X"], ds["opt"]).W, [[0.5, 0.0], [-0.5, 0.0]], rtol=0, atol=1e-14
+        max_margin.solve_w_svm(ds["X"], ds["opt"]).W, [[0.5, 0.0], [-0.5, 0.0]], rtol=0, atol=1e-14
     )
 
 
@@ -133,16 +134,16 @@ def _contradictory_w():
 
 def test_infeasible_w_svm_names_dataset_and_sizes():
     X, opt = _contradictory_w()
-    with pytest.raises(svm.InfeasibleSVMError) as info:
-        svm.solve_w_svm(X, opt, name="my-contradictory-set")
+    with pytest.raises(max_margin.InfeasibleSVMError) as info:
+        max_margin.solve_w_svm(X, opt, name="my-contradictory-set")
     msg = str(info.value)
     for part in ("my-contradictory-set", "n=2", "T=3", "d=8"):
         assert part in msg, (part, msg)
     # the reference agrees that it is infeasible
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        with pytest.raises(svm.InfeasibleSVMError):
-            svm.solve_w_svm_cvxpy(X, opt, solver="CLARABEL")
+        with pytest.raises(max_margin.InfeasibleSVMError):
+            max_margin.solve_w_svm_cvxpy(X, opt, solver="CLARABEL")
 
 
 def test_infeasible_u_svm_names_dataset_and_sizes():
@@ -151,42 +152,42 @@ def test_infeasible_u_svm_names_dataset_and_sizes():
     X = np.stack([seq, seq])  # same optimal token (index 0), opposite labels
     y = np.array([1.0, -1.0])
     opt = np.array([0, 0])
-    with pytest.raises(svm.InfeasibleSVMError) as info:
-        svm.solve_u_svm(X, y, opt, name="opposite-labels")
+    with pytest.raises(max_margin.InfeasibleSVMError) as info:
+        max_margin.solve_u_svm(X, y, opt, name="opposite-labels")
     msg = str(info.value)
     # T plays no role in the u-SVM and the message leaves it out; name, n and d are there.
     for part in ("opposite-labels", "n=2", "d=7"):
         assert part in msg, (part, msg)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        with pytest.raises(svm.InfeasibleSVMError):
-            svm.solve_u_svm_cvxpy(X, y, opt, solver="CLARABEL")
+        with pytest.raises(max_margin.InfeasibleSVMError):
+            max_margin.solve_u_svm_cvxpy(X, y, opt, solver="CLARABEL")
 
 
 def test_infeasible_query_token_zero():
     """A zero query token makes every constraint of its sequence 0 >= 1."""
     X = np.random.default_rng(2).standard_normal((2, 3, 4))
     X[1, 0] = 0.0
-    with pytest.raises(svm.InfeasibleSVMError, match="zero-query"):
-        svm.solve_w_svm(X, np.array([1, 2]), name="zero-query")
+    with pytest.raises(max_margin.InfeasibleSVMError, match="zero-query"):
+        max_margin.solve_w_svm(X, np.array([1, 2]), name="zero-query")
 
 
 def test_feasibility_agrees_with_cvxpy_when_d_is_small():
     """d too small for n and T: our solver is infeasible exactly where cvxpy is."""
     outcomes = []
     for d, n in [(1, 40), (1, 8), (2, 4), (2, 8), (3, 16), (4, 16), (3, 4)]:
-        ds = data.generate("example1", 1, dict(n=n, T=4, d=d, noise_orthogonal_to_u=False))
+        ds = models.generate("example1", 1, dict(n=n, T=4, d=d, noise_orthogonal_to_u=False))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             try:
-                W_ref = svm.solve_w_svm_cvxpy(ds["X"], ds["opt"], **CVX_OPTS)
-            except svm.InfeasibleSVMError:
+                W_ref = max_margin.solve_w_svm_cvxpy(ds["X"], ds["opt"], **CVX_OPTS)
+            except max_margin.InfeasibleSVMError:
                 W_ref = None
         if W_ref is None:
-            with pytest.raises(svm.InfeasibleSVMError, match=f"n={n}, T=4, d={d}"):
-                svm.solve_w_svm(ds["X"], ds["opt"], name="small-d")
+            with pytest.raises(max_margin.InfeasibleSVMError, match=f"n={n}, T=4, d={d}"):
+                max_margin.solve_w_svm(ds["X"], ds["opt"], name="small-d")
         else:
-            sol = svm.solve_w_svm(ds["X"], ds["opt"])
+            sol = max_margin.solve_w_svm(ds["X"], ds["opt"])
             assert rel_err(sol.W, W_ref) < 1e-6
             check_w_kkt(ds["X"], ds["opt"], sol)
         outcomes.append(W_ref is None)
@@ -195,46 +196,46 @@ def test_feasibility_agrees_with_cvxpy_when_d_is_small():
 
 
 def test_duplicated_sequences_rank_deficient_gram():
-    ds = data.generate("example1", 4, dict(n=6, T=3, d=8, noise_orthogonal_to_u=False))
+    ds = models.generate("example1", 4, dict(n=6, T=3, d=8, noise_orthogonal_to_u=False))
     X = np.concatenate([ds["X"], ds["X"], ds["X"][:2]])
     opt = np.concatenate([ds["opt"], ds["opt"], ds["opt"][:2]])
     a, b = w_constraints_by_loop(X, opt)
     K = (a @ a.T) * (b @ b.T)
     assert np.linalg.matrix_rank(K) < K.shape[0]  # really degenerate
-    sol = svm.solve_w_svm(X, opt)
-    assert rel_err(sol.W, svm.solve_w_svm_cvxpy(X, opt, **CVX_OPTS)) < 1e-6
+    sol = max_margin.solve_w_svm(X, opt)
+    assert rel_err(sol.W, max_margin.solve_w_svm_cvxpy(X, opt, **CVX_OPTS)) < 1e-6
     # duplicating constraints does not change the max-margin solution
-    assert rel_err(sol.W, svm.solve_w_svm(ds["X"], ds["opt"]).W) < 1e-10
+    assert rel_err(sol.W, max_margin.solve_w_svm(ds["X"], ds["opt"]).W) < 1e-10
     check_w_kkt(X, opt, sol)
 
 
 def test_duplicated_samples_u_svm():
-    ds = data.generate("dm", 5, dict(n=6, T=3, d=8))
+    ds = models.generate("dm", 5, dict(n=6, T=3, d=8))
     X = np.concatenate([ds["X"], ds["X"]])
     y = np.concatenate([ds["y"], ds["y"]])
     opt = np.concatenate([ds["opt"], ds["opt"]])
-    sol = svm.solve_u_svm(X, y, opt)
-    assert rel_err(sol.u, svm.solve_u_svm_cvxpy(X, y, opt, **CVX_OPTS)) < 1e-6
-    assert rel_err(sol.u, svm.solve_u_svm(ds["X"], ds["y"], ds["opt"]).u) < 1e-10
+    sol = max_margin.solve_u_svm(X, y, opt)
+    assert rel_err(sol.u, max_margin.solve_u_svm_cvxpy(X, y, opt, **CVX_OPTS)) < 1e-6
+    assert rel_err(sol.u, max_margin.solve_u_svm(ds["X"], ds["y"], ds["opt"]).u) < 1e-10
     check_u_kkt(X, y, opt, sol)
 
 
 def test_duplicated_token_within_sequence():
     """Two identical non-optimal tokens give two identical constraints."""
-    ds = data.generate("example1", 6, dict(n=5, T=4, d=10, noise_orthogonal_to_u=False))
+    ds = models.generate("example1", 6, dict(n=5, T=4, d=10, noise_orthogonal_to_u=False))
     X = ds["X"].copy()
     for i in range(X.shape[0]):
         others = [t for t in range(1, 4) if t != ds["opt"][i]]
         X[i, others[1]] = X[i, others[0]]
-    sol = svm.solve_w_svm(X, ds["opt"])
-    assert rel_err(sol.W, svm.solve_w_svm_cvxpy(X, ds["opt"], **CVX_OPTS)) < 1e-6
+    sol = max_margin.solve_w_svm(X, ds["opt"])
+    assert rel_err(sol.W, max_margin.solve_w_svm_cvxpy(X, ds["opt"], **CVX_OPTS)) < 1e-6
     check_w_kkt(X, ds["opt"], sol)
 
 
 def test_w_svm_solution_is_minimal_among_feasible_points():
     """Independent of cvxpy: W_mm is no longer than a feasible perturbation of it."""
-    ds = data.generate("example1", 7, dict(n=6, T=3, d=8, noise_orthogonal_to_u=False))
-    sol = svm.solve_w_svm(ds["X"], ds["opt"])
+    ds = models.generate("example1", 7, dict(n=6, T=3, d=8, noise_orthogonal_to_u=False))
+    sol = max_margin.solve_w_svm(ds["X"], ds["opt"])
     a, b = w_constraints_by_loop(ds["X"], ds["opt"])
     rng = np.random.default_rng(0)
     for _ in range(20):
@@ -247,8 +248,8 @@ def test_w_svm_solution_is_minimal_among_feasible_points():
 @pytest.mark.parametrize("scale", [1e-5, 1e-3, 1e-2, 0.1, 10.0, 1e3])
 def test_w_svm_scale_covariance(scale):
     """Tokens scaled by s: every constraint scales by s^2, so W_mm scales by 1/s^2."""
-    ds = data.generate("example1", 0, dict(n=8, T=4, d=12, noise_orthogonal_to_u=False))
-    base = svm.solve_w_svm(ds["X"], ds["opt"]).W
-    sol = svm.solve_w_svm(ds["X"] * scale, ds["opt"])
+    ds = models.generate("example1", 0, dict(n=8, T=4, d=12, noise_orthogonal_to_u=False))
+    base = max_margin.solve_w_svm(ds["X"], ds["opt"]).W
+    sol = max_margin.solve_w_svm(ds["X"] * scale, ds["opt"])
     assert rel_err(sol.W * scale**2, base) < 1e-9
     assert sol.margins.min() >= 1 - 1e-9

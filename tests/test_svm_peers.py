@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from attnbias import svm
+from attnbias.svm import max_margin
 
 # Tight reference tolerances, as in tests/test_svm.py.
 CVX_OPTS = dict(solver="CLARABEL", tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10)
@@ -93,7 +93,7 @@ def half_sq_norm(A: np.ndarray) -> float:
 
 def p_svm_by_w_svm(X, W_peer, opt) -> float:
     """1/2 ||p_mm||^2 through our W-SVM on the lifted tokens; checks W_mm = (p_mm, 0) e^T."""
-    sol = svm.solve_w_svm(lifted(X, W_peer), opt)
+    sol = max_margin.solve_w_svm(lifted(X, W_peer), opt)
     assert sol.kkt_residual < 1e-9
     np.testing.assert_allclose(sol.W[:, :-1], 0.0, atol=1e-12)  # only the column W e
     assert abs(sol.W[-1, -1]) < 1e-12  # and p_mm has no lifted component
@@ -103,7 +103,7 @@ def p_svm_by_w_svm(X, W_peer, opt) -> float:
 def p_svm_by_u_svm(X, W_peer, opt) -> float:
     """1/2 ||p_mm||^2 through our u-SVM, one constraint vector per example."""
     D = difference_vectors(X, W_peer, opt)
-    sol = svm.solve_u_svm(D[:, None, :], np.ones(len(D)), np.zeros(len(D), dtype=int))
+    sol = max_margin.solve_u_svm(D[:, None, :], np.ones(len(D)), np.zeros(len(D), dtype=int))
     return half_sq_norm(sol.u)
 
 
@@ -134,7 +134,7 @@ def test_single_input_without_key_query_projection_differs():
 @pytest.mark.parametrize("opt", [0, 1])
 def test_single_input_cvxpy_reference(opt):
     pytest.importorskip("cvxpy")
-    W = svm.solve_w_svm_cvxpy(lifted(SINGLE_X, SINGLE_W), np.array([opt]), **CVX_OPTS)
+    W = max_margin.solve_w_svm_cvxpy(lifted(SINGLE_X, SINGLE_W), np.array([opt]), **CVX_OPTS)
     assert round(half_sq_norm(W), 5) == SINGLE_PRINTED[opt]
 
 
@@ -146,7 +146,7 @@ def test_joint_training_p_svm_matches_printed_value():
     assert round(by_u, 5) == JOINT_PRINTED
     # closed form: examples 2 and 3 active, p_mm = (4/3, 1/3), 1/2 ||p_mm||^2 = 17/18
     assert abs(by_w - 17 / 18) < 1e-12
-    sol = svm.solve_w_svm(lifted(JOINT_X, np.eye(2)), JOINT_OPT)
+    sol = max_margin.solve_w_svm(lifted(JOINT_X, np.eye(2)), JOINT_OPT)
     np.testing.assert_allclose(sol.W[:2, -1], [4 / 3, 1 / 3], atol=1e-12)
 
 
@@ -161,14 +161,14 @@ def test_joint_training_relaxed_p_svm_matches_printed_value():
     """The second printed log: example 3 at margin 0. Our solvers have margin 1 only, so drop
     example 3 and check that its margin-0 constraint holds at the result; then the relaxed
     problem and the dropped one share the optimum (the dropped constraint is inactive)."""
-    sol = svm.solve_w_svm(lifted(JOINT_X[:2], np.eye(2)), JOINT_OPT[:2])
+    sol = max_margin.solve_w_svm(lifted(JOINT_X[:2], np.eye(2)), JOINT_OPT[:2])
     p = sol.W[:2, -1]
     assert (JOINT_X[2, 1] - JOINT_X[2, 0]) @ p >= 0
     assert round(half_sq_norm(sol.W), 5) == JOINT_RELAXED_PRINTED
 
 
 def test_joint_training_decoder_u_svm():
-    sol = svm.solve_u_svm(JOINT_X, JOINT_Y, JOINT_OPT)
+    sol = max_margin.solve_u_svm(JOINT_X, JOINT_Y, JOINT_OPT)
     assert sol.kkt_residual < 1e-9
     np.testing.assert_allclose(sol.u, JOINT_DECODER, atol=1e-12)
     # the peers report the normalised direction; here ||u_mm|| = 1 already
@@ -179,7 +179,7 @@ def test_joint_training_decoder_u_svm():
 
 def test_joint_training_cvxpy_reference():
     pytest.importorskip("cvxpy")
-    W = svm.solve_w_svm_cvxpy(lifted(JOINT_X, np.eye(2)), JOINT_OPT, **CVX_OPTS)
+    W = max_margin.solve_w_svm_cvxpy(lifted(JOINT_X, np.eye(2)), JOINT_OPT, **CVX_OPTS)
     assert round(half_sq_norm(W), 5) == JOINT_PRINTED
-    u = svm.solve_u_svm_cvxpy(JOINT_X, JOINT_Y, JOINT_OPT, **CVX_OPTS)
+    u = max_margin.solve_u_svm_cvxpy(JOINT_X, JOINT_Y, JOINT_OPT, **CVX_OPTS)
     np.testing.assert_allclose(u, JOINT_DECODER, atol=1e-7)

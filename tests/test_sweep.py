@@ -1,4 +1,4 @@
-"""Sweeps: the grid and its point names (attnbias.sweep_grid), the metrics and claims
+"""Sweeps: the grid and its point names (attnbias.studies.sweep_grid), the metrics and claims
 registries, one point's runs (sweep_runs), the tables (sweep), the config's refusals
 (sweepcheck), and Snakemake's plan: one job per point, only new points built, a change to
 the base experiment reruns the points it changes."""
@@ -16,17 +16,11 @@ import yaml
 from project import REPO, copy_project, planned_jobs, snakemake
 from snakemake.utils import validate
 
-from attnbias import (
-    configcheck,
-    svm,
-    sweep,
-    sweep_claims,
-    sweep_figure,
-    sweep_grid,
-    sweep_metrics,
-    sweep_runs,
-)
-from attnbias.sweep_config import SweepConfig
+from attnbias.figures import sweep_figure
+from attnbias.studies import sweep_claims, sweep_grid, sweep_metrics, sweep_runs, sweep_tables
+from attnbias.studies.sweep_config import SweepConfig
+from attnbias.svm import max_margin
+from attnbias.workflow import configcheck
 
 SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
 SWEEP_TARGET = "results-tiny/sweeps/fig3.pdf"
@@ -132,7 +126,7 @@ def test_the_support_fraction_metric_counts_the_samples_at_margin_one():
     runs = sweep_metrics.Runs("x", np.array([0]), {}, [data], [{"u_mm": np.array([1.0, 0.0])}])
     value = sweep_metrics.compute(["non_support_fraction"], runs)["non_support_fraction"]
     assert list(value) == [0.5]
-    u_mm = svm.solve_u_svm(X, data["y"], data["opt"]).solution  # our solver finds it too
+    u_mm = max_margin.solve_u_svm(X, data["y"], data["opt"]).solution  # our solver finds it too
     np.testing.assert_allclose(u_mm, [1.0, 0.0], atol=1e-9)
     # control: with the second sample at margin 1 too, both are support vectors
     X[1, 1, 0] = -1.0
@@ -265,7 +259,7 @@ def test_the_tables_judge_each_point_and_tally_the_claims(tiny_runs):
     curves = pd.concat([curves, curves.assign(point="b")], ignore_index=True)
     grid = pd.DataFrame({"point": ["a", "b"], "data.params.d": [8, 8]})
     claims = {"gd_slowest_W": {"claim": "slowest", "optimizer": "gd", "metric": METRICS[0]}}
-    long, points, verdicts = sweep.tables(runs, curves, grid, METRICS, claims)
+    long, points, verdicts = sweep_tables.tables(runs, curves, grid, METRICS, claims)
     assert len(long) == len(runs) and "data.params.d" in long
     assert list(points["gd_slowest_W"]) == [True, False]  # b: every optimizer tied at 1.0
     assert verdicts.loc[0, "verdict"] == "holds in 1 of 2 settings"
@@ -281,7 +275,7 @@ def test_condition_report_measures_the_opt_token_against_the_longest_other():
     assert report["min_sq_norm"] == 0.0 and report["max_offdiag_inner"] == 0.0
 
 
-def sweep_tables(tiny_runs, axes: list[dict]):
+def point_tables(tiny_runs, axes: list[dict]):
     """The tiny point's runs copied to every point of `axes` (values as the grid gives them)."""
     combos = list(itertools.product(*(a["values"] for a in axes)))
     names = ["_".join(f"{a['label']}~{v}" for a, v in zip(axes, c, strict=True)) for c in combos]
@@ -291,7 +285,7 @@ def sweep_tables(tiny_runs, axes: list[dict]):
         {"point": names, **{a["keys"][0]: [c[i] for c in combos] for i, a in enumerate(axes)}}
     )
     claims = {"gd_slowest_W": {"claim": "slowest", "optimizer": "gd", "metric": METRICS[0]}}
-    return sweep.tables(runs, curves, grid, METRICS, claims)
+    return sweep_tables.tables(runs, curves, grid, METRICS, claims)
 
 
 AXES = [
@@ -305,11 +299,11 @@ AXES = [
 def test_the_figure_has_lines_for_one_key_and_heat_maps_for_two(
     tiny_runs, tmp_path, monkeypatch, swept, heat_maps
 ):
-    import attnbias.figures as figures
+    import attnbias.figures.drawing as figures
 
     drawn = []
     monkeypatch.setattr(figures, "save_figure", lambda fig, outputs, provenance: drawn.append(fig))
-    long, points, verdicts = sweep_tables(tiny_runs, AXES[:swept])
+    long, points, verdicts = point_tables(tiny_runs, AXES[:swept])
     legend = {o: (o.upper(), "") for o in ("gd", "ngd", "ps", "joint-ngd")}
     sweep_figure.draw(
         long, points, verdicts, axes=AXES[:swept], metrics=METRICS[:2], legend=legend,

@@ -9,8 +9,11 @@ import numpy as np
 import pytest
 import torch
 
-from attnbias import attention, data, devices, svm, train
-from attnbias.optimizers import OptimizerSpec
+from attnbias.data import models
+from attnbias.model import attention
+from attnbias.optim.full_batch import OptimizerSpec
+from attnbias.svm import max_margin
+from attnbias.training import devices, torch_loop
 
 F64 = torch.float64
 
@@ -20,11 +23,13 @@ def t64(x):
 
 
 def w_mm_of(datasets):
-    return torch.stack([t64(svm.solve_w_svm(ds["X"], ds["opt"]).W) for ds in datasets])
+    return torch.stack([t64(max_margin.solve_w_svm(ds["X"], ds["opt"]).W) for ds in datasets])
 
 
 def u_mm_of(datasets):
-    return torch.stack([t64(svm.solve_u_svm(ds["X"], ds["y"], ds["opt"]).u) for ds in datasets])
+    return torch.stack(
+        [t64(max_margin.solve_u_svm(ds["X"], ds["y"], ds["opt"]).u) for ds in datasets]
+    )
 
 
 def gap(W, W_ref):
@@ -41,7 +46,7 @@ def gap(W, W_ref):
 )
 @pytest.mark.parametrize("spacing", ["log", "linear"])
 def test_log_grid(iterations, points, spacing):
-    grid = train.log_grid(iterations, points, spacing)
+    grid = torch_loop.log_grid(iterations, points, spacing)
     assert grid[0] == 0 and grid[-1] == iterations
     assert np.issubdtype(grid.dtype, np.integer)
     assert np.all(np.diff(grid) > 0)  # sorted and unique
@@ -50,14 +55,14 @@ def test_log_grid(iterations, points, spacing):
 
 
 def test_log_grid_is_log_spaced():
-    grid = train.log_grid(10**4, 5)
+    grid = torch_loop.log_grid(10**4, 5)
     np.testing.assert_array_equal(grid, [0, 1, 10, 100, 1000, 10000])
-    np.testing.assert_array_equal(train.log_grid(100, 5, "linear"), [0, 25, 50, 75, 100])
+    np.testing.assert_array_equal(torch_loop.log_grid(100, 5, "linear"), [0, 25, 50, 75, 100])
 
 
 def test_log_grid_bad_spacing():
     with pytest.raises(ValueError, match="cubic"):
-        train.log_grid(10, 3, "cubic")
+        torch_loop.log_grid(10, 3, "cubic")
 
 
 # ---------------------------------------------------------------- resolve_device
@@ -77,13 +82,13 @@ def test_resolve_device_cpu_only():
 
 
 def _example1_with_W0(seed=0, n=6, T=4, d=10, orth=True):
-    ds = data.generate("example1", seed, dict(n=n, T=T, d=d, noise_orthogonal_to_u=orth))
+    ds = models.generate("example1", seed, dict(n=n, T=T, d=d, noise_orthogonal_to_u=orth))
     ds["W0"] = np.random.default_rng(50 + seed).standard_normal((d, d))
     return ds
 
 
 def _opt_is_argmax(ds):
-    gamma = data.token_scores(ds["X"], ds["y"], ds["u"])
+    gamma = models.token_scores(ds["X"], ds["y"], ds["u"])
     return bool(np.all(np.argmax(gamma, axis=1) == ds["opt"]))
 
 
@@ -117,7 +122,7 @@ def test_metrics_at_iteration_0_match_direct_computation(loss):
     assert all(_opt_is_argmax(ds) for ds in datasets)
     problem = attention.Problem.from_arrays(datasets)
     W_mm = w_mm_of(datasets)
-    table, _ = train.train(
+    table, _ = torch_loop.train(
         problem,
         OptimizerSpec("gd", lr=0.5),
         iterations=3,
@@ -137,7 +142,7 @@ def test_metrics_at_iteration_0_match_direct_computation(loss):
         "log_excess_loss",
         "log_step_W",
         "min_opt_softmax",
-        *(f"first_gap_W_below_{thr:g}" for thr in train.CROSSING_THRESHOLDS),
+        *(f"first_gap_W_below_{thr:g}" for thr in torch_loop.CROSSING_THRESHOLDS),
     }
     for b, ds in enumerate(datasets):
         expected = _direct_metrics(ds, ds["W0"], W_mm[b].numpy(), loss)
@@ -150,18 +155,18 @@ def test_first_crossings_are_exact_and_step_sizes_logged():
     """Crossings are checked every step: they equal the first t of a run logged every step,
     even when the log grid holds only 0 and the end. log_step_W is the gradient multiplier."""
     params = dict(n=6, T=4, d=40, query_signal=0.0)
-    datasets = [data.generate("example1", seed, params) for seed in (0, 1)]  # W0 = 0
+    datasets = [models.generate("example1", seed, params) for seed in (0, 1)]  # W0 = 0
     problem = attention.Problem.from_arrays(datasets)
     W_mm = w_mm_of(datasets)
 
     def run(spec, log_iterations):
-        return train.train(problem, spec, iterations=300, log_iterations=log_iterations, W_mm=W_mm)[
-            0
-        ]
+        return torch_loop.train(
+            problem, spec, iterations=300, log_iterations=log_iterations, W_mm=W_mm
+        )[0]
 
     dense = run(OptimizerSpec("ngd", lr=0.5), np.arange(301))
     sparse = run(OptimizerSpec("ngd", lr=0.5), np.array([0, 300]))
-    for thr in train.CROSSING_THRESHOLDS:
+    for thr in torch_loop.CROSSING_THRESHOLDS:
         name = f"first_gap_W_below_{thr:g}"
         for b in range(2):
             below = np.flatnonzero(dense["gap_W"][b] < thr)
@@ -180,14 +185,14 @@ def test_first_crossings_are_exact_and_step_sizes_logged():
 def test_log_excess_metric_when_opt_is_not_the_best_token(loss):
     """Where opt is not the best-scoring token its sample lowers L - L* (a signed sum)."""
     ds = _example1_with_W0(1, orth=False)
-    gamma = data.token_scores(ds["X"], ds["y"], ds["u"])
+    gamma = models.token_scores(ds["X"], ds["y"], ds["u"])
     ds["opt"] = ds["opt"].copy()
     ds["opt"][:2] = np.argsort(gamma[:2], axis=1)[:, -2]  # second-best token in two sequences
     assert not _opt_is_argmax(ds)
     W_mm = w_mm_of([ds])
     expected = _direct_metrics(ds, ds["W0"], W_mm[0].numpy(), loss)["log_excess_loss"]
     assert np.isfinite(expected)  # L > L* here, so log(L - L*) exists
-    table, _ = train.train(
+    table, _ = torch_loop.train(
         attention.Problem.from_arrays([ds]),
         OptimizerSpec("gd"),
         iterations=0,
@@ -214,7 +219,7 @@ def test_two_steps_match_plain_autograd(rule, loss, plain):
     ds = _example1_with_W0(2)
     problem = attention.Problem.from_arrays([ds])
     lr = 0.7
-    table, final = train.train(
+    table, final = torch_loop.train(
         problem,
         OptimizerSpec(rule, lr=lr),
         iterations=2,
@@ -225,7 +230,7 @@ def test_two_steps_match_plain_autograd(rule, loss, plain):
     W = ds["W0"]
     for step in (1, 2):
         W = _plain_step(ds, W, lr, rule, loss, plain)
-        direct = _direct_metrics(ds, W, svm.solve_w_svm(ds["X"], ds["opt"]).W, loss)
+        direct = _direct_metrics(ds, W, max_margin.solve_w_svm(ds["X"], ds["opt"]).W, loss)
         assert table["loss"][0, step] == pytest.approx(direct["loss"], rel=1e-12)
         assert table["W_norm"][0, step] == pytest.approx(direct["W_norm"], rel=1e-12)
     np.testing.assert_allclose(final["W"][0].numpy(), W, rtol=1e-12, atol=1e-13)
@@ -234,13 +239,13 @@ def test_two_steps_match_plain_autograd(rule, loss, plain):
 
 def test_joint_step_matches_plain_autograd(plain):
     """Joint GD: one step moves W and u by their autograd gradients (u0 random, W0 random)."""
-    ds = data.generate("dm", 0, dict(n=6, T=4, d=10))
+    ds = models.generate("dm", 0, dict(n=6, T=4, d=10))
     rng = np.random.default_rng(9)
     ds["u"] = rng.standard_normal(10)
     ds["W0"] = rng.standard_normal((10, 10))
     problem = attention.Problem.from_arrays([ds])
     lr, lr_u = 0.3, 0.05
-    _, final = train.train(
+    _, final = torch_loop.train(
         problem,
         OptimizerSpec("gd", lr=lr, lr_u=lr_u),
         iterations=1,
@@ -284,14 +289,16 @@ def _assert_tables_equal(batched, singles):
 
 @pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.caption())
 def test_batched_equals_single_seed_fixed_decoder(spec):
-    datasets = [data.generate("example1", seed, dict(n=8, T=4, d=12)) for seed in (0, 1, 2)]
+    datasets = [models.generate("example1", seed, dict(n=8, T=4, d=12)) for seed in (0, 1, 2)]
     W_mm = w_mm_of(datasets)
-    grid = train.log_grid(300, 8)
+    grid = torch_loop.log_grid(300, 8)
     kw = dict(iterations=300, log_iterations=grid)
-    batched, final = train.train(attention.Problem.from_arrays(datasets), spec, W_mm=W_mm, **kw)
+    batched, final = torch_loop.train(
+        attention.Problem.from_arrays(datasets), spec, W_mm=W_mm, **kw
+    )
     singles = []
     for b, ds in enumerate(datasets):
-        table, final_b = train.train(
+        table, final_b = torch_loop.train(
             attention.Problem.from_arrays([ds]), spec, W_mm=W_mm[b : b + 1], **kw
         )
         singles.append(table)
@@ -310,14 +317,14 @@ def test_batched_equals_single_seed_fixed_decoder(spec):
     ids=lambda s: s.caption(),
 )
 def test_batched_equals_single_seed_joint(spec):
-    datasets = [data.generate("dm", seed, dict(n=8, T=4, d=12)) for seed in (0, 1)]
+    datasets = [models.generate("dm", seed, dict(n=8, T=4, d=12)) for seed in (0, 1)]
     W_mm, u_mm = w_mm_of(datasets), u_mm_of(datasets)
-    kw = dict(iterations=200, log_iterations=train.log_grid(200, 6), train_u=True)
-    batched, _ = train.train(
+    kw = dict(iterations=200, log_iterations=torch_loop.log_grid(200, 6), train_u=True)
+    batched, _ = torch_loop.train(
         attention.Problem.from_arrays(datasets), spec, W_mm=W_mm, u_mm=u_mm, **kw
     )
     singles = [
-        train.train(
+        torch_loop.train(
             attention.Problem.from_arrays([ds]),
             spec,
             W_mm=W_mm[b : b + 1],
@@ -334,10 +341,10 @@ def test_batched_equals_single_seed_joint(spec):
 
 
 def test_overflowing_step_raises_floating_point_error():
-    ds = data.generate("example1", 0, dict(n=6, T=4, d=10))
+    ds = models.generate("example1", 0, dict(n=6, T=4, d=10))
     problem = attention.Problem.from_arrays([ds])
     with pytest.raises(FloatingPointError, match="iteration 1"):
-        train.train(
+        torch_loop.train(
             problem,
             OptimizerSpec("gd", lr=math.inf),
             iterations=3,
@@ -347,10 +354,10 @@ def test_overflowing_step_raises_floating_point_error():
 
 
 def test_divergence_is_caught_at_the_next_logged_iteration():
-    ds = data.generate("example1", 0, dict(n=6, T=4, d=10))
+    ds = models.generate("example1", 0, dict(n=6, T=4, d=10))
     problem = attention.Problem.from_arrays([ds])
     with pytest.raises(FloatingPointError, match="iteration 5"):
-        train.train(
+        torch_loop.train(
             problem,
             OptimizerSpec("gd", lr=math.inf),
             iterations=5,
@@ -360,11 +367,11 @@ def test_divergence_is_caught_at_the_next_logged_iteration():
 
 
 def test_non_finite_data_raises_at_iteration_0():
-    ds = data.generate("example1", 0, dict(n=6, T=4, d=10))
+    ds = models.generate("example1", 0, dict(n=6, T=4, d=10))
     W_mm = w_mm_of([ds])
     ds["X"][2, 1, 3] = np.nan
     with pytest.raises(FloatingPointError, match="iteration 0"):
-        train.train(
+        torch_loop.train(
             attention.Problem.from_arrays([ds]),
             OptimizerSpec("ngd", lr=0.1),
             iterations=2,
@@ -374,11 +381,11 @@ def test_non_finite_data_raises_at_iteration_0():
 
 
 def test_invalid_training_requests():
-    ds = data.generate("dm", 0, dict(n=6, T=4, d=10))
+    ds = models.generate("dm", 0, dict(n=6, T=4, d=10))
     problem = attention.Problem.from_arrays([ds])
     W_mm = w_mm_of([ds])
     with pytest.raises(ValueError, match="u_mm"):
-        train.train(
+        torch_loop.train(
             problem,
             OptimizerSpec("gd"),
             iterations=1,
@@ -387,7 +394,7 @@ def test_invalid_training_requests():
             train_u=True,
         )
     with pytest.raises(ValueError, match="f\\*"):
-        train.train(
+        torch_loop.train(
             problem,
             OptimizerSpec("polyak"),
             iterations=1,
@@ -397,7 +404,7 @@ def test_invalid_training_requests():
             train_u=True,
         )
     with pytest.raises(ValueError, match="loss"):
-        train.train(
+        torch_loop.train(
             problem,
             OptimizerSpec("gd"),
             iterations=1,
@@ -406,25 +413,25 @@ def test_invalid_training_requests():
             loss="square",
         )
     with pytest.raises(ValueError, match="share"):
-        attention.Problem.from_arrays([ds, data.generate("dm", 1, dict(n=6, T=4, d=11))])
+        attention.Problem.from_arrays([ds, models.generate("dm", 1, dict(n=6, T=4, d=11))])
 
 
 # ---------------------------------------------------------------- the paper's claims
 
 
 def _default_regime(seed=0):
-    ds = data.generate("example1", seed, dict(n=20, T=5, d=100))
+    ds = models.generate("example1", seed, dict(n=20, T=5, d=100))
     return attention.Problem.from_arrays([ds]), w_mm_of([ds])
 
 
 @pytest.mark.slow
 def test_ngd_aligns_fast_and_gd_slowly_in_the_default_regime():
     problem, W_mm = _default_regime()
-    grid = train.log_grid(10**4, 5)  # 0, 1, 10, ..., 1e4
-    ngd, _ = train.train(
+    grid = torch_loop.log_grid(10**4, 5)  # 0, 1, 10, ..., 1e4
+    ngd, _ = torch_loop.train(
         problem, OptimizerSpec("ngd", lr=0.1), iterations=10**4, log_iterations=grid, W_mm=W_mm
     )
-    gd, _ = train.train(
+    gd, _ = torch_loop.train(
         problem, OptimizerSpec("gd", lr=1.0), iterations=10**4, log_iterations=grid, W_mm=W_mm
     )
     # Example 1 under Ass. 2 (query_signal 0): GD at about 6e-3, NGD two decades below
@@ -444,10 +451,10 @@ def test_ngd_aligns_fast_and_gd_slowly_in_the_default_regime():
 
 
 def test_joint_training_aligns_w_and_u():
-    ds = data.generate("dm", 0, dict(n=20, T=5, d=60))
+    ds = models.generate("dm", 0, dict(n=20, T=5, d=60))
     problem = attention.Problem.from_arrays([ds])
-    grid = train.log_grid(1000, 4)  # 0, 1, 10, 100, 1000
-    table, _ = train.train(
+    grid = torch_loop.log_grid(1000, 4)  # 0, 1, 10, 100, 1000
+    table, _ = torch_loop.train(
         problem,
         OptimizerSpec("ngd", lr=0.1, normalize="per_block"),
         iterations=1000,
@@ -496,11 +503,11 @@ def test_ngd_stays_stable_far_past_float_resolution(plain):
     and even below the smallest float64), yet 1 - alignment keeps falling. A plain-autograd
     NGD, run in the test, drifts away after ~1e3 steps (on this dataset 1 - cos is 0.13 at
     t = 2000 against 3.3e-4 for the stable form; docs/model.md, "Why logs")."""
-    ds = data.generate("example1", 0, dict(n=20, T=5, d=100))
-    W_mm = svm.solve_w_svm(ds["X"], ds["opt"]).W
+    ds = models.generate("example1", 0, dict(n=20, T=5, d=100))
+    W_mm = max_margin.solve_w_svm(ds["X"], ds["opt"]).W
     iterations = LONG_RUN_STEPS
-    grid = np.union1d(train.log_grid(iterations, 30), [200, 2000, 5000])
-    table, _ = train.train(
+    grid = np.union1d(torch_loop.log_grid(iterations, 30), [200, 2000, 5000])
+    table, _ = torch_loop.train(
         attention.Problem.from_arrays([ds]),
         OptimizerSpec("ngd", lr=0.1),
         iterations=iterations,

@@ -422,7 +422,7 @@ def test_bucketing_needs_text_batches():
 def test_the_config_refuses_bucketing_for_images():
     import yaml
 
-    from attnbias import configcheck
+    from attnbias.workflow import configcheck
 
     repo = Path(__file__).resolve().parents[1]
     schema = yaml.safe_load((repo / "workflow" / "schemas" / "config.schema.yaml").read_text())

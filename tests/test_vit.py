@@ -8,6 +8,7 @@ import pytest
 import torch
 from fixtures_vision import write_cifar10, write_mnist
 
+from attnbias.optim.stochastic import make_optimizer
 from attnbias.realdata.vision import load_vision
 from attnbias.realdata.vit import (
     LocalitySelfAttention,
@@ -16,7 +17,6 @@ from attnbias.realdata.vit import (
     shifted_inputs,
     to_patches,
 )
-from attnbias.stochastic import make_optimizer
 
 SMALL = dict(dim=32, depth=2, heads=2, dim_head=8, mlp_dim=64)
 

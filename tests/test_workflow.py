@@ -115,8 +115,8 @@ def test_svm_change_reruns_from_the_svm_stage(built):
 
 def test_only_the_bad_direction_data_depends_on_the_svm_module():
     """The data rule's code (common.smk's data_code): svm.py only for bad_direction's jobs."""
-    from attnbias.codedeps import module_files, package_module_files
-    from attnbias.data import SEPARATE_GENERATORS
+    from attnbias.data.models import SEPARATE_GENERATORS
+    from attnbias.workflow.codedeps import module_files, package_module_files
 
     script = Path(__file__).parents[1] / "workflow/scripts/data.py"
     assert not [f for f in module_files(str(script)) if f.endswith("/svm.py")]
@@ -335,13 +335,13 @@ def test_the_guard_catches_a_torch_import(tmp_path, monkeypatch):
     assert "torch imported while parsing" in result.stdout + result.stderr
 
 
-# ---- attnbias.workflow_config: the plain logic behind the rules' params -----------------
+# ---- attnbias.workflow.config: the plain logic behind the rules' params -----------------
 
 
 def _workflow_config(change=None):
     from snakemake.utils import validate
 
-    from attnbias.workflow_config import WorkflowConfig
+    from attnbias.workflow.config import WorkflowConfig
 
     config = yaml.safe_load((REPO / "config/tiny.yaml").read_text())
     if change:

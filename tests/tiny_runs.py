@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 import torch
 
+from attnbias.optim.stochastic import SNGD, SPS
 from attnbias.realdata import trainer
 from attnbias.realdata.vit import ViTSmall, layer_parameter_norms
-from attnbias.stochastic import SNGD, SPS
 
 CLASSES, SEQ, VOCAB, IMAGE = 3, 12, 50, 8
 

@@ -15,7 +15,7 @@ Each row states:
   predicted, ratio  for results the paper says the runs agree with ("closely predicted"):
                the predicted rate and measured / predicted;
   hypotheses   whether the run's data satisfy the result's hypotheses (Ass. 1, Ass. 2,
-               Condition 1; attnbias.hypotheses). A verdict on data outside them says so.
+               Condition 1; attnbias.data.hypotheses). A verdict on data outside them says so.
 
   algorithm, covered   the run's algorithm (ALGORITHMS, from its optimizer's settings) and
                whether the result is proved for it; a row on another algorithm is a
@@ -38,10 +38,10 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
-from attnbias import hypotheses as hyp
+from attnbias.data import hypotheses as hyp
 
 ADAPTIVE = ("ngd", "ps", "ngd-mom", "joint-ngd")
-# as attnbias.fast.CROSSING_THRESHOLDS: claims run in the plotting env, which fast's torch
+# as attnbias.training.kernel.CROSSING_THRESHOLDS: claims run in the plotting env, which fast's torch
 # fallback would pull in
 CROSSING_THRESHOLDS = (1e-2, 1e-3)
 CLOSENESS_TOLERANCE = 0.25  # |measured / predicted - 1| for "closely predicted" rows
@@ -1000,7 +1000,7 @@ def study_claims(runs: pd.DataFrame, assumptions: pd.DataFrame, settings: dict) 
     """Rows of the global-convergence study: per setting and optimizer, the fraction of
     random initial directions at the smallest scale (Lem. 2 asks for a small initial norm;
     its bound was lost) whose direction reached W_mm within the budget. `assumptions` holds
-    each setting's measured hypotheses (attnbias.hypotheses.report columns)."""
+    each setting's measured hypotheses (attnbias.data.hypotheses.report columns)."""
     out = []
     small = runs["scale"].min()
     budget = f"1 - cos(W_t, W_mm) < {settings['threshold']:g} within {settings['iterations']} steps"

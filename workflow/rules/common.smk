@@ -1,5 +1,5 @@
 # Validation, wildcard constraints, target lists and the thin wrappers that hand a job's
-# wildcards to attnbias.workflow_config (the plain logic: identities, legends, settings).
+# wildcards to attnbias.workflow.config (the plain logic: identities, legends, settings).
 
 import inspect
 import os
@@ -12,11 +12,11 @@ import yaml
 from snakemake.settings.types import DeploymentMethod
 from snakemake.utils import validate
 
-from attnbias import configcheck
-from attnbias import job
-from attnbias.codedeps import module_files, package_module_files
-from attnbias.sweep_config import SweepConfig
-from attnbias.workflow_config import SIMILARITY_FIGURE, WorkflowConfig, at, canonical
+from attnbias.workflow import configcheck
+from attnbias.workflow import job
+from attnbias.workflow.codedeps import module_files, package_module_files
+from attnbias.studies.sweep_config import SweepConfig
+from attnbias.workflow.config import SIMILARITY_FIGURE, WorkflowConfig, at, canonical
 
 # NaN and inf, whole floats where integers belong, renamed keys, reserved names, ignored
 # optimizer settings, sizes and texts: refused here, naming the key, before any job runs.
@@ -99,7 +99,7 @@ def data_code(wildcards):
     """code("data.py"), plus the module of a data model whose generator lives apart
     (data.SEPARATE_GENERATORS: bad_direction's SVM), for that model's experiments only.
     """
-    from attnbias.data import SEPARATE_GENERATORS
+    from attnbias.data.models import SEPARATE_GENERATORS
 
     model = EXPERIMENTS[wildcards.experiment]["data"]["model"]
     own = SEPARATE_GENERATORS.get(model)
@@ -130,7 +130,7 @@ def check_real_data_first():
         raise WorkflowError(str(err)) from None
 
 
-# ---- a job's wildcards -> attnbias.workflow_config ----------------------------------
+# ---- a job's wildcards -> attnbias.workflow.config ----------------------------------
 
 
 def _values(wildcards):
@@ -220,7 +220,7 @@ def benchmarks(*rule_names, jobs=None):
 
 # The hot rules (data, svm, train, study_runs) run their script with `shell:`, which skips
 # Snakemake's per-job script machinery (~0.3 s of CPU per job; README, "Speed"). The script
-# reads the job from the JSON that job_params writes (attnbias.job). Without conda the
+# reads the job from the JSON that job_params writes (attnbias.workflow.job). Without conda the
 # interpreter is Snakemake's own; with --sdm conda, the env's `python`.
 PYTHON = (
     "python"
@@ -231,7 +231,7 @@ PYTHON = (
 
 def job_params(**params):
     """Params `job`: the wildcards and `params` (values, or functions of the wildcards), as
-    JSON for attnbias.job.load. Of the wildcards only, so a change reruns the job."""
+    JSON for attnbias.workflow.job.load. Of the wildcards only, so a change reruns the job."""
 
     def get(wildcards):
         values = {k: v(wildcards) if callable(v) else v for k, v in params.items()}
@@ -241,7 +241,7 @@ def job_params(**params):
 
 
 def job_shell(script, input=(), output=None):
-    """The shell command that runs `script` on a job read with attnbias.job.load. `input` and
+    """The shell command that runs `script` on a job read with attnbias.workflow.job.load. `input` and
     `output` name the files it passes; output=None: the one unnamed output file."""
 
     def files(kind, names):

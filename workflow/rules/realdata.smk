@@ -1,6 +1,6 @@
 # Real-data figures (Figs. 1, 4, 6, 7 and 10): check that data and weights are where the
 # config says, train per optimizer and seed, aggregate, draw. Their settings and file
-# identities come from attnbias.workflow_config, like the synthetic experiments'.
+# identities come from attnbias.workflow.config, like the synthetic experiments'.
 
 REAL_TRAINING = _alternatives(WF.real_experiments)
 # resource `gpu` of the real-data jobs: one, unless the config pins them to the CPU

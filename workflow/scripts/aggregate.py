@@ -1,6 +1,6 @@
 """All optimizers and seeds of an experiment -> results/{experiment}/metrics.parquet."""
 
-from attnbias import io, joblog
+from attnbias.workflow import io, joblog
 
 joblog.start(snakemake)
 runs = snakemake.input.runs

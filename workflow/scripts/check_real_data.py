@@ -10,9 +10,9 @@ import json
 import logging
 import sys
 
-from attnbias import io, joblog
 from attnbias.realdata import sources
 from attnbias.realdata.errors import MissingDataError
+from attnbias.workflow import io, joblog
 
 joblog.start(snakemake)
 try:

@@ -1,7 +1,9 @@
 """The claims table: results/claims.{md,html,csv,tex}, from the aggregate tables, the SVM
 and data files (||W_mm||, hypotheses) and, for joint training, the final parameters."""
 
-from attnbias import claims, hypotheses, io, joblog, provenance
+from attnbias import claims
+from attnbias.data import hypotheses
+from attnbias.workflow import io, joblog, provenance
 
 joblog.start(snakemake)
 experiments = snakemake.params.experiments

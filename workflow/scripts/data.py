@@ -2,18 +2,19 @@
 
 import logging
 
-from attnbias import data, hypotheses, io, job, joblog
-from attnbias.missing import MissingDataError
+from attnbias.data import hypotheses, models
+from attnbias.data.missing import MissingDataError
+from attnbias.workflow import io, job, joblog
 
-snakemake = job.load()  # the job, as the workflow hands it over (attnbias.job)
+snakemake = job.load()  # the job, as the workflow hands it over (attnbias.workflow.job)
 joblog.start(snakemake)
 config = snakemake.params.data
 try:
-    dataset = data.generate(config["model"], int(snakemake.wildcards.seed), config["params"])
+    dataset = models.generate(config["model"], int(snakemake.wildcards.seed), config["params"])
 except MissingDataError as err:  # fig9's MNIST files: the key is this experiment's root
     key = f"experiments.{snakemake.wildcards.experiment}.data.params.root"
     raise MissingDataError(err.dataset, err.path, key, err.how) from None
-logging.info("assumption quantities: %s", data.assumption_report(dataset))
+logging.info("assumption quantities: %s", models.assumption_report(dataset))
 hypotheses_report = hypotheses.report(dataset)
 logging.info("hypotheses: %s", hypotheses_report)
 logging.info("%s", hypotheses.describe(hypotheses_report))

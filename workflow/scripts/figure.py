@@ -1,7 +1,9 @@
 """Draw results/{experiment}.pdf (and its PNG twin) from the aggregate table, with the
 figure's provenance in both files and in results/{experiment}.provenance.json."""
 
-from attnbias import figures, hypotheses, io, joblog, provenance
+from attnbias.data import hypotheses
+from attnbias.figures import drawing
+from attnbias.workflow import io, joblog, provenance
 
 joblog.start(snakemake)
 title = snakemake.params.title or snakemake.wildcards.experiment
@@ -17,7 +19,7 @@ reports = [
     hypotheses.report(d, io.load_svm(p, d))
     for d, p in zip(datasets, snakemake.input.svm, strict=True)
 ]
-figures.draw(
+drawing.draw(
     snakemake.params.kind,
     io.load_metrics(snakemake.input.metrics, snakemake.params.identity),
     title=title,

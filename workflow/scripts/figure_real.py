@@ -4,8 +4,8 @@ its provenance in both files and in results/{figure}.provenance.json."""
 import json
 from pathlib import Path
 
-from attnbias import io, joblog, provenance
 from attnbias.realdata import plots
+from attnbias.workflow import io, joblog, provenance
 
 joblog.start(snakemake)
 source = json.loads(Path(snakemake.input.source).read_text())

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from attnbias import joblog, provenance
 from attnbias.realdata import plots
+from attnbias.workflow import joblog, provenance
 
 joblog.start(snakemake)
 source = json.loads(Path(snakemake.input.source).read_text())

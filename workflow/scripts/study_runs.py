@@ -2,21 +2,23 @@
 
 import pyarrow as pa
 
-from attnbias import fast, io, job, joblog, study
+from attnbias.studies import global_convergence
+from attnbias.training import kernel
+from attnbias.workflow import io, job, joblog
 
-snakemake = job.load()  # the job, as the workflow hands it over (attnbias.job)
+snakemake = job.load()  # the job, as the workflow hands it over (attnbias.workflow.job)
 joblog.start(snakemake)
 p = snakemake.params
-if fast.backend(p.device, "float64") == "c":
-    info = fast.kernel_info()
+if kernel.backend(p.device, "float64") == "c":
+    info = kernel.kernel_info()
 else:  # where the runs trained (study_table resolves the device the same way)
     import torch
 
-    from attnbias import devices
+    from attnbias.training import devices
 
     torch.set_num_threads(snakemake.threads)
     info = {**devices.device_info(devices.resolve_device(p.device)), "backend": "torch"}
-runs, assumptions = study.study_table(
+runs, assumptions = global_convergence.study_table(
     [{"name": snakemake.wildcards.setting, **p.setting}],
     {snakemake.wildcards.optimizer: p.optimizer},
     inits=p.inits,

@@ -3,7 +3,10 @@ provenance goes into its files and into results/global_convergence.provenance.js
 
 import pandas as pd
 
-from attnbias import claims, figures, io, joblog, provenance, study_summary
+from attnbias import claims
+from attnbias.figures import drawing
+from attnbias.studies import global_convergence_summary
+from attnbias.workflow import io, joblog, provenance
 
 joblog.start(snakemake)
 expect = snakemake.params.identities  # input file -> the identity it must hold
@@ -16,7 +19,7 @@ def read(paths):
 runs = read(snakemake.input.runs)
 assumptions = read(snakemake.input.assumptions)
 assumptions = assumptions.drop_duplicates("setting", ignore_index=True)  # one per setting
-summary = study_summary.summary(runs)
+summary = global_convergence_summary.summary(runs)
 io.save_csv(snakemake.output.runs, runs)
 io.save_csv(snakemake.output.summary, summary)
 io.save_csv(snakemake.output.assumptions, assumptions)
@@ -24,8 +27,8 @@ io.save_csv(snakemake.output.assumptions, assumptions)
 study_rows = claims.study_claims(runs, assumptions, snakemake.params.settings)
 io.save_csv(snakemake.output.claims_csv, study_rows)
 io.save_text(snakemake.output.claims_md, claims.to_markdown(study_rows))
-record = provenance.of_job(snakemake, figure="global_convergence", title=figures.STUDY_TITLE)
-figures.draw_study(
+record = provenance.of_job(snakemake, figure="global_convergence", title=drawing.STUDY_TITLE)
+drawing.draw_study(
     runs,
     summary,
     legend=snakemake.params.legend,

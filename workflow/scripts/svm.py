@@ -2,14 +2,15 @@
 
 import logging
 
-from attnbias import io, job, joblog, svm
+from attnbias.svm import max_margin
+from attnbias.workflow import io, job, joblog
 
-snakemake = job.load()  # the job, as the workflow hands it over (attnbias.job)
+snakemake = job.load()  # the job, as the workflow hands it over (attnbias.workflow.job)
 joblog.start(snakemake)
 name = f"experiment {snakemake.wildcards.experiment}, seed {snakemake.wildcards.seed}"
-solutions = svm.solve_for_dataset(
+solutions = max_margin.solve_for_dataset(
     io.load_data(snakemake.input.data, snakemake.params.data), snakemake.params.train_u, name
 )
-for line in svm.describe(solutions):
+for line in max_margin.describe(solutions):
     logging.info(line)
-io.save_npz(snakemake.output[0], svm.to_arrays(solutions), snakemake.params.identity)
+io.save_npz(snakemake.output[0], max_margin.to_arrays(solutions), snakemake.params.identity)

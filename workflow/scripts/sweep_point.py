@@ -1,10 +1,11 @@
-"""One point of a sweep: its data, SVMs and every optimizer x seed (attnbias.sweep_runs)."""
+"""One point of a sweep: its data, SVMs and every optimizer x seed (attnbias.studies.sweep_runs)."""
 
 import pyarrow as pa
 
-from attnbias import io, job, joblog, sweep_runs
+from attnbias.studies import sweep_runs
+from attnbias.workflow import io, job, joblog
 
-snakemake = job.load()  # the job, as the workflow hands it over (attnbias.job)
+snakemake = job.load()  # the job, as the workflow hands it over (attnbias.workflow.job)
 joblog.start(snakemake)
 wc, p = snakemake.wildcards, snakemake.params
 if sweep_runs.fast.backend(p.device, p.dtype) == "torch":

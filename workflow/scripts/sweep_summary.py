@@ -1,15 +1,17 @@
-"""A sweep's tables and figure from its points' runs (attnbias.sweep, sweep_figure)."""
+"""A sweep's tables and figure from its points' runs (sweep_tables, sweep_figure)."""
 
 import pandas as pd
 
-from attnbias import io, joblog, provenance, sweep, sweep_figure
+from attnbias.figures import sweep_figure
+from attnbias.studies import sweep_tables
+from attnbias.workflow import io, joblog, provenance
 
 joblog.start(snakemake)
 p = snakemake.params
 runs = pd.concat(map(pd.read_parquet, snakemake.input.runs), ignore_index=True)
 curves = pd.concat(map(pd.read_parquet, snakemake.input.curves), ignore_index=True)
 grid = pd.DataFrame(p.grid)
-long, points, verdicts = sweep.tables(runs, curves, grid, p.needed, p.claims)
+long, points, verdicts = sweep_tables.tables(runs, curves, grid, p.needed, p.claims)
 io.save_csv(snakemake.output.csv, long)
 io.save_csv(snakemake.output.points, points)
 io.save_csv(snakemake.output.verdicts, verdicts)

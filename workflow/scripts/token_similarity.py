@@ -5,9 +5,9 @@ import logging
 
 import torch
 
-from attnbias import io, joblog
-from attnbias.devices import resolve_device
 from attnbias.realdata import similarity_data
+from attnbias.training.devices import resolve_device
+from attnbias.workflow import io, joblog
 
 joblog.start(snakemake)
 torch.set_num_threads(snakemake.threads)

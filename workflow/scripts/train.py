@@ -1,20 +1,21 @@
 """Train one (experiment, optimizer, seed) -> metrics Parquet and final parameters.
 
-float64 on `auto` or `cpu` trains with the compiled kernel (attnbias.fast), without
-importing torch; `cuda[:N]` and float32 with torch (attnbias.train).
+float64 on `auto` or `cpu` trains with the compiled kernel (attnbias.training.kernel), without
+importing torch; `cuda[:N]` and float32 with torch (attnbias.training.torch_loop).
 """
 
 import logging
 
-from attnbias import fast, io, job, joblog
+from attnbias.training import kernel
+from attnbias.workflow import io, job, joblog
 
-snakemake = job.load()  # the job, as the workflow hands it over (attnbias.job)
+snakemake = job.load()  # the job, as the workflow hands it over (attnbias.workflow.job)
 joblog.start(snakemake)
 wc, p = snakemake.wildcards, snakemake.params
 dataset = io.load_data(snakemake.input.data, p.data)
 solution = io.load_svm(snakemake.input.svm, dataset, p.svm)
 try:
-    iterations, metrics, final, info = fast.run(
+    iterations, metrics, final, info = kernel.run(
         dataset,
         solution,
         p.train,

@@ -7,8 +7,9 @@ import logging
 
 import torch
 
-from attnbias import devices, io, joblog
 from attnbias.realdata.run import train_run
+from attnbias.training import devices
+from attnbias.workflow import io, joblog
 
 joblog.start(snakemake)
 torch.set_num_threads(snakemake.threads)

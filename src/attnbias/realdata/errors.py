@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from attnbias.missing import MissingDataError
+from attnbias.data.missing import MissingDataError
 
 __all__ = [
     "FIXTURE_MARKER",

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from attnbias.figures import LINE_STYLES, optimizer_styles, save_figure, space_markers
+from attnbias.figures.drawing import LINE_STYLES, optimizer_styles, save_figure, space_markers
 
 NORM_PREFIX = "norm/"
 FIXTURE_STAMP = "FIXTURE RUN (tiny test data and model, not the paper's experiment)"

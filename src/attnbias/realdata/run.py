@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from attnbias.devices import resolve_device
+from attnbias.optim.spec import without
+from attnbias.optim.stochastic import make_optimizer
 from attnbias.realdata import tasks
 from attnbias.realdata.trainer import Schedule, fit
-from attnbias.spec import without
-from attnbias.stochastic import make_optimizer
+from attnbias.training.devices import resolve_device
 
 
 def train_run(

@@ -23,7 +23,7 @@ import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm
 
-from attnbias import io
+from attnbias.workflow import io
 
 log = logging.getLogger(__name__)
 

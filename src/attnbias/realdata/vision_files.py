@@ -12,7 +12,7 @@ two formats are read directly, from torchvision's layout under the config's
       Python pickles of dicts with b"data", uint8 (N, 3072): each row the 1024 red, then
       green, then blue values of a 32x32 image, row-major; and b"labels", N ints.
 
-`read_mnist` (from `attnbias.idx`, which the data stage's fig9 on MNIST uses too) and
+`read_mnist` (from `attnbias.data.idx`, which the data stage's fig9 on MNIST uses too) and
 `read_cifar10` give the raw uint8 arrays; `vision_source(name, root)` checks the files are
 there (without reading them) and says whether the folder is a test fixture. No torch here.
 """
@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from attnbias.idx import (  # noqa: F401  (MNIST: re-exported beside CIFAR-10's reader)
+from attnbias.data.idx import (  # noqa: F401  (MNIST: re-exported beside CIFAR-10's reader)
     CONFIG_KEY,
     IDX_IMAGES_MAGIC,
     IDX_LABELS_MAGIC,

@@ -1,0 +1,18 @@
+"""The error for data or weights that users supply and that are not where the config says.
+
+Neutral ground: the synthetic data stage (fig9 on MNIST files, `attnbias.data.models`) and the
+real-data code (`attnbias.realdata`) both raise it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class MissingDataError(FileNotFoundError):
+    """Data or weights are missing: the message names the dataset, the config key and how
+    to get them."""
+
+    def __init__(self, dataset: str, path: str | Path, key: str, how: str):
+        self.dataset, self.path, self.key, self.how = dataset, Path(path), key, how
+        super().__init__(f"{dataset}: not found at {path} (config key `{key}`). {how}")

@@ -1,0 +1,135 @@
+"""Full-batch optimizers on (W, u): GD, NGD, Polyak step, each optionally with momentum.
+
+An optimizer only chooses a step length for each gradient block and combines it with the
+block's direction; the numerics stay in `gradients`. All lengths are formed in logs, since
+a gradient's norm may be far below the smallest float (see gradients.ScaledGradient).
+
+  gd      W <- W - lr * grad
+  ngd     W <- W - min(lr / ||grad||, max_step) * grad
+  polyak  W <- W - min((L - f*) / ||grad||^2, eta_max) * grad
+momentum: heavy ball on the step, buf <- beta * buf + step, W <- W - buf (NGD-mom is ngd
+with momentum). normalize: "per_block" normalises W and u each by its own norm (the paper's
+NGD, Eq. 10 without its extra step factors); "global" takes one ||grad|| over all trained
+blocks together (the paper's joint NGD). decay_W, decay_u: Eq. 10's extra step factors,
+each block's step times (t + 1)^-decay at step t (0: none).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import torch
+
+from attnbias.model.gradients import ScaledGradient
+from attnbias.optim.spec import RULES, OptimizerSpec
+
+__all__ = ["RULES", "ExcessLoss", "Optimizer", "OptimizerSpec", "check_polyak_fires"]
+
+# () -> (log|L - f*|, sign(L - f*)), per run: what the Polyak rule reads, computed on demand
+ExcessLoss = Callable[[], tuple[torch.Tensor, torch.Tensor]]
+
+
+def _log_global_norm(grads: dict[str, ScaledGradient]) -> torch.Tensor:
+    if len(grads) == 1:
+        return next(iter(grads.values())).log_norm
+    return 0.5 * torch.logsumexp(torch.stack([2 * g.log_norm for g in grads.values()]), dim=0)
+
+
+def check_polyak_fires(spec: OptimizerSpec, sign: torch.Tensor, log_abs: torch.Tensor) -> None:
+    """A Polyak step with f* at or above the initial loss never steps: refuse it.
+
+    sign, log_abs: sign(L - f*) and log|L - f*| of each run at the first step."""
+    if spec.f_star == "opt" or bool((sign > 0).all()):
+        return
+    loss = float((spec.f_star + sign * log_abs.exp()).min())
+    raise ValueError(
+        f"Polyak step with f_star={spec.f_star:g} never steps: f* is at or above the initial "
+        f"loss ({loss:.6g}); set f_star below it (0 is the infimum of the loss)"
+    )
+
+
+class Optimizer:
+    """Applies an OptimizerSpec to named parameter tensors, in place."""
+
+    def __init__(self, spec: OptimizerSpec):
+        self.spec = spec
+        self.buffers: dict[str, torch.Tensor] = {}
+        self.steps = 0
+
+    def _log_excess(self, excess: torch.Tensor | ExcessLoss | None) -> torch.Tensor | None:
+        """log(L - f*) for the Polyak rule (None for the others, which never read it)."""
+        if self.spec.rule != "polyak":
+            return None
+        if excess is None:
+            raise ValueError("the Polyak rule needs the excess loss L - f* (step's `excess`)")
+        if not callable(excess):
+            return excess
+        log_abs, sign = excess()
+        if self.steps == 0:
+            check_polyak_fires(self.spec, sign, log_abs)
+        return torch.where(sign > 0, log_abs, -torch.inf)  # no excess: no step
+
+    def _log_step_lengths(self, grads, log_excess) -> dict[str, torch.Tensor]:
+        spec = self.spec
+        lrs = {
+            name: spec.lr_u if (name == "u" and spec.lr_u is not None) else spec.lr
+            for name in grads
+        }
+        if spec.rule == "gd":
+            return self._decayed(
+                {
+                    name: torch.full_like(g.log_norm, math.log(lrs[name]))
+                    for name, g in grads.items()
+                }
+            )
+        if spec.normalize == "global":
+            log_norms = dict.fromkeys(grads, _log_global_norm(grads))
+        else:
+            log_norms = {name: g.log_norm for name, g in grads.items()}
+        if spec.rule == "ngd":
+            lengths = {name: math.log(lrs[name]) - log_norms[name] for name in grads}
+            cap = spec.max_step
+        else:  # polyak
+            lengths = {name: log_excess - 2 * log_norms[name] for name in grads}
+            cap = spec.eta_max
+        if cap is not None:
+            lengths = {name: torch.clamp(v, max=math.log(cap)) for name, v in lengths.items()}
+        return self._decayed(lengths)
+
+    def _decayed(self, lengths: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+        """Eq. 10's extra factors: each block's step times (t + 1)^-decay, t = steps taken."""
+        decay = {"W": self.spec.decay_W, "u": self.spec.decay_u}
+        log_t1 = math.log(self.steps + 1)
+        return {name: v - decay.get(name, 0.0) * log_t1 for name, v in lengths.items()}
+
+    def step(
+        self,
+        params: dict[str, torch.Tensor],
+        grads: dict[str, ScaledGradient],
+        excess: torch.Tensor | ExcessLoss | None = None,
+    ) -> dict[str, torch.Tensor]:
+        """One step. `excess` is what the Polyak rule reads (the others never do): log(L - f*)
+        per run, or a closure giving (log|L - f*|, sign(L - f*)), called by the Polyak rule
+        only; then a run at or below f* takes no step, and the first step refuses an f* at or
+        above the loss (check_polyak_fires).
+
+        Returns the log step size of each block (the multiplier of its gradient), per run.
+        """
+        lengths = self._log_step_lengths(grads, self._log_excess(excess))
+        self.steps += 1
+        for name, g in grads.items():
+            # A zero gradient (e.g. in W at u = 0) has log_scale -inf (and NGD an infinite
+            # step length): the block takes no step, never 0 * inf. Nothing else is
+            # repaired: a NaN or infinite step makes the parameters non-finite, and
+            # train.check_finite stops the run.
+            log_coef = lengths[name] + g.log_scale
+            zero = torch.isneginf(g.log_scale)
+            coef = torch.where(zero, torch.zeros_like(log_coef), torch.exp(log_coef))
+            update = coef.view(-1, *([1] * (g.direction.dim() - 1))) * g.direction
+            if self.spec.momentum:
+                buf = self.buffers.get(name)
+                update = update if buf is None else self.spec.momentum * buf + update
+                self.buffers[name] = update
+            params[name].sub_(update)
+        return lengths

@@ -1,0 +1,271 @@
+"""Global-convergence study: how often does the direction of W_t reach W_mm?
+
+The paper argues (Sec. 3, App. C.1) that under Assumptions 1 and 2 GD, NGD and the Polyak
+step converge in direction to W_mm from any initialisation, but shows it for a few starts
+only. This module measures it: over many random initial directions and scales it records
+the fraction of runs whose gap 1 - cos(W_t, W_mm) falls below a threshold within a budget
+of iterations, and how that fraction changes as the data leave the assumptions:
+
+  correlation   tokens share a random component orthogonal to u: the scores are unchanged
+                but the tokens are less orthogonal (Assumption 1 weakened);
+  score_spread  non-optimal tokens get unequal extra scores (Assumption 2 broken).
+
+The data-side quantities of both assumptions (models.assumption_report, and knob_report for
+the parts of them that the knobs move) are recorded next to the results, so that a reader
+sees how far each setting is from the assumptions. Each run also records why it may have
+missed: divergence, the gap of the part of W the model sees (effective_gap), and the
+softmax left on the optimal tokens.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from attnbias.data import hypotheses, models
+from attnbias.data.models import perturbed_example1 as perturbed_example1  # re-exported
+from attnbias.optim.spec import OptimizerSpec, without
+from attnbias.studies.global_convergence_summary import (
+    summary as summary,  # re-exported: study.summary
+)
+from attnbias.svm import max_margin
+from attnbias.training import kernel
+
+RUN_COLUMNS = [
+    "run",
+    "scale",
+    "final_gap",
+    "reached",
+    "first_iteration",
+    "diverged",
+    "final_effective_gap",
+    "final_opt_softmax",
+]
+TABLE_COLUMNS = ["setting", "correlation", "score_spread", "optimizer", *RUN_COLUMNS]
+KNOBS = ("correlation", "score_spread")
+KNOB_DEFAULTS = models.keyword_defaults(perturbed_example1)
+
+
+def knob_report(dataset: dict[str, np.ndarray]) -> dict[str, float]:
+    """The two quantities that the knobs move, which models.assumption_report mixes with others.
+
+    models.assumption_report's Assumption-1 quantity is dominated by the signal along u (optimal
+    tokens of different sequences are nearly parallel), and its Assumption-2 spread includes
+    the query, whose score differs by construction: both are large for plain Example 1. Here:
+    max_offdiag_inner_orth_u, the largest |<x, x'>| between distinct tokens after removing
+    their components along u (what `correlation` raises), and max_noise_score_spread, the
+    largest score spread among the tokens that are neither optimal nor the query (0 for plain
+    Example 1, what `score_spread` raises).
+    """
+    X, u = dataset["X"], dataset["u"]
+    tokens = X.reshape(-1, X.shape[-1])
+    tokens = tokens - np.outer(tokens @ u / (u @ u), u)
+    gram = tokens @ tokens.T
+    np.fill_diagonal(gram, 0.0)
+    gamma = models.token_scores(X, dataset["y"], u)
+    noise = np.arange(X.shape[1])[None, :] != dataset["opt"][:, None]
+    noise[:, 0] = False
+    high = np.where(noise, gamma, -np.inf).max(axis=1)
+    low = np.where(noise, gamma, np.inf).min(axis=1)
+    spread = np.where(noise.any(axis=1), high - low, 0.0)  # 0 without noise tokens (T = 2)
+    return {
+        "max_offdiag_inner_orth_u": float(np.abs(gram).max()),
+        "max_noise_score_spread": float(spread.max()),
+    }
+
+
+def random_initialisations(
+    rng: np.random.Generator, d: int, count: int, scales: Sequence[float]
+) -> tuple[np.ndarray, np.ndarray]:
+    """`count` initial W0 = scale * G / ||G||_F, G Gaussian: uniformly random directions.
+
+    The scales cycle through `scales` (run k has scales[k % len(scales)]), so every scale
+    gets about the same number of directions. Returns W0s (count, d, d) and their scales.
+    """
+    if count < 1 or len(scales) == 0:
+        raise ValueError(f"need count >= 1 and at least one scale; got {count}, {scales}")
+    run_scales = np.asarray(scales, dtype=float)[np.arange(count) % len(scales)]
+    G = rng.standard_normal((count, d, d))
+    W0s = run_scales[:, None, None] * G / np.linalg.norm(G, axis=(1, 2), keepdims=True)
+    return W0s, run_scales
+
+
+def _logged_runs(
+    dataset: dict[str, np.ndarray],
+    W0s: np.ndarray,
+    spec: OptimizerSpec,
+    W_mm: np.ndarray,
+    grid: np.ndarray,
+    device: str,
+) -> dict[str, np.ndarray]:
+    """gap_W and opt_softmax on `grid`, (B, len(grid)), and the final W, (B, d, d).
+
+    Training stops the whole batch when one run's loss stops being finite (an uncapped
+    Polyak step does so after it saturates the softmax on non-optimal tokens: its step
+    (L - L*) / ||grad||^2 then overflows). The batch is then split in halves until the
+    diverged runs are alone, so the other runs keep their results and stay batched; the
+    diverged runs get NaN everywhere. `device` picks the backend (kernel.backend).
+    """
+    if kernel.backend(device, "float64") == "c":  # independent runs: diverged ones get NaN
+        problem = kernel.TokenProblem([dataset], W0s=W0s)
+        metrics, final = kernel.train(
+            problem, spec, iterations=int(grid[-1]), log_iterations=grid, W_mm=W_mm[None],
+            only="study", nonfinite="nan",
+        )  # fmt: skip
+        return {"gap_W": metrics["gap_W"], "opt_softmax": metrics["opt_softmax"], "W": final["W"]}
+    try:
+        metrics, final = _train_batch(dataset, W0s, spec, W_mm, grid, device)
+    except FloatingPointError:
+        if len(W0s) == 1:
+            nan = np.full((1, len(grid)), np.nan)
+            return {"gap_W": nan, "opt_softmax": nan, "W": np.full(W0s.shape, np.nan)}
+        halves = [
+            _logged_runs(dataset, part, spec, W_mm, grid, device) for part in np.array_split(W0s, 2)
+        ]
+        return {key: np.concatenate([h[key] for h in halves]) for key in halves[0]}
+    return {"gap_W": metrics["gap_W"], "opt_softmax": metrics["opt_softmax"], "W": final["W"]}
+
+
+def _train_batch(dataset, W0s, spec, W_mm, grid, device):
+    """One batched run of every W0: the compiled kernel, or torch (kernel.backend)."""
+    iterations = int(grid[-1])
+    if kernel.backend(device, "float64") == "c":
+        problem = kernel.TokenProblem([dataset], W0s=W0s)
+        return kernel.train(
+            problem, spec, iterations=iterations, log_iterations=grid, W_mm=W_mm[None]
+        )
+    import torch
+
+    from attnbias.model.attention import Problem
+    from attnbias.training import devices, torch_loop
+
+    torch_device = devices.resolve_device(device)
+    problem = Problem.from_arrays([{**dataset, "W0": W0} for W0 in W0s], device=torch_device)
+    metrics, final = torch_loop.train(
+        problem,
+        spec,
+        iterations=iterations,
+        log_iterations=grid,
+        W_mm=torch.as_tensor(W_mm[None], dtype=problem.X.dtype, device=torch_device),
+    )
+    return metrics, {"W": final["W"].cpu().numpy()}
+
+
+def effective_gap(W: np.ndarray, W_mm: np.ndarray, queries: np.ndarray) -> np.ndarray:
+    """1 - cos(W P, W_mm), with P the projection onto the span of the query tokens.
+
+    The model sees W only through W x_{i,1}, i.e. through W P, and every gradient lies in
+    that span (attention.Problem), so the part W0 (I - P) of a random start never changes and
+    keeps gap_W away from 0 until ||W_t|| outgrows ||W0||. The effective gap ignores that
+    inert part: it measures whether the directions the model uses have reached W_mm (which
+    lies in the span: W_mm P = W_mm). W (B, d, d), queries (n, d); returns (B,).
+    """
+    P = np.linalg.pinv(queries) @ queries
+    WP = (W @ P).reshape(len(W), -1)
+    unit = WP / np.linalg.norm(WP, axis=1, keepdims=True)
+    unit_mm = W_mm.ravel() / np.linalg.norm(W_mm)
+    return 0.5 * ((unit - unit_mm) ** 2).sum(axis=1)
+
+
+def run_setting(
+    dataset: dict[str, np.ndarray],
+    W0s: np.ndarray,
+    spec: OptimizerSpec,
+    *,
+    iterations: int,
+    threshold: float,
+    log_points: int = 200,
+    device: str = "cpu",
+) -> pd.DataFrame:
+    """Train one dataset from every W0 in one batched run; did each run reach W_mm?
+
+    The B = len(W0s) runs share the data and differ only in W0. gap_W = 1 - cos(W_t, W_mm)
+    is read on a log grid of iterations, so `first_iteration` is the first logged
+    iteration with gap_W < threshold (NaN if none): an upper bound on the true first one.
+    Returns one row per run: run, scale (||W0||_F), final_gap, reached, first_iteration,
+    and, to tell why a run has not reached: diverged (the loss stopped being finite; NaN
+    gaps), final_effective_gap (see effective_gap: small while final_gap is not, the run is
+    right but W0's inert part still weighs) and final_opt_softmax (the mean softmax of the
+    optimal tokens at the end: well below 1, the run selected other tokens).
+    """
+    W_mm = max_margin.solve_w_svm(dataset["X"], dataset["opt"], name="study setting").W
+    grid = kernel.log_grid(iterations, log_points)
+    logged = _logged_runs(dataset, W0s, spec, W_mm, grid, device)
+    gaps = logged["gap_W"]  # (B, len(grid))
+    below = gaps < threshold  # False on NaN
+    reached = below.any(axis=1)
+    return pd.DataFrame(
+        {
+            "run": np.arange(len(W0s)),
+            "scale": np.linalg.norm(W0s, axis=(1, 2)),
+            "final_gap": gaps[:, -1],
+            "reached": reached,
+            "first_iteration": np.where(reached, grid[below.argmax(axis=1)], np.nan),
+            "diverged": np.isnan(gaps[:, -1]),
+            "final_effective_gap": effective_gap(logged["W"], W_mm, dataset["X"][:, 0]),
+            "final_opt_softmax": logged["opt_softmax"][:, -1],
+        }
+    )
+
+
+def study_table(
+    settings: Sequence[dict],
+    optimizers: dict[str, dict],
+    *,
+    inits: int,
+    scales: Sequence[float],
+    iterations: int,
+    threshold: float,
+    seed: int,
+    log_points: int = 200,
+    device: str = "cpu",
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Every (setting, optimizer, initialisation): the long table and the assumption table.
+
+    settings: dicts of perturbed_example1 parameters plus a `name`. optimizers: name ->
+    OptimizerSpec keyword arguments. Each setting draws its dataset from
+    default_rng([seed, 0]) and its initialisations from default_rng([seed, 1]); since the
+    knobs draw after models.example1, settings of equal sizes share the base dataset and the
+    initial directions, so their differences come from the knobs alone (paired design).
+    Returns (runs: one row per setting, optimizer and run, with TABLE_COLUMNS;
+    assumptions: one row per setting, its name, knobs, models.assumption_report and
+    knob_report).
+    """
+    names = [s["name"] for s in settings]
+    if len(set(names)) != len(names):
+        raise ValueError(f"setting names must be unique; got {names}")
+    specs = {name: OptimizerSpec(**kwargs) for name, kwargs in optimizers.items()}
+    runs, reports = [], []
+    for setting in settings:
+        params = without(setting, "name")
+        knobs = {k: float(params.get(k, KNOB_DEFAULTS[k])) for k in KNOBS}
+        dataset = perturbed_example1(np.random.default_rng([seed, 0]), **params)
+        reports.append(
+            {
+                "setting": setting["name"],
+                **knobs,
+                **models.assumption_report(dataset),
+                **knob_report(dataset),
+                **hypotheses.report(dataset),
+            }
+        )
+        W0s, run_scales = random_initialisations(
+            np.random.default_rng([seed, 1]), params["d"], inits, scales
+        )
+        for opt_name, spec in specs.items():
+            result = run_setting(
+                dataset,
+                W0s,
+                spec,
+                iterations=iterations,
+                threshold=threshold,
+                log_points=log_points,
+                device=device,
+            )
+            # the nominal scale, not ||W0||_F with its rounding, so that runs group by scale
+            result["scale"] = run_scales
+            runs.append(result.assign(setting=setting["name"], optimizer=opt_name, **knobs))
+    table = pd.concat(runs, ignore_index=True)[TABLE_COLUMNS]
+    return table, pd.DataFrame(reports)

@@ -1,0 +1,84 @@
+"""The workflow's reading of the `sweeps:` config section, as plain Python.
+
+workflow/rules/sweep.smk calls these with a job's wildcards (sweep, point). What a point's
+training job reads (`experiment`, `metrics`) depends on that point's values and the base
+experiment only, so adding a point reruns no other point, and a change to the base reruns
+the points whose experiment it changes.
+"""
+
+from __future__ import annotations
+
+from attnbias.optim.spec import OptimizerSpec
+from attnbias.studies import sweep_claims, sweep_grid
+from attnbias.workflow.config import canonical, spec_settings
+
+
+class SweepConfig:
+    def __init__(self, config: dict):
+        self.config = config
+        self.entries = config.get("sweeps") or {}
+        self._points = {n: sweep_grid.points(e["grid"]) for n, e in self.entries.items()}
+
+    def base(self, sweep: str) -> dict:
+        """The base experiment, with the optimizers the sweep trains."""
+        entry = self.entries[sweep]
+        return sweep_grid.trained(entry, self.config["experiments"][entry["base"]])
+
+    def points(self, sweep: str) -> dict[str, dict]:
+        """Point name -> {key path: value}, in grid order."""
+        return self._points[sweep]
+
+    def experiment(self, sweep: str, point: str) -> dict:
+        """What the point's job trains (no title or labels)."""
+        entry = self.entries[sweep]
+        values = self._points[sweep][point]
+        return canonical(sweep_grid.point_experiment(entry, self.base(sweep), values))
+
+    def metrics(self, sweep: str) -> list[str]:
+        """The metrics the point jobs compute: the entry's, then those its claims compare."""
+        entry = self.entries[sweep]
+        named = [c["metric"] for c in entry.get("claims", {}).values() if "metric" in c]
+        return list(dict.fromkeys([*entry["metrics"], *named]))
+
+    def claims(self, sweep: str) -> dict[str, dict]:
+        """In config order: the order of the verdict table's rows."""
+        return {k: canonical(v) for k, v in self.entries[sweep].get("claims", {}).items()}
+
+    def grid_table(self, sweep: str) -> dict[str, list]:
+        """Columns: point, then one per grid key (the summary joins its runs to these)."""
+        points = self._points[sweep]
+        keys = sweep_grid.keys(self.entries[sweep]["grid"])
+        table = {"point": list(points)}
+        for key in keys:
+            table[key] = [values[key] for values in points.values()]
+        return table
+
+    def axes(self, sweep: str) -> list[dict]:
+        """The swept axes for the figure: label, key path(s) and values."""
+        grid = self.entries[sweep]["grid"]
+        return [
+            {"label": label, "keys": list(axis), "values": next(iter(axis.values()))}
+            for label, axis in zip(sweep_grid.labels(grid), sweep_grid.swept(grid), strict=True)
+        ]
+
+    def legend(self, sweep: str) -> dict[str, tuple[str, str]]:
+        """Optimizer -> (label, a caption of its base settings)."""
+        out = {}
+        for name, opt in self.base(sweep)["optimizers"].items():
+            out[name] = (opt.get("label", name), OptimizerSpec(**spec_settings(opt)).caption())
+        return out
+
+    def claim_texts(self, sweep: str) -> dict[str, str]:
+        return {name: sweep_claims.describe(c) for name, c in self.claims(sweep).items()}
+
+    def figure_config(self, sweep: str) -> dict:
+        """The summary's provenance: the entry, its base experiment, device and dtype."""
+        entry = self.entries[sweep]
+        return canonical(
+            {
+                "sweeps": {sweep: entry},
+                "experiments": {entry["base"]: self.base(sweep)},
+                "device": self.config["device"],
+                "dtype": self.config["dtype"],
+            }
+        )

@@ -1,0 +1,187 @@
+"""One point of a sweep, trained in one job: its data, SVMs and every optimizer x seed.
+
+A point is an experiment of the config with some settings changed (attnbias.studies.sweep_grid).
+Its seeds' datasets and max-margin solutions are made here (models.generate and
+max_margin.solve_for_dataset, as the data and svm rules make them), and each optimizer trains
+every seed in one batch: on the compiled CPU kernel (attnbias.training.kernel.train) with `device`
+auto or cpu in float64, else with torch (attnbias.training.torch_loop), as a training job chooses
+(kernel.backend). A run whose loss stops being finite gets NaN and `diverged`; the others
+keep their numbers.
+
+Returns two tables: the runs (one row per optimizer x seed: the metrics the sweep asks for,
+attnbias.studies.sweep_metrics, the run's share of its batch's training time `train_s`, and the
+data's Condition-1 quantities) and the curves (the logged
+1 - cos of W and u and log L of every run, which curve claims read).
+
+Apart from attnbias.studies.sweep_tables, which judges and draws without torch (the plotting env).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pandas as pd
+
+from attnbias.data import models
+from attnbias.optim.spec import OptimizerSpec
+from attnbias.studies import sweep_metrics
+from attnbias.svm import max_margin
+from attnbias.training import kernel
+
+CURVES = sweep_metrics.CURVES  # the logged series kept per run
+CROSSINGS = tuple(f"first_gap_W_below_{thr:g}" for thr in kernel.CROSSING_THRESHOLDS)
+
+
+def condition_report(dataset: dict[str, np.ndarray]) -> dict[str, float]:
+    """The data-side quantities of Condition 1 for one dataset.
+
+    opt_norm_ratio: min_i ||x_{i,opt}|| / max_{i, t != opt} ||x_{i,t}|| (> 1: every optimal
+    token is longer than every other token, the "larger norm" of Condition 1); d_over_n;
+    and models.assumption_report's max_offdiag_inner and min_sq_norm (near-orthogonality).
+    """
+    X, opt = dataset["X"], dataset["opt"]
+    n, T, d = X.shape
+    norms = np.linalg.norm(X, axis=-1)
+    is_opt = np.arange(T)[None, :] == opt[:, None]
+    report = models.assumption_report(dataset)
+    return {
+        "opt_norm_ratio": float(norms[is_opt].min() / norms[~is_opt].max()),
+        "d_over_n": d / n,
+        "max_offdiag_inner": report["max_offdiag_inner"],
+        "min_sq_norm": report["min_sq_norm"],
+    }
+
+
+def _runs_fast(datasets, W_mm, u_mm, spec, **kwargs) -> dict[str, np.ndarray]:
+    """Every seed in one batch on the C kernel; a diverged run gets NaN (nonfinite="nan")."""
+    table, _ = kernel.train(kernel.TokenProblem(datasets), spec, W_mm=W_mm, u_mm=u_mm, **kwargs)
+    return table
+
+
+def _runs_torch(datasets, W_mm, u_mm, spec, *, device, dtype, **kwargs):
+    """The same with torch (cuda, float32). torch_loop.train raises when a run's loss stops being
+    finite, so a batch that does is split, seed by seed, and a lone diverged run is NaN."""
+    import torch
+
+    from attnbias.model.attention import Problem
+    from attnbias.training import devices, torch_loop
+
+    torch_device, torch_dtype = devices.resolve_device(device), getattr(torch, dtype)
+
+    def tensor(values):
+        if values is None:
+            return None
+        return torch.as_tensor(values, dtype=torch_dtype, device=torch_device)
+
+    def batch(datasets, W_mm, u_mm):
+        problem = Problem.from_arrays(datasets, device=torch_device, dtype=torch_dtype)
+        try:
+            return torch_loop.train(problem, spec, W_mm=tensor(W_mm), u_mm=tensor(u_mm), **kwargs)[
+                0
+            ]
+        except FloatingPointError:
+            if len(datasets) == 1:
+                return {}  # filled with NaN below
+        parts = [
+            batch([ds], W_mm[i : i + 1], None if u_mm is None else u_mm[i : i + 1])
+            for i, ds in enumerate(datasets)
+        ]
+        widths = {n: v.shape[1] for p in parts for n, v in p.items()}
+        if not widths:  # every seed diverged
+            widths = dict.fromkeys(CURVES, len(kwargs["log_iterations"]))
+        return {
+            n: np.concatenate([p.get(n, np.full((1, w), np.nan)) for p in parts])
+            for n, w in widths.items()
+        }
+
+    return batch(datasets, W_mm, u_mm) or {
+        n: np.full((1, len(kwargs["log_iterations"])), np.nan) for n in CURVES
+    }
+
+
+def backend_info(device: str, dtype: str) -> dict[str, str]:
+    """Where run_point trains, for the provenance: kernel.kernel_info or devices.device_info."""
+    if kernel.backend(device, dtype) == "c":
+        return kernel.kernel_info()
+    from attnbias.training import devices
+
+    return devices.device_info(devices.resolve_device(device))
+
+
+def point_data(experiment: dict, label: str) -> tuple[list[dict], list[dict]]:
+    """Seeds 0..seeds-1 of the experiment's data, and their max-margin solutions."""
+    spec = experiment["data"]
+    datasets = [
+        models.generate(spec["model"], seed, spec.get("params", {}))
+        for seed in range(experiment["seeds"])
+    ]
+    train_u = experiment["train"]["train_u"]
+    solutions = [
+        max_margin.to_arrays(
+            max_margin.solve_for_dataset(ds, train_u, name=f"{label}, seed {seed}")
+        )
+        for seed, ds in enumerate(datasets)
+    ]
+    return datasets, solutions
+
+
+def run_point(
+    experiment: dict,
+    metrics: list[str],
+    *,
+    label: str = "sweep point",
+    device: str = "cpu",
+    dtype: str = "float64",
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(runs, curves) of every optimizer x seed of `experiment` (a point's, with `seeds`,
+    `data`, `train` and label-free `optimizers`); see the module's doc."""
+    datasets, solutions = point_data(experiment, label)
+    train = experiment["train"]
+    grid = kernel.log_grid(train["iterations"], train["log_points"], train["grid"])
+    W_mm = np.stack([s["W_mm"] for s in solutions])
+    u_mm = np.stack([s["u_mm"] for s in solutions]) if train["train_u"] else None
+    kwargs = dict(
+        iterations=train["iterations"],
+        log_iterations=grid,
+        train_u=train["train_u"],
+        loss=train["loss"],
+    )
+    if kernel.backend(device, dtype) == "c":
+        train_batch, kwargs = _runs_fast, kwargs | {"nonfinite": "nan"}
+    else:
+        train_batch, kwargs = _runs_torch, kwargs | {"device": device, "dtype": dtype}
+    conditions = pd.DataFrame([condition_report(ds) for ds in datasets])
+    seeds = np.arange(len(datasets))
+    runs, curves = [], []
+    for name, settings in experiment["optimizers"].items():
+        start = time.perf_counter()
+        table = train_batch(datasets, W_mm, u_mm, OptimizerSpec(**settings), **kwargs)
+        # each run's share of its batch's training time (benchmarks/sweep.py sums them)
+        train_s = (time.perf_counter() - start) / len(datasets)
+        batch = sweep_metrics.Runs(name, np.asarray(grid), table, datasets, solutions)
+        values = sweep_metrics.compute(metrics, batch)
+        diverged = np.isnan(batch.series("log_loss")).any(axis=1)
+        runs.append(
+            pd.DataFrame(
+                {
+                    "optimizer": name,
+                    "seed": seeds,
+                    **values,
+                    "diverged": diverged,
+                    "train_s": train_s,
+                }
+            ).join(conditions)
+        )
+        logged = len(grid)
+        curves.append(
+            pd.DataFrame(
+                {
+                    "optimizer": name,
+                    "seed": np.repeat(seeds, logged),
+                    "t": np.tile(np.asarray(grid), len(seeds)),
+                    **{c: batch.series(c).reshape(-1) for c in CURVES},
+                }
+            )
+        )
+    return pd.concat(runs, ignore_index=True), pd.concat(curves, ignore_index=True)

@@ -1,0 +1,243 @@
+"""Full-batch training of (W, u), batched over independent runs, with metrics on a grid."""
+
+from __future__ import annotations
+
+import math
+from functools import partial
+
+import numpy as np
+import torch
+
+from attnbias.model import attention, gradients
+from attnbias.model.attention import Forward, Problem
+from attnbias.model.losses import get_loss
+from attnbias.optim.full_batch import Optimizer, OptimizerSpec
+from attnbias.training.devices import resolve_device
+from attnbias.training.kernel import (  # torch-free: shared with the compiled path
+    CROSSING_THRESHOLDS,
+    PER_SAMPLE_LIMIT,
+    allowed_nan,
+    log_grid,
+)
+
+
+def _cosine_and_misalignment(
+    P: torch.Tensor, P_ref: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Alignment <P, P_ref>/(|P||P_ref|) and 1 - alignment as ||P/|P| - R/|R|||^2 / 2."""
+    dims = tuple(range(1, P.dim()))
+    unit = P / torch.linalg.vector_norm(P, dim=dims, keepdim=True)
+    unit_ref = P_ref / torch.linalg.vector_norm(P_ref, dim=dims, keepdim=True)
+    return (unit * unit_ref).sum(dim=dims), 0.5 * ((unit - unit_ref) ** 2).sum(dim=dims)
+
+
+def log_excess_loss(fwd: Forward, loss, f_star, log_loss: torch.Tensor):
+    """log|L - f*| and the sign of L - f*, per run.
+
+    f* = "opt" is the loss with all attention on the optimal tokens, summed in logs
+    (signed: where opt is not the best-scoring token, its sample's share is negative).
+    """
+    if f_star == "opt":
+        log_abs, sign = loss.log_excess(
+            fwd.scores.gamma_opt, fwd.delta, fwd.log_abs_delta, fwd.delta_sign
+        )
+        log_abs_sum, sign = attention.signed_logsumexp(log_abs, sign, -1)
+        return log_abs_sum - math.log(fwd.delta.shape[-1]), sign
+    if f_star == 0:
+        return log_loss, torch.ones_like(log_loss)
+    excess = log_loss.exp() - f_star
+    return torch.log(excess.abs()), torch.sign(excess)
+
+
+def excess_loss(fwd: Forward, loss, f_star) -> tuple[torch.Tensor, torch.Tensor]:
+    """(log|L - f*|, sign(L - f*)) per run at `fwd`: what the Polyak step reads."""
+    return log_excess_loss(fwd, loss, f_star, attention.log_mean(loss.log_value(fwd.margin)))
+
+
+def metrics(problem: Problem, fwd: Forward, loss, A, u, W_mm, u_mm, train_u) -> dict:
+    """The logged metrics of each run, as (B,) tensors."""
+    log_loss = attention.log_mean(loss.log_value(fwd.margin))
+    W = problem.W(A)
+    out = {
+        "log_loss": log_loss,
+        "loss": log_loss.exp(),
+        "W_norm": torch.linalg.vector_norm(W, dim=(1, 2)),
+        "u_norm": torch.linalg.vector_norm(u, dim=1),
+        "opt_softmax": fwd.attn.gather(-1, problem.opt.unsqueeze(-1)).squeeze(-1).mean(-1),
+        "log1m_opt_softmax": attention.log_mean(attention.log1m_opt_attention(fwd, problem.opt)),
+    }
+    opt_softmax = fwd.attn.gather(-1, problem.opt.unsqueeze(-1)).squeeze(-1)
+    out["min_opt_softmax"] = opt_softmax.min(-1).values  # Lem. 3 and Lem. 11: non-decreasing
+    if problem.n <= PER_SAMPLE_LIMIT:
+        for i in range(problem.n):
+            out[f"opt_softmax_{i}"] = opt_softmax[:, i]
+    out["alignment_W"], out["gap_W"] = _cosine_and_misalignment(W, W_mm)
+    if train_u:
+        out["alignment_u"], out["gap_u"] = _cosine_and_misalignment(u, u_mm)
+        # Lem. 11: the loss ratio across samples stays bounded, the opt score gap grows
+        log_losses = loss.log_value(fwd.margin)
+        out["log_loss_ratio"] = log_losses.max(-1).values - log_losses.min(-1).values
+        non_opt = fwd.scores.gap.masked_fill(
+            torch.nn.functional.one_hot(problem.opt, fwd.scores.gap.shape[-1]).bool(), torch.inf
+        )
+        out["min_score_gap"] = non_opt.min(-1).values.min(-1).values
+    else:
+        log_abs, sign = log_excess_loss(fwd, loss, "opt", log_loss)
+        # the log of a negative excess is undefined: NaN, and the row is not written
+        out["log_excess_loss"] = torch.where(sign >= 0, log_abs, torch.nan)
+    return out
+
+
+class NonFiniteError(FloatingPointError):
+    """A parameter or a logged metric is NaN or infinite: the run has diverged."""
+
+
+def check_finite(out: dict, params: dict, t: int, spec: OptimizerSpec) -> None:
+    """Raise NonFiniteError, naming the values and iteration t, where a logged metric or a
+    parameter is not finite. Nothing is repaired: a non-finite step leaves a non-finite
+    parameter, which this finds at the next logged iteration."""
+    checks = {}
+    for name, value in out.items():
+        checks[f"metric {name}"] = (
+            torch.isfinite(value) | (allowed_nan(name, out) & value.isnan())
+        ).all()
+    for name, value in params.items():
+        checks[f"parameter {name}"] = torch.isfinite(value).all()
+    flags = torch.stack(list(checks.values())).cpu().tolist()  # one device sync
+    bad = [name for name, ok in zip(checks, flags, strict=True) if not ok]
+    if bad:
+        raise NonFiniteError(
+            f"training diverged: {', '.join(bad)} not finite at iteration {t} ({spec.caption()})"
+        )
+
+
+def train(
+    problem: Problem,
+    spec: OptimizerSpec,
+    *,
+    iterations: int,
+    log_iterations: np.ndarray,
+    W_mm: torch.Tensor,
+    u_mm: torch.Tensor | None = None,
+    train_u: bool = False,
+    loss: str = "exponential",
+) -> tuple[dict[str, np.ndarray], dict[str, torch.Tensor]]:
+    """Run `iterations` steps from (W0, u0).
+
+    Returns the metrics, each (B, len(log_iterations)), and the final parameters
+    {"W": (B, d, d), "u": (B, d)}.
+    """
+    if train_u and u_mm is None:
+        raise ValueError("training u needs u_mm for its alignment metric")
+    if spec.rule == "polyak" and spec.f_star == "opt" and train_u:
+        raise ValueError(
+            "Polyak f*='opt' assumes a fixed decoder; use a number (e.g. 0) when u is trained"
+        )
+    loss_fn = get_loss(loss)
+    params = {"W": problem.zero_coordinates(), "u": problem.u0.clone()}
+    optimizer = Optimizer(spec)
+    to_log = set(int(t) for t in log_iterations)
+    logged: list[dict[str, torch.Tensor]] = []
+    crossings = Crossings(CROSSING_THRESHOLDS, W_mm)
+    scores = attention.token_scores(problem, params["u"])
+    for t in range(iterations + 1):
+        if train_u and t > 0:
+            scores = attention.token_scores(problem, params["u"], check_order=False)
+        fwd = attention.forward(problem, params["W"], scores)
+        crossings.update(t, problem.W(params["W"]))
+        if t in to_log:
+            logged.append(
+                metrics(problem, fwd, loss_fn, params["W"], params["u"], W_mm, u_mm, train_u)
+            )
+            check_finite(logged[-1], params, t, spec)
+        if t == iterations:
+            break
+        grads = {"W": gradients.w_gradient(problem, fwd, loss_fn)}
+        if train_u:
+            grads["u"] = gradients.u_gradient(problem, fwd, loss_fn)
+        log_steps = optimizer.step(params, grads, partial(excess_loss, fwd, loss_fn, spec.f_star))
+        if t in to_log:
+            # the step size applied at t (multiplier of the gradient): shows where a cap binds
+            step = log_steps["W"]
+            logged[-1]["log_step_W"] = torch.where(torch.isfinite(step), step, torch.nan)
+    # no step is taken at the last iteration
+    logged[-1]["log_step_W"] = torch.full_like(logged[-1]["log_loss"], torch.nan)
+    table = {
+        name: torch.stack([m[name] for m in logged], dim=1).cpu().numpy() for name in logged[0]
+    }
+    table.update(crossings.table())
+    return table, {"W": problem.W(params["W"]), "u": params["u"]}
+
+
+class Crossings:
+    """The first iteration at which 1 - cos(W_t, W_mm) falls below each threshold, per run.
+
+    Checked at every iteration (until every run has crossed every threshold), so it is
+    exact rather than read off the log grid. Reported as metrics `first_gap_W_below_{thr:g}`
+    whose value is the iteration (NaN: not reached within the run).
+    """
+
+    def __init__(self, thresholds, W_mm: torch.Tensor):
+        self.thresholds = tuple(thresholds)
+        self.W_mm = W_mm
+        self.first: dict[float, torch.Tensor] = {}  # threshold -> (B,), set on the first update
+
+    def update(self, t: int, W: torch.Tensor) -> None:
+        if not self.first:
+            nan = torch.full((W.shape[0],), math.nan, dtype=torch.float64)
+            self.first = {thr: nan.clone() for thr in self.thresholds}
+        pending = [thr for thr in self.thresholds if bool(self.first[thr].isnan().any())]
+        if not pending:
+            return
+        misalignment = _cosine_and_misalignment(W, self.W_mm)[1].cpu()
+        for thr in pending:
+            new = self.first[thr].isnan() & (misalignment < thr)
+            self.first[thr][new] = float(t)
+
+    def table(self) -> dict[str, np.ndarray]:
+        """(B, 1) arrays, to be written at the last logged iteration."""
+        return {
+            f"first_gap_W_below_{thr:g}": self.first[thr].numpy()[:, None]
+            for thr in self.thresholds
+        }
+
+
+__all__ = ["train", "log_grid", "metrics"]
+
+
+def run(
+    data: dict,
+    svm_solution: dict,
+    train_config: dict,
+    optimizer_config: dict,
+    *,
+    device: str = "auto",
+    dtype: str = "float64",
+):
+    """One run from the files of the data and svm stages.
+
+    Returns (log iterations, metrics {name: (len,)}, final {"W", "u"} as numpy, device).
+    """
+    torch_device = resolve_device(device)
+    problem = Problem.from_arrays([data], device=torch_device, dtype=getattr(torch, dtype))
+
+    def reference(key):
+        if key not in svm_solution:
+            return None
+        return torch.as_tensor(svm_solution[key][None], dtype=problem.X.dtype, device=torch_device)
+
+    iterations = log_grid(
+        train_config["iterations"], train_config["log_points"], train_config["grid"]
+    )
+    table, final = train(
+        problem,
+        OptimizerSpec(**optimizer_config),
+        iterations=train_config["iterations"],
+        log_iterations=iterations,
+        W_mm=reference("W_mm"),
+        u_mm=reference("u_mm"),
+        train_u=train_config["train_u"],
+        loss=train_config["loss"],
+    )
+    metrics = {name: values[0] for name, values in table.items()}
+    return iterations, metrics, {k: v[0].cpu().numpy() for k, v in final.items()}, torch_device

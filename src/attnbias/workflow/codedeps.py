@@ -1,0 +1,73 @@
+"""Which of the package's modules a workflow script imports, transitively.
+
+Snakemake reruns a job when its script changes, but not when a module that the script
+imports changes. The workflow lists these modules as inputs of each rule, so editing
+optim/full_batch.py reruns training (and what depends on it) and nothing upstream.
+Imports are read statically with `ast`, so nothing is executed.
+"""
+
+from __future__ import annotations
+
+import ast
+from functools import cache
+from pathlib import Path
+
+PACKAGE = "attnbias"
+PACKAGE_DIR = Path(__file__).resolve().parents[1]
+# Sources that a module reads rather than imports: training/kernel.py compiles _kernel.c.
+COMPANIONS = {"kernel.py": ("_kernel.c",)}
+
+
+def _imported_modules(source: Path) -> set[str]:
+    """Fully qualified names of the package's modules that `source` imports."""
+    found = set()
+    for node in ast.walk(ast.parse(source.read_text(), filename=str(source))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            # `from attnbias import svm` names a module, not an attribute
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    # importing attnbias.a.b runs attnbias/a/__init__.py too
+    found |= {
+        ".".join(name.split(".")[:i]) for name in found for i in range(2, name.count(".") + 1)
+    }
+    return {name for name in found if name == PACKAGE or name.startswith(PACKAGE + ".")}
+
+
+def _module_file(name: str) -> Path | None:
+    parts = name.split(".")[1:]
+    candidate = PACKAGE_DIR.joinpath(*parts)
+    for path in (candidate.with_suffix(".py"), candidate / "__init__.py"):
+        if path.is_file():
+            return path
+    return None
+
+
+@cache
+def module_files(script: str) -> tuple[str, ...]:
+    """Source files of the package that `script` imports, directly or not, sorted.
+
+    The package's __init__.py is always included, since every import runs it, and so are
+    the COMPANIONS of a module (the C source that training/kernel.py compiles).
+    """
+    seen: set[Path] = set()
+    todo = [Path(script)]
+    init = PACKAGE_DIR / "__init__.py"
+    while todo:
+        for name in _imported_modules(todo.pop()):
+            path = _module_file(name)
+            if path is not None and path not in seen:
+                seen.add(path)
+                todo.append(path)
+    seen.add(init)
+    seen |= {p.with_name(c) for p in list(seen) for c in COMPANIONS.get(p.name, ())}
+    return tuple(sorted(str(p) for p in seen))
+
+
+def package_module_files(module: str) -> tuple[str, ...]:
+    """Source files of the package's `module` ("attnbias.x") and of what it imports."""
+    path = _module_file(module)
+    if path is None:
+        raise ValueError(f"{module!r} is not a module of the {PACKAGE} package")
+    return tuple(sorted({str(path), *module_files(str(path))}))

@@ -1,0 +1,290 @@
+"""The workflow's reading of its config: what each job depends on, as plain Python.
+
+workflow/rules/*.smk call these through thin wrappers that pass a job's wildcards; here
+they take the config and names only, so they are tested without Snakemake and import no
+torch (parsing the workflow must stay fast).
+
+One accessor per concern serves the synthetic experiments (`experiments`) and the
+real-data ones (`real_data.experiments`) alike: an experiment's name says which it is (the
+names are disjoint: attnbias.workflow.configcheck). Every dict that reaches a params value or an
+identity is `canonical` (sorted keys), so reordering a config file reruns nothing.
+"""
+
+from __future__ import annotations
+
+from attnbias.data.models import source_note
+from attnbias.figures.panels import describe
+from attnbias.optim.spec import OptimizerSpec
+from attnbias.workflow import io as files
+
+SIMILARITY_FIGURE = "fig10"  # the token-similarity figure of the real-data part
+REAL_GLOBALS = ("data_root", "models", "device", "autocast", "download")
+
+
+def canonical(value):
+    """Dicts with sorted keys, recursively: reordering a config file reruns nothing."""
+    if isinstance(value, dict):
+        return {key: canonical(value[key]) for key in sorted(value)}
+    return value
+
+
+def at(value, *keys):
+    """The canonical value at `keys` under `value`."""
+    for key in keys:
+        value = value[key]
+    return canonical(value)
+
+
+def without(mapping: dict, *keys: str) -> dict:
+    return {k: v for k, v in mapping.items() if k not in keys}
+
+
+def spec_settings(opt: dict) -> dict:
+    """An optimizer's settings without its display label (a label change retrains nothing)."""
+    return without(opt, "label")
+
+
+class WorkflowConfig:
+    """The validated config (defaults filled in) as the workflow's jobs read it."""
+
+    def __init__(self, config: dict):
+        self.config = config
+        self.experiments = config["experiments"]
+        self.study = config.get("global_convergence", {})
+        self.real = config["real_data"]
+        self.real_experiments = self.real["experiments"]
+        # the experiments of `rule all` and of the claims table (the others: extra targets)
+        self.default = {n: e for n, e in self.experiments.items() if e["default_build"]}
+
+    # ---- one experiment, synthetic or real ---------------------------------------------
+
+    def is_real(self, experiment: str) -> bool:
+        return experiment in self.real_experiments
+
+    def section(self, experiment: str) -> dict:
+        return (self.real_experiments if self.is_real(experiment) else self.experiments)[experiment]
+
+    def seeds(self, experiment: str) -> range:
+        return range(self.section(experiment)["seeds"])
+
+    def jobs(self, experiment: str) -> dict:
+        """The optimizers and seeds of the training jobs behind an experiment's figure."""
+        return {
+            "optimizer": list(self.section(experiment)["optimizers"]),
+            "seed": list(self.seeds(experiment)),
+        }
+
+    def optimizer(self, experiment: str, optimizer: str) -> dict:
+        """An optimizer's settings as its training job reads them (no label)."""
+        return canonical(spec_settings(self.section(experiment)["optimizers"][optimizer]))
+
+    def title(self, experiment: str) -> str:
+        """The figure's title; for synthetic data drawn from real images, which ones."""
+        e = self.section(experiment)
+        title = e["title"] or experiment
+        if self.is_real(experiment):
+            return title
+        note = source_note(e["data"]["model"], e["data"]["params"])
+        return f"{title}\n({note})" if note else title
+
+    def description(self, experiment: str) -> str:
+        """The report caption's description of a synthetic figure's panels."""
+        e = self.experiments[experiment]
+        return describe(e["layout"], e["data"]["model"])
+
+    def legend(self, experiment: str) -> dict:
+        """Figure params: optimizer name -> (label, a caption of its settings)."""
+        legend = {}
+        for name, opt in self.section(experiment)["optimizers"].items():
+            if self.is_real(experiment):
+                settings = without(opt, "label", "rule")
+                text = ", ".join(f"{k}={v:g}" for k, v in sorted(settings.items()))
+                caption = f"{opt['rule'].upper()} {text}".strip()
+            else:
+                caption = OptimizerSpec(**spec_settings(opt)).caption()
+            legend[name] = (opt.get("label", name), caption)
+        return legend
+
+    def figure_config(self, experiment: str | None = None) -> dict:
+        """A figure's provenance params: the config values its jobs used (hashed there).
+
+        An experiment's section and the global settings that reach its jobs; without an
+        experiment, the study's section.
+        """
+        if experiment is None:
+            return canonical({"global_convergence": self.study, "device": self.config["device"]})
+        if self.is_real(experiment):
+            real = {**self._real_globals(), "experiments": {experiment: self.section(experiment)}}
+            return canonical({"real_data": real})
+        return canonical(
+            {
+                "experiments": {experiment: self.section(experiment)},
+                "device": self.config["device"],
+                "dtype": self.config["dtype"],
+            }
+        )
+
+    # ---- file identities (attnbias.workflow.io.identity) ----------------------------------------
+    # A job stores its output's identity; a job reading a file gets the identity that the
+    # file must hold (from its own wildcards and the config) and refuses any other.
+
+    def identity(self, kind, experiment, seed=None, optimizer=None) -> dict:
+        """The identity of a file of `kind` (data, svm, run, metrics)."""
+        optimizer = optimizer if kind == "run" else None  # data and svm: every optimizer's
+        if kind == "metrics":  # an aggregate table's: the identities of the runs it holds
+            runs = [
+                self.identity("run", experiment, s, o)
+                for o in self.section(experiment)["optimizers"]
+                for s in self.seeds(experiment)
+            ]
+            return files.identity("metrics", experiment, runs)
+        if self.is_real(experiment):
+            return files.identity(
+                kind,
+                experiment,
+                self._real_run(experiment, optimizer),
+                seed=seed,
+                optimizer=optimizer,
+            )
+        e = self.experiments[experiment]
+        settings = {"data": canonical(e["data"])}
+        if kind == "svm":
+            settings["train_u"] = e["train"]["train_u"]
+        if kind == "run":  # its data, training and optimizer settings, device and dtype
+            settings.update(
+                train=canonical(e["train"]),
+                optimizer=self.optimizer(experiment, optimizer),
+                device=self.config["device"],
+                dtype=self.config["dtype"],
+            )
+        if kind == "data":
+            settings = settings["data"]
+        return files.identity(kind, experiment, settings, seed=seed, optimizer=optimizer)
+
+    def run_identities(self, pattern: str, experiment: str) -> dict:
+        """Params of an aggregate job: input run file -> the identity it must hold."""
+        return {
+            pattern.format(experiment=experiment, figure=experiment, optimizer=o, seed=s): (
+                self.identity("run", experiment, s, o)
+            )
+            for o in self.section(experiment)["optimizers"]
+            for s in self.seeds(experiment)
+        }
+
+    # ---- the claims table --------------------------------------------------------------
+
+    def joint(self) -> list[str]:
+        """The default-build experiments that train u (the claims read u's margin)."""
+        return [n for n, e in self.default.items() if e["layout"] == "joint"]
+
+    def claims_settings(self) -> dict:
+        """Claims params: what each experiment is, and its optimizers' settings."""
+        return {
+            name: {
+                "layout": e["layout"],
+                "seeds": e["seeds"],
+                "optimizers": {o: self.optimizer(name, o) for o in e["optimizers"]},
+                "labels": {o: opt.get("label", o) for o, opt in e["optimizers"].items()},
+            }
+            for name, e in self.default.items()
+        }
+
+    def claims_identities(self, metrics, svm, data, final) -> dict:
+        """Claims params: input file -> its identity; the arguments are the path patterns."""
+        out = {metrics.format(experiment=n): self.identity("metrics", n) for n in self.default}
+        for n in self.default:
+            for s in self.seeds(n):
+                out[svm.format(experiment=n, seed=s)] = self.identity("svm", n, s)
+                out[data.format(experiment=n, seed=s)] = self.identity("data", n, s)
+                if n in self.joint():
+                    for o in self.experiments[n]["optimizers"]:
+                        path = final.format(experiment=n, optimizer=o, seed=s)
+                        out[path] = dict(self.identity("run", n, s, o), kind="final")
+        return out
+
+    # ---- the global-convergence study --------------------------------------------------
+
+    def study_setting(self, setting: str) -> dict:
+        """The data of one study setting (the common sizes and its knobs)."""
+        return canonical({**self.study["data"], **self.study["settings"][setting]})
+
+    def study_optimizer(self, optimizer: str) -> dict:
+        return canonical(spec_settings(self.study["optimizers"][optimizer]))
+
+    def study_identity(self, kind: str, setting: str, optimizer: str) -> dict:
+        """A study file's identity: its setting, optimizer and every study value it reads."""
+        used = {
+            "setting": self.study_setting(setting),
+            "optimizer": self.study_optimizer(optimizer),
+            "study": canonical(without(self.study, "data", "settings", "optimizers")),
+            "device": self.config["device"],
+        }
+        ident = files.identity(kind, "global_convergence", used, optimizer=optimizer)
+        return {**ident, "setting": setting}
+
+    def study_identities(self, patterns: dict) -> dict:
+        """Params of study_summary: input file -> its identity; `patterns`: kind -> path."""
+        return {
+            pattern.format(setting=s, optimizer=o): self.study_identity(kind, s, o)
+            for kind, pattern in patterns.items()
+            for s in self.study.get("settings", {})
+            for o in self.study.get("optimizers", {})
+        }
+
+    def study_jobs(self) -> dict:
+        study = self.study
+        return {k: list(study.get(f"{k}s", {})) for k in ("setting", "optimizer")}
+
+    def study_legend(self) -> dict:
+        optimizers = self.study.get("optimizers", {})
+        return {name: opt.get("label", name) for name, opt in optimizers.items()}
+
+    # ---- the real-data part --------------------------------------------------------------
+
+    def real_figures(self) -> list[str]:
+        """The real-data figures' names (the similarity figure when it has samples)."""
+        names = list(self.real_experiments)
+        return names + [SIMILARITY_FIGURE] if self.real["similarity"]["samples"] else names
+
+    def real_settings(self, experiment: str) -> dict:
+        """What a real-data run depends on (not its title or the optimizers' labels)."""
+        e = self.real_experiments[experiment]
+        settings = without(e, "title", "optimizers")
+        if e["model"] != "vit_small":
+            settings["model_path"] = self.real["models"][e["model"]]
+        return canonical(settings)
+
+    def _real_run(self, experiment: str, optimizer: str) -> dict:
+        return {
+            "experiment": self.real_settings(experiment),
+            "optimizer": self.optimizer(experiment, optimizer),
+            **{k: self.real[k] for k in ("data_root", "device", "autocast")},
+        }
+
+    def real_needs(self, figure: str) -> dict:
+        """The datasets and the model (path or hub name) a real-data figure needs."""
+        if figure == SIMILARITY_FIGURE:
+            similarity = self.real["similarity"]
+            model = self.real["models"][similarity["model"]]
+            return {"datasets": sorted(similarity["samples"]), "model": model}
+        e = self.real_experiments[figure]
+        model = None if e["model"] == "vit_small" else self.real["models"][e["model"]]
+        return {"datasets": [e["dataset"]], "model": model}
+
+    def similarity_settings(self, dataset: str) -> dict:
+        s = self.real["similarity"]
+        return canonical(
+            {
+                "model_path": self.real["models"][s["model"]],
+                "samples": s["samples"][dataset],
+                **{k: s[k] for k in ("seed", "max_length", "band")},
+            }
+        )
+
+    def similarity_config(self) -> dict:
+        return canonical(
+            {"real_data": {**self._real_globals(), "similarity": self.real["similarity"]}}
+        )
+
+    def _real_globals(self) -> dict:
+        return {k: self.real[k] for k in REAL_GLOBALS}
