@@ -16,7 +16,7 @@ Every refusal is a ConfigError whose message starts with the dotted key path
   check_specs       optimizer settings that attnbias.optim.spec.OptimizerSpec refuses (after the
                     schema's defaults are filled in, like the two checks below)
   check_real        real-data names that clash, model keys that name no model
-  check_sweeps      sweep entries: grid keys and values, size, metrics, claims (sweepcheck)
+  check_sweeps      sweep entries: grid keys and values, size, metrics, claims (studies.sweep_check)
 """
 
 from __future__ import annotations
