@@ -322,7 +322,7 @@ def test_a_diverged_seed_gets_nan_and_the_others_keep_their_numbers(monkeypatch)
         "optimizers": {"ps": {"rule": "polyak", "f_star": 0}},
     }
     clean, _ = sweep_runs.run_point(experiment, METRICS)
-    real = sweep_runs.fast.train
+    real = sweep_runs.kernel.train
 
     def train(problem, *args, **kwargs):
         table, final = real(problem, *args, **kwargs)
@@ -330,7 +330,7 @@ def test_a_diverged_seed_gets_nan_and_the_others_keep_their_numbers(monkeypatch)
             values[-1] = np.nan
         return table, final
 
-    monkeypatch.setattr(sweep_runs.fast, "train", train)
+    monkeypatch.setattr(sweep_runs.kernel, "train", train)
     runs, _ = sweep_runs.run_point(experiment, METRICS)
     assert list(runs["diverged"]) == [False, True]
     assert np.isnan(runs.loc[1, "final_log10_gap_W"])
@@ -339,7 +339,7 @@ def test_a_diverged_seed_gets_nan_and_the_others_keep_their_numbers(monkeypatch)
 
 def test_the_kernel_and_torch_agree_on_a_point(monkeypatch, tiny_runs):
     pytest.importorskip("torch")
-    monkeypatch.setattr(sweep_runs.fast, "backend", lambda device, dtype: "torch")
+    monkeypatch.setattr(sweep_runs.kernel, "backend", lambda device, dtype: "torch")
     reference, _ = sweep_runs.run_point(tiny_point(), METRICS)
     for column in METRICS:
         np.testing.assert_allclose(tiny_runs[0][column], reference[column], rtol=1e-7)

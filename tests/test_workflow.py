@@ -114,16 +114,19 @@ def test_svm_change_reruns_from_the_svm_stage(built):
 
 
 def test_only_the_bad_direction_data_depends_on_the_svm_module():
-    """The data rule's code (common.smk's data_code): svm.py only for bad_direction's jobs."""
+    """The data rule's code (common.smk's data_code): the SVM module only for bad_direction's
+    jobs."""
     from attnbias.data.models import SEPARATE_GENERATORS
     from attnbias.workflow.codedeps import module_files, package_module_files
 
     script = Path(__file__).parents[1] / "workflow/scripts/data.py"
-    assert not [f for f in module_files(str(script)) if f.endswith("/svm.py")]
+    assert not [f for f in module_files(str(script)) if "/svm/" in f]
     own = package_module_files(SEPARATE_GENERATORS["bad_direction"])
-    assert [Path(f).name for f in own if f.endswith(("/svm.py", "/bad_direction.py"))] == [
-        "bad_direction.py",
-        "svm.py",
+    assert [
+        f.split("attnbias/")[1] for f in own if f.endswith(("/max_margin.py", "/bad_direction.py"))
+    ] == [
+        "data/bad_direction.py",
+        "svm/max_margin.py",
     ]
 
 

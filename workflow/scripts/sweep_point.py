@@ -8,7 +8,7 @@ from attnbias.workflow import io, job, joblog
 snakemake = job.load()  # the job, as the workflow hands it over (attnbias.workflow.job)
 joblog.start(snakemake)
 wc, p = snakemake.wildcards, snakemake.params
-if sweep_runs.fast.backend(p.device, p.dtype) == "torch":
+if sweep_runs.kernel.backend(p.device, p.dtype) == "torch":
     import torch
 
     torch.set_num_threads(snakemake.threads)
