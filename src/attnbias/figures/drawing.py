@@ -139,6 +139,22 @@ def optimizer_styles(order: list[str], column: str = "optimizer_label") -> dict:
     }
 
 
+def seed_lines(ax, data: pd.DataFrame, styles: dict, legend: bool, **line_kwargs) -> None:
+    """Each optimizer's mean over seeds against the iteration, in a band from the lowest to
+    the highest seed (every figure draws its curves this way)."""
+    sns.lineplot(
+        data=data,
+        x="iteration",
+        y="value",
+        **styles,
+        estimator="mean",
+        errorbar=("pi", 100),
+        ax=ax,
+        legend=legend,
+        **line_kwargs,
+    )
+
+
 def space_markers(ax, order: list[str]) -> None:
     """Thin each optimizer's markers to one per MARKER_SPACING of the axes' diagonal, the
     start offset by optimizer so that markers of coinciding curves alternate."""
@@ -286,16 +302,7 @@ def draw(
         ax.set_xscale(panel.xscale)
         # before plotting: seaborn then averages in log space; symlog: linear near 0
         ax.set_yscale(yscale, **({"linthresh": 1.0} if yscale == "symlog" else {}))
-        sns.lineplot(
-            data=data,
-            x="iteration",
-            y="value",
-            **styles,
-            estimator="mean",
-            errorbar=("pi", 100),
-            ax=ax,
-            legend=i == 0,
-        )
+        seed_lines(ax, data, styles, legend=i == 0)
         space_markers(ax, order)
         for ref, style in zip(panel.references, REFERENCE_STYLES, strict=False):
             if _draw_reference(
@@ -468,17 +475,7 @@ def draw_bad_init_2d(
         data = table[table["metric"] == panel.metric]
         if panel.yscale == "log":
             data = data[data["value"] > 0]
-        sns.lineplot(
-            data=data,
-            x="iteration",
-            y="value",
-            **styles,
-            estimator="mean",
-            errorbar=("pi", 100),
-            lw=1.8,
-            ax=ax,
-            legend=i == 1,
-        )
+        seed_lines(ax, data, styles, legend=i == 1, lw=1.8)
         space_markers(ax, order)
         means = data.groupby(["optimizer_label", "iteration"])["value"].mean()
         if panel.metric.startswith("opt_softmax_"):

@@ -9,7 +9,13 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from attnbias.figures.drawing import LINE_STYLES, optimizer_styles, save_figure, space_markers
+from attnbias.figures.drawing import (
+    LINE_STYLES,
+    optimizer_styles,
+    save_figure,
+    seed_lines,
+    space_markers,
+)
 
 NORM_PREFIX = "norm/"
 FIXTURE_STAMP = "FIXTURE RUN (tiny test data and model, not the paper's experiment)"
@@ -90,15 +96,7 @@ def draw_training(
     fig, axes = plt.subplots(rows, cols, figsize=(4.6 * cols, 3.6 * rows + 1.0), squeeze=False)
     for i, (ax, (metric, ylabel, yscale)) in enumerate(zip(axes[0], panels, strict=True)):
         ax.set_yscale(yscale)
-        sns.lineplot(
-            data=table[table["metric"] == metric],
-            x="iteration",
-            y="value",
-            **styles,
-            errorbar=("pi", 100),
-            ax=ax,
-            legend=i == 0,
-        )
+        seed_lines(ax, table[table["metric"] == metric], styles, legend=i == 0)
         space_markers(ax, order)
         ax.set_xlabel("iteration")
         ax.set_ylabel(ylabel)
