@@ -2,14 +2,17 @@
 
 import logging
 
-from attnbias import io, job, joblog, svm
+from attnbias import hypotheses, io, job, joblog, svm
 
 snakemake = job.load()  # the job, as the workflow hands it over (attnbias.job)
 joblog.start(snakemake)
 name = f"experiment {snakemake.wildcards.experiment}, seed {snakemake.wildcards.seed}"
-solutions = svm.solve_for_dataset(
-    io.load_data(snakemake.input.data, snakemake.params.data), snakemake.params.train_u, name
-)
+dataset = io.load_data(snakemake.input.data, snakemake.params.data)
+solutions = svm.solve_for_dataset(dataset, snakemake.params.train_u, name)
 for line in svm.describe(solutions):
     logging.info(line)
-io.save_npz(snakemake.output[0], svm.to_arrays(solutions), snakemake.params.identity)
+arrays = svm.to_arrays(solutions)
+# the hypotheses that need the solution (u_mm), stored with it for the figure and claims jobs
+svm_hypotheses = hypotheses.svm_report(dataset, arrays)
+logging.info("hypotheses that need the SVM solution: %s", svm_hypotheses)
+io.save_npz(snakemake.output[0], arrays, snakemake.params.identity, svm_hypotheses)
