@@ -125,6 +125,15 @@ def test_the_stored_parts_join_into_the_report_measured_at_once(tmp_path, model,
     # the report is no array: the readers of the arrays see what they saw before
     assert sorted(io.load_data(data_path)) == sorted(dataset)
     assert sorted(io.load_npz(svm_path)) == sorted(arrays)
+    # each file's identity checked where given (the claims job's `expect`: path -> identity)
+    expect = {
+        data_path: io.identity("data", model, params),
+        svm_path: io.identity("svm", model, params),
+    }
+    assert io.seed_hypotheses(data_path, svm_path, expect) == stored
+    expect[svm_path] = io.identity("svm", "other", params)
+    with pytest.raises(io.FileContractError, match=r"_svm\.npz holds kind svm, experiment"):
+        io.seed_hypotheses(data_path, svm_path, expect)
 
 
 def test_a_stored_report_keeps_every_value_exactly(tmp_path):
