@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import json
 import math
+import os
 import re
 import shutil
 import tempfile
@@ -28,7 +29,7 @@ import yaml
 from project import copy_project, snakemake
 
 from attnbias import claims
-from attnbias.data import models
+from attnbias.data import hypotheses, models
 from attnbias.model import attention
 from attnbias.optim.full_batch import OptimizerSpec
 from attnbias.svm import max_margin
@@ -357,6 +358,43 @@ def test_unreadable_file_is_reported_by_path_without_unpickling(built_copy, dama
     assert "results-tiny/data/fig2/seed0.npz cannot be read as a .npz file" in out, out
     assert "snakemake --forcerun results-tiny/data/fig2/seed0.npz" in out
     assert "allow_pickle" not in out and "BadZipFile" not in out
+
+
+def _rewrite_arrays(path: Path, **arrays) -> None:
+    """Replace arrays of an .npz file, keeping its other entries (identity, stored
+    hypotheses) and its mtime, so that Snakemake sees it as up to date."""
+    stat = path.stat()
+    with np.load(path) as f:
+        entries = {key: f[key] for key in f.files}
+    np.savez(path, **{**entries, **arrays})
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+
+
+@pytest.mark.slow
+def test_the_figure_prints_the_hypotheses_its_files_store_and_measures_none(built_copy):
+    """fig3's figure job, rerun on data and svm arrays that measure other hypotheses (a
+    non-zero W0, breaking Cond. 1 i; u_mm twice as long, no sample on its margin) but
+    hold the reports their jobs stored, prints the stored ones."""
+    results = built_copy / "results-tiny"
+    seeds = [
+        (results / f"data/fig3/seed{s}.npz", results / f"svm/fig3/seed{s}.npz") for s in (0, 1)
+    ]
+    stored = [io.seed_hypotheses(d, s) for d, s in seeds]
+    data0, svm0 = seeds[0]
+    _rewrite_arrays(data0, W0=np.ones_like(io.load_data(data0)["W0"]))
+    _rewrite_arrays(svm0, u_mm=2 * io.load_npz(svm0)["u_mm"])
+    note = hypotheses.describe(hypotheses.summarize(stored))
+    # control: measured again on these arrays, the note would say otherwise
+    measured = [hypotheses.report(io.load_data(d), io.load_npz(s)) for d, s in seeds]
+    remeasured = hypotheses.describe(hypotheses.summarize(measured))
+    assert "zero init True" in note and "zero init False" in remeasured
+    assert measured[0]["cond1_sv_fraction"] == 0 < stored[0]["cond1_sv_fraction"]
+    (results / "logs/figure/fig3.log").unlink()  # the note it logs comes from this run
+    snakemake(
+        built_copy, "results-tiny/fig3.pdf", "-c1", "--forcerun", "results-tiny/fig3.pdf", *BY_MTIME
+    )
+    log = (results / "logs/figure/fig3.log").read_text()
+    assert note in log and remeasured not in log
 
 
 @pytest.mark.slow

@@ -13,6 +13,9 @@ import pytest
 import yaml
 from project import REPO, copy_project, planned_jobs, snakemake
 
+from attnbias.data import hypotheses
+from attnbias.workflow import io
+
 FIGURES = ("fig2", "fig3", "fig8", "gd_vs_ngd", "fig9")
 
 
@@ -81,6 +84,13 @@ def test_file_contract(built):
             svm = np.load(built / f"results-tiny/svm/{name}/seed{seed}.npz")
             assert svm["W_mm"].shape == (d, d) and svm["W_mm_kkt_residual"] < 1e-8
             assert ("u_mm" in svm) == bool(experiment["train"].get("train_u"))
+            # the hypotheses the data and svm jobs stored, as measured on their arrays
+            stored = io.seed_hypotheses(
+                built / f"results-tiny/data/{name}/seed{seed}.npz",
+                built / f"results-tiny/svm/{name}/seed{seed}.npz",
+            )
+            measured = hypotheses.report(data, svm)
+            assert list(stored.items()) == list(measured.items())
             for opt in experiment["optimizers"]:
                 final = np.load(built / f"results-tiny/train/{name}/{opt}/seed{seed}.final.npz")
                 assert final["W"].shape == (d, d) and final["u"].shape == (d,)

@@ -1,5 +1,5 @@
 """The claims table: results/claims.{md,html,csv,tex}, from the aggregate tables, the SVM
-and data files (||W_mm||, hypotheses) and, for joint training, the final parameters."""
+and data files (||W_mm||, the hypotheses their jobs stored) and, for joint training, the final parameters."""
 
 from attnbias import claims
 from attnbias.data import hypotheses
@@ -24,7 +24,7 @@ for name, experiment in experiments.items():  # the input lists follow this orde
     W_mm_norms[name] = [float((s["W_mm"] ** 2).sum() ** 0.5) for s in svms]
     T_tokens[name] = datasets[0]["X"].shape[1]
     data_hypotheses[name] = hypotheses.summarize(
-        [hypotheses.report(d, s) for d, s in zip(datasets, svms, strict=True)]
+        [io.seed_hypotheses(d, s, expect) for d, s in zip(data_paths, svm_paths, strict=True)]
     )
     if experiment["layout"] == "joint":  # the final u of every optimizer and seed
         u_margins[name] = {}

@@ -18,4 +18,5 @@ logging.info("assumption quantities: %s", models.assumption_report(dataset))
 hypotheses_report = hypotheses.report(dataset)
 logging.info("hypotheses: %s", hypotheses_report)
 logging.info("%s", hypotheses.describe(hypotheses_report))
-io.save_npz(snakemake.output[0], dataset, snakemake.params.identity)
+# stored with the data: the figure and claims jobs read it instead of measuring it again
+io.save_npz(snakemake.output[0], dataset, snakemake.params.identity, hypotheses_report)

@@ -1,6 +1,8 @@
 """Draw results/{experiment}.pdf (and its PNG twin) from the aggregate table, with the
 figure's provenance in both files and in results/{experiment}.provenance.json."""
 
+import logging
+
 from attnbias.data import hypotheses
 from attnbias.figures import drawing
 from attnbias.workflow import io, joblog, provenance
@@ -14,11 +16,12 @@ if "geometry_svm" in snakemake.input.keys():  # bad_init_2d: seed 0's tokens and
         **io.load_data(snakemake.input.data[0]),
         "W_mm": io.load_npz(snakemake.input.geometry_svm)["W_mm"],
     }
-datasets = [io.load_data(p) for p in snakemake.input.data]
+# as the data and svm jobs measured and stored them: no array is read for the note
 reports = [
-    hypotheses.report(d, io.load_svm(p, d))
-    for d, p in zip(datasets, snakemake.input.svm, strict=True)
+    io.seed_hypotheses(d, s) for d, s in zip(snakemake.input.data, snakemake.input.svm, strict=True)
 ]
+note = hypotheses.describe(hypotheses.summarize(reports))
+logging.info("%s", note)
 drawing.draw(
     snakemake.params.kind,
     io.load_metrics(snakemake.input.metrics, snakemake.params.identity),
@@ -26,7 +29,7 @@ drawing.draw(
     legend=snakemake.params.legend,
     outputs=[snakemake.output.pdf, snakemake.output.png],
     provenance=record,
-    note=hypotheses.describe(hypotheses.summarize(reports)),
+    note=note,
     geometry=geometry,
 )
 provenance.save(snakemake.output.provenance, record)

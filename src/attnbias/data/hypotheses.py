@@ -98,17 +98,29 @@ def u_svm_support(X: np.ndarray, y: np.ndarray, opt: np.ndarray, u_mm: np.ndarra
 def report(data: dict, svm: dict | None = None) -> dict:
     """Every hypothesis that applies to the dataset: Ass. 1 always, Ass. 2 with a fixed
     decoder (`u` in data), Condition 1 without one (joint training from u0 = 0), and its
-    part iii as Lem. 11 uses it where the svm file's u_mm is given (the data job has none
-    yet: it runs before the SVMs, and measures no SVM, so it does not depend on the SVM module)."""
+    part iii as Lem. 11 uses it where the svm file's arrays are given (`svm_report`).
+
+    The pipeline measures it in two parts, each stored in the file of the job that can:
+    the data job stores `report(data)` (it runs before the SVMs and measures no SVM, so it
+    does not depend on the SVM module) and the svm job stores `svm_report`;
+    attnbias.workflow.io.seed_hypotheses joins them back into this dict."""
     X, opt = data["X"], data["opt"]
     out = assumption1(X, opt)
     if "u" in data:
         out.update(assumption2(X, data["y"], opt, data["u"]))
     else:
         out.update(condition1(X, opt, data["W0"]))
-        if svm is not None:
-            out.update(u_svm_support(X, data["y"], opt, svm["u_mm"]))
+    if svm is not None:
+        out.update(svm_report(data, svm))
     return out
+
+
+def svm_report(data: dict, svm: dict) -> dict:
+    """The hypotheses that need the svm job's solution (its arrays, svm.to_arrays): with a
+    trained decoder (no `u` in data), Condition 1 iii as Lem. 11 uses it; else none."""
+    if "u" in data:
+        return {}
+    return u_svm_support(data["X"], data["y"], data["opt"], svm["u_mm"])
 
 
 def summarize(reports: list[dict]) -> dict:

@@ -16,6 +16,11 @@ one, and the sha256 of the config values that produced it; see `identity`) is st
 every reader checks it against what its own path and the config say (`expect=`), so a file
 copied or left over from another experiment, seed or config is refused by path, never used.
 A file that cannot be read at all is reported by path too, with the command that rebuilds it.
+
+The data and svm files also hold the hypotheses their job measured (attnbias.data.hypotheses:
+the data job's `report(data)`, the svm job's `svm_report`; the entry `attnbias_hypotheses`),
+so that the figure jobs print them without reloading the arrays and measuring again
+(`seed_hypotheses`).
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ METRIC_COLUMNS = ("experiment", "optimizer", "seed", "iteration", "metric", "val
 RUN_INFO_KEY = b"attnbias.run"  # Parquet schema metadata: where a run ran (with_run_info)
 IDENTITY_KEY = "attnbias_identity"  # .npz entry: the file's identity as JSON
 IDENTITY_META = b"attnbias.identity"  # Parquet schema metadata: the same
+HYPOTHESES_KEY = "attnbias_hypotheses"  # .npz entry: the hypotheses its job measured
 DATA_KEYS = ("X", "y", "opt", "W0")
 # W_mm's smallest margin over its data's constraints is 1 (up to rounding), as is its KKT
 # residual's bound in the svm stage's own checks
@@ -138,10 +144,22 @@ def _write_with(path, writer: Callable[[str], None]) -> None:
         writer(tmp)
 
 
-def save_npz(path, arrays: dict[str, np.ndarray], ident: dict | None = None) -> None:
-    """Write `arrays` (and the file's identity, where given) as an uncompressed .npz."""
+def _report_array(report: dict) -> np.ndarray:
+    """A report {name: float or bool} as one 0-d structured array: its names, their order
+    and every value kept exactly (inf and NaN too, which strict JSON refuses)."""
+    fields = [(name, np.asarray(value).dtype) for name, value in report.items()]
+    return np.array(tuple(report.values()), dtype=fields)
+
+
+def save_npz(
+    path, arrays: dict[str, np.ndarray], ident: dict | None = None, hypotheses: dict | None = None
+) -> None:
+    """Write `arrays` (and the file's identity and the hypotheses report its job measured,
+    where given) as an uncompressed .npz."""
     if ident is not None:
         arrays = {**arrays, IDENTITY_KEY: np.array(_json(ident))}
+    if hypotheses is not None:
+        arrays = {**arrays, HYPOTHESES_KEY: _report_array(hypotheses)}
 
     def write(tmp):
         with open(tmp, "wb") as fh:
@@ -158,24 +176,34 @@ def _unreadable(path, err: Exception | str) -> FileContractError:
     )
 
 
+def _read_npz(path, only: tuple[str, ...] | None = None) -> dict[str, np.ndarray]:
+    """The entries of an .npz file (those named in `only`, where given: the others are not
+    read), never unpickling anything. An unreadable file raises FileContractError naming it."""
+    if Path(path).exists() and not zipfile.is_zipfile(path):  # np.load would try unpickling
+        raise _unreadable(path, "not a zip archive, which every .npz file is, or truncated")
+    try:
+        with np.load(path, allow_pickle=False) as f:
+            return {key: f[key] for key in f.files if only is None or key in only}
+    except FileNotFoundError:
+        raise
+    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile, AttributeError) as err:
+        raise _unreadable(path, err) from None
+
+
+def _check_npz_identity(path, entries: dict[str, np.ndarray], expect: dict | None) -> None:
+    """Take the identity out of `entries` and check it against `expect`."""
+    found = entries.pop(IDENTITY_KEY, None)
+    check_identity(path, None if found is None else json.loads(str(found)), expect)
+
+
 def load_npz(
     path, required: tuple[str, ...] = (), expect: dict | None = None
 ) -> dict[str, np.ndarray]:
     """The arrays of an .npz file (never unpickling anything), its identity checked against
     `expect` where given. An unreadable file raises FileContractError naming it."""
-    if Path(path).exists() and not zipfile.is_zipfile(path):  # np.load would try unpickling
-        raise _unreadable(path, "not a zip archive, which every .npz file is, or truncated")
-    try:
-        with np.load(path, allow_pickle=False) as f:
-            arrays = {key: f[key] for key in f.files}
-    except FileNotFoundError:
-        raise
-    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile, AttributeError) as err:
-        raise _unreadable(path, err) from None
-    if not isinstance(arrays, dict):
-        raise _unreadable(path, TypeError("a single array, not an .npz archive"))
-    found = arrays.pop(IDENTITY_KEY, None)
-    check_identity(path, None if found is None else json.loads(str(found)), expect)
+    arrays = _read_npz(path)
+    _check_npz_identity(path, arrays, expect)
+    arrays.pop(HYPOTHESES_KEY, None)  # a report, not an array: load_hypotheses reads it
     missing = [key for key in required if key not in arrays]
     if missing:
         raise FileContractError(
@@ -186,6 +214,30 @@ def load_npz(
 
 def load_data(path, expect: dict | None = None) -> dict[str, np.ndarray]:
     return load_npz(path, DATA_KEYS, expect)
+
+
+def load_hypotheses(path, expect: dict | None = None) -> dict:
+    """The hypotheses report that the job of a data or svm file stored in it (save_npz's
+    `hypotheses`), as {name: float or bool}, without reading the file's arrays."""
+    entries = _read_npz(path, (IDENTITY_KEY, HYPOTHESES_KEY))
+    _check_npz_identity(path, entries, expect)
+    if HYPOTHESES_KEY not in entries:
+        raise FileContractError(
+            f"{path} holds no hypotheses report (written by an older attnbias, before the "
+            f"data and svm jobs stored theirs); {rebuild_hint(path)}"
+        )
+    stored = entries[HYPOTHESES_KEY]
+    return {name: stored[name].item() for name in stored.dtype.names}
+
+
+def seed_hypotheses(data_path, svm_path, expect: dict | None = None) -> dict:
+    """One seed's hypotheses, as attnbias.data.hypotheses.report(data, svm) measures them: the
+    data job's part, then the svm job's. `expect`: file -> identity, where checked."""
+    expect = expect or {}
+    return {
+        **load_hypotheses(data_path, expect.get(data_path)),
+        **load_hypotheses(svm_path, expect.get(svm_path)),
+    }
 
 
 def load_svm(path, data: dict[str, np.ndarray], expect: dict | None = None) -> dict:
