@@ -22,7 +22,7 @@ the regime and the notation):
   io             the file contract (npz / Parquet) with identities, written atomically
   panels         what each figure kind draws, panel by panel (drawing and captions)
   figures        one seaborn figure per experiment kind, and the study's figure
-  claims         the claims table, from the aggregate tables
+  claims/        the claims table, from the aggregate tables: one module per group of results
   provenance     git state, config hash, versions, device and wall times of a figure
   study          the global-convergence study: training over many initial directions
   study_summary  the study's summary table (no torch)
