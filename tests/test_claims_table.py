@@ -520,9 +520,8 @@ def test_a_table_cites_the_configured_figure_and_the_legends_labels():
     cited = table_of(paper_figure="Fig. 4")
     ahead = cited.loc["fig2 ahead of gd ngd"]
     assert ahead["source"] == "Sec. 3.3, Thm. 1 against Eq. 3; Fig. 4"
-    assert ahead["claim"].startswith("normalized GD: ") and "normalized GD's 1 - cos" in (
-        ahead["quantity"]
-    )
+    assert ahead["claim"].startswith("normalized GD: ")
+    assert "normalized GD's 1 - cos" in ahead["quantity"]
     assert not cited["claim"].str.contains(r"\bngd\b").any()  # no config name is shown
     uncited = table_of()  # a name like fig2 cites nothing by itself
     assert uncited.loc["fig2 ahead of gd ngd", "source"] == "Sec. 3.3, Thm. 1 against Eq. 3"

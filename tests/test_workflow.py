@@ -166,8 +166,15 @@ def _with_config(built: Path, change) -> str:
             Counter(claims=1, all=1),
         ),
     ],
-    ids=["optimizer-lr", "iterations", "data-size", "one-more-seed", "title", "label",
-         "paper-figure"],  # fmt: skip
+    ids=[
+        "optimizer-lr",
+        "iterations",
+        "data-size",
+        "one-more-seed",
+        "title",
+        "label",
+        "paper-figure",
+    ],
 )
 def test_config_change_reruns_exactly_what_depends_on_it(built, change, expected):
     assert planned_jobs(built, _with_config(built, change)) == expected
