@@ -187,6 +187,7 @@ def no_decrease_row(rows: Rows, values: pd.DataFrame, what: str, window_text: st
     )
 
 
+# the claim of the W rows against GD (Sec. 3.3; Fig. 3)
 AHEAD_OF_GD = "1 - cos(W_t, W_mm) is below GD's at every logged t after the burn-in."
 
 
