@@ -28,8 +28,8 @@ import torch
 import yaml
 from project import copy_project, snakemake
 
-from attnbias import claims
-from attnbias.data import hypotheses, models
+from attnbias.claims import measure
+from attnbias.data import models
 from attnbias.model import attention
 from attnbias.optim.full_batch import OptimizerSpec
 from attnbias.svm import max_margin
@@ -169,6 +169,8 @@ REFUSED = [
      "experiments.fig9.data.params", "'root' is a required property"),
     ("digits-one-class", _set("experiments", "fig9", "data", "params", "digits", [1, 1]),
      "experiments.fig9.data.params.digits", "one digit for both classes"),
+    ("paper-figure-free-text", _set("experiments", "fig9", "paper_figure", "Figure 9"),
+     "experiments.fig9.paper_figure", "does not match"),
 ]  # fmt: skip
 
 
@@ -306,7 +308,7 @@ def test_claims_without_gap_rows_name_experiment_optimizer_and_metric():
         }
     )
     with pytest.raises(ValueError, match="experiment fig2: .* no gap_W rows of optimizer gd"):
-        claims.series(table, "gd", "gap_W")
+        measure.series(table, "gd", "gap_W")
 
 
 # ---------------------------------------------------------------- files know what they are

@@ -15,6 +15,8 @@ import pandas as pd
 import pytest
 
 from attnbias import claims
+from attnbias.claims import measure
+from attnbias.claims.rows import Rows
 from attnbias.data import hypotheses, models
 from attnbias.svm import max_margin
 from attnbias.workflow import provenance
@@ -79,7 +81,7 @@ def gd_like():
 def crossings(curves, optimizer):
     """The exact first-crossing summaries that the training loop writes, from gap_W."""
     out = {}
-    for thr in claims.CROSSING_THRESHOLDS:
+    for thr in measure.CROSSING_THRESHOLDS:
 
         def first(_, s, thr=thr):
             below = [t for t in ITERATIONS if t > 0 and curves["gap_W"](float(t), s) < thr]
@@ -111,8 +113,8 @@ def row(rows, key):
 
 def test_first_passage_and_fit():
     values = pd.DataFrame({0: [1.0, 0.5, 0.05, 0.001], 1: [1.0, 1.0, 1.0, 1.0]}, index=[1, 2, 3, 4])
-    np.testing.assert_array_equal(claims.first_passage(values, 0.1), [3, math.inf])
-    slope, r2 = claims.fit(np.arange(5.0), 3 * np.arange(5.0) + 1)
+    np.testing.assert_array_equal(measure.first_passage(values, 0.1), [3, math.inf])
+    slope, r2 = measure.fit(np.arange(5.0), 3 * np.arange(5.0) + 1)
     assert slope == pytest.approx(3) and r2 == pytest.approx(1)
 
 
@@ -241,7 +243,7 @@ def test_a_bound_read_through_a_poor_fit_is_undecided():
     noise = {t: float(np.exp(rng.normal(0, 2))) for t in ITERATIONS}
     noisy = ngd_like(-0.9) | {"gap_W": lambda t, s: noise[int(t)] * t**-0.9}
     r = row(rows_of(fixed_table(gd=gd_like(), ngd=noisy), OPTS), "ngd rate bound")
-    assert r.r2 < claims.R2_MIN and r.verdict == "undecided"
+    assert r.r2 < measure.R2_MIN and r.verdict == "undecided"
 
 
 def test_a_bound_row_states_its_window_ratio():
@@ -497,14 +499,33 @@ def test_study_rows_hold_only_where_every_small_start_reaches():
 
 
 def test_rows_show_the_experiments_labels_and_cite_its_own_figure():
-    rows = claims.Rows("fig9", None, {"gd": "GD", "ngd": "NGD", "ngd-mom": "NGD-mom"})
-    assert rows.named("ngd-mom and ngd beat gd; gd_vs_ngd stays") == (
-        "NGD-mom and NGD beat GD; gd_vs_ngd stays"
-    )
-    assert rows.cite("Sec. 3.3, Thm. 1 against Eq. 3; Fig. 2") == (
+    rows = Rows("mine", None, {"gd": "GD", "ngd-mom": "NGD-mom"}, figure="Fig. 9")
+    assert rows.label("ngd-mom") == "NGD-mom" and rows.label("ps") == "ps"  # no label: the name
+    assert rows.source("Sec. 3.3, Thm. 1 against Eq. 3", "; {}") == (
         "Sec. 3.3, Thm. 1 against Eq. 3; Fig. 9"
     )
-    two_token = claims.Rows("gd_vs_ngd", None)
-    assert two_token.cite("Thm. 1, App. C.1, Fig. 8 (plots 3-4)") == "Thm. 1, App. C.1"
-    assert claims.paper_figure("fig2_uncapped") == "Fig. 2"
-    assert claims.paper_figure("figure_of_mine") is None
+    assert rows.source("Thm. 2 against GD", " ({})") == "Thm. 2 against GD (Fig. 9)"
+    no_figure = Rows("fig9", None)  # the name is no figure: only the config key gives one
+    assert no_figure.source("Thm. 1, App. C.1", ", {} (plots 3-4)") == "Thm. 1, App. C.1"
+
+
+def test_a_table_cites_the_configured_figure_and_the_legends_labels():
+    table = fixed_table(gd=gd_like(), ngd=ngd_like())
+    optimizers = {"gd": {"rule": "gd", "lr": 1.0}, "ngd": {"rule": "ngd", "lr": 0.1}}
+    experiment = {"layout": "fixed_decoder", "optimizers": optimizers, "seeds": 2,
+                  "labels": {"gd": "plain GD", "ngd": "normalized GD"}}  # fmt: skip
+
+    def table_of(**extra):
+        out = claims.claims({"fig2": {**experiment, **extra}}, {"fig2": table},
+                            {"fig2": [2.0, 2.0]}, {"fig2": 3}, {"fig2": GOOD})  # fmt: skip
+        return out.set_index("key")
+
+    cited = table_of(paper_figure="Fig. 4")
+    ahead = cited.loc["fig2 ahead of gd ngd"]
+    assert ahead["source"] == "Sec. 3.3, Thm. 1 against Eq. 3; Fig. 4"
+    assert ahead["claim"].startswith("normalized GD: ")
+    assert "normalized GD's 1 - cos" in ahead["quantity"]
+    assert not cited["claim"].str.contains(r"\bngd\b").any()  # no config name is shown
+    uncited = table_of()  # a name like fig2 cites nothing by itself
+    assert uncited.loc["fig2 ahead of gd ngd", "source"] == "Sec. 3.3, Thm. 1 against Eq. 3"
+    assert not uncited["source"].str.contains("Fig.").any()

@@ -174,8 +174,20 @@ def _with_config(built: Path, change) -> str:
             lambda e: e["gd_vs_ngd"]["optimizers"]["gd"].update(label="plain GD"),
             Counter(figure=1, claims=1, all=1),
         ),
+        (  # the figure the claims cite: no figure, run or sweep reads it
+            lambda e: e["fig9"].update(paper_figure="Fig. 4"),
+            Counter(claims=1, all=1),
+        ),
     ],
-    ids=["optimizer-lr", "iterations", "data-size", "one-more-seed", "title", "label"],
+    ids=[
+        "optimizer-lr",
+        "iterations",
+        "data-size",
+        "one-more-seed",
+        "title",
+        "label",
+        "paper-figure",
+    ],
 )
 def test_config_change_reruns_exactly_what_depends_on_it(built, change, expected):
     assert planned_jobs(built, _with_config(built, change)) == expected

@@ -36,6 +36,7 @@ rule claims:
     conda:
         "../../envs/plot.yaml"
     params:
+        # layouts, optimizers, labels and paper_figure: a change to any reruns this job only
         experiments=WF.claims_settings(),
         identities=WF.claims_identities(
             rules.aggregate.output[0],

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from attnbias.optim.spec import OptimizerSpec
 from attnbias.studies import sweep_claims, sweep_grid
-from attnbias.workflow.config import canonical, spec_settings
+from attnbias.workflow.config import canonical, spec_settings, without
 
 
 class SweepConfig:
@@ -77,7 +77,8 @@ class SweepConfig:
         return canonical(
             {
                 "sweeps": {sweep: entry},
-                "experiments": {entry["base"]: self.base(sweep)},
+                # less the paper's figure: the claims table alone reads it
+                "experiments": {entry["base"]: without(self.base(sweep), "paper_figure")},
                 "device": self.config["device"],
                 "dtype": self.config["dtype"],
             }

@@ -137,10 +137,10 @@ def trained(entry: dict, experiment: dict) -> dict:
 
 def point_experiment(entry: dict, experiment: dict, values: dict) -> dict:
     """What one point trains: the base (with the entry's optimizers) with the point's values
-    and the entry's seeds, less the texts (title, labels) that change no number."""
+    and the entry's seeds, less the texts (title, labels, paper_figure) that change no number."""
     point = apply(trained(entry, experiment), values)
-    point.pop("title", None)
-    point.pop("default_build", None)
+    for key in ("title", "default_build", "paper_figure"):
+        point.pop(key, None)
     for opt in point["optimizers"].values():
         opt.pop("label", None)
     if entry.get("seeds") is not None:

@@ -118,7 +118,8 @@ class WorkflowConfig:
             return canonical({"real_data": real})
         return canonical(
             {
-                "experiments": {experiment: self.section(experiment)},
+                # less the paper's figure: the claims job alone reads it
+                "experiments": {experiment: without(self.section(experiment), "paper_figure")},
                 "device": self.config["device"],
                 "dtype": self.config["dtype"],
             }
@@ -177,14 +178,20 @@ class WorkflowConfig:
         """The default-build experiments that train u (the claims read u's margin)."""
         return [n for n, e in self.default.items() if e["layout"] == "joint"]
 
+    def paper_figure(self, experiment: str) -> str | None:
+        """The paper's figure an experiment reproduces ("Fig. 9"), None where it has none."""
+        return self.experiments[experiment].get("paper_figure")
+
     def claims_settings(self) -> dict:
-        """Claims params: what each experiment is, and its optimizers' settings."""
+        """Claims params: what each experiment is, its optimizers' settings and labels, and
+        the paper's figure it reproduces."""
         return {
             name: {
                 "layout": e["layout"],
                 "seeds": e["seeds"],
                 "optimizers": {o: self.optimizer(name, o) for o in e["optimizers"]},
                 "labels": {o: opt.get("label", o) for o, opt in e["optimizers"].items()},
+                "paper_figure": self.paper_figure(name),
             }
             for name, e in self.default.items()
         }
