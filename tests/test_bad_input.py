@@ -29,7 +29,7 @@ import yaml
 from project import copy_project, snakemake
 
 from attnbias.claims import measure
-from attnbias.data import models
+from attnbias.data import hypotheses, models
 from attnbias.model import attention
 from attnbias.optim.full_batch import OptimizerSpec
 from attnbias.svm import max_margin

@@ -1,5 +1,6 @@
 """The claims table: results/claims.{md,html,csv,tex}, from the aggregate tables, the SVM
-and data files (||W_mm||, the hypotheses their jobs stored) and, for joint training, the final parameters."""
+and data files (||W_mm||, the hypotheses their jobs stored) and, for joint training, the
+final parameters."""
 
 from attnbias import claims
 from attnbias.data import hypotheses

@@ -25,7 +25,7 @@ ALGORITHMS = {
 SEC3_NGD, SEC3_PS, EQ10 = ("ngd",), ("ps",), ("eq10",)
 GLOBAL = ("gd", "ngd")  # global convergence: Thm. 1 (NGD); App. C.1 shows it for GD
 
-# The hypotheses each result needs (keys of attnbias.data.hypotheses.summarize); Sec. 3's: ass1, ass2
+# The hypotheses each result needs (keys of data.hypotheses.summarize); Sec. 3's: ass1, ass2
 JOINT_NEEDS = ("ass1", "cond1")
 LEMMA11_NEEDS = ("ass1", "cond1", "cond1_sv")
 
