@@ -366,5 +366,5 @@ def test_editing_the_kernel_reruns_training():
     """The training rule's code inputs (codedeps.module_files) include the C source."""
     from attnbias.workflow.codedeps import module_files
 
-    files = module_files(str(Path(kernel.__file__).parents[2] / "workflow/scripts/train.py"))
+    files = module_files(str(Path(kernel.__file__).parents[3] / "workflow/scripts/train.py"))
     assert str(kernel.KERNEL_SOURCE) in files
