@@ -60,9 +60,11 @@ class Optimizer:
         self.steps = 0
 
     def _log_excess(self, excess: torch.Tensor | ExcessLoss | None) -> torch.Tensor:
-        """log(L - f*), for a rule that reads it (the Polyak step)."""
+        """log(L - f*), for a rule that reads it (the Polyak step: rules.StepInputs)."""
         if excess is None:
-            raise ValueError("the Polyak rule needs the excess loss L - f* (step's `excess`)")
+            raise ValueError(
+                f"rule {self.spec.rule} reads the excess loss L - f*: pass the step's `excess`"
+            )
         if not callable(excess):
             return excess
         log_abs, sign = excess()
@@ -95,10 +97,10 @@ class Optimizer:
         grads: dict[str, ScaledGradient],
         excess: torch.Tensor | ExcessLoss | None = None,
     ) -> dict[str, torch.Tensor]:
-        """One step. `excess` is what the Polyak rule reads (the others never do): log(L - f*)
-        per run, or a closure giving (log|L - f*|, sign(L - f*)), called by the Polyak rule
-        only; then a run at or below f* takes no step, and the first step refuses an f* at or
-        above the loss (check_polyak_fires).
+        """One step. `excess` is what a rule reading f* (the Polyak step) reads, the others
+        never do: log(L - f*) per run, or a closure giving (log|L - f*|, sign(L - f*)), called
+        only by such a rule; then a run at or below f* gets log(L - f*) = -inf, and the first
+        step refuses an f* at or above the loss (check_polyak_fires).
 
         Returns the log step size of each block (the multiplier of its gradient), per run.
         """

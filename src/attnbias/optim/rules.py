@@ -6,9 +6,10 @@ length: the multiplier of that block's gradient. full_batch.Optimizer applies it
 with the settings every rule takes (SHARED: momentum, Eq. 10's decay factors). Lengths are
 formed in logs, since a gradient's norm may be far below the smallest float.
 
-A rule declares the settings of OptimizerSpec it reads: the spec and the config checks
-refuse the others (a setting that would be silently ignored). Its step uses the tensors'
-own methods only, so this module imports no torch: the workflow's config checks read it.
+A rule declares the settings of OptimizerSpec it reads: the config checks refuse the others
+(a setting that would be silently ignored, workflow.configcheck), and spec.reads answers
+from it. Its step uses the tensors' own methods only, so this module imports no torch: the
+workflow's config checks read it.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ def _accept(spec) -> None:
 
 @dataclass(frozen=True)
 class Rule:
+    """One update rule; registered with the `rule` decorator below."""
+
     name: str
     settings: tuple[str, ...]  # the OptimizerSpec settings it reads, besides SHARED
     caption: Callable[[Any], str]  # spec -> the head of its figure caption
@@ -102,7 +105,7 @@ def _eta_max(spec) -> str:
 
 @rule(
     "polyak",
-    ("eta_max", "f_star", "normalize"),
+    ("eta_max", "f_star", "normalize"),  # normalize: global only (check)
     caption=lambda spec: f"Polyak step eta_max={_eta_max(spec)}",
     check=_polyak_global_norm,
 )
