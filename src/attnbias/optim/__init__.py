@@ -1,3 +1,4 @@
-"""The optimizers: full-batch rules of the synthetic runs (full_batch: GD, NGD, Polyak
-step, momentum; their config settings in spec, torch-free) and the stochastic ones of the
-real-data runs (stochastic: SNGD, SPS as torch.optim optimizers)."""
+"""The optimizers: full-batch rules of the synthetic runs (rules: the registry, one entry
+per rule, torch-free; full_batch: the step, momentum and decay factors; spec: their config
+settings, torch-free) and the stochastic ones of the real-data runs (stochastic: SNGD, SPS
+as torch.optim optimizers)."""

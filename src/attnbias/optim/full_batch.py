@@ -1,12 +1,12 @@
-"""Full-batch optimizers on (W, u): GD, NGD, Polyak step, each optionally with momentum.
+"""Full-batch optimizers on (W, u): the update rules of attnbias.optim.rules (GD, NGD,
+Polyak step), each optionally with momentum and Eq. 10's decay factors.
 
 An optimizer only chooses a step length for each gradient block and combines it with the
 block's direction; the numerics stay in `gradients`. All lengths are formed in logs, since
-a gradient's norm may be far below the smallest float (see gradients.ScaledGradient).
+a gradient's norm may be far below the smallest float (see gradients.ScaledGradient). The
+rule (rules.RULES) gives each block's log step length; this module adds what every rule
+shares:
 
-  gd      W <- W - lr * grad
-  ngd     W <- W - min(lr / ||grad||, max_step) * grad
-  polyak  W <- W - min((L - f*) / ||grad||^2, eta_max) * grad
 momentum: heavy ball on the step, buf <- beta * buf + step, W <- W - buf (NGD-mom is ngd
 with momentum). normalize: "per_block" normalises W and u each by its own norm (the paper's
 NGD, Eq. 10 without its extra step factors); "global" takes one ||grad|| over all trained
@@ -22,7 +22,9 @@ from collections.abc import Callable
 import torch
 
 from attnbias.model.gradients import ScaledGradient
-from attnbias.optim.spec import RULES, OptimizerSpec
+from attnbias.optim import rules
+from attnbias.optim.rules import RULES, StepInputs
+from attnbias.optim.spec import OptimizerSpec
 
 __all__ = ["RULES", "ExcessLoss", "Optimizer", "OptimizerSpec", "check_polyak_fires"]
 
@@ -57,12 +59,12 @@ class Optimizer:
         self.buffers: dict[str, torch.Tensor] = {}
         self.steps = 0
 
-    def _log_excess(self, excess: torch.Tensor | ExcessLoss | None) -> torch.Tensor | None:
-        """log(L - f*) for the Polyak rule (None for the others, which never read it)."""
-        if self.spec.rule != "polyak":
-            return None
+    def _log_excess(self, excess: torch.Tensor | ExcessLoss | None) -> torch.Tensor:
+        """log(L - f*), for a rule that reads it (the Polyak step: rules.StepInputs)."""
         if excess is None:
-            raise ValueError("the Polyak rule needs the excess loss L - f* (step's `excess`)")
+            raise ValueError(
+                f"rule {self.spec.rule} reads the excess loss L - f*: pass the step's `excess`"
+            )
         if not callable(excess):
             return excess
         log_abs, sign = excess()
@@ -70,32 +72,18 @@ class Optimizer:
             check_polyak_fires(self.spec, sign, log_abs)
         return torch.where(sign > 0, log_abs, -torch.inf)  # no excess: no step
 
-    def _log_step_lengths(self, grads, log_excess) -> dict[str, torch.Tensor]:
+    def _log_step_lengths(self, grads, excess) -> dict[str, torch.Tensor]:
         spec = self.spec
         lrs = {
             name: spec.lr_u if (name == "u" and spec.lr_u is not None) else spec.lr
             for name in grads
         }
-        if spec.rule == "gd":
-            return self._decayed(
-                {
-                    name: torch.full_like(g.log_norm, math.log(lrs[name]))
-                    for name, g in grads.items()
-                }
-            )
         if spec.normalize == "global":
             log_norms = dict.fromkeys(grads, _log_global_norm(grads))
         else:
             log_norms = {name: g.log_norm for name, g in grads.items()}
-        if spec.rule == "ngd":
-            lengths = {name: math.log(lrs[name]) - log_norms[name] for name in grads}
-            cap = spec.max_step
-        else:  # polyak
-            lengths = {name: log_excess - 2 * log_norms[name] for name in grads}
-            cap = spec.eta_max
-        if cap is not None:
-            lengths = {name: torch.clamp(v, max=math.log(cap)) for name, v in lengths.items()}
-        return self._decayed(lengths)
+        inputs = StepInputs(spec, lrs, log_norms, lambda: self._log_excess(excess))
+        return self._decayed(rules.get(spec.rule).log_step(inputs))
 
     def _decayed(self, lengths: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
         """Eq. 10's extra factors: each block's step times (t + 1)^-decay, t = steps taken."""
@@ -109,14 +97,14 @@ class Optimizer:
         grads: dict[str, ScaledGradient],
         excess: torch.Tensor | ExcessLoss | None = None,
     ) -> dict[str, torch.Tensor]:
-        """One step. `excess` is what the Polyak rule reads (the others never do): log(L - f*)
-        per run, or a closure giving (log|L - f*|, sign(L - f*)), called by the Polyak rule
-        only; then a run at or below f* takes no step, and the first step refuses an f* at or
-        above the loss (check_polyak_fires).
+        """One step. `excess` is what a rule reading f* (the Polyak step) reads, the others
+        never do: log(L - f*) per run, or a closure giving (log|L - f*|, sign(L - f*)), called
+        only by such a rule; then a run at or below f* gets log(L - f*) = -inf, and the first
+        step refuses an f* at or above the loss (check_polyak_fires).
 
         Returns the log step size of each block (the multiplier of its gradient), per run.
         """
-        lengths = self._log_step_lengths(grads, self._log_excess(excess))
+        lengths = self._log_step_lengths(grads, excess)
         self.steps += 1
         for name, g in grads.items():
             # A zero gradient (e.g. in W at u = 0) has log_scale -inf (and NGD an infinite

@@ -1,11 +1,12 @@
 """An optimizer's settings as written in the config (no torch: the fast path and the
-workflow's config checks import it; optimizers re-exports it)."""
+workflow's config checks import it; full_batch re-exports it). Which settings a rule reads
+is the rule's entry in attnbias.optim.rules."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-RULES = ("gd", "ngd", "polyak")
+from attnbias.optim import rules
 
 
 def without(mapping: dict, *keys: str) -> dict:
@@ -18,7 +19,7 @@ def without(mapping: dict, *keys: str) -> dict:
 class OptimizerSpec:
     """One optimizer's settings, as written in the config."""
 
-    rule: str
+    rule: str  # a name of attnbias.optim.rules.RULES
     lr: float = 1.0
     lr_u: float | None = None  # step for u when it differs from lr (joint training)
     max_step: float | None = None  # ngd: cap on the adaptive step lr / ||grad||
@@ -32,13 +33,10 @@ class OptimizerSpec:
     decay_u: float = 0.0
 
     def __post_init__(self):
-        if self.rule not in RULES:
-            raise ValueError(f"unknown optimizer rule {self.rule!r}; choose one of {RULES}")
+        rule = rules.get(self.rule)
         if self.normalize not in ("global", "per_block"):
             raise ValueError(f"normalize must be 'global' or 'per_block', got {self.normalize!r}")
-        if self.rule == "polyak" and self.normalize == "per_block":
-            # (L - f*) / ||g_W||^2 explodes while g_W is tiny next to g_u (at u ~ 0).
-            raise ValueError("the Polyak step takes the norm over all blocks: normalize='global'")
+        rule.check(self)
         if self.decay_W < 0 or self.decay_u < 0:
             raise ValueError(
                 f"decay_W and decay_u must be >= 0, got {self.decay_W}, {self.decay_u}"
@@ -46,17 +44,18 @@ class OptimizerSpec:
         if not 0.0 <= self.momentum < 1.0:
             raise ValueError(f"momentum must lie in [0, 1), got {self.momentum}")
 
+    def reads(self, setting: str) -> bool:
+        """Whether this rule reads `setting` (every rule reads rules.SHARED)."""
+        return setting in rules.SHARED or setting in rules.get(self.rule).settings
+
     def caption(self) -> str:
         """A short description for figure captions."""
-        parts = {"gd": f"GD lr={self.lr:g}", "ngd": f"NGD lr={self.lr:g}"}
-        text = parts.get(self.rule, "Polyak step")
-        if self.rule == "polyak":
-            text += f" eta_max={'none' if self.eta_max is None else f'{self.eta_max:g}'}"
+        text = rules.get(self.rule).caption(self)
         if self.max_step is not None:
             text += f" max_step={self.max_step:g}"
         if self.momentum:
             text += f" momentum={self.momentum:g}"
-        if self.normalize == "per_block" and self.rule != "gd":
+        if self.normalize == "per_block" and self.reads("normalize"):
             text += " (W, u normalised separately)"
         if self.decay_W or self.decay_u:
             text += f" steps x (t+1)^-{self.decay_W:g} (W), (t+1)^-{self.decay_u:g} (u)"

@@ -49,7 +49,14 @@ CROSSING_THRESHOLDS = (1e-2, 1e-3)
 PER_SAMPLE_LIMIT = 4
 
 LOSS_CODES = {"exponential": 0, "logistic": 1}
+# the rules of attnbias.optim.rules that _kernel.c implements, each with all its settings
 RULE_CODES = {"gd": 0, "ngd": 1, "polyak": 2}
+
+
+def supports(spec: OptimizerSpec) -> bool:
+    """Whether the compiled kernel implements `spec`: a rule only the registry
+    (attnbias.optim.rules) knows trains on torch (attnbias.training.torch_loop)."""
+    return spec.rule in RULE_CODES
 
 
 def log_grid(iterations: int, points: int, spacing: str = "log") -> np.ndarray:
@@ -521,6 +528,11 @@ def train(
     """
     if nonfinite not in ("raise", "nan"):
         raise ValueError(f"nonfinite must be 'raise' or 'nan', got {nonfinite!r}")
+    if not supports(spec):
+        raise ValueError(
+            f"the C kernel does not implement rule {spec.rule!r}; train it with torch "
+            "(attnbias.training.torch_loop)"
+        )
     if train_u and u_mm is None:
         raise ValueError("training u needs u_mm for its alignment metric")
     if spec.rule == "polyak" and spec.f_star == "opt" and train_u:

@@ -129,7 +129,7 @@ def train(
     """
     if train_u and u_mm is None:
         raise ValueError("training u needs u_mm for its alignment metric")
-    if spec.rule == "polyak" and spec.f_star == "opt" and train_u:
+    if spec.reads("f_star") and spec.f_star == "opt" and train_u:
         raise ValueError(
             "Polyak f*='opt' assumes a fixed decoder; use a number (e.g. 0) when u is trained"
         )

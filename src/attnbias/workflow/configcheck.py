@@ -8,7 +8,8 @@ Every refusal is a ConfigError whose message starts with the dotted key path
   check_finite      NaN and inf anywhere (the schema's comparisons let NaN through)
   validate          the schema, with whole floats (300.0) taken as the integers they are and
                     the error naming its key path
-  check_optimizers  settings that the chosen update rule ignores (GD with a max_step)
+  check_optimizers  unknown update rules, and settings that the chosen rule ignores (GD with
+                    a max_step): both from the rules' registry, attnbias.optim.rules
   check_names       experiment names that collide with the workflow's own targets
   check_sizes       problem sizes whose SVM or training would not fit (n (T-1) constraints)
   check_signals     Example 1's query scoring at or above the optimal token
@@ -45,13 +46,6 @@ RESERVED_NAMES = {
     "sweeps": "the sweeps' folder {results}/sweeps/",
 }
 
-# settings that an update rule of attnbias.optim.full_batch never reads; `normalize` only matters
-# for rules that normalise (GD ignores it)
-IGNORED = {
-    "gd": ("max_step", "eta_max", "f_star"),
-    "ngd": ("eta_max", "f_star"),
-    "polyak": ("lr", "lr_u", "max_step"),
-}
 MAX_CONSTRAINTS = 10_000  # n (T - 1) rows of the W-SVM's Gram matrix (8 bytes each squared)
 
 
@@ -196,17 +190,35 @@ def _optimizers(config: dict) -> Iterator[tuple[tuple, dict, bool]]:
         yield ("global_convergence", "optimizers", opt_name), opt, False
 
 
+def _ignored(rule) -> list[str]:
+    """The OptimizerSpec settings that `rule` (of attnbias.optim.rules) never reads."""
+    from dataclasses import fields
+
+    from attnbias.optim import rules
+    from attnbias.optim.spec import OptimizerSpec
+
+    reads = {"rule", *rules.SHARED, *rule.settings}
+    return [f.name for f in fields(OptimizerSpec) if f.name not in reads]
+
+
 def check_optimizers(config: dict) -> None:
-    """Refuse settings that the optimizer's rule ignores (they would only mislead)."""
+    """Refuse unknown rules, and settings that the rule ignores (they would only mislead):
+    written, not null, and not the default (which changes nothing)."""
+    from attnbias.optim import rules
+
     for path, opt, train_u in _optimizers(config):
-        rule = opt["rule"]
-        for key in IGNORED[rule]:
-            if opt.get(key) is not None:
+        name = opt["rule"]
+        if name not in rules.RULES:
+            raise ConfigError(
+                (*path, "rule"),
+                f"unknown rule {name!r}; choose one of {', '.join(rules.RULES)} "
+                "(attnbias.optim.rules)",
+            )
+        for key in _ignored(rules.RULES[name]):
+            if opt.get(key) is not None and opt[key] != _spec_default(key):
                 raise ConfigError(
-                    (*path, key), f"rule {rule} ignores {key}; remove it (or change the rule)"
+                    (*path, key), f"rule {name} ignores {key}; remove it (or change the rule)"
                 )
-        if rule == "gd" and opt.get("normalize", _spec_default("normalize")) != "global":
-            raise ConfigError((*path, "normalize"), "rule gd does not normalise; remove it")
         if opt.get("lr_u") is not None and not train_u:
             raise ConfigError(
                 (*path, "lr_u"), "lr_u is the step of u, but u is not trained here; remove it"
@@ -378,11 +390,10 @@ def check_specs(config: dict) -> None:
 
     for path, opt, train_u in _optimizers(config):
         try:
-            OptimizerSpec(**_spec_settings(opt))
+            spec = OptimizerSpec(**_spec_settings(opt))
         except ValueError as err:
             raise ConfigError(path, str(err)) from None
-        f_star = opt.get("f_star", _spec_default("f_star"))
-        if f_star == "opt" and opt["rule"] == "polyak" and train_u:
+        if spec.reads("f_star") and spec.f_star == "opt" and train_u:
             raise ConfigError(
                 path,
                 "f_star 'opt' needs a fixed decoder, but the experiment's train.train_u is "
