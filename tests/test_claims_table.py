@@ -529,3 +529,17 @@ def test_a_table_cites_the_configured_figure_and_the_legends_labels():
     uncited = table_of()  # a name like fig2 cites nothing by itself
     assert uncited.loc["fig2 ahead of gd ngd", "source"] == "Sec. 3.3, Thm. 1 against Eq. 3"
     assert not uncited["source"].str.contains("Fig.").any()
+
+
+def test_a_rule_no_result_is_proved_for_is_a_comparison_everywhere():
+    """A rule added to optim/rules.py is its own algorithm, covered by no result (a row on it
+    reads 'comparison'); the rules of the paper keep their names."""
+    from attnbias.claims import coverage
+
+    new = coverage.algorithm("lngd", {"rule": "loss-ngd"}, "single")
+    assert new == "loss-ngd"
+    proved = {*coverage.SEC3_NGD, *coverage.SEC3_PS, *coverage.EQ10, *coverage.GLOBAL}
+    assert new not in proved
+    # control: the paper's rules are recognised
+    assert coverage.algorithm("ngd", {"rule": "ngd"}, "single") in proved
+    assert coverage.algorithm("ps", {"rule": "polyak"}, "single") in proved

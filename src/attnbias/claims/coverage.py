@@ -37,6 +37,8 @@ def algorithm(name: str, settings: dict, layout: str) -> str:
         return "gd"
     if rule == "polyak":
         return "ps" if settings.get("eta_max") is None else "ps-capped"
+    if rule != "ngd":  # a rule of optim/rules.py that no result is proved for: its own name
+        return rule
     if settings.get("decay_W") or settings.get("decay_u"):
         return "eq10"
     if settings.get("momentum"):
