@@ -39,11 +39,9 @@ import numpy as np
 import pandas as pd
 
 from attnbias.data import hypotheses as hyp
+from attnbias.training.metrics import CROSSING_THRESHOLDS
 
 ADAPTIVE = ("ngd", "ps", "ngd-mom", "joint-ngd")
-# as attnbias.training.kernel.CROSSING_THRESHOLDS: claims run in the plotting env, which fast's torch
-# fallback would pull in
-CROSSING_THRESHOLDS = (1e-2, 1e-3)
 CLOSENESS_TOLERANCE = 0.25  # |measured / predicted - 1| for "closely predicted" rows
 MONOTONE_TOLERANCE = 1e-12  # relative: a decrease below this is rounding
 
