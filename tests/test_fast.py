@@ -302,6 +302,16 @@ def test_backend_choice():
     assert kernel.kernel_info()["backend"] == "c"
 
 
+def test_a_file_of_runs_on_two_backends_records_both():
+    """dispatch.merged_record: one record where the runs agree, both values where not."""
+    c, torch_cpu = dispatch.record("c", "cpu"), dispatch.record("torch", "cpu")
+    assert dispatch.merged_record([c, c]) == c
+    both = dispatch.merged_record([c, torch_cpu, c])
+    assert both["backend"] == "c + torch" and both["device"] == "cpu"
+    assert both["torch"] == " + ".join(sorted({"not used", torch.__version__}))
+    assert both["kernel"] == f"{c['kernel']} + none"  # the torch record has no kernel
+
+
 def test_the_kernel_supports_every_rule_it_implements():
     for spec in (*FIXED, *JOINT):
         assert kernel.supports(spec), spec.caption()

@@ -139,7 +139,8 @@ def train_batch(
     (B|1, d). A run whose metric or parameter stops being finite gets NaN everywhere (its
     metrics and final W, u); the others keep their numbers.
 
-    only="study": the kernel computes only metrics.STUDY_METRICS (torch computes all).
+    only="study": the kernel computes only what the study reads (log_loss, opt_softmax,
+    gap_W: kernel.metrics); torch computes all.
     Returns (table {name: (B, len(log_iterations)), crossings (B, 1)}, final {"W", "u"} as
     numpy, record).
     """

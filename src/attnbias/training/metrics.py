@@ -31,8 +31,6 @@ import numpy as np
 CROSSING_THRESHOLDS = (1e-2, 1e-3)
 # Up to this many samples, the optimal token's softmax is also logged per sample (fig8).
 PER_SAMPLE_LIMIT = 4
-# What the global-convergence study reads; the kernel computes only these when asked to.
-STUDY_METRICS = ("log_loss", "opt_softmax", "gap_W")
 
 
 def log_grid(iterations: int, points: int, spacing: str = "log") -> np.ndarray:
