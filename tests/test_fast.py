@@ -363,6 +363,26 @@ assert "torch" not in sys.modules, "torch was imported"
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+def test_a_training_job_on_torch_gives_the_kernels_numbers(monkeypatch):
+    """dispatch.run on both backends (torch by the supports hook): the same run, each
+    recording where it trained."""
+    from attnbias.training import devices
+
+    ds = models.generate("dm", 0, DM)
+    sol = max_margin.to_arrays(max_margin.solve_for_dataset(ds, True, "t"))
+    config = dict(iterations=60, log_points=10, grid="log", loss="logistic", train_u=True)
+    args = (ds, sol, config, dict(rule="ngd", lr=0.1, momentum=0.5))
+    its, got, got_final, got_info = dispatch.run(*args, device="cpu", threads=1)
+    monkeypatch.setattr(kernel, "supports", lambda spec: False)
+    ref_its, ref, ref_final, ref_info = dispatch.run(*args, device="cpu", threads=1)
+    assert got_info == kernel.kernel_info()
+    assert ref_info == {**devices.device_info(torch.device("cpu")), "backend": "torch"}
+    np.testing.assert_array_equal(its, ref_its)
+    _assert_tables_agree({k: v[None] for k, v in ref.items()}, {k: v[None] for k, v in got.items()})
+    for key in ("W", "u"):
+        np.testing.assert_allclose(got_final[key], ref_final[key], rtol=1e-10, atol=1e-12)
+
+
 def test_kernel_is_built_once_per_source(tmp_path, monkeypatch):
     monkeypatch.setenv("ATTNBIAS_CACHE", str(tmp_path))
     first = kernel.kernel_path()
