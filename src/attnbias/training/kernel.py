@@ -190,8 +190,7 @@ def kernel_info() -> dict[str, str]:
 
 # Every optimizer setting that _settings hands to the kernel.
 KERNEL_SETTINGS = frozenset(
-    {"rule", "lr", "lr_u", "max_step", "eta_max", "f_star", "momentum", "normalize", "decay_W"}
-    | {"decay_u"}
+    "rule lr lr_u max_step eta_max f_star momentum normalize decay_W decay_u".split()
 )
 
 
