@@ -42,7 +42,7 @@ rule all:
 # otherwise show only in the jobs' logs; building it here also spares the jobs the race);
 # then every missing real-data item of this run, in one message.
 onstart:
-    from attnbias.training import kernel
+    from attnbias.training import dispatch
 
-    print(kernel.backend_line(config["device"], config["dtype"]), file=sys.stderr)
+    print(dispatch.backend_line(config["device"], config["dtype"]), file=sys.stderr)
     check_real_data_first()

@@ -30,7 +30,7 @@ from attnbias.data import models
 from attnbias.model import attention
 from attnbias.optim.full_batch import OptimizerSpec
 from attnbias.svm import max_margin
-from attnbias.training import torch_loop
+from attnbias.training import metrics, torch_loop
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -67,7 +67,7 @@ def bench_seeds(iterations: int) -> None:
     datasets = [models.generate("example1", s, params) for s in range(10)]
     W_mm = np.stack([max_margin.solve_w_svm(d["X"], d["opt"]).W for d in datasets])
     spec = OptimizerSpec("ngd", lr=0.1)
-    grid = torch_loop.log_grid(iterations, 100)
+    grid = metrics.log_grid(iterations, 100)
 
     def run(k):
         problem = attention.Problem.from_arrays(datasets[:k])

@@ -38,7 +38,7 @@ import yaml
 from attnbias.data import models
 from attnbias.optim.spec import OptimizerSpec, without
 from attnbias.svm import max_margin
-from attnbias.training import kernel
+from attnbias.training import kernel, metrics
 
 TARGETS_US = {"fig2": 60.0, "gd_vs_ngd": 15.0}
 FLOOR_RATIO_TARGET = 10.0
@@ -68,7 +68,7 @@ class Case:
         self.W_mm = sol["W_mm"][None]
         self.u_mm = sol["u_mm"][None] if self.train["train_u"] else None
         self.problem = kernel.TokenProblem([self.ds])
-        self.grid = kernel.log_grid(steps, self.train["log_points"], self.train["grid"])
+        self.grid = metrics.log_grid(steps, self.train["log_points"], self.train["grid"])
         n, T, d = self.ds["X"].shape
         self.size = f"n={n} T={T} d={d}"
 

@@ -33,7 +33,7 @@ from attnbias.data import hypotheses, models
 from attnbias.model import attention
 from attnbias.optim.full_batch import OptimizerSpec
 from attnbias.svm import max_margin
-from attnbias.training import torch_loop
+from attnbias.training import metrics, torch_loop
 from attnbias.workflow import configcheck, io
 
 TARGET = "results-tiny/fig2/metrics.parquet"
@@ -256,7 +256,7 @@ def test_non_finite_step_is_not_repaired():
     """A NaN step used to become no step (nan_to_num): now the run stops at the next log."""
     ds = models.generate("example1", 0, dict(n=6, T=4, d=10))
     W_mm = torch.as_tensor(max_margin.solve_w_svm(ds["X"], ds["opt"]).W[None])
-    with pytest.raises(torch_loop.NonFiniteError, match="parameter W not finite at iteration 2"):
+    with pytest.raises(metrics.NonFiniteError, match="parameter W not finite at iteration 2"):
         torch_loop.train(
             attention.Problem.from_arrays([ds]),
             OptimizerSpec("gd", lr=math.nan),

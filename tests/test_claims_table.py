@@ -19,6 +19,7 @@ from attnbias.claims import measure
 from attnbias.claims.rows import Rows
 from attnbias.data import hypotheses, models
 from attnbias.svm import max_margin
+from attnbias.training.metrics import CROSSING_THRESHOLDS
 from attnbias.workflow import provenance
 
 T = 10_000
@@ -81,7 +82,7 @@ def gd_like():
 def crossings(curves, optimizer):
     """The exact first-crossing summaries that the training loop writes, from gap_W."""
     out = {}
-    for thr in measure.CROSSING_THRESHOLDS:
+    for thr in CROSSING_THRESHOLDS:
 
         def first(_, s, thr=thr):
             below = [t for t in ITERATIONS if t > 0 and curves["gap_W"](float(t), s) < thr]

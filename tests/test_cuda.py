@@ -38,7 +38,7 @@ from attnbias.optim.full_batch import OptimizerSpec
 from attnbias.optim.stochastic import SNGD, SPS
 from attnbias.realdata import trainer
 from attnbias.svm import max_margin
-from attnbias.training import torch_loop
+from attnbias.training import metrics, torch_loop
 
 pytestmark = [
     pytest.mark.cuda,
@@ -65,7 +65,7 @@ def synthetic_datasets(kind: str) -> tuple[dict, ...]:
         datasets = [models.generate("example1", seed, dict(n=8, T=4, d=12)) for seed in (0, 1, 2)]
         datasets[2]["W0"] = np.random.default_rng(7).standard_normal((12, 12))
     elif kind == "dm":
-        # n = 4: the per-sample opt softmaxes are logged too (torch_loop.PER_SAMPLE_LIMIT)
+        # n = 4: the per-sample opt softmaxes are logged too (metrics.PER_SAMPLE_LIMIT)
         datasets = [models.generate("dm", seed, dict(n=4, T=4, d=12)) for seed in (0, 1, 2)]
         datasets[2]["u"] = 0.1 * np.random.default_rng(8).standard_normal(12)
     else:
@@ -121,7 +121,7 @@ def synthetic_run(kind: str, spec: OptimizerSpec, device, iterations: int = ITER
         problem,
         spec,
         iterations=iterations,
-        log_iterations=torch_loop.log_grid(iterations, 40),
+        log_iterations=metrics.log_grid(iterations, 40),
         W_mm=on_device(W_mm),
         u_mm=on_device(u_mm),
         train_u=kind == "dm",

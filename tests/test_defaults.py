@@ -22,7 +22,7 @@ import yaml
 from attnbias.data import models
 from attnbias.optim import stochastic
 from attnbias.optim.spec import OptimizerSpec
-from attnbias.training import kernel
+from attnbias.training import kernel, metrics
 from attnbias.workflow import configcheck
 
 REPO = Path(__file__).resolve().parents[1]
@@ -81,7 +81,7 @@ def _sections():
     train = DEFS["experiment"]["properties"]["train"]["properties"]
     settings = {
         **keyword_defaults(kernel.train),
-        "grid": keyword_defaults(kernel.log_grid)["spacing"],
+        "grid": keyword_defaults(metrics.log_grid)["spacing"],
     }
     # log_points has no function default: the schema's is its only statement
     yield "train", {k: v for k, v in train.items() if k != "log_points"}, settings

@@ -7,6 +7,7 @@ direction far past float resolution (t = 1e4) agree with torch_loop.train to 1e-
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 import subprocess
@@ -23,7 +24,8 @@ from attnbias.model.losses import get_loss
 from attnbias.optim.full_batch import OptimizerSpec
 from attnbias.studies import global_convergence
 from attnbias.svm import max_margin
-from attnbias.training import kernel, torch_loop
+from attnbias.training import dispatch, kernel, torch_loop
+from attnbias.training.metrics import CROSSING_METRICS, log_grid, logged_metrics
 
 E1 = dict(n=20, T=5, d=100, opt_signal=1.0, query_signal=0.5, noise_orthogonal_to_u=True)
 E1_SMALL = dict(n=8, T=4, d=30, query_signal=0.5)
@@ -48,7 +50,7 @@ def _both(
     uncapped Polyak step aiming at f* = 0 below a fixed decoder's L*: agreeing there is what
     is checked)."""
     W_mm, u_mm = _solutions(datasets, train_u)
-    grid = torch_loop.log_grid(iterations, points)
+    grid = log_grid(iterations, points)
     try:
         ref, ref_final = torch_loop.train(
             attention.Problem.from_arrays(datasets),
@@ -255,11 +257,18 @@ def test_invalid_requests():
         kernel.TokenProblem([ds, models.generate("dm", 1, dict(n=6, T=4, d=11))])
 
 
-def test_constants_and_grid_match_train():
-    assert kernel.CROSSING_THRESHOLDS == torch_loop.CROSSING_THRESHOLDS
-    assert kernel.PER_SAMPLE_LIMIT == torch_loop.PER_SAMPLE_LIMIT
-    for args in ((10**4, 100, "log"), (0, 5, "log"), (30, 7, "linear")):
-        np.testing.assert_array_equal(kernel.log_grid(*args), torch_loop.log_grid(*args))
+@pytest.mark.parametrize(
+    ("model", "params", "train_u"), [("bad_direction", FIG8, False), ("dm", DM, True)]
+)
+def test_both_backends_log_the_shared_metric_names(model, params, train_u):
+    """Both tables hold metrics.logged_metrics, in its order, then the crossings: the names
+    the dispatcher gives a diverged torch run."""
+    datasets = [models.generate(model, seed, params) for seed in (0, 1)]
+    ref, got, *_ = _both(datasets, OptimizerSpec("ngd", lr=0.1), iterations=20, train_u=train_u)
+    expected = [*logged_metrics(params["n"], train_u), *CROSSING_METRICS]
+    assert list(ref) == expected and list(got) == expected
+    per_sample = [name for name in expected if name.startswith("opt_softmax_")]
+    assert len(per_sample) == (params["n"] if params["n"] <= 4 else 0)
 
 
 def test_study_batch_matches_the_torch_backend():
@@ -269,9 +278,12 @@ def test_study_batch_matches_the_torch_backend():
     )
     W0s, _ = global_convergence.random_initialisations(np.random.default_rng(1), 20, 6, [1.0, 4.0])
     W_mm = max_margin.solve_w_svm(ds["X"], ds["opt"]).W
-    grid = torch_loop.log_grid(300, 20)
+    grid = log_grid(300, 20)
     spec = OptimizerSpec("polyak")
-    got, got_final = global_convergence._train_batch(ds, W0s, spec, W_mm, grid, "cpu")
+    got, got_final, record = dispatch.train_batch(
+        [ds], spec, W0s=W0s, W_mm=W_mm[None], iterations=300, log_iterations=grid
+    )
+    assert record["backend"] == "c"
     problem = attention.Problem.from_arrays([{**ds, "W0": W0} for W0 in W0s])
     ref, ref_final = torch_loop.train(
         problem, spec, iterations=300, log_iterations=grid, W_mm=torch.as_tensor(W_mm[None])
@@ -282,29 +294,93 @@ def test_study_batch_matches_the_torch_backend():
 
 def test_backend_choice():
     assert kernel.available()
-    assert kernel.backend("auto", "float64") == "c"
-    assert kernel.backend("cpu", "float64") == "c"
-    assert kernel.backend("cpu", "float32") == "torch"
-    assert kernel.backend("cuda", "float64") == "torch"
+    assert dispatch.backend("auto", "float64") == "c"
+    assert dispatch.backend("cpu", "float64") == "c"
+    assert dispatch.backend("cpu", "float32") == "torch"
+    assert dispatch.backend("cuda", "float64") == "torch"
+    assert dispatch.record("c", "cpu") == kernel.kernel_info()
     assert kernel.kernel_info()["backend"] == "c"
 
 
+def test_a_file_of_runs_on_two_backends_records_both():
+    """dispatch.merged_record: one record where the runs agree, both values where not."""
+    c, torch_cpu = dispatch.record("c", "cpu"), dispatch.record("torch", "cpu")
+    assert dispatch.merged_record([c, c]) == c
+    both = dispatch.merged_record([c, torch_cpu, c])
+    assert both["backend"] == "c + torch" and both["device"] == "cpu"
+    assert both["torch"] == " + ".join(sorted({"not used", torch.__version__}))
+    assert both["kernel"] == f"{c['kernel']} + none"  # the torch record has no kernel
+
+
+def test_the_kernel_supports_every_rule_it_implements():
+    for spec in (*FIXED, *JOINT):
+        assert kernel.supports(spec), spec.caption()
+        assert dispatch.backend("cpu", "float64", spec) == "c"
+
+
+@dataclasses.dataclass(frozen=True)
+class _SpecWithAnExtraSetting(OptimizerSpec):
+    nesterov: bool = True  # a setting the kernel does not read
+
+
+@dataclasses.dataclass(frozen=True)
+class _OtherRule:
+    rule: str = "adam"  # a rule the kernel does not know
+    normalize: str = "global"
+    f_star: str = "opt"
+
+
+def test_an_optimizer_the_kernel_lacks_trains_on_torch():
+    """kernel.supports refuses a rule it does not know and a setting it does not read, and
+    the dispatcher then trains on torch (the hook an optimizer without a C counterpart uses)."""
+    extra = _SpecWithAnExtraSetting("ngd", lr=0.1)
+    for spec in (_OtherRule(), extra):
+        assert not kernel.supports(spec)
+        assert dispatch.backend("cpu", "float64", spec) == "torch"
+    ds = models.generate("bad_direction", 0, FIG8)
+    W_mm, _ = _solutions([ds], False)
+    table, _, record = dispatch.train_batch(
+        [ds], extra, W_mm=W_mm, iterations=20, log_iterations=log_grid(20, 5)
+    )
+    assert record["backend"] == "torch" and np.isfinite(table["log_loss"]).all()
+
+
 def test_a_training_job_never_imports_torch(tmp_path):
-    """The job's entry (kernel.run, as workflow/scripts/train.py calls it) stays torch-free."""
+    """The job's entry (dispatch.run, as workflow/scripts/train.py calls it) stays torch-free."""
     code = """
 import sys
 import numpy as np
 from attnbias.data import models
-from attnbias.training import kernel
+from attnbias.training import dispatch
 from attnbias.svm import max_margin
 ds = models.generate("example1", 0, dict(n=6, T=4, d=10))
 sol = max_margin.to_arrays(max_margin.solve_for_dataset(ds, False, "t"))
 config = dict(iterations=50, log_points=10, grid="log", loss="exponential", train_u=False)
-its, metrics, final, info = kernel.run(ds, sol, config, dict(rule="ngd", lr=0.1))
+its, metrics, final, info = dispatch.run(ds, sol, config, dict(rule="ngd", lr=0.1))
 assert info["backend"] == "c" and np.isfinite(metrics["log_loss"]).all()
 assert "torch" not in sys.modules, "torch was imported"
 """
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_training_job_on_torch_gives_the_kernels_numbers(monkeypatch):
+    """dispatch.run on both backends (torch by the supports hook): the same run, each
+    recording where it trained."""
+    from attnbias.training import devices
+
+    ds = models.generate("dm", 0, DM)
+    sol = max_margin.to_arrays(max_margin.solve_for_dataset(ds, True, "t"))
+    config = dict(iterations=60, log_points=10, grid="log", loss="logistic", train_u=True)
+    args = (ds, sol, config, dict(rule="ngd", lr=0.1, momentum=0.5))
+    its, got, got_final, got_info = dispatch.run(*args, device="cpu", threads=1)
+    monkeypatch.setattr(kernel, "supports", lambda spec: False)
+    ref_its, ref, ref_final, ref_info = dispatch.run(*args, device="cpu", threads=1)
+    assert got_info == kernel.kernel_info()
+    assert ref_info == {**devices.device_info(torch.device("cpu")), "backend": "torch"}
+    np.testing.assert_array_equal(its, ref_its)
+    _assert_tables_agree({k: v[None] for k, v in ref.items()}, {k: v[None] for k, v in got.items()})
+    for key in ("W", "u"):
+        np.testing.assert_allclose(got_final[key], ref_final[key], rtol=1e-10, atol=1e-12)
 
 
 def test_kernel_is_built_once_per_source(tmp_path, monkeypatch):
@@ -341,7 +417,7 @@ assert table.equals(ref) and table.schema == ref.schema, (table, ref)
 
 def test_study_mode_gives_diverged_runs_nan_and_keeps_the_others(monkeypatch):
     """nonfinite="nan" (the study): as torch_loop.train with the batch split until the diverged
-    runs are alone (global_convergence._logged_runs on the torch backend)."""
+    runs are alone (dispatch.train_batch on the torch backend)."""
     ds = global_convergence.perturbed_example1(
         np.random.default_rng([0, 0]), n=10, T=4, d=50, correlation=2, query_signal=0.5
     )
@@ -349,17 +425,22 @@ def test_study_mode_gives_diverged_runs_nan_and_keeps_the_others(monkeypatch):
         np.random.default_rng([0, 1]), 50, 12, [1, 10, 100]
     )
     W_mm = max_margin.solve_w_svm(ds["X"], ds["opt"]).W
-    grid = torch_loop.log_grid(1000, 30)
+    grid = log_grid(1000, 30)
     spec = OptimizerSpec("polyak")  # uncapped: some runs overflow
-    got = global_convergence._logged_runs(ds, W0s, spec, W_mm, grid, "cpu")
-    monkeypatch.setattr(kernel, "backend", lambda device, dtype: "torch")  # the reference
-    ref = global_convergence._logged_runs(ds, W0s, spec, W_mm, grid, "cpu")
+    kw = dict(W0s=W0s, W_mm=W_mm[None], iterations=1000, log_iterations=grid, only="study")
+    got, got_final, got_record = dispatch.train_batch([ds], spec, **kw)
+    monkeypatch.setattr(kernel, "supports", lambda spec: False)  # the reference: torch
+    ref, ref_final, ref_record = dispatch.train_batch([ds], spec, **kw)
+    assert (got_record["backend"], ref_record["backend"]) == ("c", "torch")
     lost = np.isnan(ref["gap_W"][:, -1])
     assert lost.any() and not lost.all()
-    for key in ("gap_W", "opt_softmax", "W"):
-        np.testing.assert_array_equal(np.isnan(got[key]), np.isnan(ref[key]))
-        finite = ~np.isnan(ref[key])
-        np.testing.assert_allclose(got[key][finite], ref[key][finite], rtol=1e-10, atol=1e-13)
+    assert set(ref) == {*logged_metrics(10, False), *CROSSING_METRICS}  # NaN under every name
+    assert np.isnan(ref["log_loss"][lost]).all() and np.isnan(ref_final["u"][lost]).all()
+    for key, values in (("gap_W", got), ("opt_softmax", got), ("W", got_final)):
+        reference = (ref_final if key == "W" else ref)[key]
+        np.testing.assert_array_equal(np.isnan(values[key]), np.isnan(reference))
+        finite = ~np.isnan(reference)
+        np.testing.assert_allclose(values[key][finite], reference[finite], rtol=1e-10, atol=1e-13)
 
 
 def test_editing_the_kernel_reruns_training():

@@ -11,7 +11,7 @@ import stat
 
 import pytest
 
-from attnbias.training import kernel
+from attnbias.training import dispatch, kernel
 
 pytestmark = pytest.mark.skipif(
     shutil.which("cc") is None and shutil.which("gcc") is None, reason="no C compiler"
@@ -34,7 +34,7 @@ def test_a_corrupted_cached_kernel_is_rebuilt_and_loads(cache):
     path = kernel.kernel_path()
     path.write_bytes(b"not a shared library")
     assert kernel.unavailable_reason() is None
-    assert kernel.backend("auto", "float64") == "c"
+    assert dispatch.backend("auto", "float64") == "c"
     assert _is_elf(path)  # replaced in place, for the next process too
     assert [p.name for p in cache.iterdir()] == [path.name]  # no temporary left behind
 
@@ -50,8 +50,8 @@ def test_no_compiler_falls_back_to_torch_with_the_reason(cache, monkeypatch):
     monkeypatch.setenv("CC", str(cache.parent / "no-such-compiler"))
     reason = kernel.unavailable_reason()
     assert reason is not None and "no C compiler" in reason
-    assert kernel.backend("auto", "float64") == "torch"
-    line = kernel.backend_line("auto", "float64")
+    assert dispatch.backend("auto", "float64") == "torch"
+    line = dispatch.backend_line("auto", "float64")
     assert "training on torch" in line and "no-such-compiler" in line
 
 
@@ -59,7 +59,7 @@ def test_a_failing_compiler_falls_back_to_torch(cache, monkeypatch):
     monkeypatch.setenv("CC", "false")
     reason = kernel.unavailable_reason()
     assert reason is not None and "building the training kernel failed" in reason
-    assert kernel.backend("auto", "float64") == "torch"
+    assert dispatch.backend("auto", "float64") == "torch"
 
 
 def test_a_compiler_whose_output_never_loads_falls_back(cache, monkeypatch):
@@ -70,11 +70,11 @@ def test_a_compiler_whose_output_never_loads_falls_back(cache, monkeypatch):
     monkeypatch.setenv("CC", str(fake))
     reason = kernel.unavailable_reason()
     assert reason is not None and "does not load" in reason
-    assert kernel.backend("auto", "float64") == "torch"
+    assert dispatch.backend("auto", "float64") == "torch"
 
 
 def test_the_console_line_names_the_kernel_when_it_loads(cache):
-    line = kernel.backend_line("auto", "float64")
+    line = dispatch.backend_line("auto", "float64")
     assert "compiled C kernel" in line and kernel.kernel_path().name in line
-    assert "torch" in kernel.backend_line("cuda", "float64")
-    assert "torch" in kernel.backend_line("cpu", "float32")
+    assert "torch" in dispatch.backend_line("cuda", "float64")
+    assert "torch" in dispatch.backend_line("cpu", "float32")

@@ -14,13 +14,13 @@ import torch
 import yaml
 
 from attnbias.data import models
-from attnbias.model import attention
 from attnbias.model.gradients import ScaledGradient
 from attnbias.optim import rules
 from attnbias.optim.full_batch import Optimizer
 from attnbias.optim.spec import OptimizerSpec
 from attnbias.svm import max_margin
-from attnbias.training import kernel, torch_loop
+from attnbias.training import dispatch, kernel
+from attnbias.training.metrics import log_grid
 from attnbias.workflow import configcheck
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -155,20 +155,19 @@ def test_the_example_steps_as_computed_by_hand(example):
 
 
 def test_the_example_trains_on_torch(example):
-    """A short run of the torch loop: finite, the loss falls at every logged step, and the
-    direction nears W_mm (gap_W is nan at W = 0)."""
+    """A short run through the dispatcher, as the training job, study and sweeps call it: it
+    goes to torch (the kernel lacks the rule) and says so; finite, the loss falls at every
+    logged step, and the direction nears W_mm (gap_W is nan at W = 0)."""
     _, entry = _config_entry()
     ds = models.generate("example1", 0, dict(n=6, T=4, d=10))
     solution = max_margin.to_arrays(max_margin.solve_for_dataset(ds, False, "test"))
-    grid = torch_loop.log_grid(200, 10)
-    table, final = torch_loop.train(
-        attention.Problem.from_arrays([ds]),
-        OptimizerSpec(**configcheck._spec_settings(entry)),
-        iterations=200,
-        log_iterations=grid,
-        W_mm=torch.as_tensor(solution["W_mm"][None]),
+    spec = OptimizerSpec(**configcheck._spec_settings(entry))
+    table, final, record = dispatch.train_batch(
+        [ds], spec, W_mm=solution["W_mm"][None], iterations=200, log_iterations=log_grid(200, 10)
     )
-    assert np.isfinite(table["log_loss"]).all() and np.isfinite(final["W"].numpy()).all()
+    assert record["backend"] == "torch"
+    assert dispatch.backend("cpu", "float64", OptimizerSpec("ngd")) == "c"  # control
+    assert np.isfinite(table["log_loss"]).all() and np.isfinite(final["W"]).all()
     assert (np.diff(table["log_loss"][0]) < 0).all()
     assert table["gap_W"][0, -1] < table["gap_W"][0, 1]
 

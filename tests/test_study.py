@@ -10,7 +10,7 @@ import pytest
 from attnbias.data import hypotheses, models
 from attnbias.optim.full_batch import OptimizerSpec
 from attnbias.studies import global_convergence
-from attnbias.training import kernel, torch_loop
+from attnbias.training import kernel, metrics, torch_loop
 
 SIZES = dict(n=6, T=4, d=20)
 NGD = OptimizerSpec("ngd", lr=0.1)
@@ -147,7 +147,8 @@ def small_problem():
 
 def _run(ds, W0s, spec=NGD, **kw):
     kw = dict(iterations=300, threshold=0.05, log_points=30) | kw
-    return global_convergence.run_setting(ds, W0s, spec, **kw)
+    table, _ = global_convergence.run_setting(ds, W0s, spec, **kw)
+    return table
 
 
 def test_run_setting_ngd_reaches_a_loose_threshold(small_problem):
@@ -160,7 +161,7 @@ def test_run_setting_ngd_reaches_a_loose_threshold(small_problem):
     assert (out["final_gap"] < 0.05).all()
     assert (out["final_effective_gap"] < out["final_gap"]).all()
     assert (out["final_opt_softmax"] > 0.9).all()
-    grid = torch_loop.log_grid(300, 30)
+    grid = metrics.log_grid(300, 30)
     assert out["first_iteration"].isin(grid).all()
     assert (out["first_iteration"] > 0).all()  # random starts are far from W_mm
     # a larger scale starts further from W_mm's norm and needs longer
@@ -192,7 +193,7 @@ def test_run_setting_keeps_the_other_runs_when_one_diverges(small_problem, monke
     and gives a diverged run NaN directly: tests/test_fast.py.)"""
     ds, W0s, _ = small_problem
     reference = _run(ds, W0s)
-    monkeypatch.setattr(kernel, "backend", lambda device, dtype: "torch")
+    monkeypatch.setattr(kernel, "supports", lambda spec: False)  # dispatch's hook: torch
     real_train = torch_loop.train
     poisoned = W0s[4]
 
@@ -270,7 +271,8 @@ def small_study():
 
 
 def test_study_table_shape_and_columns(small_study):
-    table, assumptions = small_study
+    table, assumptions, record = small_study
+    assert record == kernel.kernel_info()  # what the study job's file stores
     assert list(table.columns) == global_convergence.TABLE_COLUMNS
     assert len(table) == 3 * 2 * 4
     assert table.groupby(["setting", "optimizer"]).size().eq(4).all()
@@ -297,16 +299,16 @@ def test_study_table_shape_and_columns(small_study):
 
 
 def test_study_table_is_deterministic_and_seeded(small_study):
-    table, assumptions = small_study
-    again, assumptions_again = _study()
+    table, assumptions, _ = small_study
+    again, assumptions_again, _ = _study()
     pd.testing.assert_frame_equal(table, again)
     pd.testing.assert_frame_equal(assumptions, assumptions_again)
-    other, _ = _study(seed=1)
+    other, *_ = _study(seed=1)
     assert not np.allclose(table["final_gap"], other["final_gap"])
 
 
 def test_study_table_ngd_ahead_of_gd(small_study):
-    table, _ = small_study
+    table, *_ = small_study
     gaps = table.groupby("optimizer")["final_gap"].median()
     assert gaps["ngd"] < gaps["gd"]
 

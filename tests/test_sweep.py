@@ -20,6 +20,7 @@ from attnbias.figures import sweep_figure
 from attnbias.studies import sweep_claims, sweep_grid, sweep_metrics, sweep_runs, sweep_tables
 from attnbias.studies.sweep_config import SweepConfig
 from attnbias.svm import max_margin
+from attnbias.training import kernel
 from attnbias.workflow import configcheck
 
 SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
@@ -239,7 +240,8 @@ def tiny_runs():
 
 
 def test_a_point_has_one_row_per_optimizer_and_seed_and_its_curves(tiny_runs):
-    runs, curves = tiny_runs
+    runs, curves, record = tiny_runs
+    assert record["backend"] == "c"
     assert list(zip(runs["optimizer"], runs["seed"], strict=True)) == [
         (o, s) for o in ("gd", "ngd", "ps", "joint-ngd") for s in (0, 1)
     ]
@@ -251,7 +253,7 @@ def test_a_point_has_one_row_per_optimizer_and_seed_and_its_curves(tiny_runs):
 
 
 def test_the_tables_judge_each_point_and_tally_the_claims(tiny_runs):
-    runs, curves = (t.assign(point="a") for t in tiny_runs)
+    runs, curves = (t.assign(point="a") for t in tiny_runs[:2])
     # a: GD far behind every other optimizer; b: every optimizer tied
     runs.loc[runs["optimizer"] == "gd", "final_log10_gap_W"] = 5.0
     second = runs.assign(point="b", final_log10_gap_W=1.0)
@@ -321,8 +323,8 @@ def test_a_diverged_seed_gets_nan_and_the_others_keep_their_numbers(monkeypatch)
         **tiny_point(iterations=20),
         "optimizers": {"ps": {"rule": "polyak", "f_star": 0}},
     }
-    clean, _ = sweep_runs.run_point(experiment, METRICS)
-    real = sweep_runs.kernel.train
+    clean, *_ = sweep_runs.run_point(experiment, METRICS)
+    real = kernel.train
 
     def train(problem, *args, **kwargs):
         table, final = real(problem, *args, **kwargs)
@@ -330,8 +332,8 @@ def test_a_diverged_seed_gets_nan_and_the_others_keep_their_numbers(monkeypatch)
             values[-1] = np.nan
         return table, final
 
-    monkeypatch.setattr(sweep_runs.kernel, "train", train)
-    runs, _ = sweep_runs.run_point(experiment, METRICS)
+    monkeypatch.setattr(kernel, "train", train)
+    runs, *_ = sweep_runs.run_point(experiment, METRICS)
     assert list(runs["diverged"]) == [False, True]
     assert np.isnan(runs.loc[1, "final_log10_gap_W"])
     assert runs.loc[0, "final_log10_gap_W"] == clean.loc[0, "final_log10_gap_W"]
@@ -339,8 +341,9 @@ def test_a_diverged_seed_gets_nan_and_the_others_keep_their_numbers(monkeypatch)
 
 def test_the_kernel_and_torch_agree_on_a_point(monkeypatch, tiny_runs):
     pytest.importorskip("torch")
-    monkeypatch.setattr(sweep_runs.kernel, "backend", lambda device, dtype: "torch")
-    reference, _ = sweep_runs.run_point(tiny_point(), METRICS)
+    monkeypatch.setattr(kernel, "supports", lambda spec: False)  # dispatch's hook: torch
+    reference, _, record = sweep_runs.run_point(tiny_point(), METRICS)
+    assert record["backend"] == "torch"
     for column in METRICS:
         np.testing.assert_allclose(tiny_runs[0][column], reference[column], rtol=1e-7)
 

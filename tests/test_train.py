@@ -13,7 +13,7 @@ from attnbias.data import models
 from attnbias.model import attention
 from attnbias.optim.full_batch import OptimizerSpec
 from attnbias.svm import max_margin
-from attnbias.training import devices, torch_loop
+from attnbias.training import devices, metrics, torch_loop
 
 F64 = torch.float64
 
@@ -46,7 +46,7 @@ def gap(W, W_ref):
 )
 @pytest.mark.parametrize("spacing", ["log", "linear"])
 def test_log_grid(iterations, points, spacing):
-    grid = torch_loop.log_grid(iterations, points, spacing)
+    grid = metrics.log_grid(iterations, points, spacing)
     assert grid[0] == 0 and grid[-1] == iterations
     assert np.issubdtype(grid.dtype, np.integer)
     assert np.all(np.diff(grid) > 0)  # sorted and unique
@@ -55,14 +55,14 @@ def test_log_grid(iterations, points, spacing):
 
 
 def test_log_grid_is_log_spaced():
-    grid = torch_loop.log_grid(10**4, 5)
+    grid = metrics.log_grid(10**4, 5)
     np.testing.assert_array_equal(grid, [0, 1, 10, 100, 1000, 10000])
-    np.testing.assert_array_equal(torch_loop.log_grid(100, 5, "linear"), [0, 25, 50, 75, 100])
+    np.testing.assert_array_equal(metrics.log_grid(100, 5, "linear"), [0, 25, 50, 75, 100])
 
 
 def test_log_grid_bad_spacing():
     with pytest.raises(ValueError, match="cubic"):
-        torch_loop.log_grid(10, 3, "cubic")
+        metrics.log_grid(10, 3, "cubic")
 
 
 # ---------------------------------------------------------------- resolve_device
@@ -142,7 +142,7 @@ def test_metrics_at_iteration_0_match_direct_computation(loss):
         "log_excess_loss",
         "log_step_W",
         "min_opt_softmax",
-        *(f"first_gap_W_below_{thr:g}" for thr in torch_loop.CROSSING_THRESHOLDS),
+        *(f"first_gap_W_below_{thr:g}" for thr in metrics.CROSSING_THRESHOLDS),
     }
     for b, ds in enumerate(datasets):
         expected = _direct_metrics(ds, ds["W0"], W_mm[b].numpy(), loss)
@@ -166,7 +166,7 @@ def test_first_crossings_are_exact_and_step_sizes_logged():
 
     dense = run(OptimizerSpec("ngd", lr=0.5), np.arange(301))
     sparse = run(OptimizerSpec("ngd", lr=0.5), np.array([0, 300]))
-    for thr in torch_loop.CROSSING_THRESHOLDS:
+    for thr in metrics.CROSSING_THRESHOLDS:
         name = f"first_gap_W_below_{thr:g}"
         for b in range(2):
             below = np.flatnonzero(dense["gap_W"][b] < thr)
@@ -291,7 +291,7 @@ def _assert_tables_equal(batched, singles):
 def test_batched_equals_single_seed_fixed_decoder(spec):
     datasets = [models.generate("example1", seed, dict(n=8, T=4, d=12)) for seed in (0, 1, 2)]
     W_mm = w_mm_of(datasets)
-    grid = torch_loop.log_grid(300, 8)
+    grid = metrics.log_grid(300, 8)
     kw = dict(iterations=300, log_iterations=grid)
     batched, final = torch_loop.train(
         attention.Problem.from_arrays(datasets), spec, W_mm=W_mm, **kw
@@ -319,7 +319,7 @@ def test_batched_equals_single_seed_fixed_decoder(spec):
 def test_batched_equals_single_seed_joint(spec):
     datasets = [models.generate("dm", seed, dict(n=8, T=4, d=12)) for seed in (0, 1)]
     W_mm, u_mm = w_mm_of(datasets), u_mm_of(datasets)
-    kw = dict(iterations=200, log_iterations=torch_loop.log_grid(200, 6), train_u=True)
+    kw = dict(iterations=200, log_iterations=metrics.log_grid(200, 6), train_u=True)
     batched, _ = torch_loop.train(
         attention.Problem.from_arrays(datasets), spec, W_mm=W_mm, u_mm=u_mm, **kw
     )
@@ -427,7 +427,7 @@ def _default_regime(seed=0):
 @pytest.mark.slow
 def test_ngd_aligns_fast_and_gd_slowly_in_the_default_regime():
     problem, W_mm = _default_regime()
-    grid = torch_loop.log_grid(10**4, 5)  # 0, 1, 10, ..., 1e4
+    grid = metrics.log_grid(10**4, 5)  # 0, 1, 10, ..., 1e4
     ngd, _ = torch_loop.train(
         problem, OptimizerSpec("ngd", lr=0.1), iterations=10**4, log_iterations=grid, W_mm=W_mm
     )
@@ -453,7 +453,7 @@ def test_ngd_aligns_fast_and_gd_slowly_in_the_default_regime():
 def test_joint_training_aligns_w_and_u():
     ds = models.generate("dm", 0, dict(n=20, T=5, d=60))
     problem = attention.Problem.from_arrays([ds])
-    grid = torch_loop.log_grid(1000, 4)  # 0, 1, 10, 100, 1000
+    grid = metrics.log_grid(1000, 4)  # 0, 1, 10, 100, 1000
     table, _ = torch_loop.train(
         problem,
         OptimizerSpec("ngd", lr=0.1, normalize="per_block"),
@@ -506,7 +506,7 @@ def test_ngd_stays_stable_far_past_float_resolution(plain):
     ds = models.generate("example1", 0, dict(n=20, T=5, d=100))
     W_mm = max_margin.solve_w_svm(ds["X"], ds["opt"]).W
     iterations = LONG_RUN_STEPS
-    grid = np.union1d(torch_loop.log_grid(iterations, 30), [200, 2000, 5000])
+    grid = np.union1d(metrics.log_grid(iterations, 30), [200, 2000, 5000])
     table, _ = torch_loop.train(
         attention.Problem.from_arrays([ds]),
         OptimizerSpec("ngd", lr=0.1),

@@ -3,22 +3,12 @@
 import pyarrow as pa
 
 from attnbias.studies import global_convergence
-from attnbias.training import kernel
 from attnbias.workflow import io, job, joblog
 
 snakemake = job.load()  # the job, as the workflow hands it over (attnbias.workflow.job)
 joblog.start(snakemake)
 p = snakemake.params
-if kernel.backend(p.device, "float64") == "c":
-    info = kernel.kernel_info()
-else:  # where the runs trained (study_table resolves the device the same way)
-    import torch
-
-    from attnbias.training import devices
-
-    torch.set_num_threads(snakemake.threads)
-    info = {**devices.device_info(devices.resolve_device(p.device)), "backend": "torch"}
-runs, assumptions = global_convergence.study_table(
+runs, assumptions, record = global_convergence.study_table(
     [{"name": snakemake.wildcards.setting, **p.setting}],
     {snakemake.wildcards.optimizer: p.optimizer},
     inits=p.inits,
@@ -28,8 +18,9 @@ runs, assumptions = global_convergence.study_table(
     seed=p.seed,
     log_points=p.log_points,
     device=p.device,
+    threads=snakemake.threads,
 )
 table = pa.Table.from_pandas(runs, preserve_index=False)
-io.save_table(snakemake.output.runs, io.with_identity(io.with_run_info(table, info), p.identity))
+io.save_table(snakemake.output.runs, io.with_identity(io.with_run_info(table, record), p.identity))
 assumptions = pa.Table.from_pandas(assumptions, preserve_index=False)
 io.save_table(snakemake.output.assumptions, io.with_identity(assumptions, p.assumptions_identity))

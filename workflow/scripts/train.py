@@ -1,12 +1,12 @@
 """Train one (experiment, optimizer, seed) -> metrics Parquet and final parameters.
 
-float64 on `auto` or `cpu` trains with the compiled kernel (attnbias.training.kernel), without
-importing torch; `cuda[:N]` and float32 with torch (attnbias.training.torch_loop).
+attnbias.training.dispatch picks the backend: float64 on `auto` or `cpu` trains with the
+compiled kernel, without importing torch; `cuda[:N]` and float32 with torch.
 """
 
 import logging
 
-from attnbias.training import kernel
+from attnbias.training import dispatch
 from attnbias.workflow import io, job, joblog
 
 snakemake = job.load()  # the job, as the workflow hands it over (attnbias.workflow.job)
@@ -15,7 +15,7 @@ wc, p = snakemake.wildcards, snakemake.params
 dataset = io.load_data(snakemake.input.data, p.data)
 solution = io.load_svm(snakemake.input.svm, dataset, p.svm)
 try:
-    iterations, metrics, final, info = kernel.run(
+    iterations, metrics, final, info = dispatch.run(
         dataset,
         solution,
         p.train,

@@ -10,14 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from attnbias.claims.coverage import JOINT_NEEDS, SEC3_NGD, SEC3_PS
-from attnbias.claims.measure import (
-    BURN_IN,
-    CROSSING_THRESHOLDS,
-    describe_passage,
-    first_crossing,
-    race,
-)
+from attnbias.claims.measure import BURN_IN, describe_passage, first_crossing, race
 from attnbias.claims.rows import AHEAD_OF_GD, Rows, ahead_of_gd_row, over_gd
+from attnbias.training.metrics import CROSSING_THRESHOLDS  # a leaf: no torch in claims
 
 
 def faster_than_gd_rows(rows: Rows, table, optimizers, t_last, seeds) -> None:

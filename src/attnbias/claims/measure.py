@@ -11,9 +11,6 @@ import math
 import numpy as np
 import pandas as pd
 
-# as attnbias.training.kernel.CROSSING_THRESHOLDS: claims run in the plotting env, which fast's torch
-# fallback would pull in
-CROSSING_THRESHOLDS = (1e-2, 1e-3)
 CLOSENESS_TOLERANCE = 0.25  # |measured / predicted - 1| for "closely predicted" rows
 MONOTONE_TOLERANCE = 1e-12  # relative: a decrease below this is rounding
 R2_MIN = 0.9  # a fitted slope with a smaller R^2 (on some seed) decides nothing: "undecided"

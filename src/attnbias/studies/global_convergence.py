@@ -31,7 +31,8 @@ from attnbias.studies.global_convergence_summary import (
     summary as summary,  # re-exported: study.summary
 )
 from attnbias.svm import max_margin
-from attnbias.training import kernel
+from attnbias.training import dispatch
+from attnbias.training.metrics import log_grid
 
 RUN_COLUMNS = [
     "run",
@@ -92,67 +93,6 @@ def random_initialisations(
     return W0s, run_scales
 
 
-def _logged_runs(
-    dataset: dict[str, np.ndarray],
-    W0s: np.ndarray,
-    spec: OptimizerSpec,
-    W_mm: np.ndarray,
-    grid: np.ndarray,
-    device: str,
-) -> dict[str, np.ndarray]:
-    """gap_W and opt_softmax on `grid`, (B, len(grid)), and the final W, (B, d, d).
-
-    Training stops the whole batch when one run's loss stops being finite (an uncapped
-    Polyak step does so after it saturates the softmax on non-optimal tokens: its step
-    (L - L*) / ||grad||^2 then overflows). The batch is then split in halves until the
-    diverged runs are alone, so the other runs keep their results and stay batched; the
-    diverged runs get NaN everywhere. `device` picks the backend (kernel.backend).
-    """
-    if kernel.backend(device, "float64") == "c":  # independent runs: diverged ones get NaN
-        problem = kernel.TokenProblem([dataset], W0s=W0s)
-        metrics, final = kernel.train(
-            problem, spec, iterations=int(grid[-1]), log_iterations=grid, W_mm=W_mm[None],
-            only="study", nonfinite="nan",
-        )  # fmt: skip
-        return {"gap_W": metrics["gap_W"], "opt_softmax": metrics["opt_softmax"], "W": final["W"]}
-    try:
-        metrics, final = _train_batch(dataset, W0s, spec, W_mm, grid, device)
-    except FloatingPointError:
-        if len(W0s) == 1:
-            nan = np.full((1, len(grid)), np.nan)
-            return {"gap_W": nan, "opt_softmax": nan, "W": np.full(W0s.shape, np.nan)}
-        halves = [
-            _logged_runs(dataset, part, spec, W_mm, grid, device) for part in np.array_split(W0s, 2)
-        ]
-        return {key: np.concatenate([h[key] for h in halves]) for key in halves[0]}
-    return {"gap_W": metrics["gap_W"], "opt_softmax": metrics["opt_softmax"], "W": final["W"]}
-
-
-def _train_batch(dataset, W0s, spec, W_mm, grid, device):
-    """One batched run of every W0: the compiled kernel, or torch (kernel.backend)."""
-    iterations = int(grid[-1])
-    if kernel.backend(device, "float64") == "c":
-        problem = kernel.TokenProblem([dataset], W0s=W0s)
-        return kernel.train(
-            problem, spec, iterations=iterations, log_iterations=grid, W_mm=W_mm[None]
-        )
-    import torch
-
-    from attnbias.model.attention import Problem
-    from attnbias.training import devices, torch_loop
-
-    torch_device = devices.resolve_device(device)
-    problem = Problem.from_arrays([{**dataset, "W0": W0} for W0 in W0s], device=torch_device)
-    metrics, final = torch_loop.train(
-        problem,
-        spec,
-        iterations=iterations,
-        log_iterations=grid,
-        W_mm=torch.as_tensor(W_mm[None], dtype=problem.X.dtype, device=torch_device),
-    )
-    return metrics, {"W": final["W"].cpu().numpy()}
-
-
 def effective_gap(W: np.ndarray, W_mm: np.ndarray, queries: np.ndarray) -> np.ndarray:
     """1 - cos(W P, W_mm), with P the projection onto the span of the query tokens.
 
@@ -178,7 +118,8 @@ def run_setting(
     threshold: float,
     log_points: int = 200,
     device: str = "cpu",
-) -> pd.DataFrame:
+    threads: int | None = None,
+) -> tuple[pd.DataFrame, dict[str, str]]:
     """Train one dataset from every W0 in one batched run; did each run reach W_mm?
 
     The B = len(W0s) runs share the data and differ only in W0. gap_W = 1 - cos(W_t, W_mm)
@@ -188,15 +129,21 @@ def run_setting(
     and, to tell why a run has not reached: diverged (the loss stopped being finite; NaN
     gaps), final_effective_gap (see effective_gap: small while final_gap is not, the run is
     right but W0's inert part still weighs) and final_opt_softmax (the mean softmax of the
-    optimal tokens at the end: well below 1, the run selected other tokens).
+    optimal tokens at the end: well below 1, the run selected other tokens). A run whose
+    loss stops being finite (an uncapped Polyak step, once it saturates the softmax on
+    non-optimal tokens: its step (L - L*) / ||grad||^2 overflows) gets NaN; the others keep
+    theirs (dispatch.train_batch). Also returns the backend record (dispatch.record).
     """
     W_mm = max_margin.solve_w_svm(dataset["X"], dataset["opt"], name="study setting").W
-    grid = kernel.log_grid(iterations, log_points)
-    logged = _logged_runs(dataset, W0s, spec, W_mm, grid, device)
+    grid = log_grid(iterations, log_points)
+    logged, final, record = dispatch.train_batch(
+        [dataset], spec, W0s=W0s, W_mm=W_mm[None], iterations=iterations, log_iterations=grid,
+        only="study", device=device, threads=threads,
+    )  # fmt: skip
     gaps = logged["gap_W"]  # (B, len(grid))
     below = gaps < threshold  # False on NaN
     reached = below.any(axis=1)
-    return pd.DataFrame(
+    table = pd.DataFrame(
         {
             "run": np.arange(len(W0s)),
             "scale": np.linalg.norm(W0s, axis=(1, 2)),
@@ -204,10 +151,11 @@ def run_setting(
             "reached": reached,
             "first_iteration": np.where(reached, grid[below.argmax(axis=1)], np.nan),
             "diverged": np.isnan(gaps[:, -1]),
-            "final_effective_gap": effective_gap(logged["W"], W_mm, dataset["X"][:, 0]),
+            "final_effective_gap": effective_gap(final["W"], W_mm, dataset["X"][:, 0]),
             "final_opt_softmax": logged["opt_softmax"][:, -1],
         }
     )
+    return table, record
 
 
 def study_table(
@@ -221,8 +169,10 @@ def study_table(
     seed: int,
     log_points: int = 200,
     device: str = "cpu",
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Every (setting, optimizer, initialisation): the long table and the assumption table.
+    threads: int | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, str]]:
+    """Every (setting, optimizer, initialisation): the long table, the assumption table and
+    where the runs trained.
 
     settings: dicts of perturbed_example1 parameters plus a `name`. optimizers: name ->
     OptimizerSpec keyword arguments. Each setting draws its dataset from
@@ -231,13 +181,13 @@ def study_table(
     initial directions, so their differences come from the knobs alone (paired design).
     Returns (runs: one row per setting, optimizer and run, with TABLE_COLUMNS;
     assumptions: one row per setting, its name, knobs, models.assumption_report and
-    knob_report).
+    knob_report; the backend record that the study job's file stores, dispatch.merged_record).
     """
     names = [s["name"] for s in settings]
     if len(set(names)) != len(names):
         raise ValueError(f"setting names must be unique; got {names}")
     specs = {name: OptimizerSpec(**kwargs) for name, kwargs in optimizers.items()}
-    runs, reports = [], []
+    runs, reports, records = [], [], []
     for setting in settings:
         params = without(setting, "name")
         knobs = {k: float(params.get(k, KNOB_DEFAULTS[k])) for k in KNOBS}
@@ -255,7 +205,7 @@ def study_table(
             np.random.default_rng([seed, 1]), params["d"], inits, scales
         )
         for opt_name, spec in specs.items():
-            result = run_setting(
+            result, record = run_setting(
                 dataset,
                 W0s,
                 spec,
@@ -263,9 +213,11 @@ def study_table(
                 threshold=threshold,
                 log_points=log_points,
                 device=device,
+                threads=threads,
             )
+            records.append(record)
             # the nominal scale, not ||W0||_F with its rounding, so that runs group by scale
             result["scale"] = run_scales
             runs.append(result.assign(setting=setting["name"], optimizer=opt_name, **knobs))
     table = pd.concat(runs, ignore_index=True)[TABLE_COLUMNS]
-    return table, pd.DataFrame(reports)
+    return table, pd.DataFrame(reports), dispatch.merged_record(records)

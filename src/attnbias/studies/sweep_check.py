@@ -41,9 +41,9 @@ def _experiment_schema(schema: dict) -> dict:
 
 
 def _errors(experiment: dict, schema: dict) -> list:
-    from attnbias.workflow.configcheck import _validator_class
+    from attnbias.workflow.validator import validator_class
 
-    return list(_validator_class()(_experiment_schema(schema)).iter_errors(experiment))
+    return list(validator_class()(_experiment_schema(schema)).iter_errors(experiment))
 
 
 def _unknown(base: dict, key: str, schema: dict) -> bool:

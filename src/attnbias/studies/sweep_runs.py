@@ -3,15 +3,15 @@
 A point is an experiment of the config with some settings changed (attnbias.studies.sweep_grid).
 Its seeds' datasets and max-margin solutions are made here (models.generate and
 max_margin.solve_for_dataset, as the data and svm rules make them), and each optimizer trains
-every seed in one batch: on the compiled CPU kernel (attnbias.training.kernel.train) with `device`
-auto or cpu in float64, else with torch (attnbias.training.torch_loop), as a training job chooses
-(kernel.backend). A run whose loss stops being finite gets NaN and `diverged`; the others
-keep their numbers.
+every seed in one batch, on the backend that attnbias.training.dispatch picks for it, as for a
+training job. A run whose loss stops being finite gets NaN and `diverged`; the others keep
+their numbers.
 
-Returns two tables: the runs (one row per optimizer x seed: the metrics the sweep asks for,
-attnbias.studies.sweep_metrics, the run's share of its batch's training time `train_s`, and the
-data's Condition-1 quantities) and the curves (the logged
-1 - cos of W and u and log L of every run, which curve claims read).
+Returns two tables and a record: the runs (one row per optimizer x seed: the metrics the
+sweep asks for, attnbias.studies.sweep_metrics, the run's share of its batch's training time
+`train_s`, and the data's Condition-1 quantities), the curves (the logged 1 - cos of W and u
+and log L of every run, which curve claims read), and where they trained, which the point's
+file stores for the provenance (dispatch.merged_record).
 
 Apart from attnbias.studies.sweep_tables, which judges and draws without torch (the plotting env).
 """
@@ -27,10 +27,8 @@ from attnbias.data import models
 from attnbias.optim.spec import OptimizerSpec
 from attnbias.studies import sweep_metrics
 from attnbias.svm import max_margin
-from attnbias.training import kernel
-
-CURVES = sweep_metrics.CURVES  # the logged series kept per run
-CROSSINGS = tuple(f"first_gap_W_below_{thr:g}" for thr in kernel.CROSSING_THRESHOLDS)
+from attnbias.training import dispatch
+from attnbias.training.metrics import log_grid
 
 
 def condition_report(dataset: dict[str, np.ndarray]) -> dict[str, float]:
@@ -51,62 +49,6 @@ def condition_report(dataset: dict[str, np.ndarray]) -> dict[str, float]:
         "max_offdiag_inner": report["max_offdiag_inner"],
         "min_sq_norm": report["min_sq_norm"],
     }
-
-
-def _runs_fast(datasets, W_mm, u_mm, spec, **kwargs) -> dict[str, np.ndarray]:
-    """Every seed in one batch on the C kernel; a diverged run gets NaN (nonfinite="nan")."""
-    table, _ = kernel.train(kernel.TokenProblem(datasets), spec, W_mm=W_mm, u_mm=u_mm, **kwargs)
-    return table
-
-
-def _runs_torch(datasets, W_mm, u_mm, spec, *, device, dtype, **kwargs):
-    """The same with torch (cuda, float32). torch_loop.train raises when a run's loss stops being
-    finite, so a batch that does is split, seed by seed, and a lone diverged run is NaN."""
-    import torch
-
-    from attnbias.model.attention import Problem
-    from attnbias.training import devices, torch_loop
-
-    torch_device, torch_dtype = devices.resolve_device(device), getattr(torch, dtype)
-
-    def tensor(values):
-        if values is None:
-            return None
-        return torch.as_tensor(values, dtype=torch_dtype, device=torch_device)
-
-    def batch(datasets, W_mm, u_mm):
-        problem = Problem.from_arrays(datasets, device=torch_device, dtype=torch_dtype)
-        try:
-            return torch_loop.train(problem, spec, W_mm=tensor(W_mm), u_mm=tensor(u_mm), **kwargs)[
-                0
-            ]
-        except FloatingPointError:
-            if len(datasets) == 1:
-                return {}  # filled with NaN below
-        parts = [
-            batch([ds], W_mm[i : i + 1], None if u_mm is None else u_mm[i : i + 1])
-            for i, ds in enumerate(datasets)
-        ]
-        widths = {n: v.shape[1] for p in parts for n, v in p.items()}
-        if not widths:  # every seed diverged
-            widths = dict.fromkeys(CURVES, len(kwargs["log_iterations"]))
-        return {
-            n: np.concatenate([p.get(n, np.full((1, w), np.nan)) for p in parts])
-            for n, w in widths.items()
-        }
-
-    return batch(datasets, W_mm, u_mm) or {
-        n: np.full((1, len(kwargs["log_iterations"])), np.nan) for n in CURVES
-    }
-
-
-def backend_info(device: str, dtype: str) -> dict[str, str]:
-    """Where run_point trains, for the provenance: kernel.kernel_info or devices.device_info."""
-    if kernel.backend(device, dtype) == "c":
-        return kernel.kernel_info()
-    from attnbias.training import devices
-
-    return devices.device_info(devices.resolve_device(device))
 
 
 def point_data(experiment: dict, label: str) -> tuple[list[dict], list[dict]]:
@@ -133,12 +75,13 @@ def run_point(
     label: str = "sweep point",
     device: str = "cpu",
     dtype: str = "float64",
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(runs, curves) of every optimizer x seed of `experiment` (a point's, with `seeds`,
+    threads: int | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, str]]:
+    """(runs, curves, record) of every optimizer x seed of `experiment` (a point's, with `seeds`,
     `data`, `train` and label-free `optimizers`); see the module's doc."""
     datasets, solutions = point_data(experiment, label)
     train = experiment["train"]
-    grid = kernel.log_grid(train["iterations"], train["log_points"], train["grid"])
+    grid = log_grid(train["iterations"], train["log_points"], train["grid"])
     W_mm = np.stack([s["W_mm"] for s in solutions])
     u_mm = np.stack([s["u_mm"] for s in solutions]) if train["train_u"] else None
     kwargs = dict(
@@ -146,17 +89,18 @@ def run_point(
         log_iterations=grid,
         train_u=train["train_u"],
         loss=train["loss"],
+        device=device,
+        dtype=dtype,
+        threads=threads,
     )
-    if kernel.backend(device, dtype) == "c":
-        train_batch, kwargs = _runs_fast, kwargs | {"nonfinite": "nan"}
-    else:
-        train_batch, kwargs = _runs_torch, kwargs | {"device": device, "dtype": dtype}
     conditions = pd.DataFrame([condition_report(ds) for ds in datasets])
     seeds = np.arange(len(datasets))
-    runs, curves = [], []
+    runs, curves, records = [], [], []
     for name, settings in experiment["optimizers"].items():
         start = time.perf_counter()
-        table = train_batch(datasets, W_mm, u_mm, OptimizerSpec(**settings), **kwargs)
+        spec = OptimizerSpec(**settings)
+        table, _, record = dispatch.train_batch(datasets, spec, W_mm=W_mm, u_mm=u_mm, **kwargs)
+        records.append(record)
         # each run's share of its batch's training time (benchmarks/sweep.py sums them)
         train_s = (time.perf_counter() - start) / len(datasets)
         batch = sweep_metrics.Runs(name, np.asarray(grid), table, datasets, solutions)
@@ -180,8 +124,9 @@ def run_point(
                     "optimizer": name,
                     "seed": np.repeat(seeds, logged),
                     "t": np.tile(np.asarray(grid), len(seeds)),
-                    **{c: batch.series(c).reshape(-1) for c in CURVES},
+                    **{c: batch.series(c).reshape(-1) for c in sweep_metrics.CURVES},
                 }
             )
         )
-    return pd.concat(runs, ignore_index=True), pd.concat(curves, ignore_index=True)
+    runs, curves = pd.concat(runs, ignore_index=True), pd.concat(curves, ignore_index=True)
+    return runs, curves, dispatch.merged_record(records)

@@ -1,8 +1,10 @@
 """The synthetic training loop on the CPU without torch: a compiled C step in token space.
 
-Same model, losses, stable gradient and optimizers as attention / gradients / optimizers /
-train (the torch reference, kept for CUDA and float32 and as the tests' oracle), and the
-same metrics, crossings and divergence checks. What differs is only how a step is computed.
+Same model, losses, stable gradient and optimizers as attention / gradients / full_batch /
+torch_loop (the torch reference, kept for CUDA and float32 and as the tests' oracle), and
+the same metrics, crossings and divergence checks (their shared definitions: metrics). What
+differs is only how a step is computed. Which of the two trains a run is dispatch's choice;
+`supports` tells it which optimizers this kernel implements.
 
 Token coordinates. Every gradient in W is sum_j v_j x_{j,1}^T with v_j a combination of the
 tokens of sequence j (gradients.w_gradient), so W = W0 + sum_{j,s} beta_{js} x_{js} x_{j1}^T
@@ -17,7 +19,7 @@ so a step costs one (nT x nT) product P c (two with u trained: u = u0 + sum mu_j
 K e for its step) and O(nT) exp/log, whatever d is. The logits z = P beta are updated with
 the step (z -= h P c), never recomputed. Between two logged iterations the whole loop runs
 in one compiled call (`_segment`, no Python per step); at a logged iteration the metrics
-are computed in numpy from W and u materialised, with the formulas of train.metrics.
+are computed in numpy from W and u materialised, with the formulas of torch_loop.metrics.
 
 The kernel (_kernel.c, C99 and libm) is compiled on first use with the machine's C compiler
 ($CC, else cc), cached (kernel_path) and loaded with ctypes: a later process loads it in
@@ -28,6 +30,7 @@ import and load even a cached function, measured; see docs/speed.md).
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import hashlib
 import logging
 import math
@@ -41,33 +44,18 @@ from pathlib import Path
 import numpy as np
 
 from attnbias.optim.spec import OptimizerSpec
-
-# 1 - cos(W_t, W_mm) thresholds whose first crossing each run records exactly (every step,
-# not on the log grid); the claims table compares optimizers by them.
-CROSSING_THRESHOLDS = (1e-2, 1e-3)
-# Up to this many samples, the optimal token's softmax is also logged per sample (fig8).
-PER_SAMPLE_LIMIT = 4
+from attnbias.training.metrics import (
+    CROSSING_METRICS,
+    CROSSING_THRESHOLDS,
+    PER_SAMPLE_LIMIT,
+    acceptable,
+    per_sample_metric,
+    report_nonfinite,
+)
 
 LOSS_CODES = {"exponential": 0, "logistic": 1}
 # the rules of attnbias.optim.rules that _kernel.c implements, each with all its settings
 RULE_CODES = {"gd": 0, "ngd": 1, "polyak": 2}
-
-
-def supports(spec: OptimizerSpec) -> bool:
-    """Whether the compiled kernel implements `spec`: a rule only the registry
-    (attnbias.optim.rules) knows trains on torch (attnbias.training.torch_loop)."""
-    return spec.rule in RULE_CODES
-
-
-def log_grid(iterations: int, points: int, spacing: str = "log") -> np.ndarray:
-    """Iterations at which metrics are logged: always 0 and `iterations`."""
-    if spacing == "log":
-        grid = np.geomspace(1, iterations, num=points) if iterations >= 1 else []
-    elif spacing == "linear":
-        grid = np.linspace(0, iterations, num=points)
-    else:
-        raise ValueError(f"grid spacing must be 'log' or 'linear', got {spacing!r}")
-    return np.unique(np.concatenate([[0, iterations], np.rint(grid)]).astype(np.int64))
 
 
 # ---------------------------------------------------------------- the compiled kernel
@@ -190,17 +178,34 @@ def available() -> bool:
     return reason is None
 
 
-def backend_line(device: str, dtype: str) -> str:
-    """One line for the console at workflow start: which backend trains, and why."""
-    if device not in ("auto", "cpu") or dtype != "float64":
-        return f"attnbias: training on torch (device {device}, dtype {dtype})"
-    reason = unavailable_reason()
-    if reason is None:
-        return f"attnbias: training on the compiled C kernel ({_compiler()}, {kernel_path().name})"
-    return (
-        "attnbias: training on torch, many times slower (docs/environment.md): "
-        f"the C kernel is unavailable: {reason}"
-    )
+def kernel_info() -> dict[str, str]:
+    """Where a run trained on this path, for its provenance (cf. devices.device_info)."""
+    return {
+        "device": "cpu",
+        "backend": "c",
+        "kernel": kernel_path().name,
+        "compiler": _compiler(),
+        "torch": "not used",
+    }
+
+
+# Every optimizer setting that _settings hands to the kernel.
+KERNEL_SETTINGS = frozenset(
+    "rule lr lr_u max_step eta_max f_star momentum normalize decay_W decay_u".split()
+)
+
+
+def supports(spec) -> bool:
+    """Whether this kernel implements the optimizer `spec`: a rule of RULE_CODES whose every
+    setting (dataclass field) is one the kernel reads, with a normalisation and an f* it
+    knows. Any other spec (an optimizer added in attnbias.optim without a kernel
+    counterpart) trains on torch: dispatch.backend asks this first."""
+    if not dataclasses.is_dataclass(spec) or getattr(spec, "rule", None) not in RULE_CODES:
+        return False
+    if {field.name for field in dataclasses.fields(spec)} - KERNEL_SETTINGS:
+        return False
+    f_star_known = spec.f_star == "opt" or isinstance(spec.f_star, (int, float))
+    return spec.normalize in ("global", "per_block") and f_star_known
 
 
 def _segment(t0, t1, settings, P, K, *arrays, thresholds, first, first_step):
@@ -352,7 +357,7 @@ def _scores(problem: TokenProblem, ku: np.ndarray):
 def metrics(
     problem: TokenProblem, loss, z, beta, mu, ku, W_mm, u_mm, train_u, signed, only=None
 ) -> dict:
-    """train.metrics from the token-space state, each (B,). `only` ("study"): log_loss,
+    """torch_loop.metrics from the token-space state, each (B,). `only` ("study"): log_loss,
     opt_softmax and gap_W alone, what the study reads."""
     B, n, T = problem.B, problem.n, problem.T
     _, gamma_opt, lag, gsign, _ = _scores(problem, ku)
@@ -389,7 +394,7 @@ def metrics(
     out["min_opt_softmax"] = a_opt.min(-1)  # Lem. 3 and Lem. 11: non-decreasing
     if n <= PER_SAMPLE_LIMIT:
         for i in range(n):
-            out[f"opt_softmax_{i}"] = a_opt[:, i]
+            out[per_sample_metric(i)] = a_opt[:, i]
     out["alignment_W"], out["gap_W"] = _cosine_and_gap(W, W_mm)
     if train_u:
         out["alignment_u"], out["gap_u"] = _cosine_and_gap(u, u_mm)
@@ -453,25 +458,11 @@ def _settings(spec: OptimizerSpec, loss: str, train_u: bool, opt_is_best: bool) 
     return np.array([float(values[k]) for k in _SETTINGS])
 
 
-class NonFiniteError(FloatingPointError):
-    """A parameter or a logged metric is not finite (as torch_loop.NonFiniteError)."""
-
-
-def allowed_nan(name: str, out: dict):
-    """Where a metric may be NaN for a reason (as torch_loop): the direction of W or u
-    while it is zero, the log of a negative excess loss, the step after the last one."""
-    if name in ("alignment_W", "gap_W"):
-        return out["W_norm"] == 0 if "W_norm" in out else False
-    if name in ("alignment_u", "gap_u"):
-        return out["u_norm"] == 0 if "u_norm" in out else False
-    return name in ("log_excess_loss", "log_step_W")
-
-
 def _finite_runs(out: dict, params: dict) -> np.ndarray:
     """(B,): whether each run's logged metrics and parameters are finite (allowed NaNs aside)."""
     ok = np.ones(len(next(iter(params.values()))), dtype=bool)
     for name, value in out.items():
-        good = np.isfinite(value) | (allowed_nan(name, out) & np.isnan(value))
+        good = acceptable(name, value, out, np)
         ok &= good if good.ndim == 1 else good.all(axis=tuple(range(1, good.ndim)))
     for value in params.values():
         ok &= np.isfinite(value).reshape(len(ok), -1).all(axis=1)
@@ -479,18 +470,11 @@ def _finite_runs(out: dict, params: dict) -> np.ndarray:
 
 
 def check_finite(out: dict, params: dict, t: int, spec: OptimizerSpec) -> None:
-    """Raise NonFiniteError naming the values and iteration t where a logged metric or a
-    parameter is not finite: nothing is repaired (attnbias.training.torch_loop.check_finite)."""
-    bad = [
-        f"metric {name}"
-        for name, value in out.items()
-        if not np.all(np.isfinite(value) | (allowed_nan(name, out) & np.isnan(value)))
-    ]
-    bad += [f"parameter {name}" for name, value in params.items() if not np.isfinite(value).all()]
-    if bad:
-        raise NonFiniteError(
-            f"training diverged: {', '.join(bad)} not finite at iteration {t} ({spec.caption()})"
-        )
+    """Raise metrics.NonFiniteError naming the values and iteration t where a logged metric
+    or a parameter is not finite (as torch_loop.check_finite)."""
+    flags = {f"metric {name}": np.all(acceptable(name, v, out, np)) for name, v in out.items()}
+    flags |= {f"parameter {name}": np.isfinite(v).all() for name, v in params.items()}
+    report_nonfinite(flags, t, spec.caption())
 
 
 def check_polyak_fires(spec: OptimizerSpec, row: dict) -> None:
@@ -517,13 +501,13 @@ def train(
     only: str | None = None,
     nonfinite: str = "raise",
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
-    """train.train on the fast path: same arguments (numpy W_mm (B|1, d, d), u_mm (B|1, d)),
+    """torch_loop.train on the fast path: same arguments (numpy W_mm (B|1, d, d), u_mm (B|1, d)),
     same metrics table {name: (B, len(log_iterations))} and final {"W", "u"} (numpy).
 
     only="study": only the metrics the study reads (see `metrics`). nonfinite="nan": instead
-    of raising FloatingPointError as train.train does when a run's loss is not finite at a
+    of raising NonFiniteError as torch_loop.train does when a run's loss is not finite at a
     logged iteration, give that run NaN everywhere (metrics and final W, u) and keep the
-    others: what the study gets from train.train by splitting the batch (the runs here are
+    others: what dispatch gets from torch_loop.train by splitting the batch (the runs here are
     independent, so they are computed once).
     """
     if nonfinite not in ("raise", "nan"):
@@ -574,7 +558,7 @@ def train(
             with np.errstate(all="ignore"):  # NaN and inf as torch gives them, silently
                 row = metrics(problem, loss, z, beta, mu, ku, W_mm, u_mm, train_u, signed, only)
             logged.append(row)
-            if nonfinite == "raise":  # as train.train: every metric and parameter
+            if nonfinite == "raise":  # as torch_loop.train: every metric and parameter
                 check_finite(row, {"W": beta, "u": mu}, t, spec)
             diverged |= ~_finite_runs(row, {"W": beta, "u": mu})
             if t == 0 and spec.rule == "polyak" and spec.f_star != "opt":
@@ -594,84 +578,9 @@ def train(
     # no step is taken at the last iteration
     logged[-1]["log_step_W"] = np.full(B, np.nan)
     table = {name: np.stack([m[name] for m in logged], axis=1) for name in logged[0]}
-    for j, thr in enumerate(CROSSING_THRESHOLDS):
-        table[f"first_gap_W_below_{thr:g}"] = first[:, j : j + 1].copy()
+    for j, name in enumerate(CROSSING_METRICS):
+        table[name] = first[:, j : j + 1].copy()
     final = {"W": problem.W(beta), "u": problem.u(mu)}
     for values in (*table.values(), *final.values()):
         values[diverged] = np.nan  # (only with nonfinite="nan": else it raised)
     return table, final
-
-
-# ---------------------------------------------------------------- a training job's entry
-
-
-def backend(device: str, dtype: str) -> str:
-    """Which implementation trains: "c" (this module) or "torch" (attnbias.training.torch_loop).
-
-    `auto` and `cpu` in float64 take the compiled kernel: at these sizes a step is a few
-    microseconds of arithmetic, which a GPU cannot speed up (its launch latency alone is
-    longer), so `auto` never moves the synthetic runs to CUDA. `cuda[:N]` and float32 take
-    torch; so does a machine where the kernel cannot be built (no C compiler).
-    """
-    if device in ("auto", "cpu") and dtype == "float64" and available():
-        return "c"
-    return "torch"
-
-
-def kernel_info() -> dict[str, str]:
-    """Where a run trained on this path, for its provenance (cf. devices.device_info)."""
-    return {
-        "device": "cpu",
-        "backend": "c",
-        "kernel": kernel_path().name,
-        "compiler": _compiler(),
-        "torch": "not used",
-    }
-
-
-def run(
-    data: dict,
-    svm_solution: dict,
-    train_config: dict,
-    optimizer_config: dict,
-    *,
-    device: str = "auto",
-    dtype: str = "float64",
-    threads: int = 1,
-):
-    """One run from the files of the data and svm stages, on the backend `backend` picks.
-
-    Returns (log iterations, metrics {name: (len,)}, final {"W", "u"} as numpy, info: the
-    device and backend, for the run's metadata).
-    """
-    if backend(device, dtype) == "torch":
-        import torch
-
-        from attnbias.training import devices
-        from attnbias.training import torch_loop as reference_train
-
-        torch.set_num_threads(threads)
-        iterations, metrics, final, torch_device = reference_train.run(
-            data, svm_solution, train_config, optimizer_config, device=device, dtype=dtype
-        )
-        info = devices.device_info(torch_device)
-        return iterations, metrics, final, {**info, "backend": "torch"}
-
-    def reference(key):
-        return None if key not in svm_solution else np.asarray(svm_solution[key])[None]
-
-    iterations = log_grid(
-        train_config["iterations"], train_config["log_points"], train_config["grid"]
-    )
-    table, final = train(
-        TokenProblem([data]),
-        OptimizerSpec(**optimizer_config),
-        iterations=train_config["iterations"],
-        log_iterations=iterations,
-        W_mm=reference("W_mm"),
-        u_mm=reference("u_mm"),
-        train_u=train_config["train_u"],
-        loss=train_config["loss"],
-    )
-    metrics = {name: values[0] for name, values in table.items()}
-    return iterations, metrics, {k: v[0] for k, v in final.items()}, kernel_info()

@@ -1,4 +1,6 @@
-"""Full-batch training of (W, u), batched over independent runs, with metrics on a grid."""
+"""Full-batch training of (W, u) with torch, batched over independent runs, with metrics on
+a grid: the reference loop (CUDA, float32, and the tests' oracle of the compiled kernel).
+Its definitions shared with the kernel (grid, names, finite checks) are in metrics."""
 
 from __future__ import annotations
 
@@ -13,11 +15,13 @@ from attnbias.model.attention import Forward, Problem
 from attnbias.model.losses import get_loss
 from attnbias.optim.full_batch import Optimizer, OptimizerSpec
 from attnbias.training.devices import resolve_device
-from attnbias.training.kernel import (  # torch-free: shared with the compiled path
+from attnbias.training.metrics import (
     CROSSING_THRESHOLDS,
     PER_SAMPLE_LIMIT,
-    allowed_nan,
-    log_grid,
+    acceptable,
+    crossing_metric,
+    per_sample_metric,
+    report_nonfinite,
 )
 
 
@@ -70,7 +74,7 @@ def metrics(problem: Problem, fwd: Forward, loss, A, u, W_mm, u_mm, train_u) -> 
     out["min_opt_softmax"] = opt_softmax.min(-1).values  # Lem. 3 and Lem. 11: non-decreasing
     if problem.n <= PER_SAMPLE_LIMIT:
         for i in range(problem.n):
-            out[f"opt_softmax_{i}"] = opt_softmax[:, i]
+            out[per_sample_metric(i)] = opt_softmax[:, i]
     out["alignment_W"], out["gap_W"] = _cosine_and_misalignment(W, W_mm)
     if train_u:
         out["alignment_u"], out["gap_u"] = _cosine_and_misalignment(u, u_mm)
@@ -88,27 +92,13 @@ def metrics(problem: Problem, fwd: Forward, loss, A, u, W_mm, u_mm, train_u) -> 
     return out
 
 
-class NonFiniteError(FloatingPointError):
-    """A parameter or a logged metric is NaN or infinite: the run has diverged."""
-
-
 def check_finite(out: dict, params: dict, t: int, spec: OptimizerSpec) -> None:
-    """Raise NonFiniteError, naming the values and iteration t, where a logged metric or a
-    parameter is not finite. Nothing is repaired: a non-finite step leaves a non-finite
-    parameter, which this finds at the next logged iteration."""
-    checks = {}
-    for name, value in out.items():
-        checks[f"metric {name}"] = (
-            torch.isfinite(value) | (allowed_nan(name, out) & value.isnan())
-        ).all()
-    for name, value in params.items():
-        checks[f"parameter {name}"] = torch.isfinite(value).all()
+    """Raise metrics.NonFiniteError, naming the values and iteration t, where a logged
+    metric or a parameter is not finite (metrics.report_nonfinite)."""
+    checks = {f"metric {name}": acceptable(name, v, out, torch).all() for name, v in out.items()}
+    checks |= {f"parameter {name}": torch.isfinite(v).all() for name, v in params.items()}
     flags = torch.stack(list(checks.values())).cpu().tolist()  # one device sync
-    bad = [name for name, ok in zip(checks, flags, strict=True) if not ok]
-    if bad:
-        raise NonFiniteError(
-            f"training diverged: {', '.join(bad)} not finite at iteration {t} ({spec.caption()})"
-        )
+    report_nonfinite(dict(zip(checks, flags, strict=True)), t, spec.caption())
 
 
 def train(
@@ -196,48 +186,32 @@ class Crossings:
 
     def table(self) -> dict[str, np.ndarray]:
         """(B, 1) arrays, to be written at the last logged iteration."""
-        return {
-            f"first_gap_W_below_{thr:g}": self.first[thr].numpy()[:, None]
-            for thr in self.thresholds
-        }
+        return {crossing_metric(thr): self.first[thr].numpy()[:, None] for thr in self.thresholds}
 
 
-__all__ = ["train", "log_grid", "metrics"]
+__all__ = ["train", "train_arrays", "metrics"]
 
 
-def run(
-    data: dict,
-    svm_solution: dict,
-    train_config: dict,
-    optimizer_config: dict,
+def train_arrays(
+    datasets: list[dict],
+    spec: OptimizerSpec,
     *,
-    device: str = "auto",
+    W_mm: np.ndarray,
+    u_mm: np.ndarray | None = None,
+    device: str = "cpu",
     dtype: str = "float64",
-):
-    """One run from the files of the data and svm stages.
-
-    Returns (log iterations, metrics {name: (len,)}, final {"W", "u"} as numpy, device).
-    """
+    **kwargs,
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """`train` from and to numpy, as attnbias.training.dispatch calls it: datasets of the data
+    file contract (X, y, opt, W0, [u]), W_mm (B|1, d, d), u_mm (B|1, d); the other keyword
+    arguments as `train`'s. Returns the metrics table and the final {"W", "u"} as numpy."""
     torch_device = resolve_device(device)
-    problem = Problem.from_arrays([data], device=torch_device, dtype=getattr(torch, dtype))
+    problem = Problem.from_arrays(datasets, device=torch_device, dtype=getattr(torch, dtype))
 
-    def reference(key):
-        if key not in svm_solution:
+    def tensor(values):
+        if values is None:
             return None
-        return torch.as_tensor(svm_solution[key][None], dtype=problem.X.dtype, device=torch_device)
+        return torch.as_tensor(values, dtype=problem.X.dtype, device=torch_device)
 
-    iterations = log_grid(
-        train_config["iterations"], train_config["log_points"], train_config["grid"]
-    )
-    table, final = train(
-        problem,
-        OptimizerSpec(**optimizer_config),
-        iterations=train_config["iterations"],
-        log_iterations=iterations,
-        W_mm=reference("W_mm"),
-        u_mm=reference("u_mm"),
-        train_u=train_config["train_u"],
-        loss=train_config["loss"],
-    )
-    metrics = {name: values[0] for name, values in table.items()}
-    return iterations, metrics, {k: v[0].cpu().numpy() for k, v in final.items()}, torch_device
+    table, final = train(problem, spec, W_mm=tensor(W_mm), u_mm=tensor(u_mm), **kwargs)
+    return table, {name: values.cpu().numpy() for name, values in final.items()}

@@ -27,6 +27,8 @@ import re
 import unicodedata
 from collections.abc import Iterator
 
+from attnbias.workflow.validator import validator_class
+
 # <results>/<name>.pdf and <results>/<name>/... of these belong to the workflow itself
 # ({results}: the config's results folder)
 RESERVED_NAMES = {
@@ -116,16 +118,6 @@ def check_finite(config: dict) -> None:
             raise ConfigError(path, f"{value} is not a finite number")
 
 
-def _validator_class():
-    from jsonschema import Draft202012Validator, validators
-
-    def is_integer(checker, instance):  # 300.0 is not an integer here (coerced first)
-        return isinstance(instance, int) and not isinstance(instance, bool)
-
-    checker = Draft202012Validator.TYPE_CHECKER.redefine("integer", is_integer)
-    return validators.extend(Draft202012Validator, type_checker=checker)
-
-
 def _set(config, path, value) -> None:
     for key in path[:-1]:
         config = config[key]
@@ -149,7 +141,7 @@ def validate(config: dict, schema: dict) -> None:
     """
     from jsonschema.exceptions import best_match
 
-    validator = _validator_class()(schema)
+    validator = validator_class()(schema)
     for _ in range(100):  # each pass may uncover floats in branches chosen by an earlier fix
         paths = set(_whole_floats(validator.iter_errors(config)))
         if not paths:

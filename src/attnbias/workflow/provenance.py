@@ -130,7 +130,8 @@ def wall_times(benchmark_files: Iterable) -> dict:
     return {"total": round(sum(r["total"] for r in rules.values()), 3), "rules": rules}
 
 
-BACKEND_NAMES = {"c": "the compiled C kernel", "torch": "torch"}  # attnbias.training.kernel.backend
+# the names of attnbias.training.dispatch.backend's values
+BACKEND_NAMES = {"c": "the compiled C kernel", "torch": "torch"}
 
 
 def trained_on(training: dict) -> str:

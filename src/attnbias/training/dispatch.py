@@ -1,0 +1,201 @@
+"""Which backend trains the synthetic runs, and the runs trained on it: the one place that
+chooses. The training job, the global-convergence study and the sweeps all call it.
+
+Backends: "c", the compiled kernel (attnbias.training.kernel), or "torch", the reference
+loop (attnbias.training.torch_loop). `auto` and `cpu` in float64 take the kernel where it
+builds and implements the optimizer (kernel.supports): at these sizes a step is a few
+microseconds of arithmetic, which a GPU cannot speed up (its launch latency alone is
+longer), so `auto` never moves the synthetic runs to CUDA. `cuda[:N]` and float32 take
+torch; so do a machine where the kernel cannot be built (no C compiler) and an optimizer
+the kernel does not implement.
+
+Each entry returns the results and `record`: the backend record that a run's file stores
+for the provenance (attnbias.workflow.provenance.training_info). torch is imported only
+when it trains, so the training job's entry stays torch-free (tests/test_fast.py).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attnbias.optim.spec import OptimizerSpec
+from attnbias.training import kernel
+from attnbias.training.metrics import CROSSING_METRICS, log_grid, logged_metrics
+
+
+def _kernel_eligible(device: str, dtype: str) -> bool:
+    return device in ("auto", "cpu") and dtype == "float64"
+
+
+def backend(device: str, dtype: str, spec: OptimizerSpec | None = None) -> str:
+    """ "c" or "torch" for runs on `device` in `dtype` with the optimizer `spec` (see the
+    module's doc); spec None: whichever trains the optimizers the kernel implements."""
+    supported = spec is None or kernel.supports(spec)
+    if _kernel_eligible(device, dtype) and supported and kernel.available():
+        return "c"
+    return "torch"
+
+
+def record(chosen: str, device: str) -> dict[str, str]:
+    """What provenance stores of runs trained on backend `chosen` ("c" or "torch")."""
+    if chosen == "c":
+        return kernel.kernel_info()
+    from attnbias.training import devices
+
+    return {**devices.device_info(devices.resolve_device(device)), "backend": "torch"}
+
+
+def merged_record(records: list[dict[str, str]]) -> dict[str, str]:
+    """One record for runs stored in one file (a sweep point, a study job): the record where
+    they agree; where some optimizer trained elsewhere, each differing value lists the
+    distinct values, joined by " + "."""
+    keys = list(dict.fromkeys(key for rec in records for key in rec))
+    values = {key: sorted({rec.get(key, "none") for rec in records}) for key in keys}
+    return {key: " + ".join(found) for key, found in values.items()}
+
+
+def backend_line(device: str, dtype: str) -> str:
+    """One line for the console at workflow start: which backend trains, and why."""
+    if not _kernel_eligible(device, dtype):
+        return f"attnbias: training on torch (device {device}, dtype {dtype})"
+    reason = kernel.unavailable_reason()
+    if reason is None:
+        name = kernel.kernel_path().name
+        return f"attnbias: training on the compiled C kernel ({kernel._compiler()}, {name})"
+    return (
+        "attnbias: training on torch, many times slower (docs/environment.md): "
+        f"the C kernel is unavailable: {reason}"
+    )
+
+
+def _use_threads(threads: int | None) -> None:
+    if threads is not None:
+        import torch
+
+        torch.set_num_threads(threads)
+
+
+def run(
+    data: dict,
+    svm_solution: dict,
+    train_config: dict,
+    optimizer_config: dict,
+    *,
+    device: str = "auto",
+    dtype: str = "float64",
+    threads: int | None = None,
+):
+    """One run from the files of the data and svm stages (the training job).
+
+    A run whose metric or parameter stops being finite raises metrics.NonFiniteError.
+    Returns (log iterations, metrics {name: (len,)}, final {"W", "u"} as numpy, record).
+    threads: torch's thread count, where torch trains.
+    """
+    spec = OptimizerSpec(**optimizer_config)
+    chosen = backend(device, dtype, spec)
+
+    def reference(key):
+        return None if key not in svm_solution else np.asarray(svm_solution[key])[None]
+
+    grid = log_grid(train_config["iterations"], train_config["log_points"], train_config["grid"])
+    kwargs = dict(
+        iterations=train_config["iterations"],
+        log_iterations=grid,
+        W_mm=reference("W_mm"),
+        u_mm=reference("u_mm"),
+        train_u=train_config["train_u"],
+        loss=train_config["loss"],
+    )
+    if chosen == "c":
+        table, final = kernel.train(kernel.TokenProblem([data]), spec, **kwargs)
+    else:
+        from attnbias.training import torch_loop
+
+        _use_threads(threads)
+        table, final = torch_loop.train_arrays([data], spec, device=device, dtype=dtype, **kwargs)
+    metrics = {name: values[0] for name, values in table.items()}
+    final = {name: values[0] for name, values in final.items()}
+    return grid, metrics, final, record(chosen, device)
+
+
+def train_batch(
+    datasets: list[dict],
+    spec: OptimizerSpec,
+    *,
+    W_mm: np.ndarray,
+    u_mm: np.ndarray | None = None,
+    W0s: np.ndarray | None = None,
+    iterations: int,
+    log_iterations: np.ndarray,
+    train_u: bool = False,
+    loss: str = "exponential",
+    only: str | None = None,
+    device: str = "cpu",
+    dtype: str = "float64",
+    threads: int | None = None,
+):
+    """Independent runs in one batch (the study, the sweeps): datasets of the data file
+    contract, or with W0s one dataset and many initial matrices; W_mm (B|1, d, d), u_mm
+    (B|1, d). A run whose metric or parameter stops being finite gets NaN everywhere (its
+    metrics and final W, u); the others keep their numbers.
+
+    only="study": the kernel computes only what the study reads (log_loss, opt_softmax,
+    gap_W: kernel.metrics); torch computes all.
+    Returns (table {name: (B, len(log_iterations)), crossings (B, 1)}, final {"W", "u"} as
+    numpy, record).
+    """
+    chosen = backend(device, dtype, spec)
+    kwargs = dict(iterations=iterations, log_iterations=log_iterations, train_u=train_u, loss=loss)
+    if chosen == "c":
+        problem = kernel.TokenProblem(datasets, W0s)
+        table, final = kernel.train(
+            problem, spec, W_mm=W_mm, u_mm=u_mm, only=only, nonfinite="nan", **kwargs
+        )
+        return table, final, record(chosen, device)
+    from attnbias.training import torch_loop
+
+    _use_threads(threads)
+    if W0s is not None:
+        datasets = [{**datasets[0], "W0": W0} for W0 in W0s]
+    runs = len(datasets)
+    W_mm = np.broadcast_to(W_mm, (runs, *np.shape(W_mm)[1:]))
+    u_mm = None if u_mm is None else np.broadcast_to(u_mm, (runs, *np.shape(u_mm)[1:]))
+
+    def train(part):
+        return torch_loop.train_arrays(
+            [datasets[i] for i in part],
+            spec,
+            W_mm=W_mm[part],
+            u_mm=None if u_mm is None else u_mm[part],
+            device=device,
+            dtype=dtype,
+            **kwargs,
+        )
+
+    n, _, d = np.shape(datasets[0]["X"])
+    logged = len(log_iterations)
+
+    def diverged():
+        table = {name: np.full((1, logged), np.nan) for name in logged_metrics(n, train_u)}
+        table |= {name: np.full((1, 1), np.nan) for name in CROSSING_METRICS}
+        return table, {"W": np.full((1, d, d), np.nan), "u": np.full((1, d), np.nan)}
+
+    table, final = _isolating_divergence(train, diverged, np.arange(runs))
+    return table, final, record(chosen, device)
+
+
+def _isolating_divergence(train, diverged, part: np.ndarray):
+    """train(part) of the runs `part`; where it raises FloatingPointError (torch_loop.train
+    stops the whole batch when one run diverges) the batch is split in halves until the
+    diverged runs are alone, so the others keep their results and stay batched. A diverged
+    run alone gets diverged(): NaN under every name."""
+    try:
+        return train(part)
+    except FloatingPointError:
+        if len(part) == 1:
+            return diverged()
+    halves = [_isolating_divergence(train, diverged, half) for half in np.array_split(part, 2)]
+    return tuple(
+        {key: np.concatenate([half[i][key] for half in halves]) for key in halves[0][i]}
+        for i in range(2)
+    )
