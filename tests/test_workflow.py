@@ -102,7 +102,7 @@ def test_nothing_to_do_after_a_full_build(built):
 
 @pytest.mark.slow
 def test_optimizer_change_reruns_training_aggregation_and_figures_only(built):
-    with edited(built / "src/attnbias/optimizers.py", "\n# a change\n"):
+    with edited(built / "src/attnbias/optim/full_batch.py", "\n# a change\n"):
         plan = planned_jobs(built)
     assert plan == Counter(train=21, aggregate=5, figure=5, claims=1, all=1)
     assert planned_jobs(built) == Counter()
@@ -110,14 +110,14 @@ def test_optimizer_change_reruns_training_aggregation_and_figures_only(built):
 
 @pytest.mark.slow
 def test_plotting_change_reruns_figures_only(built):
-    with edited(built / "src/attnbias/figures.py", "\n# a change\n"):
+    with edited(built / "src/attnbias/figures/drawing.py", "\n# a change\n"):
         assert planned_jobs(built) == Counter(figure=5, all=1)
 
 
 @pytest.mark.slow
 def test_svm_change_reruns_from_the_svm_stage(built):
     # of the data jobs, only the bad_direction model's (tiny fig8, one seed) solve an SVM
-    with edited(built / "src/attnbias/svm.py", "\n# a change\n"):
+    with edited(built / "src/attnbias/svm/max_margin.py", "\n# a change\n"):
         assert planned_jobs(built) == Counter(
             data=1, svm=7, train=21, aggregate=5, figure=5, claims=1, all=1
         )
