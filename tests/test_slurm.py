@@ -252,7 +252,7 @@ def test_a_sweep_goes_to_slurm_in_few_jobs(cluster, tmp_path, components, jobs):
     workdir.mkdir()
     copy_project(workdir)
     config = tiny_with_sweep()
-    config["sweeps"]["fig3"]["grid"]["models.params.d"] = [12, 16, 20]
+    config["sweeps"]["fig3"]["grid"]["data.params.d"] = [12, 16, 20]
     (workdir / "config" / "sweep.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
     args = ["--profile", str(SLURM_PROFILE), *CLUSTER_FLAGS, "--configfile", "config/sweep.yaml"]
     if components:
