@@ -220,8 +220,8 @@ def benchmarks(*rule_names, jobs=None):
 
 # The hot rules (data, svm, train, study_runs) run their script with `shell:`, which skips
 # Snakemake's per-job script machinery (~0.3 s of CPU per job; README, "Speed"). The script
-# reads the job from the JSON that job_params writes (attnbias.workflow.job). Without conda the
-# interpreter is Snakemake's own; with --sdm conda, the env's `python`.
+# reads the job from the JSON that job_params writes (attnbias.workflow.job). Without conda
+# the interpreter is Snakemake's own; with --sdm conda, the env's `python`.
 PYTHON = (
     "python"
     if DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method
@@ -231,7 +231,8 @@ PYTHON = (
 
 def job_params(**params):
     """Params `job`: the wildcards and `params` (values, or functions of the wildcards), as
-    JSON for attnbias.workflow.job.load. Of the wildcards only, so a change reruns the job."""
+    JSON for attnbias.workflow.job.load. Of the wildcards only, so that a change reruns
+    the job."""
 
     def get(wildcards):
         values = {k: v(wildcards) if callable(v) else v for k, v in params.items()}
@@ -241,8 +242,9 @@ def job_params(**params):
 
 
 def job_shell(script, input=(), output=None):
-    """The shell command that runs `script` on a job read with attnbias.workflow.job.load. `input` and
-    `output` name the files it passes; output=None: the one unnamed output file."""
+    """The shell command that runs `script` on a job read with attnbias.workflow.job.load.
+    `input` and `output` name the files it passes; output=None: the one unnamed output
+    file."""
 
     def files(kind, names):
         return " ".join(f"{kind}.{n}={{{kind}.{n}:q}}" for n in names)
