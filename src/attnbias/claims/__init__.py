@@ -5,22 +5,23 @@ files, the learned u's margin from the final parameters, and the hypotheses from
 files); nothing is typed in. A row that does not hold on our runs says so: the table is a
 measurement, not a certificate. docs/claims.md describes each row's columns.
 
-Where each result's rows are built (add a claim to the module of its result, and call it
-from `layouts` for the layouts it concerns):
-  direction           Thm. 1 (NGD) and Thm. 7 (PS): W's alignment rate and how closely
-                      Thm. 1 predicts it; Lem. 3: the optimal softmax never decreases;
-                      Sec. 3.3's two-token example: GD's and NGD's rates, GD's log norm
-  comparisons         Sec. 3.3: NGD and PS reach W_mm's direction before GD; Fig. 2: PS
-                      first; Fig. 3: every other algorithm ahead of GD in W
-  joint               Sec. 4 (joint W and u): Thm. 2 (loss), Thm. 3 (W's rate), Thm. 4
-                      (u's direction and margin), Lem. 11
-  global_convergence  Thm. 1, Lem. 2, App. C.1: from a bad direction (fig8) and the study
+Where the table is built (add a statement: its Statement in `statements` and its measuring
+function in the module of its result):
+  statements          the registry: every checkable sentence of the paper, with its quote,
+                      place, algorithms, data, test kind and measuring function
+  direction           Thm. 1 and Thm. 7 (rate bounds), Fig. 2's closeness remark, Lem. 3,
+                      Sec. 3.3's two-token rates and GD's log norm
+  comparisons         races: Sec. 3.3 (NGD, PS before GD), Fig. 2's and Fig. 3's remarks
+  joint               Sec. 4: Thm. 2, Thm. 3, Thm. 4, Lem. 11 (one hypothesis set)
+  global_convergence  Thm. 1, App. C.1: from a bad direction (fig8) and the study
+  real                Sec. 5, App. C: the real-data statements, on the real-data run tables
   consistency         near-tautologies of NGD (norm growth, Lem. 1), outside the count
-  coverage            the algorithms each result is proved for, the hypotheses it needs
-  layouts             which results each layout gets; `claims`, the whole table
-  rows                a row (Claim), one experiment's rows (Rows), shared row helpers
-  measure             reading the tables: windows, fits, crossings, races; thresholds
-  write               Markdown, HTML and LaTeX of the table, and its summary line
+  coverage            a run's algorithm (from the optimizer registry), each section's hypotheses
+  layouts             `claims`: the registry measured on every experiment, duplicates once
+  rows                a row (Claim), its kinds and verdict words, one experiment's rows (Rows)
+  measure             reading the tables: windows, fits, crossings, races, bounds; thresholds
+                      (the sweeps judge with the same functions)
+  write               Markdown, HTML and LaTeX of the table, its summary line and registry
 """
 
 from attnbias.claims.global_convergence import study_claims

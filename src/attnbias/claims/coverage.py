@@ -1,59 +1,75 @@
-"""What each result covers: the algorithms it is proved for, and the hypotheses on the data.
+"""What each statement covers: the algorithm of a run (from the optimizer registry and the
+run's settings, never from its config name), and the hypotheses each section's proofs use.
 
-A row on an algorithm its result does not cover is a comparison; a row on data outside
-the result's hypotheses says so (Claim.category). The hypotheses are measured on the run's
-data by attnbias.data.hypotheses.
+A row on an algorithm its statement is not made for is a comparison; a row on data outside
+the hypotheses of its section's proofs says so (Claim.category). The hypotheses are measured
+on the run's data by attnbias.data.hypotheses.
 """
 
 from __future__ import annotations
 
 from attnbias.data import hypotheses as hyp
+from attnbias.optim import rules
+from attnbias.optim.spec import OptimizerSpec, without
 
-# The algorithm of a run, from its optimizer's settings: each result covers some of them.
+# The algorithm of a run, from its optimizer's settings: each statement covers some of them.
 ALGORITHMS = {
     "gd": "GD",
     "ngd": "NGD (uncapped)",
     "ngd-capped": "NGD with a step cap",
     "ngd-mom": "NGD with momentum",
+    "ngd-mom-capped": "NGD with momentum and a step cap",
     "ps": "PS (uncapped)",
     "ps-capped": "PS with a step cap",
     "per-block-ngd": "per-block NGD, Eq. 10 without its step factors",
     "joint-ngd": "joint NGD, one norm over (W, u)",
     "eq10": "Eq. 10 with its step factors",
+    "sgd": "SGD",
+    "sngd": "SNGD",
+    "sps": "SPS",
+    "adam": "Adam",
 }
-# Which algorithms each result is proved for (Sec. 3: NGD and PS uncapped; Sec. 4: Eq. 10).
-SEC3_NGD, SEC3_PS, EQ10 = ("ngd",), ("ps",), ("eq10",)
-GLOBAL = ("gd", "ngd")  # global convergence: Thm. 1 (NGD); App. C.1 shows it for GD
 
-# The hypotheses each result needs (keys of data.hypotheses.summarize); Sec. 3's: ass1, ass2
-JOINT_NEEDS = ("ass1", "cond1")
-LEMMA11_NEEDS = ("ass1", "cond1", "cond1_sv")
+# The hypotheses each section's proofs use (keys of data.hypotheses.summarize). Results
+# proved together share one set, applied alike to every row of the section on a run:
+# Sec. 3 (Thm. 1, Thm. 7, Lem. 1, Lem. 3, Sec. 3.3) assumes Ass. 1 and Ass. 2; Sec. 4 proves
+# Thm. 2 to 4 on Lem. 11, whose induction needs Cond. 1 with every optimal token a u-SVM
+# support vector (Cond. 1 iii as Lem. 11 uses it), so all of Sec. 4 needs that too.
+SECTION_HYPOTHESES = {
+    "Sec. 3": ("ass1", "ass2"),
+    "Sec. 4": ("ass1", "cond1", "cond1_sv"),
+    # a remark about a figure or a real-data experiment: a statement about that run, which
+    # no proof's hypotheses restrict (the run's data are the figure's)
+    "experiment": (),
+}
 
 
-def algorithm(name: str, settings: dict, layout: str) -> str:
-    """The ALGORITHMS key of an optimizer (its config name and settings) in a layout."""
-    rule = settings.get("rule") or {"gd": "gd", "ps": "polyak"}.get(name, "ngd")
+def algorithm(settings: dict, layout: str) -> str:
+    """The ALGORITHMS key of an optimizer, from its settings (the rule and what it reads)."""
+    rule = settings["rule"]
+    if rule not in rules.RULES:  # a stochastic rule of the real-data runs: its own name
+        return rule
+    spec = OptimizerSpec(**without(settings, "label"))
     if rule == "gd":
         return "gd"
     if rule == "polyak":
-        return "ps" if settings.get("eta_max") is None else "ps-capped"
+        return "ps" if spec.eta_max is None else "ps-capped"
     if rule != "ngd":  # a rule of optim/rules.py that no result is proved for: its own name
         return rule
-    if settings.get("decay_W") or settings.get("decay_u"):
+    if spec.decay_W or spec.decay_u:
         return "eq10"
-    if settings.get("momentum"):
-        return "ngd-mom"
+    capped = "" if spec.max_step is None else "-capped"
+    if spec.momentum:
+        return "ngd-mom" + capped
     if layout == "joint":
-        return "per-block-ngd" if settings.get("normalize") == "per_block" else "joint-ngd"
-    return "ngd" if settings.get("max_step") is None else "ngd-capped"
-
-
-def uncapped(opt: dict) -> bool:
-    return opt.get("max_step") is None and opt.get("eta_max") is None
+        return "per-block-ngd" if spec.normalize == "per_block" else "joint-ngd"
+    return "ngd" + capped
 
 
 def hypotheses_of(summary: dict | None, needs) -> tuple[str, bool]:
     """The text and verdict of the hypotheses in `needs` (ass1, ass2, cond1) on the data."""
+    if not needs:
+        return "", True
     if summary is None:
         return "not measured", False
     parts, inside = [], True
@@ -86,6 +102,6 @@ _VALUES = {
     "cond1": lambda s: (
         f"zero init {s['cond1_zero_init']}, opt/non-opt sq-norm ratio "
         f"{s['cond1_opt_norm_ratio']:.2g}, d/(nT) {s['cond1_d_over_nT']:.2g}; step size not "
-        "judged (constant lost)"
+        "judged (constant lost; the eta sweep on fig3_cond1 reads it)"
     ),
 }

@@ -7,28 +7,24 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from attnbias.claims.coverage import GLOBAL
 from attnbias.claims.measure import series, window
-from attnbias.claims.rows import Rows, frame
+from attnbias.claims.rows import Rows, frame, spread
 
-RESULT = "Global convergence (Thm. 1, App. C.1)"
 CLAIM = "convergence is global: from a bad stationary direction training reaches W_mm."
 
 
-def bad_init_rows(rows: Rows, table, optimizers, T_tokens) -> None:
+def bad_init_rows(rows: Rows) -> None:
     """A random start in a bad stationary direction: the optimal softmax starts below 1/T,
     ends above 0.99, and the alignment gap decreases late in the run."""
-    t_last = int(table["iteration"].max())
-    for opt in optimizers:
+    table, T_tokens, t_last = rows.run.table, rows.run.T_tokens, rows.run.t_last
+    for opt in rows.runs():
         softmax = series(table, opt, "opt_softmax")
         misalignment = series(table, opt, "gap_W")
         late = window(misalignment, t_last / 100, t_last)
         rows.add(
-            RESULT,
             f"{opt} global",
             CLAIM,
-            rows.source("Thm. 1, App. C.1"),
-            "1 - cos(W_t, W_mm)",
+            "1 - cos(W_t, W_mm) at the last t",
             f"t = {t_last}",
             misalignment.iloc[-1].to_numpy(),
             f"opt softmax starts below 1/T = {1 / T_tokens:.3g} "
@@ -39,21 +35,22 @@ def bad_init_rows(rows: Rows, table, optimizers, T_tokens) -> None:
             and np.all(softmax.iloc[-1] > 0.99)
             and bool(np.all(np.diff(late.to_numpy(), axis=0) <= 0)),
             opt=opt,
-            covers=GLOBAL,
+            source=rows.source("Thm. 1, App. C.1"),
+            value_text=f"1 - cos(W_t, W_mm) = {spread(misalignment.iloc[-1])} at t = {t_last}",
         )
 
 
-def bad_init_2d_rows(rows: Rows, table, optimizers, T_tokens) -> None:
+def bad_init_2d_rows(rows: Rows) -> None:
     """App. C.1's 2-D instance (fig8): per-sample softmax of the optimal token.
 
     The "bad" samples are those whose optimal token starts below 1/T (the start favours
     another token); the others start above it.
     """
-    t_last = int(table["iteration"].max())
+    table, T_tokens, t_last = rows.run.table, rows.run.T_tokens, rows.run.t_last
     samples = sorted(
         int(m.rsplit("_", 1)[1]) for m in set(table["metric"]) if m.startswith("opt_softmax_")
     )
-    for opt in optimizers:
+    for opt in rows.runs():
         softmax = {i: series(table, opt, f"opt_softmax_{i}") for i in samples}
         bad = [i for i in samples if np.all(softmax[i].iloc[0] < 1 / T_tokens)]
         good = [i for i in samples if i not in bad]
@@ -63,11 +60,9 @@ def bad_init_2d_rows(rows: Rows, table, optimizers, T_tokens) -> None:
             when = s.idxmin().to_numpy()
             others_rise = all(np.all(softmax[j].iloc[1] > softmax[j].iloc[0]) for j in good)
             rows.add(
-                RESULT,
                 f"{opt} sample {i + 1} dips",
                 "from a start that favours a non-optimal token, that sample's optimal "
                 "softmax first falls, while the other sample's rises.",
-                rows.source("App. C.1", ", {} (plots 1-2)"),
                 f"lowest opt softmax of sample {i + 1} (at t = "
                 f"{', '.join(f'{w:g}' for w in when)})",
                 f"t in [0, {t_last}]",
@@ -77,18 +72,17 @@ def bad_init_2d_rows(rows: Rows, table, optimizers, T_tokens) -> None:
                 f"of sample(s) {', '.join(str(j + 1) for j in good) or 'none'} rises",
                 bool(np.all(start < 1 / T_tokens) and np.all(first < start) and others_rise),
                 opt=opt,
-                covers=GLOBAL,
+                source=rows.source("App. C.1", ", {} (plots 1-2)"),
+                value_text=f"lowest opt softmax {spread(lowest)}",
             )
         misalignment = series(table, opt, "gap_W")
         late = window(misalignment, t_last / 100, t_last)
         ends = min(float(softmax[i].iloc[-1].min()) for i in samples)
         loss = series(table, opt, "loss")
         rows.add(
-            RESULT,
             f"{opt} global",
             CLAIM,
-            rows.source("Thm. 1, App. C.1", ", {} (plots 3-4)"),
-            "1 - cos(W_t, W_mm)",
+            "1 - cos(W_t, W_mm) at the last t",
             f"t = {t_last}",
             misalignment.iloc[-1].to_numpy(),
             f"every sample's opt softmax ends above 0.99 ({ends:.4g} at least); the gap "
@@ -98,7 +92,8 @@ def bad_init_2d_rows(rows: Rows, table, optimizers, T_tokens) -> None:
             and bool(np.all(np.diff(late.to_numpy(), axis=0) <= 0))
             and bool(np.all(np.diff(loss.to_numpy(), axis=0) <= 0)),
             opt=opt,
-            covers=GLOBAL,
+            source=rows.source("Thm. 1, App. C.1", ", {} (plots 3-4)"),
+            value_text=f"1 - cos(W_t, W_mm) = {spread(misalignment.iloc[-1])} at t = {t_last}",
         )
 
 
@@ -107,6 +102,8 @@ def study_claims(runs: pd.DataFrame, assumptions: pd.DataFrame, settings: dict) 
     random initial directions at the smallest scale (Lem. 2 asks for a small initial norm;
     its bound was lost) whose direction reached W_mm within the budget. `assumptions` holds
     each setting's measured hypotheses (attnbias.data.hypotheses.report columns)."""
+    from attnbias.claims.statements import STUDY  # the registry imports this module
+
     out = []
     small = runs["scale"].min()
     budget = f"1 - cos(W_t, W_mm) < {settings['threshold']:g} within {settings['iterations']} steps"
@@ -114,14 +111,13 @@ def study_claims(runs: pd.DataFrame, assumptions: pd.DataFrame, settings: dict) 
         row = assumptions[assumptions["setting"] == setting].iloc[0].to_dict()
         hypotheses = {k: v for k, v in row.items() if k.startswith(("ass1", "ass2"))}
         rows = Rows(setting, hypotheses, optimizers=settings.get("optimizers"))
+        rows.statement = STUDY
         for opt, group in by_setting.groupby("optimizer", sort=False):
             reached = group[group["scale"] == small]["reached"].to_numpy(dtype=float)
             everywhere = group["reached"].mean()
             rows.add(
-                "Global convergence (Thm. 1, Lem. 2; the study)",
                 f"study {opt} global",
                 "from any initial direction with a small norm, it reaches W_mm's direction.",
-                "Thm. 1, Thm. 7, Lem. 2, Sec. 3",
                 f"{rows.label(opt)}: fraction of the {len(reached)} random W0 with ||W0|| = "
                 f"{small:g} that reach ({budget}); over every scale: {everywhere:.2f}",
                 f"t <= {settings['iterations']}",
@@ -130,6 +126,7 @@ def study_claims(runs: pd.DataFrame, assumptions: pd.DataFrame, settings: dict) 
                 "asymptotic, so a slow optimizer (GD) may miss a finite budget",
                 bool(np.all(reached == 1)),
                 opt=opt,
+                value_text=f"{reached.mean():.0%} of {len(reached)} starts reached",
             )
         out += rows.rows
     return frame(out)

@@ -1,78 +1,128 @@
-"""Which results each experiment's layout gets, and the whole table (`claims`).
+"""The whole table (`claims`): every registry statement (statements.STATEMENTS) measured on
+every experiment of its layouts, one row per measured run, and a "not measured" row for a
+statement that no run of the build measures.
 
-Optimizers are found by their config names: `gd` is the baseline; the others are compared
-with it where the experiment has them. Rate results (Thm. 1, Thm. 7) get rows for the
-uncapped algorithms only.
+A run bit-identical to another experiment's (fig2's NGD, whose cap never binds, is
+fig2_uncapped's NGD) gives its rows once: on the run without the setting that changed
+nothing (the uncapped one), which also stands for the other's algorithm (duplicates).
 """
 
 from __future__ import annotations
 
+import hashlib
+import math
+
 import pandas as pd
 
-from attnbias.claims import comparisons, consistency, direction, global_convergence, joint
-from attnbias.claims.coverage import uncapped
-from attnbias.claims.rows import Rows, by_result, frame
+from attnbias.claims.coverage import algorithm
+from attnbias.claims.rows import Claim, Rows, Run, by_result, frame
+from attnbias.claims.statements import STATEMENTS, Statement
 
 
-def fixed_decoder_claims(rows: Rows, table, optimizers, W_mm_norms) -> None:
-    t_last = int(table["iteration"].max())
-    seeds = sorted(table["seed"].unique())
-    if "gd" in optimizers:
-        comparisons.faster_than_gd_rows(rows, table, optimizers, t_last, seeds)
-    if "ps" in optimizers and {"ngd", "ngd-mom"} & set(optimizers):
-        comparisons.ps_fastest_row(rows, table, optimizers, t_last, seeds)
-    for opt, result in (("ngd", "Thm. 1"), ("ps", "Thm. 7")):
-        if opt in optimizers and uncapped(optimizers[opt]):
-            direction.rate_rows(rows, table, opt, result, t_last)
-    for opt in ("ngd", "ps"):
-        if opt in optimizers:
-            direction.softmax_monotone_row(rows, table, opt, t_last)
-    if "ngd" in optimizers and uncapped(optimizers["ngd"]):
-        lr = optimizers["ngd"].get("lr", 1.0)
-        consistency.ngd_consistency_rows(rows, table, lr, W_mm_norms, t_last)
-    if "gd" in optimizers:
-        direction.log_norm_row(rows, table, t_last, covered=False)
+def fingerprint(table: pd.DataFrame, optimizer: str) -> str:
+    """A hash of one optimizer's logged numbers (every seed, metric and iteration)."""
+    mine = table[table["optimizer"] == optimizer]
+    mine = mine.sort_values(["seed", "metric", "iteration"])[
+        ["seed", "metric", "iteration", "value"]
+    ]
+    return hashlib.sha256(
+        pd.util.hash_pandas_object(mine, index=False).to_numpy().tobytes()
+    ).hexdigest()
 
 
-def joint_claims(rows: Rows, table, optimizers, u_margins: dict | None) -> None:
-    t_last = int(table["iteration"].max())
-    for opt in optimizers:
-        joint.u_rows(rows, table, opt, u_margins, t_last)
-        joint.loss_rows(rows, table, opt, optimizers, t_last)
-        if rows.algorithms[opt] in ("gd", "ps", "ps-capped"):
-            continue  # Thm. 3 and Lem. 11 concern the normalised updates
-        joint.w_rate_row(rows, table, opt, t_last)
-        joint.lemma11_rows(rows, table, opt, t_last)
-    if "gd" in optimizers:
-        comparisons.joint_faster_than_gd_rows(rows, table, optimizers, t_last)
+def duplicates(experiments: dict, tables: dict) -> tuple[dict, dict]:
+    """(dropped, kept): experiment -> {optimizer: the experiment that gives its rows}, and
+    experiment -> {optimizer: [(experiment, algorithm) it stands for]}, over runs whose
+    logged numbers are bit-identical. The kept run is the one without a cap, else the
+    first in config order."""
+    groups: dict[str, list] = {}
+    for name, e in experiments.items():
+        if name not in tables or e["layout"] == "real":
+            continue
+        for opt, settings in e["optimizers"].items():
+            alg = algorithm(settings, e["layout"])
+            groups.setdefault(fingerprint(tables[name], opt), []).append((name, opt, alg))
+    dropped: dict = {}
+    kept: dict = {}
+    for runs in groups.values():
+        if len({name for name, _, _ in runs}) < 2:  # within one experiment: a race's rival
+            continue
+        keep = min(runs, key=lambda r: (r[2].endswith("-capped"), runs.index(r)))
+        for name, opt, alg in runs:
+            if (name, opt) != keep[:2]:
+                dropped.setdefault(name, {})[opt] = keep[0]
+                kept.setdefault(keep[0], {}).setdefault(keep[1], []).append((name, alg))
+    return dropped, kept
+
+
+def not_measured(statement: Statement) -> Claim:
+    """The row of a statement that no run of this build measures (outside the counts)."""
+    return Claim(
+        result=statement.result,
+        experiment="-",
+        claim=statement.quote,
+        source=statement.where,
+        quantity="",
+        window="",
+        mean=math.nan,
+        low=math.nan,
+        high=math.nan,
+        reference="",
+        holds=False,
+        key=f"{statement.key} not measured",
+        value_text="",
+        algorithm=", ".join(statement.covers or ()),
+        kind="not measured",
+        statement=statement.key,
+        detail=statement.missing,
+    )
 
 
 def claims(
     experiments: dict,
     tables: dict,
-    W_mm_norms: dict,
-    T_tokens: dict,
+    W_mm_norms: dict | None = None,
+    T_tokens: dict | None = None,
     hypotheses: dict | None = None,
     u_margins: dict | None = None,
 ) -> pd.DataFrame:
-    """All claims of the configured experiments, as a table (one row per claim).
+    """Every statement of the registry, measured on the configured experiments (one row per
+    run measured, or one "not measured" row).
 
-    experiments: name -> layout, optimizers (settings), labels and paper_figure
-    (WorkflowConfig.claims_settings)."""
+    experiments: name -> layout, optimizers (settings), labels, paper_figure, and for real
+    data its dataset (WorkflowConfig.claims_settings); tables: name -> its aggregate table
+    (a real-data experiment without a built table is left out)."""
+    dropped, kept = duplicates(experiments, tables)
+    collectors = []
+    for name, e in experiments.items():
+        if name not in tables:
+            continue
+        run = Run(tables[name], e["optimizers"], e["layout"], (W_mm_norms or {}).get(name, []),
+                  (T_tokens or {}).get(name, 0), (u_margins or {}).get(name),
+                  e.get("dataset", ""))  # fmt: skip
+        collectors.append(
+            Rows(
+                name,
+                (hypotheses or {}).get(name),
+                e.get("labels"),
+                e["optimizers"],
+                e["layout"],
+                e.get("paper_figure"),
+                run,
+                dropped.get(name),
+                kept.get(name),
+            )  # fmt: skip
+        )
     out = []
-    for name, experiment in experiments.items():
-        kind, optimizers, table = experiment["layout"], experiment["optimizers"], tables[name]
-        rows = Rows(name, (hypotheses or {}).get(name), experiment.get("labels"), optimizers,
-                    kind, experiment.get("paper_figure"))  # fmt: skip
-        if kind == "fixed_decoder":
-            fixed_decoder_claims(rows, table, optimizers, W_mm_norms[name])
-        elif kind == "joint":
-            joint_claims(rows, table, optimizers, (u_margins or {}).get(name))
-        elif kind == "two_token":
-            direction.two_token_rate_rows(rows, table, optimizers, int(table["iteration"].max()))
-        elif kind == "bad_init":
-            global_convergence.bad_init_rows(rows, table, optimizers, T_tokens[name])
-        elif kind == "bad_init_2d":
-            global_convergence.bad_init_2d_rows(rows, table, optimizers, T_tokens[name])
-        out += rows.rows
+    for statement in STATEMENTS:
+        found = []
+        for rows in collectors:
+            if rows.run.layout not in statement.layouts:
+                continue
+            if statement.datasets and rows.run.dataset not in statement.datasets:
+                continue
+            rows.statement, rows.rows = statement, []
+            statement.measure(rows)
+            found += rows.rows
+        out += found or [not_measured(statement)]
     return by_result(frame(out)).reset_index(drop=True)  # grouped by result, as shown

@@ -1,7 +1,10 @@
-"""Reading the aggregate tables: a metric per seed, windows, fits, first crossings, races.
+"""Reading the aggregate tables: a metric per seed, windows, fits, first crossings, races,
+bounds with a lost constant.
 
-Everything a row measures goes through these; the thresholds and tolerances that decide a
-verdict are here, with the reason for each.
+Everything a row measures goes through these, and the sweeps judge with the same functions
+(studies.sweep_claims, sweep_metrics); the thresholds and tolerances that decide a verdict
+are here, with the reason for each. numpy and pandas only: the workflow's config checks
+import it while they parse.
 """
 
 from __future__ import annotations
@@ -15,6 +18,10 @@ CLOSENESS_TOLERANCE = 0.25  # |measured / predicted - 1| for "closely predicted"
 MONOTONE_TOLERANCE = 1e-12  # relative: a decrease below this is rounding
 R2_MIN = 0.9  # a fitted slope with a smaller R^2 (on some seed) decides nothing: "undecided"
 BURN_IN = 100  # comparisons over the whole run start at t_last / BURN_IN
+# A bound whose constant was lost, and a trend slower than its rate: where the trend would
+# cross a line of the bound's rate drawn this factor above it at the window's start (the
+# figures draw their reference lines 3x above the curve they are anchored on)
+BOUND_OFFSET = 3.0
 
 
 def series(table: pd.DataFrame, optimizer: str, metric: str) -> pd.DataFrame:
@@ -94,7 +101,11 @@ def describe_passage(first: np.ndarray, t_last: int) -> str:
         return f"not reached by t = {t_last}"
     reached = first[np.isfinite(first)]
     missing = int(np.sum(np.isinf(first)))
-    text = f"{reached.mean():.4g} ({reached.min():g} to {reached.max():g})"
+    text = (
+        f"{reached[0]:g}"
+        if reached.min() == reached.max()
+        else f"{reached.mean():.4g} ({reached.min():g} to {reached.max():g})"
+    )
     return text + (f" ({missing} seeds not by t = {t_last})" if missing else "")
 
 
@@ -109,12 +120,18 @@ def race(first: np.ndarray, rival: np.ndarray) -> tuple[bool, bool]:
     return False, not lost.any()
 
 
+def below_throughout(mine: pd.DataFrame, rival: pd.DataFrame) -> np.ndarray:
+    """Per seed (column), whether `mine` is below `rival` at every logged t both hold."""
+    mine, rival = mine.align(rival, join="inner")
+    return (mine < rival).all().to_numpy()
+
+
 def ahead(mine: pd.DataFrame, rival: pd.DataFrame) -> tuple[np.ndarray, bool, bool]:
     """Per seed, the last logged t at which `mine` is not below `rival` (0: never); and
     (holds, undecided) of "below at every logged t": does not hold if `mine` ends at or
     above the rival on some seed, undecided if it ends below but was not below throughout."""
     mine, rival = mine.align(rival, join="inner")
-    behind = mine >= rival
+    behind = ~(mine < rival)
     last = np.array([behind.index[behind[s]].max() if behind[s].any() else 0 for s in mine])
     if not behind.to_numpy().any():
         return last, True, False
@@ -137,3 +154,49 @@ def curve_ratio(values: pd.DataFrame, x_of_t, y_of_value, slope: float) -> np.nd
         y = y_of_value(values[seed].to_numpy())
         out.append(np.max(y - (y[0] + slope * (x - x[0]))))
     return np.exp(np.array(out))
+
+
+def lost_constant_bound(slopes, r2, rate: float, x: np.ndarray, log10_t_of_x, x_name: str):
+    """(holds, undecided, detail) of a bound C f(t) whose constant C was lost, read through
+    the slopes of ln(quantity) against x = ln f-scale of t (x: the window's x values).
+
+    Consistent while every seed decays at least at the bound's rate (slope <= rate); a
+    slower decay over the window is undecided, never a failure: with C unknown, a slower
+    curve crosses the bound only at some later t. The detail gives the slope, the window's
+    span in x and where the slowest trend would cross a line of the bound's rate drawn
+    BOUND_OFFSET above it at the window's start (log10_t_of_x: x -> log10 t)."""
+    slopes = np.asarray(slopes, dtype=float)
+    if np.min(r2) < R2_MIN:
+        return False, True, f"poor fit (R^2 {np.min(r2):.3f} < {R2_MIN:g})"
+    span = float(x[-1] - x[0])
+    if np.all(slopes <= rate):
+        return (
+            True,
+            False,
+            f"slopes {_range(slopes)} <= {rate:g} over a span of {span:.2g} in {x_name}",
+        )
+    crossing = log10_t_of_x(x[0] + np.log(BOUND_OFFSET) / (slopes.max() - rate))
+    return (
+        False,
+        True,
+        (
+            f"slower than the bound's rate: slopes {_range(slopes)} against {rate:g} over a span "
+            f"of only {span:.2g} in {x_name}; the slowest trend would cross a line of the "
+            f"bound's rate drawn {BOUND_OFFSET:g}x above it at the window's start near "
+            f"t = 10^{crossing:.3g}"
+        ),
+    )
+
+
+def _range(values: np.ndarray) -> str:
+    low, high = f"{values.min():.3g}", f"{values.max():.3g}"
+    return low if low == high else f"{low} to {high}"
+
+
+def late_max_growth(t: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Per row (seed) of `values` (seeds x logged t), the largest value over t in
+    [t_last / 10, t_last] minus the largest over [0, t_last / 10]: Lem. 11 (iii)'s growth of
+    the loss ratio (bounded: near 0 or below). The claims table and the sweeps use it."""
+    t = np.asarray(t, dtype=float)
+    early, late = t <= t[-1] / 10, t >= t[-1] / 10
+    return values[:, late].max(axis=1) - values[:, early].max(axis=1)

@@ -14,16 +14,26 @@ from attnbias.claims.rows import Claim, by_result
 
 TITLE = "The paper's claims, measured"
 HOW_TO_READ = (
-    "Computed from the aggregate tables of this build, grouped by the paper's result. "
-    "value: mean over seeds (smallest to largest); every seed must pass. Each row names the "
-    "optimizer it measures; a result proved for another algorithm (Sec. 3: NGD and PS "
-    "uncapped; Sec. 4: Eq. 10 with its step factors) reads 'comparison' and is not counted "
-    "among the results that do or do not hold. A comparison of two methods is read over the "
-    f"whole run after a burn-in of t_last/{BURN_IN}; a threshold that neither method "
-    f"reaches, or a fit with R^2 below {R2_MIN:g}, reads 'undecided'. Consistency checks "
-    "(near-tautologies) are outside the count. Where a constant was lost in extraction, the "
-    "reference says so and tests the form. hypotheses: measured on the run's data; a verdict "
-    "outside them says so. ln is the natural log."
+    "Computed from the aggregate tables of this build: every checkable statement of the "
+    "paper is an entry of a registry (listed at the end), measured on each run its layout "
+    "allows, grouped by the paper's result. value: what was measured, in words, over the "
+    "seeds; every seed must pass. Which runs a statement reads is decided by their "
+    "algorithm (the optimizer's rule and settings), never by their config names; a run "
+    "bit-identical to another's gives its rows once. A statement made for other algorithms "
+    "or data (Sec. 3: NGD and PS uncapped; Sec. 4: Eq. 10 with its step factors; a remark "
+    "about a figure: that figure's settings; Sec. 3.3's races: its two-token example) reads "
+    "'comparison' and is not counted. The hypotheses are those of the section's proofs "
+    "(Sec. 3: Ass. 1 and 2; Sec. 4: Cond. 1 with every sample a u-SVM support vector, for "
+    "Thm. 2 to 4 and Lem. 11 alike), measured on the run's data; a verdict outside them "
+    "says so and is not counted. Verdict words by test: a bound whose constant was lost is "
+    "'consistent with the bound' or 'undecided: slower than the bound's rate' (with the "
+    "slope, the window's span and where the trend would cross), never 'does not hold'; a "
+    "race shows both methods' numbers and the margin at the last t (read over the whole run "
+    f"after a burn-in of t_last/{BURN_IN}); a threshold of ours states by what factor it "
+    "would have to move to flip; a remark shows its ratio and tolerance. A fit with R^2 "
+    f"below {R2_MIN:g} reads 'undecided'. Consistency checks (near-tautologies) and "
+    "statements not measured here are outside the count. Only failures that count are bold. "
+    "ln is the natural log."
 )
 COLUMNS = (
     "experiment",
@@ -42,30 +52,43 @@ COLUMNS = (
 COMPACT = ("claim", "where", "value", "verdict")  # the Markdown's columns; CSV and HTML: all
 
 
+def _claims(table: pd.DataFrame) -> list[Claim]:
+    return [Claim(**{k: r[k] for k in Claim.__dataclass_fields__}) for _, r in table.iterrows()]
+
+
 def summary_line(table: pd.DataFrame) -> str:
     """The counts by category (Claim.category): covered and within hypotheses (hold / do
-    not hold / undecided), comparisons, outside hypotheses; consistency checks apart."""
-    rows = [Claim(**{k: r[k] for k in Claim.__dataclass_fields__}) for _, r in table.iterrows()]
+    not hold / undecided), comparisons, outside hypotheses; consistency checks and
+    statements not measured apart."""
+    rows = _claims(table)
     covered = [r for r in rows if r.category == "covered"]
     count = {
-        c: sum(r.category == c for r in rows) for c in ("comparison", "outside", "consistency")
+        c: sum(r.category == c for r in rows)
+        for c in ("comparison", "outside", "consistency", "not measured")
     }
     outcomes = {
         o: sum(r.outcome == o for r in covered) for o in ("holds", "does not hold", "undecided")
     }
+    statements = table["statement"].nunique()
     return (
-        f"{len(rows)} rows over {table['result'].nunique()} results. On the algorithms and "
-        f"data of their hypotheses: {outcomes['holds']} hold, {outcomes['does not hold']} do "
+        f"{len(rows) - count['not measured']} rows measure {statements - count['not measured']}"
+        f" of the {statements} checkable statements of the paper ({count['not measured']} not "
+        f"measured here: their data are not in this build). On the algorithms and data the "
+        f"statements are made for: {outcomes['holds']} hold, {outcomes['does not hold']} do "
         f"not hold, {outcomes['undecided']} undecided; {count['comparison']} comparisons (an "
-        f"algorithm the result is not proved for); {count['outside']} on data outside the "
-        f"hypotheses; {count['consistency']} consistency checks (outside the count)."
+        f"algorithm or data the statement is not made for); {count['outside']} on data "
+        f"outside the hypotheses of the proofs of their section; {count['consistency']} "
+        "consistency checks (outside the count)."
     )
 
 
 def _display_rows(table: pd.DataFrame):
-    """Each claim as the cells of COLUMNS, as text; and whether it holds."""
-    for r in table.itertuples():
-        value = r.value_text or f"{r.mean:.4g} ({r.low:.4g} to {r.high:.4g})"
+    """Each claim as the cells of COLUMNS, as text; and whether it is shown plain (all but
+    the failures that count: covered, within hypotheses, does not hold)."""
+    for r, claim in zip(table.itertuples(), _claims(table), strict=True):
+        value = r.value_text or (
+            "" if math.isnan(r.mean) else f"{r.mean:.4g} ({r.low:.4g} to {r.high:.4g})"
+        )
         predicted = "" if math.isnan(r.predicted) else f"{r.predicted:.4g} ({r.ratio:.3g})"
         if not math.isnan(r.window_ratio):
             predicted += f"; window ratio {r.window_ratio:.3g}"
@@ -84,7 +107,8 @@ def _display_rows(table: pd.DataFrame):
             r.algorithm,
             r.verdict,
         )
-        yield r.result, cells, bool(r.holds or r.undecided or r.kind == "consistency")
+        failure = claim.category == "covered" and claim.outcome == "does not hold"
+        yield r.result, cells, not failure
 
 
 def _groups(table: pd.DataFrame):
@@ -98,6 +122,30 @@ def _groups(table: pd.DataFrame):
         group.append((cells, ok))
     if group:
         yield current, group
+
+
+def registry_lines(table: pd.DataFrame) -> list[str]:
+    """The registry of statements as a Markdown table: each entry's words, where it
+    stands, what it is made for, its test, and what this build measured of it."""
+    from attnbias.claims.statements import STATEMENTS
+
+    lines = [
+        "## The registry of statements",
+        "",
+        "| statement | where | made for | data | test | this build |",
+        "|---|---|---|---|---|---|",
+    ]
+    for st in STATEMENTS:
+        mine = table[table["statement"] == st.key]
+        if (mine["kind"] == "not measured").all():
+            measured = f"not measured: {st.missing}"
+        else:
+            runs = dict.fromkeys(e.split(" (")[0] for e in mine["experiment"])
+            measured = f"{len(mine)} row{'s' * (len(mine) > 1)} on {', '.join(runs)}"
+        cells = (f"'{st.quote}'", st.where, ", ".join(st.covers or ("any",)), st.data, st.kind,
+                 measured)  # fmt: skip
+        lines.append("| " + " | ".join(markdown_cell(c) for c in cells) + " |")
+    return lines + [""]
 
 
 def markdown_cell(text: str) -> str:
@@ -128,6 +176,8 @@ def to_markdown(table: pd.DataFrame, backend: str = "") -> str:
                 shown[-1] = f"**{shown[-1]}**"
             lines.append("| " + " | ".join(shown) + " |")
         lines.append("")
+    if "study" not in set(table["statement"]):  # the study's own table lists no registry
+        lines += registry_lines(table)
     return "\n".join(lines)
 
 

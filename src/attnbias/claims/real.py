@@ -1,0 +1,98 @@
+"""The paper's real-data statements (Sec. 5, App. C), measured on the real-data run tables
+(results/{figure}/metrics.parquet: experiment, optimizer, seed, iteration = step, metric,
+value; metrics train_loss, test accuracy, and per-layer norms "norm/NN layer" where the
+experiment logs them). The optimizers are found by their rule (sgd, sngd, sps, adam).
+
+"Faster" is read as a race on the train loss: below SGD's at every logged step after the
+burn-in, on every seed (rows.race_row); "no significant gap" as the final train losses within
+a factor ADAM_GAP of each other (ours); "the layer norms grow" as every layer's norm ending
+above its start.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attnbias.claims.rows import Rows, race_row, spread, threshold_row
+
+ADAM_GAP = (
+    2.0  # "no significant gap between Adam and SGD": final train losses within this factor (ours)
+)
+LOSS = "train_loss"
+
+
+def _sgd(rows: Rows) -> str | None:
+    found = rows.runs("sgd", twins=True)
+    return found[0] if found else None
+
+
+def faster_than_sgd_rows(rows: Rows) -> None:
+    """SNGD and SPS (the statement's algorithms) train faster than SGD."""
+    sgd = _sgd(rows)
+    if sgd is None:
+        return
+    for opt in rows.runs(*rows.statement.covers):
+        race_row(rows, opt, sgd, LOSS, "train loss", f"{opt} faster than {sgd}",
+                 "trains faster than SGD: its train loss is below SGD's at every logged step "
+                 "after the burn-in.")  # fmt: skip
+
+
+def sngd_slower_rows(rows: Rows) -> None:
+    """On the vision data SNGD trains slower than SGD: SGD's loss below SNGD's."""
+    sgd = _sgd(rows)
+    if sgd is None:
+        return
+    for opt in rows.runs("sngd", twins=True):
+        race_row(rows, sgd, opt, LOSS, "train loss", f"{sgd} faster than {opt}",
+                 f"trains faster than {rows.label(opt)}: its train loss is below "
+                 f"{rows.label(opt)}'s at every logged step after the burn-in.",
+                 covers=("sgd",))  # fmt: skip
+
+
+def adam_no_gap_rows(rows: Rows) -> None:
+    """No significant gap between Adam and SGD: final train losses within ADAM_GAP."""
+    sgd = _sgd(rows)
+    if sgd is None:
+        return
+    table = rows.run.table
+    for opt in rows.runs("adam"):
+        final = {o: _final(table, o) for o in (opt, sgd)}
+        gap = np.maximum(final[opt] / final[sgd], final[sgd] / final[opt])
+        threshold_row(
+            rows, f"{opt} like {sgd}",
+            f"no significant gap to SGD: the final train losses are within a factor {ADAM_GAP:g}.",
+            "the larger over the smaller of Adam's and SGD's final train loss",
+            f"step {rows.run.t_last}", gap, ADAM_GAP, above=False,
+            ours="'no significant gap' read as within a factor 2", opt=opt,
+            value_text=f"{rows.label(opt)} {spread(final[opt])}, {rows.label(sgd)} "
+            f"{spread(final[sgd])}; factor {spread(gap)}",
+        )  # fmt: skip
+
+
+def layer_norms_grow_rows(rows: Rows) -> None:
+    """The ViT's layer norms grow: every logged layer ends above its start, every seed."""
+    table = rows.run.table
+    layers = sorted(m for m in set(table["metric"]) if m.startswith("norm/"))
+    if not layers:
+        return
+    for opt in rows.runs():
+        mine = table[(table["optimizer"] == opt) & table["metric"].isin(layers)]
+        wide = mine.pivot_table(index=["seed", "metric"], columns="iteration", values="value")
+        grew = (wide.iloc[:, -1] > wide.iloc[:, 0]).groupby(level="seed").mean().to_numpy()
+        rows.add(
+            f"{opt} layer norms grow",
+            "the parameter norm of every layer grows over training.",
+            f"fraction of the {len(layers)} layers whose norm ends above its start",
+            f"steps 0 to {rows.run.t_last}",
+            grew,
+            "holds if every layer grows on every seed",
+            bool(np.all(grew == 1)),
+            opt=opt,
+            value_text=f"{spread(grew, '.0%')} of the layers grow",
+        )
+
+
+def _final(table, opt) -> np.ndarray:
+    rows = table[(table["optimizer"] == opt) & (table["metric"] == LOSS)]
+    last = rows[rows["iteration"] == rows["iteration"].max()]
+    return last.sort_values("seed")["value"].to_numpy(dtype=float)
