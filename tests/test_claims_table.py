@@ -426,7 +426,7 @@ def test_results_proved_together_share_one_hypotheses_verdict_per_run():
     for summary, inside in ((few, False), (JOINT_GOOD, True)):
         margins = {"eq10": [1.0, 1.0], "gd": [0.9, 0.9]}
         rows = rows_of(long_table(curves), optimizers, summary=summary, kind="joint",
-                       figure="Fig. 3", u_margins=margins)  # fmt: skip
+                       figure="Fig. 3", u_margins={"x": margins})  # fmt: skip
         sec4 = [r for r in rows if by_key(r.statement).section == "Sec. 4"]
         assert len({r.statement for r in sec4}) >= 7
         assert {r.in_hypotheses for r in sec4} == {inside}
