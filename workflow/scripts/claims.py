@@ -1,6 +1,6 @@
 """The claims table: results/claims.{md,html,csv,tex}, from the aggregate tables, the SVM
-and data files (||W_mm||, the hypotheses their jobs stored) and, for joint training, the
-final parameters."""
+and data files (||W_mm||, the hypotheses their jobs stored), for joint training the final
+parameters, and the real-data run tables the build holds."""
 
 from attnbias import claims
 from attnbias.data import hypotheses
@@ -37,7 +37,11 @@ for name, experiment in experiments.items():  # the input lists follow this orde
                 )
                 for d, s, f in zip(datasets, svms, finals, strict=True)
             ]
-table = claims.claims(experiments, tables, W_mm_norms, T_tokens, data_hypotheses, u_margins)
+# the real-data experiments whose run tables this build holds (the others: "not measured")
+real = snakemake.params.real
+for name, experiment in real.items():
+    tables[name] = io.load_metrics(experiment["table"], experiment["identity"])
+table = claims.claims(experiments | real, tables, W_mm_norms, T_tokens, data_hypotheses, u_margins)
 # as the figures' footnotes say it, from the runs' files
 backend = provenance.trained_on(provenance.training_info(snakemake.input.runs)) or "not recorded"
 io.save_text(snakemake.output.md, claims.to_markdown(table, backend))

@@ -1,0 +1,220 @@
+"""The registry of the paper's statements (attnbias.claims.statements): every entry yields
+rows or a "not measured" line; rows follow what an optimizer is, not its config name; the
+real-data statements read run tables of the real schema, with a control for each."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from project import REPO
+from test_claims_table import GOOD, fixed_table, gd_like, joint_curves, long_table, ngd_like
+
+from attnbias import claims
+from attnbias.claims.statements import STATEMENTS
+
+REAL_COLUMNS = ["experiment", "optimizer", "seed", "iteration", "metric", "value"]
+
+
+def test_every_registry_entry_yields_rows_or_a_not_measured_line():
+    """With no run at all, each entry is one "not measured" line naming what is missing;
+    with runs of a layout, its entries are measured (none of them also 'not measured')."""
+    empty = claims.claims({}, {})
+    assert sorted(empty["statement"]) == sorted(s.key for s in STATEMENTS)
+    assert (empty["kind"] == "not measured").all()
+    assert all(v.startswith("not measured: ") and len(v) > 20 for v in empty["verdict"])
+    assert "0 rows measure 0 of the" in claims.summary_line(empty)
+    opts = {"gd": {"rule": "gd"}, "ngd": {"rule": "ngd", "lr": 0.1}}
+    experiment = {
+        "layout": "fixed_decoder",
+        "optimizers": opts,
+        "seeds": 2,
+        "paper_figure": "Fig. 2",
+    }
+    table = claims.claims({"x": experiment}, {"x": fixed_table(gd=gd_like(), ngd=ngd_like(-0.9))},
+                          {"x": [2.0, 2.0]}, {"x": 3}, {"x": GOOD})  # fmt: skip
+    assert set(table["statement"]) == {s.key for s in STATEMENTS}
+    for key, rows in table.groupby("statement"):
+        kinds = set(rows["kind"])
+        assert kinds == {"not measured"} and len(rows) == 1 or "not measured" not in kinds, key
+    measured = set(table.loc[table["kind"] != "not measured", "statement"])
+    assert {"thm1-rate", "thm1-close", "lem3", "fig2-ngd-vs-gd"} <= measured
+
+
+def test_each_entry_states_its_words_place_algorithms_data_and_test():
+    kinds = {"bound", "remark", "race", "threshold", "measurement", "consistency"}
+    assert len({s.key for s in STATEMENTS}) == len(STATEMENTS)
+    for s in STATEMENTS:
+        assert s.quote and s.where and s.data and s.missing, s.key
+        assert s.kind in kinds, s.key
+
+
+def _rename(table: pd.DataFrame, old: str, new: str) -> pd.DataFrame:
+    return table.assign(optimizer=table["optimizer"].replace(old, new))
+
+
+def _tiny_experiments() -> dict:
+    """config/tiny.yaml's experiments as the claims read them (settings with their rule)."""
+    config = yaml.safe_load((REPO / "config/tiny.yaml").read_text())["experiments"]
+    return {
+        name: {
+            "layout": e["layout"],
+            "seeds": 2,
+            "optimizers": {o: {k: v for k, v in s.items() if k != "label"}
+                           for o, s in e["optimizers"].items()},
+            "labels": {o: s.get("label", o) for o, s in e["optimizers"].items()},
+            "paper_figure": e.get("paper_figure"),
+        }
+        for name, e in config.items()
+        if e["layout"] in ("fixed_decoder", "joint", "two_token")
+    }  # fmt: skip
+
+
+def _tables(experiments: dict) -> dict:
+    """Synthetic curves for every optimizer of each experiment (NGD-like for the adaptive
+    ones, GD-like for GD, joint curves in joint training)."""
+    out = {}
+    for name, e in experiments.items():
+        if e["layout"] == "joint":
+            curves = {(o, m): f for o in e["optimizers"] for m, f in joint_curves().items()}
+            out[name] = long_table(curves)
+        else:
+            out[name] = fixed_table(**{
+                o: gd_like() if s["rule"] == "gd" else ngd_like(-0.9 - 0.1 * i)
+                for i, (o, s) in enumerate(e["optimizers"].items())
+            })  # fmt: skip
+    return out
+
+
+def _table(experiments, tables):
+    names = list(experiments)
+    table = claims.claims(experiments, tables, {n: [2.0, 2.0] for n in names},
+                          {n: 3 for n in names}, {n: GOOD for n in names})  # fmt: skip
+    return table.drop(columns=["key"])
+
+
+def test_renaming_an_optimizer_in_the_tiny_config_gives_the_same_rows_with_its_label():
+    """`ngd:` renamed to any key, with its label, gives the same rows: chosen by what the
+    optimizer is (its rule and settings), never by its config name."""
+    experiments = _tiny_experiments()
+    before = _table(experiments, _tables(experiments))
+    renamed = {}
+    for name, e in experiments.items():
+        optimizers = {("normalised" if o == "ngd" else o): s for o, s in e["optimizers"].items()}
+        labels = {("normalised" if o == "ngd" else o): ("My NGD" if o == "ngd" else label)
+                  for o, label in e["labels"].items()}  # fmt: skip
+        renamed[name] = {**e, "optimizers": optimizers, "labels": labels}
+    tables = {n: _rename(t, "ngd", "normalised") for n, t in _tables(experiments).items()}
+    after = _table(renamed, tables)
+    assert len(after) == len(before) and (before["kind"] != "not measured").sum() > 20
+    assert after["claim"].str.startswith("My NGD: ").sum() > 10  # the new label is shown
+    back = after.replace("My NGD", "NGD", regex=True)
+    for column in ("claim", "verdict", "outcome", "category", "mean", "statement"):
+        pd.testing.assert_series_equal(back[column], before[column], check_names=False)
+    # control: the same rename without its settings (an empty rule) is refused, not guessed
+    broken = {
+        n: {**e, "optimizers": {**e["optimizers"], "ngd": {}}} for n, e in experiments.items()
+    }
+    with pytest.raises(KeyError, match="rule"):
+        _table(broken, _tables(experiments))
+
+
+# ---- the real-data statements, on tables of the real runs' schema ------------------
+
+
+def real_table(losses: dict, norms: dict | None = None, steps=range(0, 2001, 100)) -> pd.DataFrame:
+    """{optimizer: loss(step, seed)} (and {optimizer: [norm(step) per layer]}) -> the real
+    runs' long table (experiment, optimizer, seed, iteration = step, metric, value)."""
+    rows = []
+    for opt, loss in losses.items():
+        for seed in (0, 1):
+            for step in steps:
+                rows.append(("r", opt, seed, step, "train_loss", loss(step, seed)))
+                for i, norm in enumerate((norms or {}).get(opt, [])):
+                    rows.append(("r", opt, seed, step, f"norm/{i:02d} layer{i}", norm(step)))
+    return pd.DataFrame(rows, columns=REAL_COLUMNS)
+
+
+REAL_OPTS = {"sgd": {"rule": "sgd", "lr": 0.1}, "sngd": {"rule": "sngd", "lr": 0.5},
+             "sps": {"rule": "sps", "c": 0.5}, "adam": {"rule": "adam", "lr": 1e-3}}  # fmt: skip
+
+
+def real_rows(table, dataset):
+    experiment = {"layout": "real", "dataset": dataset, "optimizers": REAL_OPTS, "seeds": 2,
+                  "labels": {o: o.upper() for o in REAL_OPTS}}  # fmt: skip
+    out = claims.claims({"r": experiment}, {"r": table})
+    return out[out["kind"] != "not measured"].set_index("key")
+
+
+def decay(rate):
+    return lambda step, seed: 2.0 * math.exp(-rate * step / 1000) + 0.01 * seed
+
+
+def test_faster_than_sgd_holds_on_a_faster_loss_and_fails_on_a_slower_one():
+    fast = real_table({"sgd": decay(1), "sngd": decay(2), "sps": decay(3), "adam": decay(1.1)})
+    rows = real_rows(fast, "mnli")
+    assert rows.loc["r sngd faster than sgd", "verdict"].startswith("holds")
+    assert rows.loc["r sps faster than sgd", "category"] == "covered"
+    assert "SNGD" in rows.loc["r sngd faster than sgd", "value_text"]  # both numbers shown
+    slow = real_table({"sgd": decay(2), "sngd": decay(1), "sps": decay(3), "adam": decay(2)})
+    rows = real_rows(slow, "mnli")
+    assert rows.loc["r sngd faster than sgd", "outcome"] == "does not hold"
+    assert rows.loc["r sps faster than sgd", "outcome"] == "holds"
+    assert "r sngd faster than sgd" not in real_rows(slow, "cifar10").index  # text only
+
+
+def test_vision_statements_sps_ahead_sngd_behind_and_adam_like_sgd():
+    paper = real_table({"sgd": decay(2), "sngd": decay(1), "sps": decay(3), "adam": decay(2.1)})
+    rows = real_rows(paper, "mnist")
+    assert rows.loc["r sps faster than sgd", "outcome"] == "holds"
+    assert rows.loc["r sgd faster than sngd", "outcome"] == "holds"  # SNGD trains slower
+    assert rows.loc["r adam like sgd", "outcome"] == "holds"
+    assert "our threshold 2" in rows.loc["r adam like sgd", "verdict"]
+    # controls: SNGD ahead of SGD, and Adam far ahead of it
+    other = real_table({"sgd": decay(1), "sngd": decay(2), "sps": decay(3), "adam": decay(10)})
+    rows = real_rows(other, "mnist")
+    assert rows.loc["r sgd faster than sngd", "outcome"] == "does not hold"
+    assert rows.loc["r adam like sgd", "outcome"] == "does not hold"
+
+
+def test_layer_norms_grow_and_its_control():
+    grow = [lambda s: 1 + s / 1000, lambda s: 2 + s / 500]
+    rows = real_rows(real_table({o: decay(1) for o in REAL_OPTS},
+                                {o: grow for o in REAL_OPTS}), "cifar10")  # fmt: skip
+    assert rows.loc["r sgd layer norms grow", "outcome"] == "holds"
+    shrink = [lambda s: 1 + s / 1000, lambda s: 2 - s / 5000]
+    rows = real_rows(real_table({o: decay(1) for o in REAL_OPTS},
+                                {o: shrink for o in REAL_OPTS}), "cifar10")  # fmt: skip
+    assert rows.loc["r sgd layer norms grow", "outcome"] == "does not hold"
+    assert rows.loc["r sgd layer norms grow", "mean"] == pytest.approx(0.5)
+
+
+def test_a_bit_identical_run_gives_its_rows_once():
+    """fig2's NGD with a cap that never binds is fig2_uncapped's NGD: one set of rows, on the
+    uncapped run, which also stands for the capped one (Fig. 2's remarks cover it). The
+    control: a cap that changes the run gives rows of its own."""
+    opts = {"gd": {"rule": "gd"}, "ngd": {"rule": "ngd", "lr": 0.1}}
+    capped = {"gd": {"rule": "gd"}, "ngd": {"rule": "ngd", "lr": 0.1, "max_step": 1e150}}
+    same = fixed_table(gd=gd_like(), ngd=ngd_like(-0.9))
+    experiments = {
+        "capped": {"layout": "fixed_decoder", "optimizers": capped, "paper_figure": "Fig. 2"},
+        "uncapped": {"layout": "fixed_decoder", "optimizers": opts, "paper_figure": "Fig. 2"},
+    }
+    files = ({n: [2.0, 2.0] for n in experiments}, {n: 3 for n in experiments},
+             {n: GOOD for n in experiments})  # fmt: skip
+    table = claims.claims(experiments, {"capped": same, "uncapped": same}, *files)
+    ngd = table[table["claim"].str.startswith("ngd:")]
+    assert not ngd["experiment"].str.startswith("capped").any()
+    assert ngd["experiment"].str.contains(r"\(= capped: bit-identical run\)").all()
+    close = table[table["statement"] == "thm1-close"]
+    assert len(close) == 1 and close["category"].item() == "covered"
+    other = fixed_table(gd=gd_like(), ngd=ngd_like(-1.2))
+    table = claims.claims(experiments, {"capped": other, "uncapped": same}, *files)
+    ngd = table[table["claim"].str.startswith("ngd:")]
+    assert ngd["experiment"].eq("capped").any() and not ngd["experiment"].str.contains("=").any()
+    assert np.array_equal(
+        sorted(table.loc[table["statement"] == "thm1-close", "category"]), ["comparison", "covered"]
+    )
