@@ -15,9 +15,12 @@ REAL_CLAIMS = {
         "layout": "real",
         "dataset": WF.real_experiments[name]["dataset"],
         "seeds": WF.real_experiments[name]["seeds"],
-        "optimizers": {o: WF.optimizer(name, o) for o in WF.real_experiments[name]["optimizers"]},
+        "optimizers": {
+            o: WF.optimizer(name, o) for o in WF.real_experiments[name]["optimizers"]
+        },
         "labels": {
-            o: opt.get("label", o) for o, opt in WF.real_experiments[name]["optimizers"].items()
+            o: opt.get("label", o)
+            for o, opt in WF.real_experiments[name]["optimizers"].items()
         },
         "paper_figure": None,
         "table": path,
