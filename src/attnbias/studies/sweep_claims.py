@@ -14,7 +14,8 @@ judged on the point's seed summary (mean or median per metric) and counted per s
 A comparison with a NaN (a diverged run) does not hold. Adding a kind is one function and
 its decorator line; `text` is its sentence, filled in from the arguments.
 
-numpy and pandas only (configcheck reads the kinds while the workflow parses).
+numpy, pandas and the claims table's measuring layer (attnbias.claims.measure), so that a
+sweep judges "ahead" as the table does (configcheck reads the kinds while the workflow parses).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+
+from attnbias.claims import measure
 
 
 @dataclass(frozen=True)
@@ -133,9 +136,11 @@ def _reaches(rows, optimizer, metric, threshold):
 @claim("below_throughout", "{a} below {b} in {series} at every logged t >= {burn_in} (all seeds)")
 def _below_throughout(point: Point, a, b, series, burn_in):
     """A's logged `series` (gap_W, gap_u, log_loss) below B's at every logged t >= burn_in,
-    on every seed (holds) and per seed (seeds)."""
+    on every seed (holds) and per seed (seeds): the claims table's race
+    (measure.below_throughout)."""
     later = point.curves[point.curves["t"] >= burn_in]
-    wide = later.pivot_table(index=["seed", "t"], columns="optimizer", values=series)
-    below = wide[a].lt(wide[b]).groupby(level="seed").all()
+    wide = {o: later[later["optimizer"] == o].pivot(index="t", columns="seed", values=series)
+            for o in (a, b)}  # fmt: skip
+    below = measure.below_throughout(wide[a], wide[b])
     seeds = int(below.sum())
     return seeds == point.per_seed.shape[0] and seeds > 0, seeds

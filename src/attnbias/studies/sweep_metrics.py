@@ -23,8 +23,9 @@ another metric in an entry reruns that entry's points, and a change to this modu
 plugin the job imports) reruns the points of every sweep that is built again (the job's
 code is its input).
 
-numpy only, and attnbias.data.hypotheses (numpy too): configcheck reads the names while the
-workflow parses.
+numpy only, attnbias.data.hypotheses (numpy too), and the claims table's measuring layer
+(attnbias.claims.measure: numpy and pandas), so that a sweep's numbers are the table's:
+configcheck reads the names while the workflow parses.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from attnbias.claims import measure
 from attnbias.data import hypotheses
 
 # modules that register more metrics when imported (their names, for importlib)
@@ -171,28 +173,47 @@ def _non_support_fraction(runs: Runs) -> np.ndarray:
 
 @metric("loss_ratio_growth", r"growth of $\max_t \ln(\max_i l_i / \min_i l_i)$ (Lem. 11)")
 def _loss_ratio_growth(runs: Runs) -> np.ndarray:
-    """The claims table's Lem. 11 quantity: the largest ln loss ratio across samples over the
-    logged t in [t_last / 10, t_last], minus the largest over [0, t_last / 10] (bounded:
-    near 0 or below). NaN for a fixed decoder, whose table has no loss ratio."""
+    """The claims table's Lem. 11 (iii) quantity (measure.late_max_growth): the largest ln
+    loss ratio across samples over the logged t in [t_last / 10, t_last], minus the largest
+    over [0, t_last / 10] (bounded: near 0 or below). NaN for a fixed decoder, whose table
+    has no loss ratio."""
+    return measure.late_max_growth(runs.iterations, runs.series("log_loss_ratio"))
+
+
+RATE_FROM = 0.1  # the fitted rates use the logged iterations from this fraction of the run
+
+
+def _late_slopes(runs: Runs, values: np.ndarray, x_of_t) -> np.ndarray:
+    """Per seed, the least-squares slope (measure.fit) of `values` against x_of_t(t) over
+    the logged t >= RATE_FROM of the run; NaN where fewer than three such points are finite."""
     t = np.asarray(runs.iterations, dtype=float)
-    ratio = runs.series("log_loss_ratio")
-    early, late = t <= t[-1] / 10, t >= t[-1] / 10
-    return ratio[:, late].max(axis=1) - ratio[:, early].max(axis=1)
-
-
-RATE_FROM = 0.1  # the fitted rate uses the logged iterations from this fraction of the run
-
-
-@metric("rate_W", r"fitted rate: slope of $\log_{10}(1-\cos(W_t,W_{mm}))$ vs $\log_{10} t$")
-def _rate_w(runs: Runs) -> np.ndarray:
-    """Least-squares slope of log10 gap_W against log10 t over the logged t >= RATE_FROM of
-    the run (NGD's t^-2 gives -2); NaN where fewer than three such points are finite."""
-    t = np.asarray(runs.iterations, dtype=float)
-    gaps = _log10(runs.series("gap_W"))
-    keep = t >= max(1.0, RATE_FROM * t[-1])
-    out = np.full(len(gaps), np.nan)
-    for i, row in enumerate(gaps):
+    keep = t >= max(2.0, RATE_FROM * t[-1])
+    out = np.full(len(values), np.nan)
+    for i, row in enumerate(values):
         ok = keep & np.isfinite(row)
         if ok.sum() >= 3:
-            out[i] = np.polyfit(np.log10(t[ok]), row[ok], 1)[0]
+            out[i] = measure.fit(x_of_t(t[ok]), row[ok])[0]
     return out
+
+
+@metric("rate_W", r"fitted rate: slope of $\log(1-\cos(W_t,W_{mm}))$ vs $\log t$")
+def _rate_w(runs: Runs) -> np.ndarray:
+    """Slope of ln gap_W against ln t (NGD's t^-2 gives -2; Thm. 1's bound -3/4): the
+    claims table's rate of Thm. 1 and Thm. 7."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _late_slopes(runs, np.log(runs.series("gap_W")), np.log)
+
+
+@metric("rate_W_lnln", r"slope vs $\ln \ln t$ (Thm. 3)")
+def _rate_w_lnln(runs: Runs) -> np.ndarray:
+    """Thm. 3's quantity in the claims table: slope of ln gap_W against ln ln t."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _late_slopes(runs, np.log(runs.series("gap_W")), lambda t: np.log(np.log(t)))
+
+
+@metric("loss_exponent", r"$-k$ of $-\ln L \sim t^k$ (Thm. 2)")
+def _loss_exponent(runs: Runs) -> np.ndarray:
+    """Thm. 2's quantity in the claims table, negated: -k of -ln L ~ t^k (slope of
+    ln(-ln L) against ln t)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return -_late_slopes(runs, np.log(-runs.series("log_loss")), np.log)
