@@ -218,3 +218,27 @@ def test_a_bit_identical_run_gives_its_rows_once():
     assert np.array_equal(
         sorted(table.loc[table["statement"] == "thm1-close", "category"]), ["comparison", "covered"]
     )
+
+
+def test_the_step_size_sweep_judges_with_the_tables_thresholds():
+    """eta_cond1 (config.yaml) reads Lem. 11, Thm. 2, 3 and 4 as the claims table does: the
+    same thresholds (Thm. 2's exponent negated: a sweep metric is lower-is-faster) and the
+    same measuring functions (the sweep metric of Lem. 11 is the table's late_max_growth)."""
+    from attnbias.claims import joint, measure
+    from attnbias.studies import sweep_metrics
+
+    claims_of = yaml.safe_load((REPO / "config/config.yaml").read_text())["sweeps"]["eta_cond1"]
+    thresholds = {c["metric"]: c["threshold"] for c in claims_of["claims"].values()
+                  if c["claim"] == "reaches"}  # fmt: skip
+    assert thresholds == {
+        "loss_ratio_growth": joint.LOSS_RATIO_GROWTH_MAX,
+        "loss_exponent": -joint.THM2_EXPONENT,
+        "rate_W_lnln": -1.0,
+        "final_log10_gap_u": math.log10(joint.U_GAP_MAX),
+    }
+    t = np.array([0, 10, 100, 1000])
+    ratio = np.array([[1.0, 2.0, 2.5, 4.0], [1.0, 1.0, 1.0, 0.5]])
+    runs = sweep_metrics.Runs("eq10", t, {"log_loss_ratio": ratio}, [{}, {}], [{}, {}])
+    got = sweep_metrics.compute(["loss_ratio_growth"], runs)["loss_ratio_growth"]
+    # early: t <= 100 (max 2.5), late: t >= 100 (max 4)
+    assert np.array_equal(got, measure.late_max_growth(t, ratio)) and got[0] == 1.5

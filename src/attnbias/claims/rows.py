@@ -10,6 +10,7 @@ their algorithm (coverage.algorithm), never by their config names.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -36,6 +37,27 @@ from attnbias.claims.measure import (
 #   consistency  a near-tautology of the algorithm (outside the count)
 #   not measured a statement without a run here (outside the count)
 KINDS = ("bound", "remark", "race", "threshold", "measurement", "consistency", "not measured")
+
+
+SYNTHETIC_MISSING = "no experiment of this layout in the configured build"
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One checkable sentence of the paper: an entry of statements.STATEMENTS."""
+
+    key: str
+    result: str  # the heading its rows are grouped under
+    quote: str  # the paper's words (or the result's statement, math lost in extraction)
+    where: str  # section, theorem, figure
+    section: str  # whose proofs' hypotheses apply (coverage.SECTION_HYPOTHESES)
+    layouts: tuple[str, ...]  # the experiment layouts that can measure it
+    covers: tuple[str, ...] | None  # the algorithms it is made for (coverage.ALGORITHMS)
+    data: str  # the data it is made for, in words
+    kind: str  # the test's kind (rows.KINDS)
+    measure: Callable  # measure(rows) adds the rows of one experiment
+    missing: str = SYNTHETIC_MISSING  # what a build without its runs lacks
+    datasets: tuple[str, ...] = ()  # real data: the datasets it is stated for
 
 
 @dataclass

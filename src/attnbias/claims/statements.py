@@ -11,31 +11,12 @@ module of its result.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-
 from attnbias.claims import comparisons, consistency, direction, global_convergence, joint, real
+from attnbias.claims.rows import Statement
 
 FIXED = ("fixed_decoder",)
 JOINT = ("joint",)
 REAL = ("real",)
-SYNTHETIC_MISSING = "no experiment of this layout in the configured build"
-
-
-@dataclass(frozen=True)
-class Statement:
-    key: str
-    result: str  # the heading its rows are grouped under
-    quote: str  # the paper's words (or the result's statement, math lost in extraction)
-    where: str  # section, theorem, figure
-    section: str  # whose proofs' hypotheses apply (coverage.SECTION_HYPOTHESES)
-    layouts: tuple[str, ...]  # the experiment layouts that can measure it
-    covers: tuple[str, ...] | None  # the algorithms it is made for (coverage.ALGORITHMS)
-    data: str  # the data it is made for, in words
-    kind: str  # the test's kind (rows.KINDS)
-    measure: Callable  # measure(rows) adds the rows of one experiment
-    missing: str = SYNTHETIC_MISSING  # what a build without its runs lacks
-    datasets: tuple[str, ...] = ()  # real data: the datasets it is stated for
 
 
 SEC3_DATA = "Example 1 (and the bundled digits) under Ass. 1 and Ass. 2"
@@ -455,21 +436,6 @@ STATEMENTS: tuple[Statement, ...] = (
         "(Fig. 10's similarity table is not read by the claims yet)",
     ),
 )
-
-# the global-convergence study (results/global_convergence.*), judged by study_claims
-STUDY = Statement(
-            key="study",
-            result="Global convergence (Thm. 1, Lem. 2; the study)",
-            quote="from any "
-                  "initial direction with a small norm, it reaches W_mm's direction",
-            where="Thm. 1, Thm. 7, Lem. 2, Sec. 3",
-            section="Sec. 3",
-            layouts=("study",),
-            covers=None,
-            data="random Example 1-like data with correlated tokens and unequal scores",
-            kind="measurement",
-            measure=lambda rows: None,
-        )  # fmt: skip
 
 
 def by_key(key: str) -> Statement:
