@@ -97,7 +97,8 @@ def fig2_ps_fastest_rows(rows: Rows) -> None:
             first,
             "holds if PS crosses first on every seed, undecided where none crosses",
             holds,
-            value_text=f"{rows.label(opt)} {describe_passage(first, t_last)}; rivals "
+            value_text=f"{rows.label(opt)} {describe_passage(first, t_last)}; "
+            f"{' or '.join(map(rows.label, others))} (the earliest per seed) "
             f"{describe_passage(rival, t_last)}",
             opt=opt,
             undecided=undecided,

@@ -92,6 +92,10 @@ def claims(
     experiments: name -> layout, optimizers (settings), labels, paper_figure, and for real
     data its dataset (WorkflowConfig.claims_settings); tables: name -> its aggregate table
     (a real-data experiment without a built table is left out)."""
+    # the optimizer and metric names as categories: every row reads them by equality
+    tables = {
+        n: t.astype({"optimizer": "category", "metric": "category"}) for n, t in tables.items()
+    }
     dropped, kept = duplicates(experiments, tables)
     collectors = []
     for name, e in experiments.items():

@@ -81,7 +81,7 @@ def first_crossing(table: pd.DataFrame, optimizer: str, threshold: float, seeds)
     metric is absent (older tables) the log grid is used.
     """
     metric = f"first_gap_W_below_{threshold:g}"
-    if not table["metric"].str.startswith("first_gap_W_below_").any():
+    if not any(str(m).startswith("first_gap_W_below_") for m in table["metric"].unique()):
         return first_passage(series(table, optimizer, "gap_W"), threshold)
     if not has(table, optimizer, metric):  # no seed crossed (NaN rows are not written)
         return np.full(len(seeds), math.inf)
