@@ -77,7 +77,9 @@ def layer_norms_grow_rows(rows: Rows) -> None:
         return
     for opt in rows.runs():
         mine = table[(table["optimizer"] == opt) & table["metric"].isin(layers)]
-        wide = mine.pivot_table(index=["seed", "metric"], columns="iteration", values="value")
+        wide = mine.pivot_table(
+            index=["seed", "metric"], columns="iteration", values="value", observed=True
+        )
         grew = (wide.iloc[:, -1] > wide.iloc[:, 0]).groupby(level="seed").mean().to_numpy()
         rows.add(
             f"{opt} layer norms grow",
