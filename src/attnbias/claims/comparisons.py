@@ -76,7 +76,8 @@ def fig2_ngd_vs_gd_rows(rows: Rows) -> None:
 
 
 def fig2_ps_fastest_rows(rows: Rows) -> None:
-    """Fig. 2: PS "empirically outperforms NGD": PS's first crossing before NGD's and NGD-mom's."""
+    """Fig. 2: PS "empirically outperforms NGD": PS's first crossing before NGD's and
+    NGD-mom's, and PS below NGD over the whole run."""
     if rows.figure != "Fig. 2":
         return
     table, t_last, seeds = rows.run.table, rows.run.t_last, rows.run.seeds
@@ -103,6 +104,9 @@ def fig2_ps_fastest_rows(rows: Rows) -> None:
             opt=opt,
             undecided=undecided,
         )
+        for ngd in rows.runs("ngd", "ngd-capped", twins=True):  # and over the whole run
+            claim = "1 - cos(W_t, W_mm) is below NGD's at every logged t after the burn-in."
+            race_row(rows, opt, ngd, "gap_W", "1 - cos(W_t, W_mm)", f"ps ahead of {ngd}", claim)
 
 
 def fig2_momentum_rows(rows: Rows) -> None:

@@ -152,7 +152,7 @@ STATEMENTS: tuple[Statement, ...] = (
     ),
     Statement(
         key="fig2-ps-first",
-        result="Fig. 2: PS fastest early",
+        result="Fig. 2: PS outperforms NGD",
         quote="Polyak step-size, which empirically outperforms NGD (see Fig. 2)",
         where="Sec. 3.2 (Extension to Polyak step), Fig. 2",
         section="experiment",
