@@ -57,7 +57,7 @@ class Statement:
     kind: str  # the test's kind (rows.KINDS)
     measure: Callable  # measure(rows) adds the rows of one experiment
     missing: str = SYNTHETIC_MISSING  # what a build without its runs lacks
-    datasets: tuple[str, ...] = ()  # real data: the datasets it is stated for
+    datasets: tuple[str, ...] = ()  # real data: the datasets it is stated for (name prefixes)
 
 
 @dataclass
