@@ -104,9 +104,19 @@ def fig2_ps_fastest_rows(rows: Rows) -> None:
             opt=opt,
             undecided=undecided,
         )
-        for ngd in rows.runs("ngd", "ngd-capped", twins=True):  # and over the whole run
-            claim = "1 - cos(W_t, W_mm) is below NGD's at every logged t after the burn-in."
-            race_row(rows, opt, ngd, "gap_W", "1 - cos(W_t, W_mm)", f"ps ahead of {ngd}", claim)
+    # and over the whole run
+    w_races(rows, rows.runs("ps", "ps-capped"), rows.runs("ngd", "ngd-capped", twins=True), "")
+
+
+def w_races(rows: Rows, subjects: list, rivals: list, why: str) -> None:
+    """A race in 1 - cos(W_t, W_mm) over the whole run of each subject with each rival;
+    `why`: what the claim adds to the sentence (" (PS the fastest)")."""
+    for opt in subjects:
+        for rival in rivals:
+            claim = (f"1 - cos(W_t, W_mm) is below {rows.label(rival)}'s at every logged t after "
+                     f"the burn-in{why}.")  # fmt: skip
+            race_row(rows, opt, rival, "gap_W", "1 - cos(W_t, W_mm)", f"{opt} ahead of {rival}",
+                     claim)  # fmt: skip
 
 
 def fig2_momentum_rows(rows: Rows) -> None:
@@ -114,11 +124,7 @@ def fig2_momentum_rows(rows: Rows) -> None:
     if rows.figure != "Fig. 2":
         return
     ngd = rows.runs("ngd", "ngd-capped", twins=True)
-    for opt in rows.runs("ngd-mom", "ngd-mom-capped"):
-        for rival in ngd:
-            race_row(rows, opt, rival, "gap_W", "1 - cos(W_t, W_mm)", f"{opt} ahead of {rival}",
-                     "1 - cos(W_t, W_mm) is below NGD's at every logged t after the burn-in "
-                     "('a performance boost').")  # fmt: skip
+    w_races(rows, rows.runs("ngd-mom", "ngd-mom-capped"), ngd, " ('a performance boost')")
 
 
 def fig3_faster_than_gd_rows(rows: Rows) -> None:
@@ -139,11 +145,7 @@ def fig3_ps_fastest_rows(rows: Rows) -> None:
     if rows.figure != "Fig. 3":
         return
     rivals = rows.runs("per-block-ngd", "joint-ngd", twins=True)
-    for opt in rows.runs("ps", "ps-capped"):
-        for rival in rivals:
-            race_row(rows, opt, rival, "gap_W", "1 - cos(W_t, W_mm)", f"ps ahead of {rival}",
-                     f"1 - cos(W_t, W_mm) is below {rows.label(rival)}'s at every logged t "
-                     "after the burn-in (PS the fastest).")  # fmt: skip
+    w_races(rows, rows.runs("ps", "ps-capped"), rivals, " (PS the fastest)")
 
 
 def fig3_ngd_vs_joint_rows(rows: Rows) -> None:
