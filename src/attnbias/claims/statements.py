@@ -180,11 +180,12 @@ STATEMENTS: tuple[Statement, ...] = (
     Statement(
         key="global-2d",
         result="Global convergence (Thm. 1, App. C.1)",
-        quote="initialised in a bad stationary direction, GD and NGD still converge to W_mm",
-        where="Thm. 1, App. C.1, Fig. 8",
-        section="Sec. 3",
+        quote="Despite this 'bad' starting direction, plots 3-4 in Fig. 8 show that GD still "
+        "globally convergences to W_mm, and minimizes the train loss.",
+        where="App. C.1, Fig. 8 (a remark on Thm. 1)",
+        section="experiment",  # a remark about Fig. 8's run (its 2-D tokens break Ass. 1)
         layouts=("bad_init_2d", "bad_init"),
-        covers=("gd", "ngd"),
+        covers=("gd",),
         data="App. C.1's 2-D instance (and its random variant)",
         kind="measurement",
         measure=lambda rows: (
