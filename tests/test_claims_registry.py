@@ -243,3 +243,27 @@ def test_the_step_size_sweep_judges_with_the_tables_thresholds():
     got = sweep_metrics.compute(["loss_ratio_growth"], runs)["loss_ratio_growth"]
     # early: t <= 100 (max 2.5), late: t >= 100 (max 4)
     assert np.array_equal(got, measure.late_max_growth(t, ratio)) and got[0] == 1.5
+
+
+def test_a_figure_remark_counts_on_the_figures_own_run_only():
+    """Fig. 3's "all other algorithms are faster than GD" is covered on a run with the
+    figure's algorithms (per-block NGD, PS, joint NGD); an experiment that cites Fig. 3 but
+    lacks them (fig3_cond1: no PS) reads it as a comparison."""
+    eq10 = {"rule": "ngd", "lr": 1.0, "normalize": "per_block", "decay_W": 1.0, "decay_u": 0.5}
+    full = {"gd": {"rule": "gd"}, "ngd": {"rule": "ngd", "normalize": "per_block"},
+            "ps": {"rule": "polyak", "f_star": 0}, "joint-ngd": {"rule": "ngd"},
+            "eq10": eq10}  # fmt: skip
+    fast = joint_curves() | {"log_loss": lambda t, s: -0.2 * t - 0.02}
+    slow = joint_curves() | {"gap_W": lambda t, s: 2.0 / t, "log_loss": lambda t, s: -0.1 * t}
+
+    def categories(optimizers):
+        curves = {(o, m): f for o in optimizers for m, f in (slow if o == "gd" else fast).items()}
+        e = {"layout": "joint", "optimizers": optimizers, "paper_figure": "Fig. 3"}
+        table = claims.claims({"x": e}, {"x": long_table(curves)})
+        mine = table[(table["statement"] == "fig3-vs-gd") & table["claim"].str.startswith("ngd:")]
+        assert len(mine) == 2 and (mine["outcome"] == "holds").all()
+        return set(mine["category"])
+
+    assert categories(full) == {"covered"}
+    no_ps = {o: s for o, s in full.items() if o not in ("ps", "joint-ngd")}
+    assert categories(no_ps) == {"comparison"}
