@@ -16,6 +16,7 @@ import re
 import shutil
 import tempfile
 import uuid
+from html.parser import HTMLParser
 from io import StringIO
 from pathlib import Path
 
@@ -27,6 +28,7 @@ import pytest
 import torch
 import yaml
 from project import copy_project, snakemake
+from snakemake.report import html_reporter as snakemake_report
 
 from attnbias.claims import measure
 from attnbias.data import hypotheses, models
@@ -506,6 +508,60 @@ def test_config_checks_do_not_touch_a_valid_config():
 
 # ---------------------------------------------------------------- the report is safe
 
+HOSTILE = "GD</script><b id=INJECTED>x</b>"
+
+
+def _default_config() -> dict:
+    return yaml.safe_load((Path(__file__).parents[1] / "config/config.yaml").read_text())
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        ("experiments", "fig2", "title"),
+        ("experiments", "fig2", "optimizers", "gd", "label"),
+        ("global_convergence", "optimizers", "gd", "label"),
+        ("real_data", "experiments", "fig1", "title"),
+        ("real_data", "experiments", "fig1", "optimizers", "sgd", "label"),
+        ("real_data", "similarity", "title"),
+        ("sweeps", "fig3", "title"),
+        ("sweeps", "fig3", "grid", "optimizers.gd.label"),
+        ("results",),
+    ],
+    ids=lambda path: ".".join(path),
+)
+def test_markup_in_any_config_text_is_refused_naming_the_key(path):
+    """Snakemake's report writes every job's params (the config among them) as JSON into a
+    <script> element without escaping `</`: a label like HOSTILE would end the script and
+    open a live element, so every free-text key refuses it, naming the key."""
+    config = _default_config()
+    target = config
+    for key in path[:-1]:
+        target = target.setdefault(key, {})
+    if path[-1] == "optimizers.gd.label":
+        target[path[-1]] = ["GD", HOSTILE]
+        where = re.escape(".".join(path)) + r"\[1\]"
+    else:
+        target[path[-1]] = HOSTILE
+        where = re.escape(".".join(path))
+    with pytest.raises(configcheck.ConfigError, match=rf"config key {where}: .*'<' and '>'"):
+        configcheck.check_markup(config)
+
+
+def test_markup_in_a_config_key_is_refused_naming_it():
+    config = tiny()
+    config["experiments"]["fig<b>"] = config["experiments"].pop("fig2")
+    with pytest.raises(configcheck.ConfigError, match=r"config key experiments\.fig<b>"):
+        configcheck.check_markup(config)
+
+
+def test_the_config_checks_run_the_markup_check_first():
+    config = tiny()
+    config["experiments"]["fig2"]["optimizers"]["gd"]["label"] = HOSTILE
+    schema = yaml.safe_load((Path(__file__).parents[1] / SCHEMA).read_text())
+    with pytest.raises(configcheck.ConfigError, match=r"fig2\.optimizers\.gd\.label"):
+        configcheck.check(config, schema)
+
 
 def test_docutils_config_turns_raw_and_include_off(monkeypatch):
     from docutils.core import publish_parts
@@ -520,17 +576,25 @@ def test_docutils_config_turns_raw_and_include_off(monkeypatch):
     assert "&quot;include&quot; directive disabled" in body
 
 
+class _Elements(HTMLParser):
+    """Every start tag of an HTML page: (tag, attributes), as a browser's tokenizer sees
+    them (the text inside <script> is not parsed for tags, up to its `</script`)."""
+
+    def __init__(self, html: str):
+        super().__init__()
+        self.found: list[tuple[str, dict]] = []
+        self.feed(html)
+
+    def handle_starttag(self, tag, attrs):
+        self.found.append((tag, dict(attrs)))
+
+
 @pytest.mark.slow
 def test_hostile_title_and_label_stay_text_in_the_report(tmp_path, request):
     """A title with a raw-HTML directive, an include and markup, and labels that would be
-    javascript: links: the report, opened in headless chromium, runs no script, holds no
-    injected element or link, includes no local file, and shows the texts as text."""
-    from chromium import Chromium, unavailable
-    from test_report import HELPERS, caption, open_listing
-
-    reason = unavailable()
-    if reason:
-        pytest.skip(reason)
+    javascript: links (HTML tags are refused by the config checks: see above): the report
+    holds no injected element and includes no local file; opened in headless chromium (where
+    installed) it runs no script, holds no injected link and shows the texts as text."""
     (tmp_path / "project").mkdir()
     workdir = copy_project(tmp_path / "project")
     # a path that escaping would leave alone (no underscore, no markup), outside the project
@@ -542,11 +606,11 @@ def test_hostile_title_and_label_stay_text_in_the_report(tmp_path, request):
     title = (
         "Hostile **bold** title\n\n"
         ".. raw:: html\n\n"
-        '   <img src="x" id="injected" onerror="window.pwned = 1">\n\n'
+        "   img src=x id=injected onerror=window.pwned=1\n\n"
         f".. include:: {secret}\n\n"
-        "`link <javascript:window.pwned=4>`_ |sub| :math:`x`"
+        "`link javascript:window.pwned=4`_ |sub| :math:`x` & &amp; \"quoted\" 'single'"
     )
-    labels = {"gd": "javascript:window.pwned=2", "ngd": "`N <javascript:window.pwned=3>`_"}
+    labels = {"gd": "javascript:window.pwned=2", "ngd": "`N javascript:window.pwned=3`_"}
     config = {
         "device": "cpu",
         "experiments": {
@@ -569,7 +633,19 @@ def test_hostile_title_and_label_stay_text_in_the_report(tmp_path, request):
     snakemake(workdir, target, "--report", report, config="config/hostile.yaml")
     html = (workdir / report).read_text()
     assert "SECRET-6f1d0c" not in html
+    elements = _Elements(html).found
+    assert not [e for e in elements if e[1].get("id", "").lower() == "injected"]
+    assert not [e for e in elements if e[0] in ("img", "b", "strong", "a", "iframe")]
+    # the template's own script elements, and no more (each ends where it should)
+    template = (Path(snakemake_report.__file__).parent / "template/index.html.jinja2").read_text()
+    assert sum(tag == "script" for tag, _ in elements) == template.count("<script")
 
+    from chromium import Chromium, unavailable
+    from test_report import HELPERS, caption, open_listing
+
+    reason = unavailable()
+    if reason:
+        pytest.skip(f"the HTML is checked; the page in a browser is not: {reason}")
     browser = Chromium()
     try:
         page = browser.page((workdir / report).as_uri())
