@@ -349,6 +349,30 @@ def test_run_file_of_another_optimizer_is_refused_by_the_aggregate(built_copy):
 
 
 @pytest.mark.slow
+def test_an_edited_run_is_refused_by_the_aggregate_and_the_claims_kept(built_copy):
+    """Issue 34's case: the final gap_W of a run's table changed in place (its identity and
+    every other metadata kept): the aggregate refuses it by path, and neither the aggregate
+    nor the claims change."""
+    run = "results-tiny/train/fig2/gd/seed0.parquet"
+    table = pq.read_table(built_copy / run)
+    rows = table.to_pandas()
+    last = rows.index[rows.metric == "gap_W"].max()
+    values = table.column("value").to_numpy().copy()
+    values[last] *= 1e3
+    edited = table.set_column(table.schema.get_field_index("value"), "value", pa.array(values))
+    pq.write_table(edited.replace_schema_metadata(table.schema.metadata), built_copy / run)
+    before = snapshot(built_copy)
+    result = snakemake(built_copy, "results-tiny/claims.md", "-c1", *BY_MTIME, check=False)
+    out = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert f"{run} was changed after its job wrote it" in out, out
+    assert f"snakemake --forcerun {run}" in out
+    after = snapshot(built_copy)
+    for path in (TARGET, "results-tiny/claims.md", "results-tiny/claims.csv"):
+        assert after[path] == before[path]
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("damage", ["garbage", "truncated"])
 def test_unreadable_file_is_reported_by_path_without_unpickling(built_copy, damage):
     path = built_copy / "results-tiny/data/fig2/seed0.npz"
@@ -364,13 +388,18 @@ def test_unreadable_file_is_reported_by_path_without_unpickling(built_copy, dama
     assert "allow_pickle" not in out and "BadZipFile" not in out
 
 
-def _rewrite_arrays(path: Path, **arrays) -> None:
+def _rewrite_arrays(path: Path, reseal: bool = True, **arrays) -> None:
     """Replace arrays of an .npz file, keeping its other entries (identity, stored
-    hypotheses) and its mtime, so that Snakemake sees it as up to date."""
+    hypotheses) and its mtime, so that Snakemake sees it as up to date. `reseal`: record
+    the new arrays' checksums too, as if its job had written them (else: an edit)."""
     stat = path.stat()
     with np.load(path) as f:
         entries = {key: f[key] for key in f.files}
-    np.savez(path, **{**entries, **arrays})
+    entries.update(arrays)
+    if reseal:
+        digests = {k: io.array_sha256(v) for k, v in entries.items() if k != io.CHECKSUM_KEY}
+        entries[io.CHECKSUM_KEY] = np.array(json.dumps(digests))
+    np.savez(path, **entries)
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
 
 
@@ -442,9 +471,12 @@ def test_identity_names_config_mismatch_and_missing_identity(tmp_path):
     io.save_npz(tmp_path / "d.npz", ds, io.identity("data", "fig2", {"n": 6}, seed=0))
     with pytest.raises(io.FileContractError, match="from another config"):
         io.load_data(tmp_path / "d.npz", io.identity("data", "fig2", {"n": 7}, seed=0))
-    np.savez(tmp_path / "old.npz", **ds)  # written without an identity
+    io.save_npz(tmp_path / "old.npz", ds)  # written without an identity
     with pytest.raises(io.FileContractError, match="records no identity"):
         io.load_data(tmp_path / "old.npz", io.identity("data", "fig2", {"n": 6}, seed=0))
+    np.savez(tmp_path / "other.npz", **ds)  # another program's: neither identity nor checksum
+    with pytest.raises(io.FileContractError, match="other.npz records no checksum"):
+        io.load_data(tmp_path / "other.npz", io.identity("data", "fig2", {"n": 6}, seed=0))
 
 
 def test_aggregate_refuses_a_run_twice(tmp_path):
