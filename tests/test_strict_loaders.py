@@ -3,12 +3,15 @@ where the format has lines), instead of loading as something else or as nothing.
 
 from __future__ import annotations
 
+import csv
 import json
+from pathlib import Path
 
 import pytest
-from fixtures_text import write_mnli
+from fixtures_text import write_civilcomments, write_mnli
 
-from attnbias.realdata import mnli
+from attnbias.realdata import civilcomments, mnli
+from attnbias.realdata.errors import FIXTURE_MARKER
 
 JSONL = "multinli_1.0/multinli_1.0_train.jsonl"
 TSV = "MNLI/train.tsv"
@@ -109,3 +112,86 @@ def test_an_mnli_split_without_examples_is_refused(jsonl_root):
     path.write_bytes(b"")
     with pytest.raises(ValueError, match=rf"{path}: no example"):
         mnli.load_mnli(jsonl_root, "train")
+
+
+# ---------------------------------------------------------------- CivilComments
+
+CIVIL_CSV = "civilcomments_v1.0/all_data_with_identities.csv"
+
+
+@pytest.fixture
+def civil_root(tmp_path):
+    write_civilcomments(tmp_path, 24, 16, seed=5)
+    return tmp_path
+
+
+def _civil_load(root):
+    return civilcomments.load_civilcomments(root, download=False)
+
+
+def _rewrite_csv(root, change) -> Path:
+    path = root / CIVIL_CSV
+    with open(path, newline="", encoding="utf-8") as f:
+        records = list(csv.reader(f))
+    records = change(records)
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        csv.writer(f).writerows(records)
+    return path
+
+
+def test_intact_civilcomments_loads_every_split(civil_root):
+    civil = _civil_load(civil_root)
+    assert all(len(civil.split(name)) > 0 for name in civilcomments.CIVIL_SPLITS)
+
+
+def _column(records, name: str) -> int:
+    return records[0].index(name)
+
+
+def _set_field(name: str, value: str, row: int = 1):
+    def change(records):
+        records[row][_column(records, name)] = value
+        return records
+
+    return change
+
+
+CIVIL_DAMAGE = {
+    # the issue's case: read_csv(index_col=0) took the extra field for an index column
+    "extra field in the first row": (lambda r: [r[0], [*r[1], "0.0"], *r[2:]], ":2: .* fields"),
+    "row cut short": (lambda r: [*r[:-1], r[-1][:-3]], r":\d+: .* fields"),
+    "unknown split": (_set_field("split", "training"), "split values \\['training'\\]"),
+    "no split value": (_set_field("split", ""), "split values \\['\\(empty\\)'\\]"),
+    "no toxicity": (_set_field("toxicity", ""), "has no toxicity"),
+    "toxicity not a number": (_set_field("toxicity", "high"), "high"),
+    "fraction above 1": (_set_field("male", "3.0"), "male holds values outside"),
+    "header only": (lambda r: r[:1], "no row of the split"),
+    "no test rows": (
+        lambda r: [r[0], *(x for x in r[1:] if x[_column(r, "split")] != "test")],
+        "no row of the split\\(s\\) \\['test'\\]",
+    ),
+    "empty file": (lambda r: [], "is empty"),
+}
+
+
+@pytest.mark.parametrize("case", list(CIVIL_DAMAGE))
+def test_a_malformed_civilcomments_csv_fails_naming_the_file(civil_root, case):
+    change, why = CIVIL_DAMAGE[case]
+    path = _rewrite_csv(civil_root, change)
+    with pytest.raises(civilcomments.CivilCommentsFormatError, match=rf"{path}.*{why}"):
+        _civil_load(civil_root)
+
+
+def test_a_file_cut_inside_a_quoted_text_fails_naming_the_file(civil_root):
+    path = civil_root / CIVIL_CSV
+    text = path.read_text(encoding="utf-8")
+    last = text.rstrip("\n").rsplit("\n", 1)[0] + '\n99,"a comment cut sh'
+    path.write_text(last, encoding="utf-8")
+    with pytest.raises(civilcomments.CivilCommentsFormatError, match=str(path)):
+        _civil_load(civil_root)
+
+
+def test_a_release_of_another_size_is_refused_unless_a_fixture(civil_root):
+    (civil_root / "civilcomments_v1.0" / FIXTURE_MARKER).unlink()  # as if the real release
+    with pytest.raises(civilcomments.CivilCommentsFormatError, match="448000"):
+        _civil_load(civil_root)
