@@ -1,17 +1,25 @@
 """Strict loaders (issue 34): a malformed data file fails, naming the file (and the line
-where the format has lines), instead of loading as something else or as nothing."""
+where the format has lines), instead of loading as something else or as nothing: MNLI,
+CivilComments, MNIST's IDX files, CIFAR-10's batches."""
 
 from __future__ import annotations
 
 import csv
+import gzip
 import json
+import pickle
+import struct
 from pathlib import Path
 
+import numpy as np
 import pytest
 from fixtures_text import write_civilcomments, write_mnli
+from fixtures_vision import write_cifar10
 
+from attnbias.data.idx import read_idx
 from attnbias.realdata import civilcomments, mnli
 from attnbias.realdata.errors import FIXTURE_MARKER
+from attnbias.realdata.vision_files import read_cifar10, read_cifar_batch
 
 JSONL = "multinli_1.0/multinli_1.0_train.jsonl"
 TSV = "MNLI/train.tsv"
@@ -195,3 +203,96 @@ def test_a_release_of_another_size_is_refused_unless_a_fixture(civil_root):
     (civil_root / "civilcomments_v1.0" / FIXTURE_MARKER).unlink()  # as if the real release
     with pytest.raises(civilcomments.CivilCommentsFormatError, match="448000"):
         _civil_load(civil_root)
+
+
+# ---------------------------------------------------------------- MNIST (IDX), CIFAR-10
+
+
+def _idx(tmp_path, header: bytes, body: bytes = b"", gz: bool = False) -> Path:
+    path = tmp_path / ("file.gz" if gz else "file")
+    if gz:
+        with gzip.open(path, "wb") as f:
+            f.write(header + body)
+    else:
+        path.write_bytes(header + body)
+    return path
+
+
+def test_an_intact_idx_file_reads(tmp_path):
+    path = _idx(tmp_path, struct.pack(">iiii", 2051, 2, 3, 4), bytes(range(24)), gz=True)
+    assert read_idx(path, 2051).shape == (2, 3, 4)
+
+
+def test_idx_dimensions_that_overflow_int64_are_refused_by_size(tmp_path):
+    """2^30 x 2^30 x 16 is 2^64 bytes: 0 in int64, which passed the size check before."""
+    path = _idx(tmp_path, struct.pack(">iiii", 2051, 2**30, 2**30, 16))
+    with pytest.raises(ValueError, match=rf"{path}: .* 18446744073709551616 bytes, more than"):
+        read_idx(path, 2051)
+
+
+@pytest.mark.parametrize("dims", [(0, 28, 28), (10, -28, 28), (10, 28, 0)])
+def test_idx_dimensions_must_be_positive(tmp_path, dims):
+    path = _idx(tmp_path, struct.pack(">iiii", 2051, *dims))
+    with pytest.raises(ValueError, match=rf"{path}: IDX dimensions .* must all be positive"):
+        read_idx(path, 2051)
+
+
+def test_a_gzip_bomb_is_refused_without_inflating_it(tmp_path, monkeypatch):
+    """A small .gz whose header promises 10 labels, followed by 64 MiB of zeros: refused
+    after reading one byte past the 10, never inflated whole."""
+    path = tmp_path / "labels.gz"
+    with gzip.open(path, "wb") as f:
+        f.write(struct.pack(">ii", 2049, 10))
+        for _ in range(64):
+            f.write(bytes(2**20))
+    assert path.stat().st_size < 2**20
+    read_sizes = []
+    original = gzip.GzipFile.read
+
+    def counting_read(self, size=-1):
+        read_sizes.append(size)
+        return original(self, size)
+
+    monkeypatch.setattr(gzip.GzipFile, "read", counting_read)
+    with pytest.raises(ValueError, match=rf"{path}: longer than the 18 bytes"):
+        read_idx(path, 2049)
+    assert read_sizes and max(read_sizes) <= 11 and -1 not in read_sizes
+
+
+def _cifar_batch(tmp_path, batch) -> Path:
+    write_cifar10(tmp_path, 10, 5, 0)
+    path = tmp_path / "cifar-10-batches-py/data_batch_2"
+    path.write_bytes(pickle.dumps(batch, protocol=2))
+    return path
+
+
+@pytest.mark.parametrize(
+    "labels, why",
+    [
+        (["cat", "dog"], "labels are a list holding str"),
+        ([0.5, 1.5], "labels are a list holding float"),
+        ("01", "labels are a str"),
+        ({0: 1}, "labels are a dict"),
+        (np.array([0.0, 1.0]), "labels are a ndarray"),
+    ],
+)
+def test_cifar_labels_of_the_wrong_type_name_the_file(tmp_path, labels, why):
+    path = _cifar_batch(tmp_path, {b"data": np.zeros((2, 3072), np.uint8), b"labels": labels})
+    with pytest.raises(ValueError, match=rf"{path}: {why}"):
+        read_cifar10(tmp_path)
+
+
+@pytest.mark.parametrize("data", [[[0] * 3072] * 2, b"\x00" * 6144, None])
+def test_cifar_data_of_the_wrong_type_names_the_file(tmp_path, data):
+    path = _cifar_batch(tmp_path, {b"data": data, b"labels": [0, 1]})
+    with pytest.raises(ValueError, match=rf"{path}: data is a"):
+        read_cifar10(tmp_path)
+
+
+def test_an_unreadable_cifar_batch_names_the_file(tmp_path):
+    write_cifar10(tmp_path, 10, 5, 0)
+    path = tmp_path / "cifar-10-batches-py/data_batch_2"
+    path.unlink()
+    path.mkdir()  # exists, but cannot be opened as a file
+    with pytest.raises(ValueError, match=rf"{path}: cannot be read"):
+        read_cifar_batch(path)
