@@ -16,6 +16,7 @@ import re
 import shutil
 import tempfile
 import uuid
+from html.parser import HTMLParser
 from io import StringIO
 from pathlib import Path
 
@@ -27,6 +28,7 @@ import pytest
 import torch
 import yaml
 from project import copy_project, snakemake
+from snakemake.report import html_reporter as snakemake_report
 
 from attnbias.claims import measure
 from attnbias.data import hypotheses, models
@@ -347,6 +349,33 @@ def test_run_file_of_another_optimizer_is_refused_by_the_aggregate(built_copy):
 
 
 @pytest.mark.slow
+def test_an_edited_run_is_refused_by_the_aggregate_and_the_claims_kept(built_copy):
+    """Issue 34's case: the final gap_W of a run's table changed in place (its identity and
+    every other metadata kept): the aggregate job refuses it by path, and no aggregate or
+    claim is built from it."""
+    run = "results-tiny/train/fig2/gd/seed0.parquet"
+    table = pq.read_table(built_copy / run)
+    rows = table.to_pandas()
+    last = rows.index[rows.metric == "gap_W"].max()
+    values = table.column("value").to_numpy().copy()
+    values[last] *= 1e3
+    edited = table.set_column(table.schema.get_field_index("value"), "value", pa.array(values))
+    pq.write_table(edited.replace_schema_metadata(table.schema.metadata), built_copy / run)
+    before = snapshot(built_copy)
+    result = snakemake(built_copy, "results-tiny/claims.md", "-c1", *BY_MTIME, check=False)
+    out = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert f"{run} was changed after its job wrote it" in out, out
+    assert f"snakemake --forcerun {run}" in out
+    after = snapshot(built_copy)
+    # Snakemake removes a job's old outputs before it runs it: the aggregate is gone or
+    # unchanged, never rebuilt from the edit; the claims are as they were
+    assert after.get(TARGET, before[TARGET]) == before[TARGET]
+    for path in ("results-tiny/claims.md", "results-tiny/claims.csv"):
+        assert after[path] == before[path]
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("damage", ["garbage", "truncated"])
 def test_unreadable_file_is_reported_by_path_without_unpickling(built_copy, damage):
     path = built_copy / "results-tiny/data/fig2/seed0.npz"
@@ -362,13 +391,18 @@ def test_unreadable_file_is_reported_by_path_without_unpickling(built_copy, dama
     assert "allow_pickle" not in out and "BadZipFile" not in out
 
 
-def _rewrite_arrays(path: Path, **arrays) -> None:
+def _rewrite_arrays(path: Path, reseal: bool = True, **arrays) -> None:
     """Replace arrays of an .npz file, keeping its other entries (identity, stored
-    hypotheses) and its mtime, so that Snakemake sees it as up to date."""
+    hypotheses) and its mtime, so that Snakemake sees it as up to date. `reseal`: record
+    the new arrays' checksums too, as if its job had written them (else: an edit)."""
     stat = path.stat()
     with np.load(path) as f:
         entries = {key: f[key] for key in f.files}
-    np.savez(path, **{**entries, **arrays})
+    entries.update(arrays)
+    if reseal:
+        digests = {k: io.array_sha256(v) for k, v in entries.items() if k != io.CHECKSUM_KEY}
+        entries[io.CHECKSUM_KEY] = np.array(json.dumps(digests))
+    np.savez(path, **entries)
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
 
 
@@ -440,9 +474,12 @@ def test_identity_names_config_mismatch_and_missing_identity(tmp_path):
     io.save_npz(tmp_path / "d.npz", ds, io.identity("data", "fig2", {"n": 6}, seed=0))
     with pytest.raises(io.FileContractError, match="from another config"):
         io.load_data(tmp_path / "d.npz", io.identity("data", "fig2", {"n": 7}, seed=0))
-    np.savez(tmp_path / "old.npz", **ds)  # written without an identity
+    io.save_npz(tmp_path / "old.npz", ds)  # written without an identity
     with pytest.raises(io.FileContractError, match="records no identity"):
         io.load_data(tmp_path / "old.npz", io.identity("data", "fig2", {"n": 6}, seed=0))
+    np.savez(tmp_path / "other.npz", **ds)  # another program's: neither identity nor checksum
+    with pytest.raises(io.FileContractError, match="other.npz records no checksum"):
+        io.load_data(tmp_path / "other.npz", io.identity("data", "fig2", {"n": 6}, seed=0))
 
 
 def test_aggregate_refuses_a_run_twice(tmp_path):
@@ -506,6 +543,60 @@ def test_config_checks_do_not_touch_a_valid_config():
 
 # ---------------------------------------------------------------- the report is safe
 
+HOSTILE = "GD</script><b id=INJECTED>x</b>"
+
+
+def _default_config() -> dict:
+    return yaml.safe_load((Path(__file__).parents[1] / "config/config.yaml").read_text())
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        ("experiments", "fig2", "title"),
+        ("experiments", "fig2", "optimizers", "gd", "label"),
+        ("global_convergence", "optimizers", "gd", "label"),
+        ("real_data", "experiments", "fig1", "title"),
+        ("real_data", "experiments", "fig1", "optimizers", "sgd", "label"),
+        ("real_data", "similarity", "title"),
+        ("sweeps", "fig3", "title"),
+        ("sweeps", "fig3", "grid", "optimizers.gd.label"),
+        ("results",),
+    ],
+    ids=lambda path: ".".join(path),
+)
+def test_markup_in_any_config_text_is_refused_naming_the_key(path):
+    """Snakemake's report writes every job's params (the config among them) as JSON into a
+    <script> element without escaping `</`: a label like HOSTILE would end the script and
+    open a live element, so every free-text key refuses it, naming the key."""
+    config = _default_config()
+    target = config
+    for key in path[:-1]:
+        target = target.setdefault(key, {})
+    if path[-1] == "optimizers.gd.label":
+        target[path[-1]] = ["GD", HOSTILE]
+        where = re.escape(".".join(path)) + r"\[1\]"
+    else:
+        target[path[-1]] = HOSTILE
+        where = re.escape(".".join(path))
+    with pytest.raises(configcheck.ConfigError, match=rf"config key {where}: .*'<' and '>'"):
+        configcheck.check_markup(config)
+
+
+def test_markup_in_a_config_key_is_refused_naming_it():
+    config = tiny()
+    config["experiments"]["fig<b>"] = config["experiments"].pop("fig2")
+    with pytest.raises(configcheck.ConfigError, match=r"config key experiments\.fig<b>"):
+        configcheck.check_markup(config)
+
+
+def test_the_config_checks_run_the_markup_check_first():
+    config = tiny()
+    config["experiments"]["fig2"]["optimizers"]["gd"]["label"] = HOSTILE
+    schema = yaml.safe_load((Path(__file__).parents[1] / SCHEMA).read_text())
+    with pytest.raises(configcheck.ConfigError, match=r"fig2\.optimizers\.gd\.label"):
+        configcheck.check(config, schema)
+
 
 def test_docutils_config_turns_raw_and_include_off(monkeypatch):
     from docutils.core import publish_parts
@@ -520,17 +611,25 @@ def test_docutils_config_turns_raw_and_include_off(monkeypatch):
     assert "&quot;include&quot; directive disabled" in body
 
 
+class _Elements(HTMLParser):
+    """Every start tag of an HTML page: (tag, attributes), as a browser's tokenizer sees
+    them (the text inside <script> is not parsed for tags, up to its `</script`)."""
+
+    def __init__(self, html: str):
+        super().__init__()
+        self.found: list[tuple[str, dict]] = []
+        self.feed(html)
+
+    def handle_starttag(self, tag, attrs):
+        self.found.append((tag, dict(attrs)))
+
+
 @pytest.mark.slow
 def test_hostile_title_and_label_stay_text_in_the_report(tmp_path, request):
     """A title with a raw-HTML directive, an include and markup, and labels that would be
-    javascript: links: the report, opened in headless chromium, runs no script, holds no
-    injected element or link, includes no local file, and shows the texts as text."""
-    from chromium import Chromium, unavailable
-    from test_report import HELPERS, caption, open_listing
-
-    reason = unavailable()
-    if reason:
-        pytest.skip(reason)
+    javascript: links (HTML tags are refused by the config checks: see above): the report
+    holds no injected element and includes no local file; opened in headless chromium (where
+    installed) it runs no script, holds no injected link and shows the texts as text."""
     (tmp_path / "project").mkdir()
     workdir = copy_project(tmp_path / "project")
     # a path that escaping would leave alone (no underscore, no markup), outside the project
@@ -542,11 +641,11 @@ def test_hostile_title_and_label_stay_text_in_the_report(tmp_path, request):
     title = (
         "Hostile **bold** title\n\n"
         ".. raw:: html\n\n"
-        '   <img src="x" id="injected" onerror="window.pwned = 1">\n\n'
+        "   img src=x id=injected onerror=window.pwned=1\n\n"
         f".. include:: {secret}\n\n"
-        "`link <javascript:window.pwned=4>`_ |sub| :math:`x`"
+        "`link javascript:window.pwned=4`_ |sub| :math:`x` & &amp; \"quoted\" 'single'"
     )
-    labels = {"gd": "javascript:window.pwned=2", "ngd": "`N <javascript:window.pwned=3>`_"}
+    labels = {"gd": "javascript:window.pwned=2", "ngd": "`N javascript:window.pwned=3`_"}
     config = {
         "device": "cpu",
         "experiments": {
@@ -569,7 +668,19 @@ def test_hostile_title_and_label_stay_text_in_the_report(tmp_path, request):
     snakemake(workdir, target, "--report", report, config="config/hostile.yaml")
     html = (workdir / report).read_text()
     assert "SECRET-6f1d0c" not in html
+    elements = _Elements(html).found
+    assert not [e for e in elements if e[1].get("id", "").lower() == "injected"]
+    assert not [e for e in elements if e[0] in ("img", "b", "strong", "a", "iframe")]
+    # the template's own script elements, and no more (each ends where it should)
+    template = (Path(snakemake_report.__file__).parent / "template/index.html.jinja2").read_text()
+    assert sum(tag == "script" for tag, _ in elements) == template.count("<script")
 
+    from chromium import Chromium, unavailable
+    from test_report import HELPERS, caption, open_listing
+
+    reason = unavailable()
+    if reason:
+        pytest.skip(f"the HTML is checked; the page in a browser is not: {reason}")
     browser = Chromium()
     try:
         page = browser.page((workdir / report).as_uri())

@@ -78,3 +78,29 @@ def test_the_console_line_names_the_kernel_when_it_loads(cache):
     assert "compiled C kernel" in line and kernel.kernel_path().name in line
     assert "torch" in dispatch.backend_line("cuda", "float64")
     assert "torch" in dispatch.backend_line("cpu", "float32")
+
+
+@pytest.mark.parametrize("how", ["a file in the way", "read-only"])
+def test_an_unwritable_cache_falls_back_to_torch_naming_the_folder(cache, monkeypatch, how):
+    """An empty cache folder that cannot be written: a KernelError naming the folder and
+    ATTNBIAS_CACHE (not an OSError traceback at the workflow's start), and torch trains."""
+    if how == "a file in the way":
+        cache.parent.mkdir(exist_ok=True)
+        cache.write_text("not a folder")
+        folder = cache
+    else:  # root ignores permission bits: the refusal a read-only folder gives, simulated
+        cache.mkdir()
+        folder = cache
+
+        def read_only(*args, **kwargs):
+            raise PermissionError(13, "Permission denied", str(cache))
+
+        monkeypatch.setattr(kernel.tempfile, "mkstemp", read_only)
+    reason = kernel.unavailable_reason()
+    assert reason is not None
+    assert f"the kernel cache {folder} cannot be written" in reason
+    assert "ATTNBIAS_CACHE" in reason
+    assert kernel.available() is False
+    assert dispatch.backend("auto", "float64") == "torch"
+    line = dispatch.backend_line("auto", "float64")
+    assert "training on torch" in line and str(folder) in line

@@ -406,6 +406,16 @@ def test_the_tiny_sweep_passes():
         ),
         (lambda s: s.update(base="fig33"), "sweeps.fig3.base", "not an experiment"),
         (
+            lambda s: s["grid"].update({"optimizers.gd.label": ["GD", "G/D"]}),
+            "sweeps.fig3.grid.optimizers.gd.label[1]",
+            "value 'G/D' holds '/', so it cannot be part of a point's file names",
+        ),
+        (
+            lambda s: s["grid"].update({"optimizers.gd.label": ["GD", ".."]}),
+            "sweeps.fig3.grid.optimizers.gd.label[1]",
+            "is empty or only dots",
+        ),
+        (
             lambda s: s.update(optimizers=["gd", "adam"]),
             "sweeps.fig3.optimizers[1]",
             "'adam' is no optimizer of the base",

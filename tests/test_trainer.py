@@ -29,6 +29,7 @@ from tiny_runs import (
 
 from attnbias.realdata import bert, mnli, tasks, trainer
 from attnbias.realdata.bert import trim_padding
+from attnbias.workflow import io
 
 CPU = torch.device("cpu")
 
@@ -142,7 +143,7 @@ def test_a_checkpoint_from_a_machine_with_more_gpus_resumes(tmp_path):
     checkpoint = tmp_path / "run.pt"
     with pytest.raises(Interrupted):
         fit_run("vit", "sps", "cpu", checkpoint=checkpoint, stop_at=7)
-    payload = torch.load(checkpoint, weights_only=False)
+    payload = torch.load(checkpoint, weights_only=True)
     payload["rng"]["cuda"] = [torch.zeros(16, dtype=torch.uint8)] * 8
     torch.save(payload, checkpoint)
     resumed, _ = fit_run("vit", "sps", "cpu", checkpoint=checkpoint)
@@ -345,7 +346,7 @@ def test_the_compile_switch_compiles_the_model_for_every_forward(monkeypatch, tm
     assert compile_.calls == [(task.model, {"mode": "max-autotune-no-cudagraphs"})]
     # every training forward (6 taken) and the two evaluations went through it
     assert compile_.forwards >= 6 + 2
-    saved = torch.load(checkpoint, weights_only=False)["model"]
+    saved = torch.load(checkpoint, weights_only=True)["model"]
     assert set(saved) == set(task.model.state_dict())  # the plain model's keys
 
 
@@ -432,3 +433,42 @@ def test_the_config_refuses_bucketing_for_images():
     config["real_data"]["experiments"]["fig6"]["train"]["length_buckets"] = 4
     with pytest.raises(configcheck.ConfigError, match="fig6.train.length_buckets"):
         configcheck.check(config, schema)
+
+
+# ---------------------------------------------------------------- checkpoints run no code
+
+
+class _OpensAFile:
+    """Unpickles to open(target, "w"): the code a planted checkpoint would run."""
+
+    def __init__(self, target):
+        self.target = str(target)
+
+    def __reduce__(self):
+        return (open, (self.target, "w"))
+
+
+def test_a_planted_checkpoint_runs_no_code_and_is_refused_by_name(tmp_path):
+    planted, target = tmp_path / "seed0.pt", tmp_path / "created-by-the-checkpoint"
+    torch.save({"fingerprint": {}, "payload": _OpensAFile(target)}, planted)
+    with pytest.raises(io.FileContractError, match=str(planted)):
+        trainer.load_checkpoint(planted, {"total_steps": 1})
+    assert not target.exists()
+
+
+@pytest.mark.parametrize("content", [b"", b"not a checkpoint", b"PK\x03\x04truncated"])
+def test_a_damaged_checkpoint_is_refused_by_name(tmp_path, content):
+    path = tmp_path / "seed0.pt"
+    path.write_bytes(content)
+    with pytest.raises(io.FileContractError, match=str(path)):
+        trainer.load_checkpoint(path, {"total_steps": 1})
+
+
+def test_the_checkpoint_fit_writes_loads_with_weights_only(tmp_path):
+    """What fit stores (model, optimizer state, random states, settings) is of the types
+    torch's restricted unpickler reads; the resume tests then use this path."""
+    checkpoint = tmp_path / "run.pt"
+    with pytest.raises(Interrupted):
+        fit_run("vit", "sps", "cpu", checkpoint=checkpoint, stop_at=7)
+    payload = torch.load(checkpoint, weights_only=True)
+    assert {"fingerprint", "model", "optimizer", "rng", "state"} <= set(payload)

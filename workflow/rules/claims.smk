@@ -63,6 +63,7 @@ rule claims:
         ),
         csv=results("claims.csv"),
         tex=results("claims.tex"),
+        provenance=results("claims.provenance.json"),
     log:
         results("logs/claims.log"),
     conda:

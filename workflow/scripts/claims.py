@@ -48,3 +48,6 @@ io.save_text(snakemake.output.md, claims.to_markdown(table, backend))
 io.save_text(snakemake.output.html, claims.to_html(table, backend))
 io.save_text(snakemake.output.tex, claims.to_latex(table))
 io.save_csv(snakemake.output.csv, table)
+provenance.save(
+    snakemake.output.provenance, provenance.of_job(snakemake, figure="claims", title="claims")
+)

@@ -4,17 +4,15 @@ provenance in both files and in results/fig10.provenance.json."""
 import json
 from pathlib import Path
 
-import pandas as pd
-
 from attnbias.realdata import plots
-from attnbias.workflow import joblog, provenance
+from attnbias.workflow import io, joblog, provenance
 
 joblog.start(snakemake)
 source = json.loads(Path(snakemake.input.source).read_text())
 title = plots.stamped(snakemake.params.title, source["fixture"])
 record = provenance.of_job(snakemake, figure="fig10", title=title)
 plots.draw_similarity(
-    {Path(p).stem: pd.read_parquet(p) for p in snakemake.input["values"]},
+    {Path(p).stem: io.load_frame(p) for p in snakemake.input["values"]},
     title=snakemake.params.title,
     fixture=source["fixture"],
     outputs=[snakemake.output.pdf, snakemake.output.png],

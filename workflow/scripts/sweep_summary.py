@@ -8,8 +8,8 @@ from attnbias.workflow import io, joblog, provenance
 
 joblog.start(snakemake)
 p = snakemake.params
-runs = pd.concat(map(pd.read_parquet, snakemake.input.runs), ignore_index=True)
-curves = pd.concat(map(pd.read_parquet, snakemake.input.curves), ignore_index=True)
+runs = pd.concat(map(io.load_frame, snakemake.input.runs), ignore_index=True)
+curves = pd.concat(map(io.load_frame, snakemake.input.curves), ignore_index=True)
 grid = pd.DataFrame(p.grid)
 long, points, verdicts = sweep_tables.tables(runs, curves, grid, p.needed, p.claims)
 io.save_csv(snakemake.output.csv, long)

@@ -9,6 +9,8 @@
 from __future__ import annotations
 
 import gzip
+import math
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -62,39 +64,63 @@ def mnist_paths(root: str | Path) -> dict[str, tuple[Path, Path]]:
     return paths
 
 
-def _read_bytes(path: Path) -> bytes:
-    try:
-        if path.suffix == ".gz":
-            with gzip.open(path, "rb") as f:
-                return f.read()
-        return path.read_bytes()
-    except (OSError, EOFError) as err:  # gzip.BadGzipFile is an OSError
-        raise ValueError(f"{path}: cannot be read: {err}") from err
+# The largest IDX file read: MNIST's biggest is 47 MB; a header that implies more (or a
+# gzip stream that inflates past what its header implies) is refused, never inflated whole.
+MAX_IDX_BYTES = 2**31
+
+
+def _open(path: Path):
+    return gzip.open(path, "rb") if path.suffix == ".gz" else path.open("rb")
 
 
 def read_idx(path: str | Path, magic: int) -> np.ndarray:
     """An IDX file as a uint8 array: (n, rows, cols) for images (magic 2051), (n,) for
-    labels (2049). The header and the size are checked; errors name the file."""
+    labels (2049). The header (magic, positive dimensions, a size at most MAX_IDX_BYTES,
+    computed in Python integers) is checked before the values are read, and exactly that
+    many bytes must follow; errors name the file."""
     path = Path(path)
-    data = _read_bytes(path)
     ndim = {IDX_IMAGES_MAGIC: 3, IDX_LABELS_MAGIC: 1}[magic]
     header = 4 * (1 + ndim)
-    if len(data) < header:
-        raise ValueError(f"{path}: {len(data)} bytes, shorter than the IDX header ({header})")
-    found, *dims = np.frombuffer(data, dtype=">i4", count=1 + ndim).tolist()
+    try:
+        with _open(path) as f:
+            head = f.read(header)
+            if len(head) < header:
+                raise ValueError(
+                    f"{path}: {len(head)} bytes, shorter than the IDX header ({header})"
+                )
+            found, *dims = (int(v) for v in np.frombuffer(head, dtype=">i4"))
+            _check_header(path, found, dims, magic, ndim)
+            size = math.prod(dims)  # Python integers: no overflow
+            data = f.read(size + 1)  # one byte more: a longer file is refused, not cut
+    except (OSError, EOFError, zlib.error) as err:  # gzip.BadGzipFile is an OSError
+        raise ValueError(f"{path}: cannot be read: {err}") from err
+    shape = " x ".join(map(str, dims))
+    if len(data) > size:
+        raise ValueError(
+            f"{path}: longer than the {header + size} bytes its header ({shape}) implies: "
+            "not an IDX file of that shape"
+        )
+    if len(data) < size:
+        raise ValueError(
+            f"{path}: {header + len(data)} bytes, but the header ({shape}) implies "
+            f"{header + size}: the file is truncated or corrupt"
+        )
+    return np.frombuffer(data, dtype=np.uint8).reshape(dims).copy()  # a copy: writable
+
+
+def _check_header(path: Path, found: int, dims: list[int], magic: int, ndim: int) -> None:
     if found != magic:
         raise ValueError(
             f"{path}: IDX magic number {found} (0x{found & 0xFFFFFFFF:08x}), expected {magic} "
             f"(0x{magic:08x}, uint8 with {ndim} dimension(s)): not this kind of MNIST file"
         )
-    expected = header + int(np.prod(dims))
-    if len(data) != expected:
+    if any(d <= 0 for d in dims):
+        raise ValueError(f"{path}: IDX dimensions {dims} must all be positive")
+    if math.prod(dims) > MAX_IDX_BYTES:
         raise ValueError(
-            f"{path}: {len(data)} bytes, but the header ({' x '.join(map(str, dims))}) "
-            f"implies {expected}: the file is truncated or corrupt"
+            f"{path}: the IDX header's dimensions {' x '.join(map(str, dims))} imply "
+            f"{math.prod(dims)} bytes, more than the {MAX_IDX_BYTES} any MNIST file holds"
         )
-    # a copy: arrays over the bytes read are read-only, which torch.from_numpy warns about
-    return np.frombuffer(data, dtype=np.uint8, offset=header).reshape(dims).copy()
 
 
 def read_mnist(root: str | Path) -> dict[str, tuple[np.ndarray, np.ndarray]]:

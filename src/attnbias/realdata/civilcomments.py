@@ -18,6 +18,7 @@ tests/test_text_data.py compares these numbers with `wilds`' own where it can be
 
 from __future__ import annotations
 
+import csv
 import shutil
 import tarfile
 import tempfile
@@ -105,6 +106,37 @@ def download_civilcomments(root: str | Path | None) -> Path:
     return folder
 
 
+# WILDS' v1.0 release: 269,038 train + 45,180 val + 133,782 test rows (WILDS' paper, Table 1)
+RELEASE_ROWS = 448_000
+NUMERIC = ("toxicity", *IDENTITIES, *AUXILIARY)
+
+
+class CivilCommentsFormatError(ValueError):
+    """all_data_with_identities.csv is not WILDS' release; names the file (and the line)."""
+
+
+def _check_records(path: Path) -> None:
+    """Every record of the CSV has the header's number of fields and well-formed quoting
+    (pandas would take a first row with one field too many as an index column and shift
+    every column, and read a row cut short as NaN)."""
+    with open(path, encoding="utf-8", newline="") as f:
+        reader = csv.reader(f, strict=True)
+        try:
+            header = next(reader, None)
+            if header is None:
+                raise CivilCommentsFormatError(f"{path} is empty: no header")
+            for record in reader:
+                if len(record) != len(header):
+                    raise CivilCommentsFormatError(
+                        f"{path}:{reader.line_num}: {len(record)} fields where the header has "
+                        f"{len(header)}; a damaged or cut file?"
+                    )
+        except (csv.Error, UnicodeDecodeError) as err:
+            raise CivilCommentsFormatError(
+                f"{path}:{reader.line_num}: not a CSV record ({err}); a damaged or cut file?"
+            ) from None
+
+
 def _read_csv(path: Path):
     import pandas as pd
 
@@ -113,12 +145,56 @@ def _read_csv(path: Path):
         raise RuntimeError(
             f"reading CivilComments is tested with pandas 2 and 3, not {pd.__version__}"
         )
-    frame = pd.read_csv(path, index_col=0)
-    needed = ["comment_text", "split", "toxicity", *IDENTITIES, *AUXILIARY]
-    absent = [c for c in needed if c not in frame.columns]
+    _check_records(path)
+    columns = pd.read_csv(path, nrows=0, index_col=0).columns
+    absent = [c for c in ("comment_text", "split", *NUMERIC) if c not in columns]
     if absent:
-        raise ValueError(f"{path}: no column(s) {absent}; is this WILDS' CivilComments v1.0?")
+        raise CivilCommentsFormatError(
+            f"{path}: no column(s) {absent}; is this WILDS' CivilComments v1.0?"
+        )
+    # the schema: the text and split as strings (WILDS' reading of "NA" etc. kept), the
+    # annotator fractions as floats; a value of another type fails here, naming the file
+    schema = {"comment_text": object, "split": object, **dict.fromkeys(NUMERIC, "float64")}
+    try:
+        frame = pd.read_csv(path, index_col=0, dtype=schema, on_bad_lines="error")
+    except (ValueError, pd.errors.ParserError) as err:
+        raise CivilCommentsFormatError(f"{path}: {err}") from None
+    _check_values(path, frame)
     return frame
+
+
+def _check_values(path: Path, frame) -> None:
+    """Split names known, no split empty, toxicity given, every fraction in [0, 1]."""
+    splits = frame["split"]
+    unknown = sorted(set(splits.dropna()) - set(CIVIL_SPLITS)) + (
+        ["(empty)"] if splits.isna().any() else []
+    )
+    if unknown:
+        raise CivilCommentsFormatError(
+            f"{path}: split values {unknown[:5]} are none of {CIVIL_SPLITS}"
+        )
+    counts = splits.value_counts()
+    empty = [name for name in CIVIL_SPLITS if counts.get(name, 0) == 0]
+    if empty:
+        raise CivilCommentsFormatError(f"{path}: no row of the split(s) {empty}")
+    if frame["toxicity"].isna().any():
+        row = frame.index[frame["toxicity"].isna()][0]
+        raise CivilCommentsFormatError(f"{path}: row {row} has no toxicity")
+    values = frame[list(NUMERIC)]
+    outside = values.notna() & ((values < 0) | (values > 1))
+    if outside.any().any():
+        column = outside.any().idxmax()
+        raise CivilCommentsFormatError(
+            f"{path}: column {column} holds values outside [0, 1] (fractions of annotators)"
+        )
+
+
+def _check_release_size(path: Path, rows: int) -> None:
+    if rows != RELEASE_ROWS:
+        raise CivilCommentsFormatError(
+            f"{path}: {rows} rows, but WILDS' CivilComments v1.0 has {RELEASE_ROWS}; a cut or "
+            "other file? (test fixtures, marked as such, are exempt)"
+        )
 
 
 class CivilComments:
@@ -127,6 +203,8 @@ class CivilComments:
     def __init__(self, path: str | Path, *, fixture: bool = False):
         self.path, self.fixture = str(path), fixture
         frame = _read_csv(Path(path) / "all_data_with_identities.csv")
+        if not fixture:
+            _check_release_size(Path(path) / "all_data_with_identities.csv", len(frame))
         # an empty comment reads back as NaN
         self.texts = [t if isinstance(t, str) else "" for t in frame["comment_text"]]
         self.labels = (frame["toxicity"].to_numpy(dtype=np.float64) >= THRESHOLD).astype(np.int64)

@@ -61,32 +61,67 @@ def mnli_source(root: str | Path | None) -> dict:
     return {"path": str(folder), "fixture": is_fixture(folder), "files": files, "layout": layout}
 
 
-def _mnli_jsonl(path: Path) -> Iterator[tuple[str, str, str]]:
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            if line.strip():
-                row = json.loads(line)
-                yield row["sentence1"], row["sentence2"], row["gold_label"]
+MNLI_FIELDS = ("sentence1", "sentence2", "gold_label")
 
 
-def _mnli_tsv(path: Path) -> Iterator[tuple[str, str, str]]:
-    # GLUE's files are unquoted: sentences hold bare '"' characters, so csv must not
-    # interpret quotes (pandas' default reader silently merges lines here).
-    with open(path, encoding="utf-8", newline="") as f:
-        reader = csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE)
-        header = next(reader)
+class MNLIFormatError(ValueError):
+    """A line of an MNLI file that is not what the format says; names the file and line."""
+
+    def __init__(self, path, lineno: int, why: str):
+        super().__init__(f"{path}:{lineno}: {why}")
+
+
+def _utf8_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """(line number, text) of each line, decoded one by one so a bad byte names its line."""
+    with open(path, "rb") as f:
+        for lineno, raw in enumerate(f, start=1):
+            try:
+                yield lineno, raw.decode("utf-8")
+            except UnicodeDecodeError as err:
+                raise MNLIFormatError(path, lineno, f"not UTF-8 ({err.reason})") from None
+
+
+def _mnli_jsonl(path: Path) -> Iterator[tuple[int, str, str, str]]:
+    """(line number, premise, hypothesis, gold label) of each line, one JSON object each."""
+    for lineno, line in _utf8_lines(path):
+        if not line.strip():
+            continue
         try:
-            i1, i2, il = (header.index(c) for c in ("sentence1", "sentence2", "gold_label"))
-        except ValueError:
-            raise ValueError(
-                f"{path}: header lacks sentence1, sentence2 or gold_label: {header}"
-            ) from None
-        for lineno, row in enumerate(reader, start=2):
-            if len(row) != len(header):
-                raise ValueError(
-                    f"{path}:{lineno}: {len(row)} fields where the header has {len(header)}"
-                )
-            yield row[i1], row[i2], row[il]
+            row = json.loads(line)
+        except json.JSONDecodeError as err:
+            why = f"not a JSON object ({err.msg}, column {err.colno}); a cut or damaged file?"
+            raise MNLIFormatError(path, lineno, why) from None
+        if not isinstance(row, dict):
+            raise MNLIFormatError(path, lineno, f"a JSON {type(row).__name__}, not an object")
+        missing = [key for key in MNLI_FIELDS if key not in row]
+        if missing:
+            raise MNLIFormatError(path, lineno, f"no {', '.join(missing)}")
+        values = [row[key] for key in MNLI_FIELDS]
+        if not all(isinstance(v, str) for v in values):
+            raise MNLIFormatError(path, lineno, f"{MNLI_FIELDS} must be strings: {values}")
+        yield lineno, *values
+
+
+def _mnli_tsv(path: Path) -> Iterator[tuple[int, str, str, str]]:
+    # GLUE's files are unquoted: sentences hold bare '"' characters, so csv must not
+    # interpret quotes (pandas' default reader silently merges lines here); one line, one row
+    lines = _utf8_lines(path)
+    first = next(lines, None)
+    if first is None:
+        raise MNLIFormatError(path, 1, "the file is empty: no header")
+    header = next(csv.reader([first[1]], delimiter="\t", quoting=csv.QUOTE_NONE))
+    try:
+        columns = [header.index(c) for c in MNLI_FIELDS]
+    except ValueError:
+        why = f"the header lacks sentence1, sentence2 or gold_label: {header}"
+        raise MNLIFormatError(path, 1, why) from None
+    for lineno, line in lines:
+        row = next(csv.reader([line], delimiter="\t", quoting=csv.QUOTE_NONE))
+        if len(row) != len(header):
+            raise MNLIFormatError(
+                path, lineno, f"{len(row)} fields where the header has {len(header)}"
+            )
+        yield lineno, *(row[i] for i in columns)
 
 
 def load_mnli(root: str | Path | None, split: str) -> TextSplit:
@@ -103,15 +138,18 @@ def load_mnli(root: str | Path | None, split: str) -> TextSplit:
     rows = _mnli_jsonl(path) if layout == "jsonl" else _mnli_tsv(path)
     index = {name: i for i, name in enumerate(MNLI_LABELS)}
     premise, hypothesis, labels, dropped = [], [], [], 0
-    for s1, s2, gold in rows:
+    for lineno, s1, s2, gold in rows:
         if gold == "-":
             dropped += 1
             continue
         if gold not in index:
-            raise ValueError(f"{path}: unknown gold label {gold!r}; expected {MNLI_LABELS} or '-'")
+            why = f"unknown gold label {gold!r}; expected {MNLI_LABELS} or '-'"
+            raise MNLIFormatError(path, lineno, why)
         premise.append(s1)
         hypothesis.append(s2)
         labels.append(index[gold])
+    if not labels:
+        raise ValueError(f"{path}: no example with a gold label; an empty or cut file?")
     return TextSplit(
         texts=premise,
         pairs=hypothesis,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import pickle
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -258,11 +259,29 @@ def save_checkpoint(path, payload: dict) -> None:
 
 
 def load_checkpoint(path, fingerprint: dict) -> dict | None:
-    """The checkpoint at `path` if it belongs to this run (same fingerprint), else None."""
+    """The checkpoint at `path` if it belongs to this run (same fingerprint), else None.
+
+    Read with weights_only=True: a checkpoint holds tensors, numbers, strings and the
+    containers of these, so torch's restricted unpickler reads it, and a file planted in a
+    results tree cannot run code when a run resumes. One that does not load that way is
+    refused, naming it."""
     path = Path(path)
     if not path.exists():
         return None
-    payload = torch.load(path, map_location="cpu", weights_only=False)
+    try:
+        payload = torch.load(path, map_location="cpu", weights_only=True)
+    except (pickle.UnpicklingError, RuntimeError, EOFError, ValueError, OSError) as err:
+        why = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise io.FileContractError(
+            f"{path} is not a checkpoint this run can read safely (it does not load with "
+            f"torch.load(weights_only=True): {why}); it was not written by this pipeline or "
+            "is damaged: delete it to train the run from the start"
+        ) from None
+    if not isinstance(payload, dict):
+        raise io.FileContractError(
+            f"{path} holds a {type(payload).__name__}, not a checkpoint's dict; delete it to "
+            "train the run from the start"
+        )
     if payload.get("fingerprint") != fingerprint:
         log.warning("ignoring checkpoint %s: it belongs to a run with other settings", path)
         return None

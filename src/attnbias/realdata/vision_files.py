@@ -119,6 +119,13 @@ class _ArraysOnly(pickle.Unpickler):
         return getattr(importlib.import_module(module), name)
 
 
+def _integer_labels(labels) -> bool:
+    """A list of Python ints (CIFAR's format) or an integer array."""
+    if isinstance(labels, np.ndarray):
+        return labels.dtype.kind in "iu"
+    return isinstance(labels, list) and all(type(v) is int for v in labels)
+
+
 def read_cifar_batch(path: str | Path) -> tuple[np.ndarray, np.ndarray]:
     """One CIFAR-10 batch: (images uint8 (N, 3, 32, 32), labels int64 (N,)). Errors name
     the file."""
@@ -128,14 +135,24 @@ def read_cifar_batch(path: str | Path) -> tuple[np.ndarray, np.ndarray]:
             batch = _ArraysOnly(f, encoding="bytes").load()
     except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError) as err:
         raise ValueError(f"{path}: not a CIFAR-10 python batch ({err})") from err
+    except (OSError, MemoryError, RecursionError) as err:
+        raise ValueError(f"{path}: cannot be read ({type(err).__name__}: {err})") from err
     if not isinstance(batch, dict):
         raise ValueError(f"{path}: not a CIFAR-10 python batch (a {type(batch).__name__})")
     batch = {k.decode() if isinstance(k, bytes) else k: v for k, v in batch.items()}
     if "data" not in batch or "labels" not in batch:
-        raise ValueError(f"{path}: no 'data' or 'labels' entry (has {sorted(batch)})")
-    data, labels = np.asarray(batch["data"]), np.asarray(batch["labels"], dtype=np.int64)
+        keys = sorted(map(repr, batch))
+        raise ValueError(f"{path}: no 'data' or 'labels' entry (has {', '.join(keys)})")
+    data, labels = batch["data"], batch["labels"]
+    if not isinstance(data, np.ndarray):
+        raise ValueError(f"{path}: data is a {type(data).__name__}, not a uint8 array")
     if data.dtype != np.uint8 or data.ndim != 2 or data.shape[1] != 3 * 32 * 32:
         raise ValueError(f"{path}: data is {data.dtype} {data.shape}, expected uint8 (N, 3072)")
+    if not _integer_labels(labels):
+        kinds = sorted({type(v).__name__ for v in labels}) if isinstance(labels, list) else []
+        what = f"a list holding {', '.join(kinds)}" if kinds else f"a {type(labels).__name__}"
+        raise ValueError(f"{path}: labels are {what}, not a list of integers")
+    labels = np.asarray(labels, dtype=np.int64)
     if labels.shape != (len(data),):
         raise ValueError(f"{path}: {len(data)} images but labels of shape {labels.shape}")
     check_labels(labels, path)

@@ -171,6 +171,8 @@ def check(entry: dict, experiment: dict) -> None:
             if not values:
                 raise GridError((*axis_path, key), "an empty list of values")
             _check_key(experiment, key, (*axis_path, key))
+            if len(values) > 1 and key == next(iter(axis)):  # the values that name points
+                _check_name_part(values, (*axis_path, key))
     repeated = [k for k, n in Counter(keys(grid)).items() if n > 1]
     if repeated:
         raise GridError(("grid", repeated[0]), "appears twice in the grid (once in zip?)")
@@ -179,6 +181,20 @@ def check(entry: dict, experiment: dict) -> None:
             ("grid",), f"{size(grid)} points exceed the limit of {MAX_POINTS}; split the sweep"
         )
     points(grid)  # names that collide
+
+
+def _check_name_part(values: list, path: tuple) -> None:
+    """Each value must give a file-name part: a point's name is a folder of its files."""
+    for i, value in enumerate(values):
+        text = format_value(value)
+        bad = [c for c in text if c in "/\\" or not c.isprintable()]
+        if bad or text.strip(".") == "":
+            why = f"holds {bad[0]!r}" if bad else "is empty or only dots"
+            raise GridError(
+                (*path, i),
+                f"value {value!r} {why}, so it cannot be part of a point's file names "
+                "(results/sweeps/<name>/<point>/...); choose another",
+            )
 
 
 def _paths(grid: dict):

@@ -97,8 +97,14 @@ def kernel_path(rebuild: bool = False) -> Path:
 
 def _build(compiler: str, target: Path) -> None:
     """Compile _kernel.c into `target`, atomically: concurrent jobs may build it at once."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".kernel.", suffix=".so")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".kernel.", suffix=".so")
+    except OSError as err:  # read-only, not a folder, no space: say which and how to fix
+        raise KernelError(
+            f"the kernel cache {target.parent} cannot be written ({err.strerror or err}); "
+            "set ATTNBIAS_CACHE to a writable folder"
+        ) from None
     os.close(fd)
     try:
         errors = []
@@ -128,7 +134,7 @@ def _cpu_flags() -> str:
 
 
 class KernelError(RuntimeError):
-    """The C kernel could not be built (no working C compiler)."""
+    """The C kernel could not be built (no working C compiler, or no writable cache)."""
 
 
 _LIB = None

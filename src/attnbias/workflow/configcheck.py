@@ -6,6 +6,9 @@ Every refusal is a ConfigError whose message starts with the dotted key path
   check_renamed     keys renamed since (figure -> layout, cap -> max_step, a real-data
                     optimizer's name -> rule), named with their new key
   check_finite      NaN and inf anywhere (the schema's comparisons let NaN through)
+  check_markup      `<` and `>` in any key or string: Snakemake's report embeds every job's
+                    params (the config among them) as JSON in a <script> element without
+                    escaping `</`, so such text would become live HTML (docs/workflow.md)
   validate          the schema, with whole floats (300.0) taken as the integers they are and
                     the error naming its key path
   check_optimizers  unknown update rules, and settings that the chosen rule ignores (GD with
@@ -116,6 +119,26 @@ def check_finite(config: dict) -> None:
     for path, value in _walk(config):
         if isinstance(value, float) and not math.isfinite(value):
             raise ConfigError(path, f"{value} is not a finite number")
+
+
+MARKUP = "<>"  # what would open or close an HTML element in the report's <script> JSON
+
+
+def check_markup(config: dict) -> None:
+    """No `<` or `>` in any key or string of the config: every config value may reach a
+    job's params, which `snakemake --report` writes unescaped into a <script> element."""
+    for path, value in _walk(config):
+        texts = [(path, value)] if isinstance(value, str) else []
+        if isinstance(value, dict):
+            texts += [((*path, key), key) for key in value if isinstance(key, str)]
+        for where, text in texts:
+            found = sorted({c for c in text if c in MARKUP})
+            if found:
+                raise ConfigError(
+                    where,
+                    f"{text!r} holds {' and '.join(map(repr, found))}, which the HTML report "
+                    "would read as markup; leave them out",
+                )
 
 
 def _set(config, path, value) -> None:
@@ -448,6 +471,7 @@ def check(config: dict, schema: dict) -> None:
     """Every check, in order: renamed keys, finiteness, the schema, the cross-key checks."""
     check_renamed(config)
     check_finite(config)
+    check_markup(config)
     validate(config, schema)
     check_names(config)
     check_optimizers(config)

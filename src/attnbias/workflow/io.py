@@ -17,6 +17,12 @@ every reader checks it against what its own path and the config say (`expect=`),
 copied or left over from another experiment, seed or config is refused by path, never used.
 A file that cannot be read at all is reported by path too, with the command that rebuilds it.
 
+Every file also holds the sha256 of its content, recorded by the writer (.npz: the entry
+`attnbias_sha256`, one digest per entry, so a reader of a few entries checks just those;
+Parquet: the schema metadata `attnbias.sha256`, of the columns and the other metadata), and
+every reader checks it: a file edited after its job wrote it (a value changed in place, its
+identity kept) is refused by path with the command that rebuilds it, never used.
+
 The data and svm files also hold the hypotheses their job measured (attnbias.data.hypotheses:
 the data job's `report(data)`, the svm job's `svm_report`; the entry `attnbias_hypotheses`),
 so that the figure jobs print them without reloading the arrays and measuring again
@@ -45,6 +51,8 @@ RUN_INFO_KEY = b"attnbias.run"  # Parquet schema metadata: where a run ran (with
 IDENTITY_KEY = "attnbias_identity"  # .npz entry: the file's identity as JSON
 IDENTITY_META = b"attnbias.identity"  # Parquet schema metadata: the same
 HYPOTHESES_KEY = "attnbias_hypotheses"  # .npz entry: the hypotheses its job measured
+CHECKSUM_KEY = "attnbias_sha256"  # .npz entry: {entry: sha256 of its dtype, shape, bytes}
+CHECKSUM_META = b"attnbias.sha256"  # Parquet schema metadata: sha256 of columns and metadata
 DATA_KEYS = ("X", "y", "opt", "W0")
 # W_mm's smallest margin over its data's constraints is 1 (up to rounding), as is its KKT
 # residual's bound in the svm stage's own checks
@@ -160,12 +168,51 @@ def save_npz(
         arrays = {**arrays, IDENTITY_KEY: np.array(_json(ident))}
     if hypotheses is not None:
         arrays = {**arrays, HYPOTHESES_KEY: _report_array(hypotheses)}
+    arrays = {key: np.asarray(value) for key, value in arrays.items()}
+    digests = {key: array_sha256(value) for key, value in arrays.items()}
+    arrays[CHECKSUM_KEY] = np.array(_json(digests))
 
     def write(tmp):
         with open(tmp, "wb") as fh:
             np.savez(fh, **arrays)
 
     _write_with(path, write)
+
+
+def array_sha256(array: np.ndarray) -> str:
+    """sha256 of an array's dtype, shape and bytes (C order): equal arrays, equal digests."""
+    digest = hashlib.sha256(f"{np.lib.format.dtype_to_descr(array.dtype)}{array.shape}".encode())
+    digest.update(np.ascontiguousarray(array).data if array.size else b"")
+    return digest.hexdigest()
+
+
+def _edited(path, what: str) -> FileContractError:
+    return FileContractError(
+        f"{path} was changed after its job wrote it ({what}), so it is not the result its "
+        f"job computed and is not used; {rebuild_hint(path)}"
+    )
+
+
+def _check_npz_checksums(path, entries: dict[str, np.ndarray], whole: bool) -> None:
+    """Take the recorded digests out of `entries` and check every entry read against them
+    (`whole`: every entry was read, so none may be missing)."""
+    if CHECKSUM_KEY not in entries:
+        raise FileContractError(
+            f"{path} records no checksum (written by an older attnbias or another program), "
+            f"so an edit could not be told apart; {rebuild_hint(path)}"
+        )
+    try:
+        recorded = json.loads(str(entries.pop(CHECKSUM_KEY)))
+    except ValueError:
+        raise _edited(path, f"its entry {CHECKSUM_KEY} is not the JSON its job wrote") from None
+    for key, value in entries.items():
+        if key not in recorded:
+            raise _edited(path, f"it holds the entry {key!r}, which its job did not write")
+        if array_sha256(value) != recorded[key]:
+            raise _edited(path, f"the entry {key!r} differs from what its job wrote")
+    missing = sorted(set(recorded) - set(entries)) if whole else []
+    if missing:
+        raise _edited(path, f"it lacks the entries {missing}, which its job wrote")
 
 
 def _unreadable(path, err: Exception | str) -> FileContractError:
@@ -178,16 +225,20 @@ def _unreadable(path, err: Exception | str) -> FileContractError:
 
 def _read_npz(path, only: tuple[str, ...] | None = None) -> dict[str, np.ndarray]:
     """The entries of an .npz file (those named in `only`, where given: the others are not
-    read), never unpickling anything. An unreadable file raises FileContractError naming it."""
+    read), never unpickling anything, each checked against the sha256 its writer recorded.
+    An unreadable or edited file raises FileContractError naming it."""
     if Path(path).exists() and not zipfile.is_zipfile(path):  # np.load would try unpickling
         raise _unreadable(path, "not a zip archive, which every .npz file is, or truncated")
+    wanted = None if only is None else (*only, CHECKSUM_KEY)
     try:
         with np.load(path, allow_pickle=False) as f:
-            return {key: f[key] for key in f.files if only is None or key in only}
+            entries = {key: f[key] for key in f.files if wanted is None or key in wanted}
     except FileNotFoundError:
         raise
     except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile, AttributeError) as err:
         raise _unreadable(path, err) from None
+    _check_npz_checksums(path, entries, whole=only is None)
+    return entries
 
 
 def _check_npz_identity(path, entries: dict[str, np.ndarray], expect: dict | None) -> None:
@@ -319,10 +370,69 @@ def _strings(values) -> pa.Array:
     return pa.Array.from_buffers(pa.string(), len(encoded), buffers)
 
 
+def _table_sha256(table: pa.Table) -> str:
+    """sha256 of a table's column names, types and values and of its schema metadata (but
+    the checksum's own): the same however the columns are split into chunks."""
+    import pyarrow as pa
+
+    digest = hashlib.sha256()
+    metadata = {k: v for k, v in (table.schema.metadata or {}).items() if k != CHECKSUM_META}
+    for key in sorted(metadata):
+        digest.update(len(key).to_bytes(8, "little") + key)
+        digest.update(len(metadata[key]).to_bytes(8, "little") + metadata[key])
+    for field, column in zip(table.schema, table.columns, strict=True):
+        digest.update(f"{field.name}:{field.type}:{len(column)}:{column.null_count};".encode())
+        parts = hashlib.sha256()  # a string column's lengths go here, its bytes to `digest`
+        for chunk in column.chunks:
+            if pa.types.is_string(chunk.type) or pa.types.is_large_string(chunk.type):
+                if not chunk.null_count:
+                    offsets, data = _string_buffers(chunk)
+                    parts.update(np.diff(offsets).astype(np.int64).data)
+                    digest.update(data)
+                    continue
+            elif pa.types.is_primitive(chunk.type) and not chunk.null_count:
+                digest.update(chunk.to_numpy(zero_copy_only=False).data)
+                continue
+            # nulls, or a type without flat buffers (none in our tables): the values' text
+            digest.update(repr(chunk.to_pylist()).encode())
+        digest.update(parts.digest())
+    return digest.hexdigest()
+
+
+def _string_buffers(chunk) -> tuple[np.ndarray, memoryview]:
+    """A string array's offsets (of its own slice) and the bytes they span."""
+    _, offsets_buffer, data_buffer = chunk.buffers()
+    width = np.int32 if chunk.type == "string" else np.int64  # large_string: 64-bit
+    offsets = np.frombuffer(offsets_buffer, dtype=width)[
+        chunk.offset : chunk.offset + len(chunk) + 1
+    ]
+    data = memoryview(data_buffer)[offsets[0] : offsets[-1]] if data_buffer else b""
+    return offsets, data
+
+
+def with_checksum(table: pa.Table) -> pa.Table:
+    """`table` with the sha256 of its content in its metadata (save_table adds it)."""
+    metadata = {**(table.schema.metadata or {}), CHECKSUM_META: _table_sha256(table).encode()}
+    return table.replace_schema_metadata(metadata)
+
+
 def save_table(path, table: pa.Table) -> None:
+    """A table as Parquet, with the sha256 of its content that read_table checks."""
     import pyarrow.parquet as pq
 
+    table = with_checksum(table)
     _write_with(path, lambda tmp: pq.write_table(table, tmp))
+
+
+def _check_table_checksum(path, table: pa.Table) -> None:
+    recorded = (table.schema.metadata or {}).get(CHECKSUM_META)
+    if recorded is None:
+        raise FileContractError(
+            f"{path} records no checksum (written by an older attnbias or another program), "
+            f"so an edit could not be told apart; {rebuild_hint(path)}"
+        )
+    if recorded.decode() != _table_sha256(table):
+        raise _edited(path, "its values or metadata differ from what its job wrote")
 
 
 def with_run_info(table: pa.Table, info: dict[str, str]) -> pa.Table:
@@ -341,8 +451,9 @@ def with_identity(table: pa.Table, ident: dict) -> pa.Table:
 
 
 def read_table(path, expect: dict | None = None) -> pa.Table:
-    """A Parquet file, its identity checked against `expect` where given; an unreadable
-    file raises FileContractError naming it."""
+    """A Parquet file, checked against the checksum its writer recorded and its identity
+    against `expect` where given; an unreadable or edited file raises FileContractError
+    naming it."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -352,6 +463,7 @@ def read_table(path, expect: dict | None = None) -> pa.Table:
         raise
     except (OSError, ValueError, pa.ArrowException) as err:
         raise _unreadable(path, err) from None
+    _check_table_checksum(path, table)
     metadata = table.schema.metadata or {}
     found = json.loads(metadata[IDENTITY_META]) if IDENTITY_META in metadata else None
     check_identity(path, found, expect)
@@ -425,8 +537,15 @@ def save_text(path, text: str) -> None:
 
 
 def save_frame(path, frame) -> None:
-    """A pandas DataFrame as Parquet."""
-    _write_with(path, lambda tmp: frame.to_parquet(tmp, index=False))
+    """A pandas DataFrame as Parquet (with its checksum: read it back with load_frame)."""
+    import pyarrow as pa
+
+    save_table(path, pa.Table.from_pandas(frame, preserve_index=False))
+
+
+def load_frame(path, expect: dict | None = None):
+    """A Parquet file that save_table or save_frame wrote, checked, as a pandas DataFrame."""
+    return read_table(path, expect).to_pandas()
 
 
 def save_csv(path, frame) -> None:
@@ -435,4 +554,4 @@ def save_csv(path, frame) -> None:
 
 def load_metrics(path, expect: dict | None = None):
     """The aggregate table as a pandas DataFrame (its identity checked where `expect`)."""
-    return read_table(path, expect).to_pandas()
+    return load_frame(path, expect)

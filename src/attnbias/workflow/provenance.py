@@ -16,6 +16,8 @@ chunks of the same names). The record:
                           records them: io.with_run_info)
   wall_time_s             per upstream rule: jobs, total and longest wall time in seconds, as
                           Snakemake measured them (`benchmark:` files), and the sum
+  inputs_sha256           every input file of the job (tables, data, code; not the wall-time
+                          files) and the sha256 of its bytes, as `sha256sum` prints it
 
 The git state is read when the figure is drawn, so it describes the code that drew it;
 the training's code is pinned by the workflow's reruns (a changed module reruns its jobs).
@@ -170,6 +172,7 @@ def collect(
     source_dir,
     benchmark_files: Iterable,
     run_files: Iterable,
+    input_files: Iterable = (),
 ) -> dict:
     """The provenance record of one figure (see the module's docstring)."""
     return {
@@ -182,19 +185,33 @@ def collect(
         "packages": package_versions(),
         "training": training_info(run_files),
         "wall_time_s": wall_times(benchmark_files),
+        "inputs_sha256": files_sha256(input_files),
     }
 
 
+def files_sha256(paths: Iterable) -> dict[str, str]:
+    """{path: sha256 of the file's bytes}, sorted by path."""
+    out = {}
+    for path in sorted(set(map(str, paths))):
+        with open(path, "rb") as fh:
+            out[path] = hashlib.file_digest(fh, "sha256").hexdigest()
+    return out
+
+
 def of_job(job, *, figure: str, title: str) -> dict:
-    """`collect` for a Snakemake figure job: its params.config, its benchmark inputs and
-    (where it has them) its training runs' files."""
+    """`collect` for a Snakemake figure (or claims) job: its params.config, its benchmark
+    inputs, (where it has them) its training runs' files, and every other input's sha256."""
+    benchmarks = set(job.input.get("benchmarks", []))
+    # a job without params.config (claims) records the params it has
+    config = job.params.get("config", None) or dict(job.params.items())
     return collect(
         figure=figure,
         title=title,
-        config=job.params.config,
+        config=config,
         source_dir=job.scriptdir,
-        benchmark_files=job.input.benchmarks,
+        benchmark_files=benchmarks,
         run_files=job.input.get("runs", []),
+        input_files=[path for path in job.input if path not in benchmarks],
     )
 
 

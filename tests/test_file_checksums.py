@@ -1,0 +1,233 @@
+"""Content checksums (issue 34): every file a job reads from an earlier stage holds the
+sha256 its writer recorded, and every reader checks it, so a file edited in place (its
+identity kept) is refused by path with the command that rebuilds it, never used.
+
+Each kind of intermediate is written by the writers the jobs use (attnbias.workflow.io),
+edited as a user or a script would (one value changed, every other entry and the metadata
+kept), and read back by the reader its consumer uses."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from attnbias.workflow import io, provenance
+
+CONFIG = {"lr": 0.1}
+HYPOTHESES = {"ass1": 0.5, "cond1": True}
+
+
+def _dataset(seed: int = 0) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return {
+        "X": rng.normal(size=(4, 3, 5)),
+        "y": np.array([1.0, -1.0, 1.0, -1.0]),
+        "opt": np.zeros(4, dtype=np.int64),
+        "W0": np.zeros((5, 5)),
+    }
+
+
+def _run_table(optimizer: str = "gd", seed: int = 0) -> pa.Table:
+    iterations = np.array([0, 10, 100])
+    metrics = {"gap_W": np.array([1.0, 0.5, 0.25]), "loss": np.array([0.7, 0.3, 0.1])}
+    table = io.metrics_table("fig2", optimizer, seed, iterations, metrics)
+    table = io.with_run_info(table, {"device": "cpu"})
+    return io.with_identity(
+        table, io.identity("run", "fig2", CONFIG, seed=seed, optimizer=optimizer)
+    )
+
+
+def _edit_npz(path, key: str) -> None:
+    """Change one value of `key` in place, keeping every other entry (identity, hypotheses,
+    checksums) and the mtime."""
+    stat = path.stat()
+    with np.load(path) as f:
+        entries = {k: f[k] for k in f.files}
+    changed = entries[key].copy()
+    if changed.dtype.names:  # the hypotheses report: its first quantity
+        changed[changed.dtype.names[0]] += 1
+    else:
+        changed.flat[0] += 1
+    np.savez(path, **{**entries, key: changed})
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+
+
+def _edit_table(path, column: str = "value") -> None:
+    """Change the last value of `column` in place (the final gap, in a run's table), keeping
+    the schema metadata (identity, run info, checksum) and the mtime."""
+    stat = path.stat()
+    table = pq.read_table(path)
+    values = table.column(column).to_numpy().copy()
+    values[-1] *= 10
+    edited = table.set_column(table.schema.get_field_index(column), column, pa.array(values))
+    pq.write_table(edited.replace_schema_metadata(table.schema.metadata), path)
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+
+
+def _write_data(path):
+    io.save_npz(path, _dataset(), io.identity("data", "fig2", CONFIG, seed=0), HYPOTHESES)
+
+
+def _write_svm(path):
+    io.save_npz(
+        path,
+        {"W_mm": np.eye(5), "W_mm_kkt_residual": np.array(0.0)},
+        io.identity("svm", "fig2", CONFIG, seed=0),
+        {"cond1_sv_fraction": 0.5},
+    )
+
+
+def _write_final(path):
+    io.save_npz(path, {"W": np.eye(5), "u": np.ones(5)}, io.identity("final", "fig2", CONFIG))
+
+
+def _write_aggregate(path, tmp_path):
+    runs = []
+    for optimizer in ("gd", "ngd"):
+        runs.append(tmp_path / f"{optimizer}.parquet")
+        io.save_table(runs[-1], _run_table(optimizer))
+    table = io.concat_tables(runs)
+    io.save_table(path, io.with_identity(table, io.identity("metrics", "fig2", CONFIG)))
+
+
+# kind: (file name, writer, reader, how to edit it)
+KINDS = {
+    "data": ("seed0.npz", _write_data, lambda p: io.load_data(p), lambda p: _edit_npz(p, "X")),
+    "data hypotheses": (
+        "seed0.npz",
+        _write_data,
+        lambda p: io.load_hypotheses(p),
+        lambda p: _edit_npz(p, io.HYPOTHESES_KEY),
+    ),
+    "svm": (
+        "seed0.npz",
+        _write_svm,
+        lambda p: io.load_npz(p, ("W_mm",)),
+        lambda p: _edit_npz(p, "W_mm"),
+    ),
+    "final parameters": (
+        "seed0.final.npz",
+        _write_final,
+        lambda p: io.load_npz(p, ("u",)),
+        lambda p: _edit_npz(p, "u"),
+    ),
+    "train table": (
+        "seed0.parquet",
+        lambda p: io.save_table(p, _run_table()),
+        io.read_table,
+        _edit_table,
+    ),
+    "train table metadata": (
+        "seed0.parquet",
+        lambda p: io.save_table(p, _run_table()),
+        io.read_table,
+        lambda p: _edit_metadata(p),
+    ),
+    "aggregate": ("metrics.parquet", None, io.load_metrics, _edit_table),
+}
+
+
+def _edit_metadata(path) -> None:
+    table = pq.read_table(path)
+    metadata = {**table.schema.metadata, io.RUN_INFO_KEY: b'{"device":"cuda"}'}
+    pq.write_table(table.replace_schema_metadata(metadata), path)
+
+
+def _written(kind: str, tmp_path):
+    name, write, read, edit = KINDS[kind]
+    path = tmp_path / name
+    write(path) if write is not None else _write_aggregate(path, tmp_path)
+    return path, read, edit
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_an_intact_file_reads(kind, tmp_path):
+    path, read, _ = _written(kind, tmp_path)
+    read(path)  # the negative control of the next test: the writer's file passes
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_an_edited_file_is_refused_naming_it_and_its_rebuild(kind, tmp_path):
+    path, read, edit = _written(kind, tmp_path)
+    edit(path)
+    with pytest.raises(io.FileContractError) as err:
+        read(path)
+    message = str(err.value)
+    assert f"{path} was changed after its job wrote it" in message
+    assert f"snakemake --forcerun {path}" in message
+
+
+def test_the_aggregate_refuses_an_edited_run(tmp_path):
+    """The issue's case: a run's final gap_W changed in place, identity kept."""
+    run = tmp_path / "gd.parquet"
+    io.save_table(run, _run_table())
+    _edit_table(run)
+    with pytest.raises(io.FileContractError, match=f"{run} was changed after its job wrote it"):
+        io.concat_tables([run], [io.identity("run", "fig2", CONFIG, seed=0, optimizer="gd")])
+
+
+@pytest.mark.parametrize(
+    "change",
+    ["drop the checksum", "add an entry", "drop an entry", "garble the checksum"],
+)
+def test_an_npz_without_its_recorded_checksums_is_refused(change, tmp_path):
+    path = tmp_path / "seed0.npz"
+    _write_data(path)
+    with np.load(path) as f:
+        entries = {k: f[k] for k in f.files}
+    if change == "drop the checksum":
+        del entries[io.CHECKSUM_KEY]
+    elif change == "add an entry":
+        entries["extra"] = np.zeros(2)
+    elif change == "drop an entry":
+        del entries["W0"]
+    else:
+        entries[io.CHECKSUM_KEY] = np.array("{not json")
+    np.savez(path, **entries)
+    with pytest.raises(io.FileContractError, match=str(path)):
+        io.load_npz(path)
+
+
+def test_a_table_without_a_checksum_is_refused(tmp_path):
+    path = tmp_path / "seed0.parquet"
+    pq.write_table(_run_table(), path)  # another program's writer: no checksum
+    with pytest.raises(io.FileContractError, match=f"{path} records no checksum"):
+        io.read_table(path)
+
+
+def test_a_table_checksum_does_not_depend_on_its_chunks(tmp_path):
+    table = _run_table()
+    chunked = pa.concat_tables([table.slice(0, 2), table.slice(2)])
+    assert chunked.column(0).num_chunks == 2
+    path = tmp_path / "chunked.parquet"
+    io.save_table(path, chunked)
+    assert io.read_table(path).equals(table)
+
+
+def test_a_frame_round_trips_with_its_checksum(tmp_path):
+    import pandas as pd
+
+    frame = pd.DataFrame({"bin": [0.1, 0.2], "count": [3, 4], "name": ["a", None]})
+    path = tmp_path / "values.parquet"
+    io.save_frame(path, frame)
+    pd.testing.assert_frame_equal(io.load_frame(path), frame)
+    _edit_table(path, "count")
+    with pytest.raises(io.FileContractError, match="was changed after its job wrote it"):
+        io.load_frame(path)
+
+
+def test_provenance_lists_the_inputs_checksums(tmp_path):
+    first, second = tmp_path / "a.parquet", tmp_path / "b.npz"
+    first.write_bytes(b"abc")
+    second.write_bytes(b"")
+    sums = provenance.files_sha256([second, first])
+    assert list(sums) == [str(first), str(second)]
+    assert sums[str(first)] == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+    assert sums[str(second)] == ("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+    record = json.loads(json.dumps(sums))
+    assert record == sums
