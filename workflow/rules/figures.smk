@@ -20,6 +20,12 @@ rule figure:
             category="Figures",
             subcategory="{experiment}",
         ),
+        caption=report(
+            results("{experiment}.caption.md"),
+            caption="../report/figure_caption.rst",
+            category="Figures",
+            subcategory="{experiment}",
+        ),
         provenance=results("{experiment}.provenance.json"),
     log:
         results("logs/figure/{experiment}.log"),
