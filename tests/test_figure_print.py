@@ -201,3 +201,16 @@ def test_built_captions_carry_the_hypotheses_the_jobs_stored(built_project):
         caption = (results / f"{name}.caption.md").read_text()
         assert hypotheses.describe(hypotheses.summarize(stored)) in caption, name
         assert "Trained on " in caption and e["title"].split("\n")[0] in caption, name
+
+
+def test_a_verdict_grid_of_ticks_only_becomes_a_sentence():
+    from attnbias.figures.sweep_figure import holds_everywhere
+
+    verdicts = pd.DataFrame({"claim": ["a", "b"], "text": ["A", "B"]})
+    points = pd.DataFrame(
+        {"a": [True, True], "a_seeds": [5, 5], "b": [True, True], "b_seeds": [5, 5]}
+    )
+    assert holds_everywhere(points, verdicts, seeds=5)
+    assert not holds_everywhere(points.assign(b_seeds=[5, 4]), verdicts, seeds=5)  # one seed
+    assert not holds_everywhere(points.assign(a=[True, False]), verdicts, seeds=5)
+    assert not holds_everywhere(points, verdicts.iloc[:0], seeds=5)  # no claims: no sentence
