@@ -40,3 +40,23 @@ rule figure:
         identity=of_job(WF.identity, "metrics"),
     script:
         "../scripts/figure.py"
+
+
+# Every figure of `all` on one page (not part of `all`): docs/figures.md
+rule contact_sheet:
+    input:
+        pngs=expand(rules.figure.output.png, experiment=DEFAULT_EXPERIMENTS),
+        code=code("contact_sheet.py"),
+    output:
+        report(
+            results("contact_sheet.png"),
+            caption="../report/contact_sheet.rst",
+            category="Figures",
+            subcategory="contact sheet",
+        ),
+    log:
+        results("logs/figure/contact_sheet.log"),
+    conda:
+        "../../envs/plot.yaml"
+    script:
+        "../scripts/contact_sheet.py"
