@@ -233,9 +233,13 @@ def _draw_reference(
     inside = (y >= lo) & (y <= hi)
     stop = len(y) if inside.all() else max(int(np.argmin(inside)), 2)
     ax.plot(t[:stop], y[:stop], ls=style, color="black", lw=0.9, zorder=5)
+    # the label on the side of the line away from where the curves come from: above a
+    # rising rate, below a falling one
+    falling = y[stop - 1] < y[0]
     ax.annotate(
-        ref.label, (t[stop - 1], y[stop - 1]), xytext=(-1, 2), textcoords="offset points",
-        ha="right", va="bottom", fontsize=MIN_FONT_PT,
+        ref.label, (t[stop - 1], y[stop - 1]), xytext=(-1, -3 if falling else 2),
+        textcoords="offset points", ha="right", va="top" if falling else "bottom",
+        fontsize=MIN_FONT_PT,
     )  # fmt: skip
     ax.set_ylim(lo, hi)
     return True

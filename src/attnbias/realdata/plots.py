@@ -15,7 +15,7 @@ from attnbias.figures.drawing import (
     seed_lines,
     space_markers,
 )
-from attnbias.figures.style import FULL_WIDTH, MIN_FONT_PT, apply_theme
+from attnbias.figures.style import FULL_WIDTH, apply_theme
 
 NORM_PREFIX = "norm/"
 FIXTURE_STAMP = "FIXTURE RUN (tiny test data and model, not the paper's experiment)"
@@ -113,10 +113,15 @@ def draw_training(
         ax.set_title(f"({chr(97 + i)})", loc="left", fontweight="bold")
         if metric.endswith("accuracy"):
             ax.set_ylim(0, 1)
-        if i == 0:  # the optimizers' legend goes above the panels
+        if i == 0:  # the optimizers' legend goes above the panels, under the stamp
             handles, texts = ax.get_legend_handles_labels()
             ax.get_legend().remove()
-            fig.legend(handles, texts, loc="outside upper center", ncol=len(texts), frameon=False)
+            legend = fig.legend(
+                handles, texts, loc="outside upper center", ncol=len(texts), frameon=False,
+                title=FIXTURE_STAMP if fixture else None,
+            )  # fmt: skip
+            if fixture:
+                legend.get_title().set_color("firebrick")
     if norms:
         layer_palette = dict(zip(norms, sns.color_palette("viridis", len(norms)), strict=True))
         layer_dashes = {n: LINE_STYLES[i % len(LINE_STYLES)] for i, n in enumerate(norms)}
@@ -133,16 +138,24 @@ def draw_training(
                 # layers of equal norm coincide: a line style each as well
                 style="metric", style_order=norms, dashes=layer_dashes,
             )  # fmt: skip
-            ax.set_xlabel("iteration")
-            ax.set_ylabel("norm of the layer")
+            last_row = k >= len(labels) - cols
+            ax.set_xlabel("iteration" if last_row else "")
+            ax.set_ylabel("norm of the layer" if k % cols == 0 else "")
             ax.set_title(f"({chr(97 + cols + k)}) {label}", loc="left", fontweight="bold")
-            if k == 0:
-                ax.legend(
-                    [h for h in ax.get_legend_handles_labels()[0]],
-                    [n.removeprefix(NORM_PREFIX) for n in ax.get_legend_handles_labels()[1]],
-                    fontsize=MIN_FONT_PT, ncol=2, title=None, loc="best", framealpha=0.6,
+            if k == 0:  # the layers' legend goes below the panels
+                handles, names = ax.get_legend_handles_labels()
+                ax.get_legend().remove()
+                fig.legend(
+                    handles, [n.removeprefix(NORM_PREFIX) for n in names],
+                    loc="outside lower center", ncol=4, frameon=False,
                 )  # fmt: skip
-    _stamp(fig, fixture)
+            else:
+                ax.sharey(axes[1, 0])
+            # shared axes: tick labels on the outer panels only
+            ax.tick_params(labelleft=k % cols == 0, labelbottom=last_row)
+    t_max = table["iteration"].max()
+    for ax in axes.flat:  # one iteration axis, from step 0, in every panel
+        ax.set_xlim(0, t_max)
     norms_note = (
         f" ({chr(97 + cols)}) and on: the norm of each layer's parameters, one panel per optimizer."
         if norms
