@@ -37,7 +37,7 @@ def test_pairs_that_share_a_curve_join_one_group():
     assert drawing.coinciding_groups([]) == []
 
 
-def test_the_footnote_names_the_backend_the_runs_record():
+def test_the_caption_names_the_backend_the_runs_record():
     kernel = {"training": {"backends": ["c"], "devices": ["cpu"]}}
     assert drawing.backend_note(kernel) == "Trained on the compiled C kernel (cpu)."
     fallback = {"training": {"backends": ["torch"], "devices": ["cpu"]}}

@@ -214,3 +214,42 @@ def test_a_verdict_grid_of_ticks_only_becomes_a_sentence():
     assert not holds_everywhere(points.assign(b_seeds=[5, 4]), verdicts, seeds=5)  # one seed
     assert not holds_everywhere(points.assign(a=[True, False]), verdicts, seeds=5)
     assert not holds_everywhere(points, verdicts.iloc[:0], seeds=5)  # no claims: no sentence
+
+
+@requires("poppler-utils")
+def test_real_data_figure_fits_a_page_and_names_coinciding_lines(tmp_path, monkeypatch):
+    """draw_training on a table like fig7's: two optimizers with the same flat accuracy
+    are named in their panel; page, type and caption as for the synthetic figures."""
+    from attnbias.realdata import plots
+
+    steps = np.arange(0, 30, 5)
+    rows = [
+        (name, 0, int(s), metric, value)
+        for name, slope in (("sgd", 0.01), ("sps", 0.03), ("adam", 0.02))
+        for s in steps
+        for metric, value in (
+            ("train_loss", 2.0 - slope * s),
+            ("test_accuracy", 0.2 if name != "sps" else 0.2 + 0.01 * s),
+            ("norm/00 head", 1.0 + slope * s),
+        )
+    ]
+    table = pd.DataFrame(rows, columns=["optimizer", "seed", "iteration", "metric", "value"])
+    legend = {"sgd": ("SGD", "SGD lr=0.1"), "sps": ("SPS", "SPS c=0.5"), "adam": ("Adam", "x")}
+    named = []
+    real_say = plots.say_coinciding
+    monkeypatch.setattr(
+        plots,
+        "say_coinciding",
+        lambda ax, groups, labels: named.append(groups) or real_say(ax, groups, labels),
+    )
+    plots.draw_training(
+        table, title="tiny ViT", legend=legend, caption="Settings.", fixture=True,
+        outputs=[tmp_path / "f.pdf", tmp_path / "f.caption.md"],
+    )  # fmt: skip
+    assert named[1] == [("adam", "sgd")]  # (b): the accuracy of Adam and SGD
+    width, height = page_inches(tmp_path / "f.pdf")
+    assert width <= style.FULL_WIDTH + 1e-6 and height <= style.MAX_HEIGHT
+    assert min(body_sizes(font_sizes(tmp_path / "f.pdf"))) >= style.MIN_FONT_PT
+    assert "FIXTURE RUN" in " ".join(words(tmp_path / "f.pdf"))
+    caption = (tmp_path / "f.caption.md").read_text()
+    assert "tiny ViT" in caption and "Settings." in caption

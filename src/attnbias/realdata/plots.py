@@ -10,8 +10,12 @@ import seaborn as sns
 from attnbias.figures import caption as captions
 from attnbias.figures.drawing import (
     LINE_STYLES,
+    OVERLAP_HEIGHT,
+    coinciding,
+    coinciding_groups,
     optimizer_styles,
     save_figure,
+    say_coinciding,
     seed_lines,
     space_markers,
 )
@@ -106,7 +110,8 @@ def draw_training(
     )
     for i, (ax, (metric, ylabel, yscale)) in enumerate(zip(axes[0], panels, strict=True)):
         ax.set_yscale(yscale)
-        seed_lines(ax, table[table["metric"] == metric], styles, legend=i == 0)
+        data = table[table["metric"] == metric]
+        seed_lines(ax, data, styles, legend=i == 0)
         space_markers(ax, order)
         ax.set_xlabel("iteration")
         ax.set_ylabel(ylabel)
@@ -122,6 +127,8 @@ def draw_training(
             )  # fmt: skip
             if fixture:
                 legend.get_title().set_color("firebrick")
+        # lines that cover each other (a flat accuracy) are named where they do
+        say_coinciding(ax, coinciding_groups(coinciding(data, yscale, OVERLAP_HEIGHT)), labels)
     if norms:
         layer_palette = dict(zip(norms, sns.color_palette("viridis", len(norms)), strict=True))
         layer_dashes = {n: LINE_STYLES[i % len(LINE_STYLES)] for i, n in enumerate(norms)}
