@@ -26,6 +26,7 @@ from attnbias.studies.sweep_grid import format_value
 from attnbias.studies.sweep_metrics import registry
 
 MAX_ANNOTATED = 60  # points beyond which the verdict grid drops its per-cell text
+MAX_COLUMNS = 3  # facets per row of panels at print width
 
 
 def title(name: str, base: str, axes: list[dict]) -> str:
@@ -279,16 +280,19 @@ def draw(
             {a["keys"][0]: v for a, v in zip(rest, combo, strict=True)}
             for combo in itertools.product(*(a["values"] for a in rest))
         ]
-    ncols = len(optimizers) if heat else len(facets)
+    # facets wrap after MAX_COLUMNS: a metric takes `wraps` rows of panels
+    ncols = len(optimizers) if heat else min(len(facets), MAX_COLUMNS)
+    wraps = 1 if heat else -(-len(facets) // ncols)
     everywhere = holds_everywhere(points, verdicts, long["seed"].nunique())
     claims = len(verdicts) > 0 and not everywhere
     verdict_height = 0.22 * len(verdicts) + 1.0 if claims else 0
-    heights = [1.8] * len(metrics) + ([verdict_height] if claims else [])
-    fig = plt.figure(
-        figsize=(FULL_WIDTH, min(sum(heights) + 0.4, MAX_HEIGHT)), layout="constrained"
-    )
+    room = MAX_HEIGHT - 0.4 - verdict_height  # what the page leaves the panels
+    row_height = min(1.8, room / (len(metrics) * wraps))
+    heights = [row_height] * (len(metrics) * wraps) + ([verdict_height] if claims else [])
+    fig = plt.figure(figsize=(FULL_WIDTH, sum(heights) + 0.4), layout="constrained")
     spec = fig.add_gridspec(len(heights), ncols, height_ratios=heights)
-    for row, metric in enumerate(metrics):
+    for metric_index, metric in enumerate(metrics):
+        row = metric_index * wraps
         label = registry()[metric].label
         if heat:
             values = points[[f"{metric}_{o}" for o in optimizers]].to_numpy(dtype=float)
@@ -299,8 +303,9 @@ def draw(
                 _heat(ax, points, axes, metric, opt, limits)
                 ax.set_title(f"{legend[opt][0]}:\n{label}")
             continue
-        for col, facet in enumerate(facets):
-            ax = fig.add_subplot(spec[row, col])
+        for index, facet in enumerate(facets):
+            col = index % ncols
+            ax = fig.add_subplot(spec[row + index // ncols, col])
             rows = long
             for key, value in facet.items():
                 rows = rows[_formatted(rows[key]) == format_value(value)]
@@ -308,11 +313,12 @@ def draw(
                 scale = registry()[metric].scale
                 drawn = _lines(ax, rows, axes[0], metric, optimizers, legend, styles)
                 ax.set_yscale(scale)
-                ax.set_xlabel(axes[0]["label"] if row == len(metrics) - 1 else "")
+                last = metric_index == len(metrics) - 1 and index // ncols == wraps - 1
+                ax.set_xlabel(axes[0]["label"] if last else "")
                 # lines that cover each other are named where they do (issue 32)
                 say_coinciding(ax, coinciding_groups(coinciding(drawn, scale, 0.03)), labels)
             ax.set_ylabel(wrap_label(label, 30) if col == 0 else "")
-            if row == 0 and facet:
+            if facet:  # every panel: the facets wrap
                 names = {a["keys"][0]: a["label"] for a in axes}
                 text = ", ".join(f"{names[k]}={format_value(v)}" for k, v in facet.items())
                 ax.set_title(text)
