@@ -431,6 +431,8 @@ def test_the_figure_prints_the_hypotheses_its_files_store_and_measures_none(buil
     )
     log = (results / "logs/figure/fig3.log").read_text()
     assert note in log and remeasured not in log
+    caption = (results / "fig3.caption.md").read_text()  # and the caption beside the figure
+    assert note in caption and remeasured not in caption
 
 
 @pytest.mark.slow

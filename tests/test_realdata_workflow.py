@@ -99,6 +99,23 @@ def test_figures_are_stamped_as_fixture_runs(real_build):
         assert "FIXTURE RUN" in text, name
 
 
+@requires("poppler-utils")
+def test_figures_fit_a_page_with_their_caption_beside_them(real_build):
+    """Issue 32 on the fixtures: at most 7 x 9 in, type of 7 pt or more, few words in the
+    image; the title and the settings in <name>.caption.md."""
+    from pdf_text import body_sizes, font_sizes, page_inches, words
+
+    for name in REAL_FIGURES:
+        pdf = real_build / "results-tiny" / f"{name}.pdf"
+        width, height = page_inches(pdf)
+        assert width <= 7.0 + 1e-6 and height <= 9.0, (name, width, height)
+        assert min(body_sizes(font_sizes(pdf))) >= 7.0, name
+        assert len(words(pdf)) < 150, name
+        caption = (real_build / "results-tiny" / f"{name}.caption.md").read_text()
+        assert caption.startswith("**FIXTURE RUN"), name
+        assert ("Optimizers:" in caption) != (name == "fig10"), name
+
+
 def test_similarity_histogram_is_consistent(real_build):
     for dataset in ("mnli", "civilcomments"):
         similarity = real_build / "results-tiny" / "fig10" / "similarity"

@@ -20,6 +20,12 @@ rule figure:
             category="Figures",
             subcategory="{experiment}",
         ),
+        caption=report(
+            results("{experiment}.caption.md"),
+            caption="../report/figure_caption.rst",
+            category="Figures",
+            subcategory="{experiment}",
+        ),
         provenance=results("{experiment}.provenance.json"),
     log:
         results("logs/figure/{experiment}.log"),
@@ -34,3 +40,23 @@ rule figure:
         identity=of_job(WF.identity, "metrics"),
     script:
         "../scripts/figure.py"
+
+
+# Every figure of `all` on one page (not part of `all`): docs/figures.md
+rule contact_sheet:
+    input:
+        pngs=expand(rules.figure.output.png, experiment=DEFAULT_EXPERIMENTS),
+        code=code("contact_sheet.py"),
+    output:
+        report(
+            results("contact_sheet.png"),
+            caption="../report/contact_sheet.rst",
+            category="Figures",
+            subcategory="contact sheet",
+        ),
+    log:
+        results("logs/figure/contact_sheet.log"),
+    conda:
+        "../../envs/plot.yaml"
+    script:
+        "../scripts/contact_sheet.py"

@@ -101,6 +101,7 @@ rule figure_real:
             category="Real-data figures",
             subcategory="{figure}",
         ),
+        caption=results("{figure}.caption.md"),
         provenance=results("{figure}.provenance.json"),
     log:
         results("logs/figure/{figure}.log"),
@@ -165,6 +166,7 @@ rule figure_similarity:
             category="Real-data figures",
             subcategory=SIMILARITY_FIGURE,
         ),
+        caption=results(f"{SIMILARITY_FIGURE}.caption.md"),
         provenance=results(f"{SIMILARITY_FIGURE}.provenance.json"),
     log:
         results(f"logs/figure/{SIMILARITY_FIGURE}.log"),

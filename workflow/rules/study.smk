@@ -58,6 +58,7 @@ rule study_summary:
             category="Figures",
             subcategory="global_convergence",
         ),
+        caption=results("global_convergence.caption.md"),
         provenance=results("global_convergence.provenance.json"),
     log:
         results("logs/global_convergence/summary.log"),

@@ -60,6 +60,7 @@ rule sweep_summary:
             category="Sweeps",
             subcategory="{sweep}",
         ),
+        caption=results("sweeps/{sweep}.caption.md"),
         provenance=results("sweeps/{sweep}.provenance.json"),
     log:
         results("logs/sweeps/{sweep}/summary.log"),

@@ -1,5 +1,6 @@
 """Draw a real-data figure, results/{figure}.pdf (and PNG), from its aggregate table, with
-its provenance in both files and in results/{figure}.provenance.json."""
+its provenance in both files and in results/{figure}.provenance.json, and its caption
+in results/{figure}.caption.md."""
 
 import json
 from pathlib import Path
@@ -17,7 +18,7 @@ plots.draw_training(
     legend=snakemake.params.legend,
     caption=plots.training_caption(snakemake.params.settings, snakemake.params.legend, source),
     fixture=source["fixture"],
-    outputs=[snakemake.output.pdf, snakemake.output.png],
+    outputs=[snakemake.output.pdf, snakemake.output.png, snakemake.output.caption],
     provenance=record,
 )
 provenance.save(snakemake.output.provenance, record)

@@ -1,5 +1,6 @@
 """Draw results/fig10.pdf (and PNG) from the per-dataset similarity histograms, with its
-provenance in both files and in results/fig10.provenance.json."""
+provenance in both files and in results/fig10.provenance.json, and its caption in
+results/fig10.caption.md."""
 
 import json
 from pathlib import Path
@@ -15,7 +16,7 @@ plots.draw_similarity(
     {Path(p).stem: io.load_frame(p) for p in snakemake.input["values"]},
     title=snakemake.params.title,
     fixture=source["fixture"],
-    outputs=[snakemake.output.pdf, snakemake.output.png],
+    outputs=[snakemake.output.pdf, snakemake.output.png, snakemake.output.caption],
     provenance=record,
 )
 provenance.save(snakemake.output.provenance, record)

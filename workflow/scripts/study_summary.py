@@ -33,7 +33,7 @@ drawing.draw_study(
     summary,
     legend=snakemake.params.legend,
     settings=snakemake.params.settings,
-    outputs=[snakemake.output.pdf, snakemake.output.png],
+    outputs=[snakemake.output.pdf, snakemake.output.png, snakemake.output.caption],
     provenance=record,
 )
 provenance.save(snakemake.output.provenance, record)

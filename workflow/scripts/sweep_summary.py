@@ -27,7 +27,7 @@ sweep_figure.draw(
     metrics=p.metrics,
     legend=p.legend,
     title=title,
-    outputs=[snakemake.output.pdf, snakemake.output.png],
+    outputs=[snakemake.output.pdf, snakemake.output.png, snakemake.output.caption],
     provenance=record,
 )
 provenance.save(snakemake.output.provenance, record)

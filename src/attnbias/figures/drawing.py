@@ -1,14 +1,15 @@
-"""One seaborn figure per experiment kind, drawn from the aggregate long-format table.
+"""One seaborn figure per experiment kind, drawn from the aggregate long-format table, at
+print size (attnbias.figures.style), with its caption written beside it (caption.py).
 
 Lines are the mean over seeds (on log axes seaborn averages in log space, i.e. the
-geometric mean); bands span the smallest to the largest seed. Reference curves are the
-rates the paper states, anchored on one optimizer's mean curve; they show a slope, not a fit.
+geometric mean); bands span the smallest to the largest seed. Every panel has the iteration
+on a log axis. Reference curves are the rates the paper states, starting on the curve of
+the optimizer they are proved for; they show a slope, not a fit.
 """
 
 from __future__ import annotations
 
 import math
-import textwrap
 
 import matplotlib
 
@@ -17,8 +18,22 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
+from matplotlib.ticker import FuncFormatter, MaxNLocator  # noqa: E402
 
-from attnbias.figures.panels import LAYOUT, PANELS, Panel, Reference, letter, panel_descriptions  # noqa: E402
+from attnbias.figures import caption as captions  # noqa: E402
+from attnbias.figures.panels import FOCUS, LAYOUT, PANELS, Panel, Reference, letter  # noqa: E402
+from attnbias.figures.style import (  # noqa: E402, F401 (re-exported: plots, sweep_figure)
+    FOCUS_LINE_WIDTH,
+    FULL_WIDTH,
+    LINE_STYLES,
+    LINE_WIDTH,
+    MARKER_SIZE,
+    MARKERS,
+    MIN_FONT_PT,
+    apply_theme,
+    emphasis_order,
+    optimizer_colours,
+)
 from attnbias.workflow.io import atomic_path  # noqa: E402
 from attnbias.workflow.provenance import savefig, trained_on  # noqa: E402
 
@@ -30,45 +45,73 @@ SHAPES = {
     "1/log t": lambda t: 1.0 / np.log(t),
     "1/log^2 t": lambda t: 1.0 / np.log(t) ** 2,
 }
+PANEL_HEIGHT = 1.9  # in, one row of panels
+LEGEND_HEIGHT = 0.35  # in, the legend row above the panels
 
 
 def _panel_data(table: pd.DataFrame, panel: Panel) -> pd.DataFrame:
     # every panel starts at t = 1: t = 0 cannot be drawn on a log axis, and a common start
     # keeps the panels aligned
     data = table[(table["metric"] == panel.metric) & (table["iteration"] > 0)]
-    if panel.transform == "log10":
+    if panel.natural_log:  # drawn as log10 on a linear axis, ticks 10^k: a log axis
         data = data.assign(value=data["value"] / math.log(10))
-    if panel.yscale == "log":
+    elif panel.yscale == "log":
         data = data[data["value"] > 0]
     return data
 
 
-# A linear log10 panel whose curves end further apart than this factor (in magnitude, among
-# those beyond 1) spans decades: on a linear axis -400 flattens -2 and -8 onto one line.
-# Where every value is negative it is drawn negated on a log axis ("neglog": -log10 of the
-# quantity, the decades below 1, which a log axis reads directly); else symlog.
-SYMLOG_SPREAD = 20.0
+def log_axis_from_exponents(ax) -> None:
+    """Label a linear axis of log10 values as the log axis it is: ticks 10^k, k whole."""
+    ax.yaxis.set_major_locator(MaxNLocator(nbins=5, integer=True, min_n_ticks=2))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"$10^{{{round(y)}}}$"))
 
 
-def _y_scale(panel: Panel, data: pd.DataFrame) -> str:
-    if panel.yscale != "linear" or panel.transform != "log10" or data.empty:
-        return panel.yscale
-    last = data[data["iteration"] == data["iteration"].max()]
-    ends = last.groupby("optimizer")["value"].mean().abs()
-    ends = ends[ends >= 1.0]
-    if not (len(ends) > 1 and ends.max() / ends.min() > SYMLOG_SPREAD):
-        return "linear"
-    return "neglog" if (data["value"] < 0).all() else "symlog"
+# A log10 panel whose curves end further apart than this factor (in decades, among those
+# at least a decade down) spans so many decades that -2 and -8 would flatten onto one line
+# next to -400: its axis stops below the other curves, and the deep one leaves it, marked.
+FLOOR_SPREAD = 20.0
+FLOOR_MARGIN = 0.08  # of the kept curves' range, below their lowest value
 
 
-def _negated(label: str) -> str:
-    """The axis label of minus the quantity: $-...$ for a math label."""
-    return f"$-{label[1:]}" if label.startswith("$") else f"$-$({label})"
+def axis_floor(data: pd.DataFrame) -> tuple[float, float] | None:
+    """The limits of a log10 panel (in log10) where a curve ends FLOOR_SPREAD times more
+    decades down than the shallowest curve that falls a decade or more: those of the other
+    curves, with a margin. None: show all."""
+    means = data.groupby(["optimizer", "iteration"])["value"].mean()
+    depth = -means.groupby(level="optimizer").last()
+    deep = depth[depth >= 1.0]
+    if len(deep) < 2:
+        return None
+    kept = depth[depth <= FLOOR_SPREAD * deep.min()].index
+    if len(kept) == len(depth):
+        return None
+    shown = data[data["optimizer"].isin(kept)]["value"]
+    margin = FLOOR_MARGIN * (shown.max() - shown.min())
+    return float(shown.min() - margin), float(data["value"].max() + margin)
+
+
+def mark_below(ax, data: pd.DataFrame, floor: float, colours: dict, x_shift: int = 0) -> list:
+    """Draw a ▼ on the axis' bottom edge where each optimizer's mean curve leaves it;
+    return (optimizer, t where it leaves, its last t, its last mean value) for each."""
+    means = data.groupby(["optimizer", "iteration"])["value"].mean()
+    left = []
+    for name, curve in means.groupby(level="optimizer"):
+        curve = curve.droplevel("optimizer")
+        below = curve[curve < floor]
+        if below.empty:
+            continue
+        t = below.index[0]
+        ax.plot(
+            t + x_shift, floor, "v", color=colours[name], mec="black", mew=0.5, ms=6,
+            clip_on=False, zorder=6,
+        )  # fmt: skip
+        left.append((name, int(t), int(curve.index[-1]), float(curve.iloc[-1])))
+    return left
 
 
 # Mean curves of two optimizers closer than this fraction of the panel's height (in the
 # axis' own coordinate: log10 on a log axis) at every logged t nearly cover each other; the
-# footnote says so, since then mainly their markers tell them apart.
+# legend says so, since then mainly their markers tell them apart.
 OVERLAP_HEIGHT = 0.05
 
 
@@ -93,48 +136,54 @@ def coinciding(data: pd.DataFrame, yscale: str, height: float) -> list[tuple[str
     return pairs
 
 
-def _overlap_notes(overlaps: dict, labels: dict) -> list[str]:
-    """'A and B lie within 5% of the panel height ...' from {(a, b): [panel letters]}."""
+def coinciding_groups(pairs: list[tuple[str, str]]) -> list[tuple[str, ...]]:
+    """The pairs of `coinciding` joined into groups of curves that cover each other (in
+    the order their members first appear)."""
+    groups: list[list[str]] = []
+    for a, b in pairs:
+        joined = [g for g in groups if a in g or b in g]
+        merged = [n for g in joined for n in g]
+        merged += [n for n in (a, b) if n not in merged]
+        groups = [g for g in groups if g not in joined] + [merged]
+    return [tuple(g) for g in groups]
+
+
+ALMOST = " \u2248 "
+
+
+def overlap_labels(overlaps: dict, labels: dict) -> list[str]:
+    """Legend entries 'A ≈ B ≈ C in (a), (c)' from {(a, b, ...): [panel letters]}."""
     return [
-        f"{labels.get(a, a)} and {labels.get(b, b)} lie within {OVERLAP_HEIGHT:.0%} of the "
-        f"panel's height of each other at every t in {', '.join(where)}: one line nearly "
-        "covers the other, and the markers tell them apart."
-        for (a, b), where in overlaps.items()
+        f"{ALMOST.join(labels.get(n, n) for n in group)} in {', '.join(where)}"
+        for group, where in overlaps.items()
     ]
 
 
-def optimizer_colours(count: int) -> list:
-    """Colour-blind safe colours for `count` optimizers. seaborn's colorblind palette puts
-    orange and vermilion 2nd and 4th, which look alike in thin lines: vermilion comes last."""
-    colours = sns.color_palette("colorblind", 10)
-    order = [0, 1, 2, 4, 8, 9, 5, 7, 6, 3]
-    return [colours[i] for i in order[:count]]
-
-
-# solid, dashed, dash-dot, dotted (and more), as seaborn dash specs
-LINE_STYLES = ("", (5, 2), (6, 2, 1, 2), (1.5, 1.5), (8, 3, 2, 3, 2, 3), (3, 3))
-# and a marker each, spaced along the line with a different start per optimizer, so that
-# curves which coincide exactly (NGD and joint NGD on fig3's u) still show both
-MARKERS = ("o", "s", "^", "D", "v", "P")
 MARKER_SPACING = 0.09  # fraction of the axes' diagonal
-REFERENCE_OFFSET = 3.0
 REFERENCE_STYLES = ("--", ":")
 REFERENCE_NAMES = {"--": "dashed", ":": "dotted"}
 
 
-def optimizer_styles(order: list[str], column: str = "optimizer_label") -> dict:
+def optimizer_styles(
+    order: list[str], column: str = "optimizer_label", focus: str | None = None
+) -> dict:
     """sns.lineplot arguments that give each optimizer of `order` (labels, in legend order)
-    a colour, a line style and a marker, so that curves which coincide stay apart. Call
-    `space_markers(ax, order)` after plotting to thin the markers."""
+    a colour, a line style and a marker, so that curves which coincide stay apart; `focus`
+    (a label) gets the first of each and a thicker line. Call `space_markers(ax, order)`
+    after plotting to thin the markers."""
+    ranked = emphasis_order(order, focus)
     return {
         "hue": column,
         "hue_order": order,
-        "palette": dict(zip(order, optimizer_colours(len(order)), strict=True)),
+        "palette": dict(zip(ranked, optimizer_colours(len(order)), strict=True)),
         "style": column,
         "style_order": order,
-        "dashes": dict(zip(order, LINE_STYLES, strict=False)),
-        "markers": dict(zip(order, MARKERS, strict=False)),
-        "markersize": 5,
+        "dashes": dict(zip(ranked, LINE_STYLES, strict=False)),
+        "markers": dict(zip(ranked, MARKERS, strict=False)),
+        "size": column,
+        "size_order": order,
+        "sizes": {o: FOCUS_LINE_WIDTH if o == focus else LINE_WIDTH for o in order},
+        "markersize": MARKER_SIZE,
         "markeredgewidth": 0,
     }
 
@@ -166,32 +215,43 @@ def space_markers(ax, order: list[str]) -> None:
 
 
 def _draw_reference(
-    ax, data: pd.DataFrame, ref: Reference, t_max: int, style: str, on: str
+    ax, data: pd.DataFrame, ref: Reference, t_max: int, style: str, in_log10: bool
 ) -> bool:
-    curve = data[data["optimizer"] == ref.optimizer].groupby("iteration")["value"]
-    curve = np.exp(curve.apply(lambda v: np.log(v).mean()))  # geometric mean over seeds
+    """The rate `ref` from its curve's point at anchor * t_max to where it leaves the
+    panel (or t_max), labelled at that end. `in_log10`: the panel draws log10 values."""
+    values = data[data["optimizer"] == ref.optimizer].groupby("iteration")["value"]
+    curve = values.mean() if in_log10 else np.exp(values.apply(lambda v: np.log(v).mean()))
     curve = curve[curve.index > 1]
     if curve.empty:
         return False
     t0 = curve.index[np.argmin(np.abs(curve.index - max(ref.anchor * t_max, 2)))]
     shape = SHAPES[ref.shape]
-    t = np.geomspace(t0, t_max, 50)
-    # offset from the curve it is anchored on, so that both stay visible
-    y = REFERENCE_OFFSET * curve[t0] * shape(t) / shape(t0)
-    ax.plot(t, y, ls=style, color="black", lw=1.3, label=f"{ref.label}, on {on}")
+    t = np.geomspace(t0, t_max, 80)
+    ratio = shape(t) / shape(t0)
+    y = curve[t0] + np.log10(ratio) if in_log10 else curve[t0] * ratio
+    lo, hi = ax.get_ylim()  # the curves' range: the rate must not stretch it
+    inside = (y >= lo) & (y <= hi)
+    stop = len(y) if inside.all() else max(int(np.argmin(inside)), 2)
+    ax.plot(t[:stop], y[:stop], ls=style, color="black", lw=0.9, zorder=5)
+    # the label on the side of the line away from where the curves come from: above a
+    # rising rate, below a falling one
+    falling = y[stop - 1] < y[0]
+    ax.annotate(
+        ref.label, (t[stop - 1], y[stop - 1]), xytext=(-1, -3 if falling else 2),
+        textcoords="offset points", ha="right", va="top" if falling else "bottom",
+        fontsize=MIN_FONT_PT,
+    )  # fmt: skip
+    ax.set_ylim(lo, hi)
     return True
 
 
-def _scale_notes(negated: list[str], symlog: list[str]) -> list[str]:
-    notes = []
-    if negated:
-        notes.append(
-            f"{', '.join(negated)}: minus a log10 on a log axis, since the values span decades "
-            "(10^2 there means the quantity is 10^-2)."
-        )
-    if symlog:
-        notes.append(f"{', '.join(symlog)}: a log10 on a symlog axis (linear within 1 of 0).")
-    return notes
+def lines_text(table: pd.DataFrame) -> str:
+    """How the lines and bands of a figure are drawn, for its caption."""
+    seeds = sorted(set(table.groupby("optimizer")["seed"].nunique()))
+    if seeds == [1]:
+        return "Lines: a single run."
+    counts = ", ".join(str(v) for v in seeds)
+    return f"Lines: mean over {counts} seeds (geometric on log axes); bands: min to max over seeds."
 
 
 def _caption(
@@ -202,26 +262,16 @@ def _caption(
     late_starts=(),
     panel_notes=(),
 ) -> str:
-    """The footnote: what the lines are, the reference rates drawn (`references`: their
-    line styles), panels whose curves begin after t = 1 (`late_starts`: (letter, t)), what
-    the panels draw differently (`panel_notes`), the optimizers' settings and the
-    hypotheses `note`."""
-    seeds = sorted(set(table.groupby("optimizer")["seed"].nunique()))
-    if seeds == [1]:
-        lines = "Lines: a single run."
-    else:
-        counts = ", ".join(str(v) for v in seeds)
-        lines = (
-            f"Lines: mean over {counts} seeds (geometric on log axes); "
-            "bands: min to max over seeds."
-        )
-    parts = [lines]
+    """The drawing's notes: what the lines are, the reference rates drawn (`references`:
+    their line styles), panels whose curves begin after t = 1 (`late_starts`: (letter, t)),
+    what the panels draw differently (`panel_notes`), the optimizers' settings and `note`
+    (the hypotheses measured, the backend)."""
+    parts = [lines_text(table)]
     if references:
         styles = " and ".join(REFERENCE_NAMES[s] for s in REFERENCE_STYLES if s in references)
         parts.append(
-            f"Black {styles} lines: rates stated in the paper, anchored on the curve of the "
-            f"optimizer their legend names and drawn {REFERENCE_OFFSET:g}x above it (slopes, "
-            "not fits)."
+            f"Black {styles} lines: rates stated in the paper, starting on the curve of the "
+            "optimizer they are proved for and labelled at their end (slopes, not fits)."
         )
     by_start: dict[int, list[str]] = {}
     for panel_letter, start in late_starts:
@@ -233,7 +283,9 @@ def _caption(
             "axis cannot show."
         )
     parts.extend(panel_notes)
-    parts.append("; ".join(f"{label}: {caption}" for label, caption in legend.values()) + ".")
+    parts.append(
+        "Optimizers: " + "; ".join(f"{label}: {text}" for label, text in legend.values()) + "."
+    )
     parts.append(note)
     return " ".join(p for p in parts if p).strip()
 
@@ -242,6 +294,38 @@ def backend_note(provenance: dict) -> str:
     """Which implementation trained the runs, from the provenance (as its files record)."""
     trained = trained_on(provenance.get("training", {}))
     return f"Trained on {trained}." if trained else ""
+
+
+def _below_notes(left: list, panel_letter: str, labels: dict, x_shift: int = 0) -> list[str]:
+    return [
+        f"In {panel_letter}, {labels.get(name, name)} leaves the axis at "
+        f"t = {t - x_shift:,} (\u25bc) and reaches 10^{end:.1f} at t = {last - x_shift:,}."
+        for name, t, last, end in left
+    ]
+
+
+def _legend_above(fig, handles: list, texts: list, below: bool) -> None:
+    """One legend row above the panels: the optimizers (`handles`, `texts`) and, if a
+    curve leaves an axis (`below`), the marker drawn where it does."""
+    if below:
+        handles.append(plt.Line2D([], [], ls="", marker="v", color="0.4", mec="black", mew=0.5))
+        texts.append("leaves the axis")
+    fig.legend(
+        handles, texts, loc="outside upper center", ncol=len(texts), frameon=False,
+        handletextpad=0.4, columnspacing=1.2,
+    )  # fmt: skip
+
+
+def say_coinciding(ax, groups: list[tuple[str, ...]], labels: dict) -> None:
+    """Name the curves that cover each other inside the panel ('NGD ≈ PS'), where a
+    reader looks for the missing line."""
+    if groups:
+        texts = [ALMOST.join(labels.get(n, n) for n in group) for group in groups]
+        blank = plt.Line2D([], [], ls="", marker="")
+        ax.legend(
+            [blank] * len(texts), texts, loc="best", handlelength=0, handletextpad=0,
+            frameon=True, framealpha=0.8, borderpad=0.3,
+        )  # fmt: skip
 
 
 def draw(
@@ -254,88 +338,144 @@ def draw(
     provenance: dict | None = None,
     note: str = "",
     geometry: dict | None = None,
-) -> None:
-    """Draw figure `kind` and save it to each path in `outputs` (PDF, PNG, ...).
+    description: str = "",
+) -> str:
+    """Draw figure `kind` into each path of `outputs` (PDF, PNG, ...; a `.caption.md` path
+    gets the caption) and return the caption.
 
-    `provenance` (attnbias.workflow.provenance.collect) goes into each file's metadata; `note` (the
-    hypotheses measured on the data) ends the caption. `geometry` (kind bad_init_2d only):
-    seed 0's data file contents plus its `W_mm`, for the left panel.
+    `provenance` (attnbias.workflow.provenance.collect) goes into each file's metadata;
+    `description` (panels.describe) opens the caption and `note` (the hypotheses measured on
+    the data) ends it. `geometry` (kind bad_init_2d only): seed 0's data file contents
+    plus its `W_mm`, for the left panel.
     """
     if kind not in PANELS:
         raise ValueError(f"unknown figure kind {kind!r}; choose one of {sorted(PANELS)}")
-    note = " ".join(p for p in (backend_note(provenance or {}), note) if p)
+    note = " ".join(p for p in (note, backend_note(provenance or {})) if p)
     missing = set(legend) - set(table["optimizer"])
     if missing:
         raise ValueError(f"the metrics table has no rows for optimizer(s) {sorted(missing)}")
-    if kind == "bad_init_2d":
-        draw_bad_init_2d(
-            table,
-            geometry,
-            title=title,
-            legend=legend,
-            outputs=outputs,
-            provenance=provenance,
-            note=note,
-        )
-        return
-    sns.set_theme(context="paper", style="whitegrid", font_scale=1.1)
+    apply_theme()
     labels = {name: label for name, (label, _) in legend.items()}
     order = list(labels.values())
-    styles = optimizer_styles(order)
+    focus = labels.get(FOCUS.get(kind))
+    styles = optimizer_styles(order, focus=focus)
+    colours = {name: styles["palette"][label] for name, label in labels.items()}
     table = table.assign(optimizer_label=table["optimizer"].map(labels))
-    rows, cols = LAYOUT[kind]
-    fig, axes = plt.subplots(rows, cols, figsize=(4.3 * cols, 3.5 * rows + 0.9), squeeze=False)
+    if kind == "bad_init_2d":
+        fig, axes, x_shift = _bad_init_2d_axes(geometry)
+        table = table.assign(iteration=table["iteration"] + x_shift)
+    else:
+        rows, cols = LAYOUT[kind]
+        fig, grid = plt.subplots(
+            rows, cols, figsize=(FULL_WIDTH, PANEL_HEIGHT * rows + LEGEND_HEIGHT),
+            squeeze=False, layout="constrained",
+        )  # fmt: skip
+        axes, x_shift = list(grid.flat), 0
+    first = int(kind == "bad_init_2d")
     t_max = int(table["iteration"].max())
-    drawn_styles, late_starts, negated, symlog = set(), [], [], []
+    drawn_styles, late_starts, panel_notes = set(), [], []
     overlaps: dict = {}
-    for i, (ax, panel) in enumerate(zip(axes.flat, PANELS[kind], strict=True)):
+    for i, (ax, panel) in enumerate(zip(axes[first:], PANELS[kind], strict=True), start=first):
         data = _panel_data(table, panel)
-        yscale = _y_scale(panel, data)
-        ylabel = panel.ylabel
-        if yscale == "neglog":
-            data, yscale, ylabel = data.assign(value=-data["value"]), "log", _negated(ylabel)
-            negated.append(letter(i))
-        elif yscale == "symlog":
-            symlog.append(letter(i))
-        for pair in coinciding(data, yscale, OVERLAP_HEIGHT):
-            overlaps.setdefault(pair, []).append(letter(i))
-        ax.set_xscale(panel.xscale)
-        # before plotting: seaborn then averages in log space; symlog: linear near 0
-        ax.set_yscale(yscale, **({"linthresh": 1.0} if yscale == "symlog" else {}))
-        seed_lines(ax, data, styles, legend=i == 0)
+        in_log10 = panel.natural_log
+        yscale = "linear" if in_log10 else panel.yscale
+        ax.set_xscale("log")
+        ax.set_yscale(yscale)  # before plotting: seaborn then averages in log space
+        seed_lines(ax, data, styles, legend=i == first)
         space_markers(ax, order)
+        limits = None
+        if in_log10:
+            log_axis_from_exponents(ax)
+            limits = axis_floor(data)
+            if limits is not None:
+                ax.set_ylim(*limits)
+                left = mark_below(ax, data, limits[0], colours)
+                panel_notes += _below_notes(left, letter(i), labels, x_shift)
+        # judged as drawn: a curve below the axis counts as on its edge
+        shown = data.assign(value=data["value"].clip(*limits)) if limits else data
+        groups = coinciding_groups(
+            coinciding(shown, "linear" if in_log10 else yscale, OVERLAP_HEIGHT)
+        )
+        for group in groups:
+            overlaps.setdefault(group, []).append(letter(i))
         for ref, style in zip(panel.references, REFERENCE_STYLES, strict=False):
-            if _draw_reference(
-                ax, data, ref, t_max, style, labels.get(ref.optimizer, ref.optimizer)
-            ):
+            if _draw_reference(ax, data, ref, t_max, style, in_log10):
                 drawn_styles.add(style)
-        if not data.empty and data["iteration"].min() > 1:
-            late_starts.append((letter(i), int(data["iteration"].min())))
+        if not data.empty and data["iteration"].min() > 1 + x_shift:
+            late_starts.append((letter(i), int(data["iteration"].min()) - x_shift))
+        if kind == "bad_init_2d":
+            _mark_softmax_minimum(ax, panel, data, geometry, styles["palette"])
         ax.set_xlim(1, t_max)
-        ax.set_xlabel("iteration $t$")
-        ax.set_ylabel(ylabel)
-        ax.set_title(letter(i), loc="left", fontsize="medium")
-        handles, texts = ax.get_legend_handles_labels()
-        if i == 0:
-            ax.legend(handles, texts, title=None, fontsize="small")
-        elif panel.references:
-            refs = [(h, t) for h, t in zip(handles, texts, strict=True) if t not in labels.values()]
-            if refs:
-                ax.legend(*zip(*refs, strict=True), fontsize="small", loc="best")
-    fig.suptitle(title, fontsize="large")
-    notes = [*_scale_notes(negated, symlog), *_overlap_notes(overlaps, labels)]
-    caption = _caption(table, legend, note, drawn_styles, late_starts, notes)
-    lines = textwrap.wrap(caption, 60 * cols)
-    # the footnote's height grows with its lines (about 0.14 in each), the panels keep theirs
-    foot = 0.12 + 0.14 * len(lines)
-    fig.set_size_inches(4.3 * cols, 3.5 * rows + 0.35 + foot)
-    fig.text(0.01, 0.005, "\n".join(lines), fontsize="small", va="bottom", ha="left")
-    fig.tight_layout(rect=(0, foot / (3.5 * rows + 0.35 + foot), 1, 1))
-    save_figure(fig, outputs, provenance)
+        ax.set_xlabel("iteration $t + 1$" if x_shift else "iteration $t$")
+        ax.set_ylabel(panel.ylabel)
+        ax.set_title(letter(i), loc="left", fontweight="bold")
+        if i == first:  # the optimizers' legend goes above the panels
+            handles, texts = ax.get_legend_handles_labels()
+            ax.get_legend().remove()
+        say_coinciding(ax, groups, labels)
+    _legend_above(fig, handles, texts, any("leaves the axis" in n for n in panel_notes))
+    if focus is not None:
+        panel_notes.append(f"Thick line: {focus}, the algorithm the figure is about.")
+    if overlaps:
+        panel_notes.append(
+            f"Curves whose means lie within {OVERLAP_HEIGHT:.0%} of a panel's height of each "
+            "other at every t, named in their panels (A \u2248 B), where the markers tell "
+            f"them apart: {'; '.join(overlap_labels(overlaps, labels))}."
+        )
+    if kind == "bad_init_2d":
+        panel_notes.append(_bad_init_2d_note(geometry))
+    text = captions.compose(
+        title,
+        description,
+        _caption(table, legend, "", drawn_styles, late_starts, panel_notes),
+        note,
+    )
+    save_figure(fig, outputs, provenance, caption=text)
+    return text
+
+
+def _mark_softmax_minimum(ax, panel: Panel, data: pd.DataFrame, geometry: dict, palette):
+    """bad_init_2d's softmax panels: 1/T dotted, and a star at each curve's minimum where
+    it comes after t = 0 (the dip the bad start causes)."""
+    if not panel.metric.startswith("opt_softmax_"):
+        return
+    ax.axhline(1 / geometry["X"].shape[1], color="black", ls=":", lw=0.8)
+    ax.set_ylim(0, 1.02)
+    means = data.groupby(["optimizer_label", "iteration"])["value"].mean()
+    for label, curve in means.groupby(level="optimizer_label"):
+        curve = curve.droplevel("optimizer_label")
+        if curve.idxmin() > curve.index.min():
+            ax.plot(
+                curve.idxmin(), curve.min(), "*", color=palette[label], mec="black", mew=0.5,
+                ms=8, zorder=5,
+            )  # fmt: skip
+
+
+def _bad_init_2d_axes(geometry: dict | None):
+    """App. C.1's figure: the geometry panel over the first column's two rows, the four
+    metric panels beside it; t + 1 on the log axes, so that t = 0 is drawn."""
+    if geometry is None:
+        raise ValueError("figure kind bad_init_2d needs `geometry` (the data and W_mm of seed 0)")
+    fig = plt.figure(
+        figsize=(FULL_WIDTH, 2 * PANEL_HEIGHT + LEGEND_HEIGHT + 0.3), layout="constrained"
+    )
+    spec = fig.add_gridspec(2, 3, width_ratios=[1.2, 1, 1])
+    geometry_ax = fig.add_subplot(spec[:, 0])
+    _geometry_panel(geometry_ax, geometry)
+    geometry_ax.set_title(letter(0), loc="left", fontweight="bold")
+    metric_axes = [fig.add_subplot(spec[r, c]) for r in range(2) for c in (1, 2)]
+    return fig, [geometry_ax, *metric_axes], 1
+
+
+def _bad_init_2d_note(geometry: dict) -> str:
+    T = geometry["X"].shape[1]
+    return (
+        f"Here ||W_0||_F = {np.linalg.norm(geometry['W0']):.3g} and 1/T = {1 / T:.3g}. "
+        "The t axes show t + 1 on a log scale, so that t = 0 is drawn."
+    )
 
 
 SAMPLE_MARKERS = ("o", "s")  # sample 1, sample 2 in the geometry panel
-EXCESS_FLOOR = 1e-9  # bottom of the excess-loss axis; a curve below it is named in the panel
 
 
 def _geometry_panel(ax, geometry: dict) -> None:
@@ -347,7 +487,9 @@ def _geometry_panel(ax, geometry: dict) -> None:
     n, T, d = X.shape
     if d != 2:
         raise ValueError(f"the geometry panel draws 2-D tokens; this dataset has d = {d}")
-    colors = sns.color_palette("dark", 8)[2:4]  # not the optimizers' colours
+    # black and purple: not the optimizers' colours, apart for colour-blind readers and in
+    # grayscale (the samples also differ by marker)
+    colors = ["0.1", sns.color_palette("colorblind")[4]]
     points = [np.zeros(2)]
     for i in range(n):
         marker, color = SAMPLE_MARKERS[i % len(SAMPLE_MARKERS)], colors[i % len(colors)]
@@ -356,7 +498,7 @@ def _geometry_panel(ax, geometry: dict) -> None:
             points.append(x)
             face = color if t == opt[i] else "white"
             ax.scatter(
-                *x, s=110, marker=marker, facecolors=[face], edgecolors=[color], lw=2, zorder=4
+                *x, s=28, marker=marker, facecolors=[face], edgecolors=[color], lw=1.2, zorder=4
             )
             ax.annotate(
                 f"$x_{{{i + 1},{t + 1}}}$",
@@ -364,7 +506,6 @@ def _geometry_panel(ax, geometry: dict) -> None:
                 xytext=(8, 4),
                 textcoords="offset points",
                 color=color,
-                fontsize="large",
             )
         # arrows show directions: unit length for sample 1, shorter for sample 2, so that
         # nearly equal directions stay apart
@@ -378,9 +519,9 @@ def _geometry_panel(ax, geometry: dict) -> None:
                     (0, 0),
                     tip,
                     arrowstyle="-|>",
-                    mutation_scale=14,
+                    mutation_scale=9,
                     color=color,
-                    lw=1.8,
+                    lw=1.2,
                     ls=style,
                     zorder=3,
                 )
@@ -390,7 +531,7 @@ def _geometry_panel(ax, geometry: dict) -> None:
     ax.set_xlim(lo[0], hi[0])
     ax.set_ylim(lo[1], hi[1])
     ax.set_aspect("equal")
-    ax.scatter([0], [0], marker="+", color="black", s=60, zorder=5)
+    ax.scatter([0], [0], marker="+", color="black", s=30, zorder=5)
     handles = [
         plt.Line2D(
             [],
@@ -411,131 +552,27 @@ def _geometry_panel(ax, geometry: dict) -> None:
     ]
     ax.legend(
         handles=handles,
-        fontsize="small",
         loc="upper center",
-        bbox_to_anchor=(0.5, -0.1),
-        ncol=3,
+        bbox_to_anchor=(0.5, -0.08),
+        ncol=2,
         columnspacing=0.8,
         handletextpad=0.3,
         frameon=False,
     )
-    ax.tick_params(labelsize="small")
 
 
-def _bad_init_2d_caption(table: pd.DataFrame, legend: dict, geometry: dict) -> str:
-    seeds = table["seed"].nunique()
-    lines = "Lines: a single run." if seeds == 1 else f"Lines: mean over {seeds} seeds."
-    settings = "; ".join(f"{label}: {caption}" for label, caption in legend.values())
-    panels = " ".join(
-        f"{letter(i)} {text[0].upper()}{text[1:]}."
-        for i, text in enumerate(panel_descriptions("bad_init_2d"))
-    )
-    T = geometry["X"].shape[1]
-    return (
-        f"{panels} Here ||W_0||_F = {np.linalg.norm(geometry['W0']):.3g} and 1/T = {1 / T:.3g}. "
-        f"Every t axis is linear on [0, 1] and logarithmic above, from t = 0. {lines} {settings}."
-    )
-
-
-def draw_bad_init_2d(
-    table: pd.DataFrame,
-    geometry: dict | None,
-    *,
-    title: str,
-    legend: dict,
-    outputs,
-    provenance: dict | None = None,
-    note: str = "",
-) -> None:
-    """App. C.1's figure (fig8): the 2-D geometry, then the two samples' optimal-token
-    softmax, 1 - cos(W_t, W_mm) and the excess train loss, every t axis from t = 0."""
-    if geometry is None:
-        raise ValueError("figure kind bad_init_2d needs `geometry` (the data and W_mm of seed 0)")
-    sns.set_theme(context="paper", style="whitegrid", font_scale=1.1)
-    labels = {name: label for name, (label, _) in legend.items()}
-    order = list(labels.values())
-    styles = optimizer_styles(order)
-    palette = styles["palette"]
-    excess = table[table["metric"] == "log_excess_loss"]
-    excess = excess.assign(metric="excess_loss", value=np.exp(excess["value"]))
-    table = pd.concat([table, excess], ignore_index=True)
-    table["optimizer_label"] = table["optimizer"].map(labels)
-    rows, cols = LAYOUT["bad_init_2d"]
-    fig, axes = plt.subplots(
-        rows, cols, figsize=(3.9 * cols, 5.6), squeeze=False, width_ratios=[1.15, 1, 1, 1, 1]
-    )
-    axes = axes.flat
-    _geometry_panel(axes[0], geometry)
-    axes[0].set_title("(a) tokens and key directions", loc="left", fontsize="medium")
-    t_max = int(table["iteration"].max())
-    T = geometry["X"].shape[1]
-    for i, (ax, panel) in enumerate(zip(axes[1:], PANELS["bad_init_2d"], strict=True), start=1):
-        ax.set_xscale("symlog", linthresh=1.0)
-        ax.set_yscale(panel.yscale)
-        data = table[table["metric"] == panel.metric]
-        if panel.yscale == "log":
-            data = data[data["value"] > 0]
-        seed_lines(ax, data, styles, legend=i == 1, lw=1.8)
-        space_markers(ax, order)
-        means = data.groupby(["optimizer_label", "iteration"])["value"].mean()
-        if panel.metric.startswith("opt_softmax_"):
-            ax.axhline(1 / T, color="black", ls=":", lw=1.0)
-            ax.set_ylim(0, 1.02)
-            for label in order:
-                curve = means[label]
-                if curve.idxmin() > curve.index.min():
-                    ax.plot(
-                        curve.idxmin(),
-                        curve.min(),
-                        "*",
-                        color=palette[label],
-                        mec="black",
-                        ms=12,
-                        zorder=5,
-                    )
-        if panel.metric == "excess_loss":
-            ax.set_ylim(EXCESS_FLOOR, 2 * data["value"].max())
-            below = [
-                f"{label}: {means[label].iloc[-1]:.1e} at t = {t_max:,}"
-                for label in order
-                if means[label].iloc[-1] < EXCESS_FLOOR
-            ]
-            if below:
-                ax.text(
-                    0.04,
-                    0.03,
-                    "below the axis:\n" + "\n".join(below),
-                    transform=ax.transAxes,
-                    ha="left",
-                    va="bottom",
-                    fontsize="small",
-                )
-        ax.set_xlim(0, t_max)
-        ax.set_xlabel("iteration $t$")
-        ax.set_ylabel(panel.ylabel)
-        ax.set_title(f"({chr(97 + i)})", loc="left", fontsize="medium")
-        if i == 1:
-            ax.legend(title=None, fontsize="small", loc="lower right")
-    fig.suptitle(title, fontsize="large")
-    caption = f"{_bad_init_2d_caption(table, legend, geometry)} {note}".strip()
-    fig.text(
-        0.01,
-        0.005,
-        "\n".join(textwrap.wrap(caption, 48 * cols)),
-        fontsize="small",
-        va="bottom",
-        ha="left",
-    )
-    fig.tight_layout(rect=(0, 0.17, 1, 1))
-    save_figure(fig, outputs, provenance)
-
-
-def save_figure(fig, outputs, provenance: dict | None = None) -> None:
-    """Save `fig` to every path (its format from the suffix), atomically, and close it.
+def save_figure(fig, outputs, provenance: dict | None = None, caption: str | None = None) -> None:
+    """Save `fig` to every path (its format from the suffix), atomically, and close it; a
+    `.caption.md` path gets `caption` instead.
 
     `provenance` (a record of attnbias.workflow.provenance) goes into each file's metadata.
     """
     for path in outputs:
+        if captions.is_caption(path):
+            if caption is None:
+                raise ValueError(f"{path}: this figure has no caption to write")
+            captions.write(path, caption)
+            continue
         with atomic_path(path) as tmp:
             savefig(fig, tmp, str(path).rsplit(".", 1)[-1], provenance, dpi=150)
     plt.close(fig)
@@ -575,12 +612,12 @@ def draw_study(
 
     `provenance` (attnbias.workflow.provenance.collect) goes into each file's metadata.
     """
-    sns.set_theme(context="paper", style="whitegrid", font_scale=1.1)
+    apply_theme()
     order = list(legend.values())
     palette = dict(zip(order, optimizer_colours(len(order)), strict=True))
     runs = runs.assign(label=runs["optimizer"].map(legend))
     summary = summary.assign(label=summary["optimizer"].map(legend))
-    fig, axes = plt.subplots(1, 3, figsize=(16, 5.2))
+    fig, axes = plt.subplots(1, 3, figsize=(FULL_WIDTH, 2.9), layout="constrained")
     sns.barplot(
         summary,
         x="setting",
@@ -623,17 +660,10 @@ def draw_study(
     axes[2].axhline(settings["threshold"], color="black", ls="--", lw=1)
     axes[2].set(ylabel="final effective gap", xlabel="setting")
     for i, ax in enumerate(axes):
-        ax.set_title(f"({chr(97 + i)})", loc="left", fontsize="medium")
+        ax.set_title(letter(i), loc="left", fontweight="bold")
         ax.tick_params(axis="x", rotation=30)
-    axes[0].legend(title=None, fontsize="small")
-    fig.suptitle(STUDY_TITLE, fontsize="large")
-    fig.text(
-        0.01,
-        0.005,
-        "\n".join(textwrap.wrap(_study_caption(runs, settings), 190)),
-        fontsize="small",
-        va="bottom",
-        ha="left",
-    )
-    fig.tight_layout(rect=(0, 0.1, 1, 1))
-    save_figure(fig, outputs, provenance)
+    handles, texts = axes[0].get_legend_handles_labels()
+    axes[0].get_legend().remove()
+    fig.legend(handles, texts, loc="outside upper center", ncol=len(texts), frameon=False)
+    text = captions.compose(STUDY_TITLE, _study_caption(runs, settings))
+    save_figure(fig, outputs, provenance, caption=text)

@@ -13,44 +13,43 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True)
 class Reference:
-    """A rate the paper states: C * shape(t), anchored on `optimizer`'s curve at anchor * t_max."""
+    """A rate the paper states: C * shape(t), starting on `optimizer`'s mean curve at
+    t = anchor * t_max (C puts it there)."""
 
     optimizer: str
     shape: str  # key of attnbias.figures.drawing.SHAPES
-    label: str
+    label: str  # drawn at the line's end
+    source: str = ""  # where the paper states it, for the caption
     anchor: float = 0.003
 
 
 @dataclass(frozen=True)
 class Panel:
+    """One panel: a metric against the iteration t on a log axis (every panel of a figure).
+
+    `yscale` "log" draws the quantity itself on a log axis; a metric stored as its natural
+    log (`natural_log`: quantities far below float64's range, 1e-400) is drawn on a log axis
+    too, from its logarithm, so no value underflows."""
+
     metric: str
     ylabel: str
-    description: str  # what the panel shows, for the report caption
-    xscale: str = "log"
-    yscale: str = "log"
-    transform: str | None = None  # "log10" turns a natural-log metric into log10
+    description: str  # what the panel shows, for the caption
+    yscale: str = "log"  # "log" | "linear"
+    natural_log: bool = False
     references: tuple[Reference, ...] = field(default_factory=tuple)
 
 
-# what attnbias.figures.drawing does with a log10 panel whose curves end decades apart
-SPANS_DECADES = " (where the curves end decades apart: minus it, on a log axis)"
-
-LOG10_1M_SOFTMAX = Panel(
+ONE_MINUS_SOFTMAX = Panel(
     "log1m_opt_softmax",
-    r"$\log_{10}(1 - \bar s_{\mathrm{opt}})$",
-    "log10 of one minus the optimal token's softmax, averaged over samples" + SPANS_DECADES,
-    "linear",
-    "linear",
-    "log10",
+    r"$1 - \bar s_{\mathrm{opt}}$",
+    "one minus the optimal token's softmax, averaged over samples",
+    natural_log=True,
 )
-LOG10_EXCESS_LOSS = Panel(
+EXCESS_LOSS = Panel(
     "log_excess_loss",
-    r"$\log_{10}(L(W_t) - L_\star)$",
-    "log10 of the train loss above its infimum L* (all attention on the optimal tokens)"
-    + SPANS_DECADES,
-    "log",
-    "linear",
-    "log10",
+    r"$L(W_t) - L^{*}$",
+    "the train loss above its infimum L* (all attention on the optimal tokens)",
+    natural_log=True,
 )
 GAP_W = "1 - cos(W_t, W_mm)"
 
@@ -60,48 +59,40 @@ PANELS = {
             "loss",
             r"train loss $L(W_t)$",
             "the train loss, which tends to L* > 0 with u fixed (its rate is read in (b))",
+            "linear",
         ),
-        LOG10_EXCESS_LOSS,
+        EXCESS_LOSS,
         Panel(
             "W_norm",
             r"$\|W_t\|_F$",
             "the Frobenius norm of W_t",
             references=(Reference("ngd", "t", r"$\propto t$"),),
         ),
-        LOG10_1M_SOFTMAX,
+        ONE_MINUS_SOFTMAX,
         Panel(
             "gap_W",
             r"$1 - \cos(W_t, W_{mm})$",
             f"{GAP_W}",
-            references=(Reference("ngd", "t^-3/4", r"$t^{-3/4}$ (Thm. 1 rate)"),),
+            references=(Reference("ngd", "t^-3/4", r"$t^{-3/4}$", "Thm. 1"),),
         ),
         Panel(
             "log_step_W",
-            r"step size $\log_{10}\eta_t$",
-            "log10 of the step size applied to W (flat where a cap binds)",
-            "log",
-            "linear",
-            "log10",
+            r"step size $\eta_t$",
+            "the step size applied to W (flat where a cap binds)",
+            natural_log=True,
         ),
     ],
     "joint": [
-        Panel(
-            "log_loss",
-            r"$\log_{10} L(W_t, u_t)$",
-            "log10 of the train loss" + SPANS_DECADES,
-            "log",
-            "linear",
-            "log10",
-        ),
+        Panel("log_loss", r"train loss $L(W_t, u_t)$", "the train loss", natural_log=True),
         Panel("W_norm", r"$\|W_t\|_F$", "the Frobenius norm of W_t"),
         Panel("u_norm", r"$\|u_t\|$", "the norm of u_t"),
-        LOG10_1M_SOFTMAX,
+        ONE_MINUS_SOFTMAX,
         Panel(
             "gap_W",
             r"$1 - \cos(W_t, W_{mm})$",
             f"{GAP_W}",
             # Thm. 3 is proved for Eq. 10 with its step factors (config name eq10)
-            references=(Reference("eq10", "1/log t", r"$1/\log t$ (Thm. 3 rate)"),),
+            references=(Reference("eq10", "1/log t", r"$1/\log t$", "Thm. 3"),),
         ),
         Panel("gap_u", r"$1 - \cos(u_t, u_{mm})$", "1 - cos(u_t, u_mm)"),
     ],
@@ -110,39 +101,35 @@ PANELS = {
             "opt_softmax",
             r"mean opt-token softmax $\bar s_{\mathrm{opt}}$",
             "the optimal token's softmax, averaged over samples",
-            "log",
             "linear",
         ),
-        Panel("loss", r"train loss $L(W_t)$", "the train loss", "log", "linear"),
+        Panel("loss", r"train loss $L(W_t)$", "the train loss", "linear"),
         Panel("gap_W", r"$1 - \cos(W_t, W_{mm})$", GAP_W),
         Panel("W_norm", r"$\|W_t\|_F$", "the Frobenius norm of W_t"),
     ],
     # App. C.1's 2-D instance: a geometry panel (drawn from the data, not a metric) comes
-    # first; then these, against t on a symlog axis (iteration 0 included).
+    # first; then these, against t + 1 on a log axis (iteration 0 included).
     "bad_init_2d": [
         Panel(
             "opt_softmax_0",
-            r"sample 1: opt-token softmax $s_{1,\mathrm{opt}}$",
+            r"sample 1: $s_{1,\mathrm{opt}}$",
             "the softmax of sample 1's optimal token (dotted: 1/T; a star marks a curve's "
             "minimum where it comes after t = 0)",
-            "symlog",
             "linear",
         ),
         Panel(
             "opt_softmax_1",
-            r"sample 2: opt-token softmax $s_{2,\mathrm{opt}}$",
+            r"sample 2: $s_{2,\mathrm{opt}}$",
             "the same for sample 2",
-            "symlog",
             "linear",
         ),
-        Panel("gap_W", r"$1 - \cos(W_t, W_{mm})$", GAP_W, "symlog", "log"),
+        Panel("gap_W", r"$1 - \cos(W_t, W_{mm})$", GAP_W),
         Panel(
-            "excess_loss",
-            r"train loss above its infimum, $L(W_t) - L_\star$",
+            "log_excess_loss",
+            r"$L(W_t) - L^{*}$",
             "the train loss minus its infimum L* = (1/n) sum_i exp(-y_i u^T x_i,opt), the loss "
             "with all attention on the optimal tokens",
-            "symlog",
-            "log",
+            natural_log=True,
         ),
     ],
     "two_token": [
@@ -171,8 +158,15 @@ LAYOUT = {
     "fixed_decoder": (2, 3),
     "joint": (2, 3),
     "bad_init": (1, 4),
-    "bad_init_2d": (1, 5),
+    "bad_init_2d": (2, 3),  # the geometry panel spans the first column's two rows
     "two_token": (1, 2),
+}
+
+# The algorithm each kind of figure is about (its config name), drawn strongest: the one
+# whose rates the paper proves and the reference lines follow.
+FOCUS = {
+    "fixed_decoder": "ngd",  # Thm. 1
+    "joint": "eq10",  # Thms. 2-4
 }
 
 # The geometry panel of bad_init_2d, which no metric backs.
@@ -222,9 +216,14 @@ def describe(kind: str, data_model: str | None = None) -> str:
     summary = DATA_SUMMARY.get(data_model, SUMMARY[kind])
     panels = ", ".join(f"{letter(i)} {text}" for i, text in enumerate(described))
     references = [
-        f"{letter(i)} {ref.shape} anchored on {ref.optimizer}"
+        f"{letter(i)} {ref.shape}{f' ({ref.source})' if ref.source else ''}, starting on "
+        f"{ref.optimizer}'s curve"
         for i, panel in enumerate(PANELS[kind], start=int(kind == "bad_init_2d"))
         for ref in panel.references
     ]
-    drawn = f" Rates the paper states, in black: {'; '.join(references)}." if references else ""
+    drawn = (
+        f" Rates the paper states (black, labelled at their end): {'; '.join(references)}."
+        if references
+        else ""
+    )
     return f"{summary} Panels: {panels}.{drawn}"

@@ -5,7 +5,9 @@ metric says) against the axis, one line per optimizer (the line figures' colours
 and markers), a band from the smallest to the largest seed. Two axes: a heat map per
 metric and optimizer. Three or more: lines against the first axis, a column of panels per
 combination of the others. Below, if the sweep has claims: a grid of which claim holds at
-which point (tick or cross, and the seeds on which it holds), with "k/N" per claim.
+which point (tick or cross, and the seeds on which it holds), with "k/N" per claim; where
+every claim holds everywhere, the caption says so instead. Every note goes to the caption
+(`<name>.caption.md`), none into the image.
 
 No torch here: this module runs in the plotting env.
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import re
 import textwrap
 
 import numpy as np
@@ -23,6 +26,7 @@ from attnbias.studies.sweep_grid import format_value
 from attnbias.studies.sweep_metrics import registry
 
 MAX_ANNOTATED = 60  # points beyond which the verdict grid drops its per-cell text
+MAX_COLUMNS = 3  # facets per row of panels at print width
 
 
 def title(name: str, base: str, axes: list[dict]) -> str:
@@ -32,6 +36,17 @@ def title(name: str, base: str, axes: list[dict]) -> str:
 
 def log_verdicts(verdicts: pd.DataFrame) -> None:
     logging.info("claims:\n%s", verdicts[["claim", "text", "verdict"]].to_string(index=False))
+
+
+def wrap_label(label: str, width: int) -> str:
+    """`label` on lines of about `width` characters, never breaking inside $math$."""
+    lines = [""]
+    for token in re.findall(r"\$[^$]*\$|[^\s$]+", label):
+        if lines[-1] and len(lines[-1]) + 1 + len(token) > width:
+            lines.append(token)
+        else:
+            lines[-1] = f"{lines[-1]} {token}".strip()
+    return "\n".join(lines)
 
 
 def _numeric(values: list) -> bool:
@@ -79,8 +94,13 @@ def _styles(optimizers: list[str]) -> dict:
     }
 
 
-def _lines(ax, rows: pd.DataFrame, axis: dict, metric: str, optimizers, legend, styles):
+def _lines(
+    ax, rows: pd.DataFrame, axis: dict, metric: str, optimizers, legend, styles
+) -> pd.DataFrame:
+    """Each optimizer's seed summary against the swept key; returns the points drawn
+    (columns iteration: the x position, optimizer, value), for the coinciding check."""
     position, scale = _x_positions(axis)
+    drawn = []
     key = axis["keys"][0]
     for opt in optimizers:
         mine = rows[rows["optimizer"] == opt]
@@ -101,15 +121,14 @@ def _lines(ax, rows: pd.DataFrame, axis: dict, metric: str, optimizers, legend, 
             lows.append(finite.min())
             highs.append(finite.max())
         style = styles[opt]
+        drawn += [(x, opt, m) for x, m in zip(xs, mids, strict=True)]
         ax.plot(
             xs,
             mids,
             color=style["color"],
             marker=style["marker"],
-            markersize=4.5,
             markeredgecolor="black",
             markeredgewidth=0.3,
-            lw=1.4,
             label=legend.get(opt, (opt, ""))[0],
         )
         if style["dashes"] != (None, None):
@@ -118,6 +137,7 @@ def _lines(ax, rows: pd.DataFrame, axis: dict, metric: str, optimizers, legend, 
     ax.set_xscale(scale)
     ax.minorticks_off()  # the grid's values are the ticks
     ax.set_xticks([position[v] for v in axis["values"]], [format_value(v) for v in axis["values"]])
+    return pd.DataFrame(drawn, columns=["iteration", "optimizer", "value"])
 
 
 def _heat(ax, points: pd.DataFrame, axes: list[dict], metric: str, opt: str, limits):
@@ -138,9 +158,9 @@ def _heat(ax, points: pd.DataFrame, axes: list[dict], metric: str, opt: str, lim
     for (i, j), value in np.ndenumerate(grid):
         light = image.norm(value) > 0.6 if np.isfinite(value) else False  # viridis' yellows
         colour = "black" if light else "white"
-        ax.text(j, i, f"{value:.3g}", ha="center", va="center", fontsize=7, color=colour)
-    ax.set_xticks(range(len(xs)), xs, fontsize=7)
-    ax.set_yticks(range(len(ys)), ys, fontsize=7)
+        ax.text(j, i, f"{value:.3g}", ha="center", va="center", color=colour)
+    ax.set_xticks(range(len(xs)), xs)
+    ax.set_yticks(range(len(ys)), ys)
     ax.set_xlabel(x_axis["label"])
     ax.set_ylabel(y_axis["label"])
     ax.grid(False)
@@ -167,39 +187,62 @@ def _verdict_grid(ax, points: pd.DataFrame, verdicts: pd.DataFrame) -> None:
         for (row, name), col in itertools.product(enumerate(claims), range(len(points))):
             mark = "\u2713" if grid[row, col] else "\u2717"
             count = int(points[f"{name}_seeds"].iloc[col])
-            ax.text(col, row, f"{mark}{count}", ha="center", va="center", fontsize=6.5)
-        ax.set_xticks(range(len(points)), points["point"], rotation=90, fontsize=6.5)
+            ax.text(col, row, f"{mark}{count}", ha="center", va="center")
+        ax.set_xticks(range(len(points)), points["point"], rotation=90)
     else:
         ax.set_xticks([])
         ax.set_xlabel(f"{len(points)} points, in grid order")
     texts = [textwrap.fill(t, 32) for t in verdicts["text"]]  # long ones on two lines
-    ax.set_yticks(range(len(claims)), texts, fontsize=7.5)
+    ax.set_yticks(range(len(claims)), texts)
     ax.grid(False)
     right = ax.twinx()
     right.set_ylim(ax.get_ylim())
     right.set_yticks(
         range(len(claims)),
         [f"{h}/{n}" for h, n in zip(verdicts["holds"], verdicts["settings"], strict=True)],
-        fontsize=7.5,
     )
     right.grid(False)
 
 
-def _caption(long: pd.DataFrame, metrics: list[str], legend: dict, heat: bool) -> str:
+def holds_everywhere(points: pd.DataFrame, verdicts: pd.DataFrame, seeds: int) -> bool:
+    """Whether every claim holds at every point, on the seed summary and on each seed: a
+    grid of ticks that a sentence says as well."""
+    if verdicts.empty:
+        return False
+    claims = list(verdicts["claim"])
+    summary = points[claims].astype(bool).to_numpy().all()
+    each_seed = (points[[f"{c}_seeds" for c in claims]].to_numpy() == seeds).all()
+    return bool(summary and each_seed)
+
+
+def _caption(
+    long: pd.DataFrame, metrics: list[str], legend: dict, heat: bool, verdicts, everywhere: bool
+) -> str:
     seeds = long["seed"].nunique()
     aggregates = {registry()[m].aggregate for m in metrics}
     how = " or ".join(sorted(aggregates))
     shown = "colour and number" if heat else "lines: the"
     settings = "; ".join(f"{label}: {caption}" for label, caption in legend.values())
+    if everywhere:
+        judged = (
+            f"Every claim holds at every point, on the seed summary and on each of the "
+            f"{seeds} seeds: {'; '.join(verdicts['text'])}."
+        )
+    elif len(verdicts):
+        judged = (
+            "Verdicts (bottom): tick, the claim holds on the seed summary (cross: it does "
+            "not); the number: seeds on which it holds on their own numbers; right: points "
+            "where it holds."
+        )
+    else:
+        judged = ""
     return (
         f"{seeds} seeds per point; {shown} {how} over seeds"
         + ("" if heat else ", bands: smallest to largest finite seed")
         + "; no mark where that summary is not finite (a seed that never crossed makes a "
         "mean infinite)"
-        + ". Lower is faster in every metric. Verdicts: tick, the claim holds on the seed "
-        "summary (cross: it does not); the number: seeds on which it holds on their own "
-        f"numbers; right: points where it holds. Optimizers at the base's settings (the grid "
-        f"overrides some): {settings}."
+        + f". Lower is faster in every metric. {judged} Optimizers at the base's settings "
+        f"(the grid overrides some): {settings}."
     )
 
 
@@ -220,12 +263,14 @@ def draw(
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    import seaborn as sns
 
-    from attnbias.figures.drawing import save_figure
+    from attnbias.figures import caption as captions
+    from attnbias.figures.drawing import coinciding, coinciding_groups, save_figure, say_coinciding
+    from attnbias.figures.style import FULL_WIDTH, MAX_HEIGHT, apply_theme
 
-    sns.set_theme(context="paper", style="whitegrid", font_scale=1.0)
+    apply_theme()
     optimizers = [o for o in legend if o in set(long["optimizer"])]
+    labels = {o: legend.get(o, (o, ""))[0] for o in optimizers}
     styles = _styles(optimizers)
     heat = len(axes) == 2
     facets = [{}]
@@ -235,14 +280,19 @@ def draw(
             {a["keys"][0]: v for a, v in zip(rest, combo, strict=True)}
             for combo in itertools.product(*(a["values"] for a in rest))
         ]
-    ncols = len(optimizers) if heat else len(facets)
-    claims = len(verdicts) > 0
-    verdict_height = 0.28 * len(verdicts) + 1.6 if claims else 0
-    heights = [2.5] * len(metrics) + ([verdict_height] if claims else [])
-    width = max(7.0, (3.4 if heat else 2.6) * ncols + 2.0)
-    fig = plt.figure(figsize=(width, sum(heights) + 1.8))
+    # facets wrap after MAX_COLUMNS: a metric takes `wraps` rows of panels
+    ncols = len(optimizers) if heat else min(len(facets), MAX_COLUMNS)
+    wraps = 1 if heat else -(-len(facets) // ncols)
+    everywhere = holds_everywhere(points, verdicts, long["seed"].nunique())
+    claims = len(verdicts) > 0 and not everywhere
+    verdict_height = 0.22 * len(verdicts) + 1.0 if claims else 0
+    room = MAX_HEIGHT - 0.4 - verdict_height  # what the page leaves the panels
+    row_height = min(1.8, room / (len(metrics) * wraps))
+    heights = [row_height] * (len(metrics) * wraps) + ([verdict_height] if claims else [])
+    fig = plt.figure(figsize=(FULL_WIDTH, sum(heights) + 0.4), layout="constrained")
     spec = fig.add_gridspec(len(heights), ncols, height_ratios=heights)
-    for row, metric in enumerate(metrics):
+    for metric_index, metric in enumerate(metrics):
+        row = metric_index * wraps
         label = registry()[metric].label
         if heat:
             values = points[[f"{metric}_{o}" for o in optimizers]].to_numpy(dtype=float)
@@ -251,44 +301,33 @@ def draw(
             for col, opt in enumerate(optimizers):
                 ax = fig.add_subplot(spec[row, col])
                 _heat(ax, points, axes, metric, opt, limits)
-                ax.set_title(f"{legend[opt][0]}:\n{label}", fontsize=8)
+                ax.set_title(f"{legend[opt][0]}:\n{label}")
             continue
-        for col, facet in enumerate(facets):
-            ax = fig.add_subplot(spec[row, col])
+        for index, facet in enumerate(facets):
+            col = index % ncols
+            ax = fig.add_subplot(spec[row + index // ncols, col])
             rows = long
             for key, value in facet.items():
                 rows = rows[_formatted(rows[key]) == format_value(value)]
             if axes:
-                _lines(ax, rows, axes[0], metric, optimizers, legend, styles)
-                ax.set_yscale(registry()[metric].scale)
-                ax.set_xlabel(axes[0]["label"] if row == len(metrics) - 1 else "")
-            ax.set_ylabel(label if col == 0 else "", fontsize=8)
-            if row == 0 and facet:
+                scale = registry()[metric].scale
+                drawn = _lines(ax, rows, axes[0], metric, optimizers, legend, styles)
+                ax.set_yscale(scale)
+                last = metric_index == len(metrics) - 1 and index // ncols == wraps - 1
+                ax.set_xlabel(axes[0]["label"] if last else "")
+                # lines that cover each other are named where they do (issue 32)
+                say_coinciding(ax, coinciding_groups(coinciding(drawn, scale, 0.03)), labels)
+            ax.set_ylabel(wrap_label(label, 30) if col == 0 else "")
+            if facet:  # every panel: the facets wrap
                 names = {a["keys"][0]: a["label"] for a in axes}
                 text = ", ".join(f"{names[k]}={format_value(v)}" for k, v in facet.items())
-                ax.set_title(text, fontsize=8)
+                ax.set_title(text)
     if not heat:
-        handles, labels = fig.axes[0].get_legend_handles_labels()
-        fig.legend(
-            handles,
-            labels,
-            ncol=len(optimizers),
-            loc="upper center",
-            bbox_to_anchor=(0.5, 1 - 0.55 / fig.get_size_inches()[1]),
-            frameon=False,
-        )
+        handles, texts = fig.axes[0].get_legend_handles_labels()
+        handles = [h for h, t in zip(handles, texts, strict=True) if t in labels.values()]
+        texts = [t for t in texts if t in labels.values()]
+        fig.legend(handles, texts, ncol=len(texts), loc="outside upper center", frameon=False)
     if claims:
         _verdict_grid(fig.add_subplot(spec[-1, :]), points, verdicts)
-    fig.suptitle(title, fontsize="large")
-    note = _caption(long, metrics, legend, heat)
-    fig.text(
-        0.01,
-        0.005,
-        "\n".join(textwrap.wrap(note, int(15 * width))),
-        fontsize=7,
-        va="bottom",
-        ha="left",
-    )
-    height = fig.get_size_inches()[1]
-    fig.tight_layout(rect=(0, 0.9 / height, 1, 1 - 0.7 / height))
-    save_figure(fig, outputs, provenance)
+    text = captions.compose(title, _caption(long, metrics, legend, heat, verdicts, everywhere))
+    save_figure(fig, outputs, provenance, caption=text)

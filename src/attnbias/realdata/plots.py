@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
-import textwrap
-
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import seaborn as sns
 
+from attnbias.figures import caption as captions
 from attnbias.figures.drawing import (
     LINE_STYLES,
+    OVERLAP_HEIGHT,
+    coinciding,
+    coinciding_groups,
     optimizer_styles,
     save_figure,
+    say_coinciding,
     seed_lines,
     space_markers,
 )
+from attnbias.figures.style import FULL_WIDTH, apply_theme
 
 NORM_PREFIX = "norm/"
 FIXTURE_STAMP = "FIXTURE RUN (tiny test data and model, not the paper's experiment)"
@@ -25,12 +29,19 @@ def stamped(title: str, fixture: bool) -> str:
     return f"{FIXTURE_STAMP}\n{title}" if fixture else title
 
 
+def _stamp(fig, fixture: bool) -> None:
+    """The one line inside a real-data figure: that it is a fixture run (its title goes
+    to the caption)."""
+    if fixture:
+        fig.suptitle(FIXTURE_STAMP, color="firebrick")
+
+
 def _metric_panels(table: pd.DataFrame) -> list[tuple[str, str, str]]:
     """(metric, y label, y scale) for each metric the table holds, in reading order."""
-    panels = [("train_loss", "train loss (mean over the logging window)", "linear")]
+    panels = [("train_loss", "train loss (window mean)", "linear")]
     panels.append(("test_accuracy", "test accuracy", "linear"))
     if "worst_group_accuracy" in set(table["metric"]):
-        panels.append(("worst_group_accuracy", "worst-group test accuracy (WILDS)", "linear"))
+        panels.append(("worst_group_accuracy", "worst-group accuracy (WILDS)", "linear"))
     return panels
 
 
@@ -80,11 +91,12 @@ def draw_training(
     provenance: dict | None = None,
 ) -> None:
     """Train loss, test accuracy (worst-group accuracy where logged) against iterations,
-    one line per optimizer; with per-layer norms logged, one extra panel per optimizer."""
+    one line per optimizer; with per-layer norms logged, one extra panel per optimizer.
+    `title` and `caption` go to the caption (a `.caption.md` path of `outputs`)."""
     missing = set(legend) - set(table["optimizer"])
     if missing:
         raise ValueError(f"the metrics table has no rows for optimizer(s) {sorted(missing)}")
-    sns.set_theme(context="paper", style="whitegrid", font_scale=1.1)
+    apply_theme()
     labels = {name: label for name, (label, _) in legend.items()}
     order = list(labels.values())
     styles = optimizer_styles(order)  # the synthetic figures' colours, line styles, markers
@@ -93,18 +105,30 @@ def draw_training(
     norms = _layer_order(m for m in set(table["metric"]) if m.startswith(NORM_PREFIX))
     cols = len(panels)
     rows = 1 + (int(np.ceil(len(labels) / cols)) if norms else 0)
-    fig, axes = plt.subplots(rows, cols, figsize=(4.6 * cols, 3.6 * rows + 1.0), squeeze=False)
+    fig, axes = plt.subplots(
+        rows, cols, figsize=(FULL_WIDTH, 2.1 * rows + 0.5), squeeze=False, layout="constrained"
+    )
     for i, (ax, (metric, ylabel, yscale)) in enumerate(zip(axes[0], panels, strict=True)):
         ax.set_yscale(yscale)
-        seed_lines(ax, table[table["metric"] == metric], styles, legend=i == 0)
+        data = table[table["metric"] == metric]
+        seed_lines(ax, data, styles, legend=i == 0)
         space_markers(ax, order)
         ax.set_xlabel("iteration")
         ax.set_ylabel(ylabel)
-        ax.set_title(f"({chr(97 + i)})", loc="left", fontsize="medium")
+        ax.set_title(f"({chr(97 + i)})", loc="left", fontweight="bold")
         if metric.endswith("accuracy"):
             ax.set_ylim(0, 1)
-        if i == 0:
-            ax.legend(title=None, fontsize="small")
+        if i == 0:  # the optimizers' legend goes above the panels, under the stamp
+            handles, texts = ax.get_legend_handles_labels()
+            ax.get_legend().remove()
+            legend = fig.legend(
+                handles, texts, loc="outside upper center", ncol=len(texts), frameon=False,
+                title=FIXTURE_STAMP if fixture else None,
+            )  # fmt: skip
+            if fixture:
+                legend.get_title().set_color("firebrick")
+        # lines that cover each other (a flat accuracy) are named where they do
+        say_coinciding(ax, coinciding_groups(coinciding(data, yscale, OVERLAP_HEIGHT)), labels)
     if norms:
         layer_palette = dict(zip(norms, sns.color_palette("viridis", len(norms)), strict=True))
         layer_dashes = {n: LINE_STYLES[i % len(LINE_STYLES)] for i, n in enumerate(norms)}
@@ -121,20 +145,31 @@ def draw_training(
                 # layers of equal norm coincide: a line style each as well
                 style="metric", style_order=norms, dashes=layer_dashes,
             )  # fmt: skip
-            ax.set_xlabel("iteration")
-            ax.set_ylabel("parameter norm of the layer")
-            ax.set_title(f"({chr(97 + cols + k)}) {label}: norm of each layer", loc="left")
-            if k == 0:
-                ax.legend(
-                    [h for h in ax.get_legend_handles_labels()[0]],
-                    [n.removeprefix(NORM_PREFIX) for n in ax.get_legend_handles_labels()[1]],
-                    fontsize="x-small", ncol=2, title=None, loc="best", framealpha=0.6,
+            last_row = k >= len(labels) - cols
+            ax.set_xlabel("iteration" if last_row else "")
+            ax.set_ylabel("norm of the layer" if k % cols == 0 else "")
+            ax.set_title(f"({chr(97 + cols + k)}) {label}", loc="left", fontweight="bold")
+            if k == 0:  # the layers' legend goes below the panels
+                handles, names = ax.get_legend_handles_labels()
+                ax.get_legend().remove()
+                fig.legend(
+                    handles, [n.removeprefix(NORM_PREFIX) for n in names],
+                    loc="outside lower center", ncol=4, frameon=False,
                 )  # fmt: skip
-    fig.suptitle(stamped(title, fixture), fontsize="large", color="firebrick" if fixture else None)
-    text = "\n".join(textwrap.wrap(caption, 62 * cols))
-    fig.text(0.01, 0.005, text, fontsize="small", va="bottom", ha="left")
-    fig.tight_layout(rect=(0, (0.25 + 0.14 * text.count("\n")) / (3.6 * rows + 1.0), 1, 1))
-    save_figure(fig, outputs, provenance)
+            else:
+                ax.sharey(axes[1, 0])
+            # shared axes: tick labels on the outer panels only
+            ax.tick_params(labelleft=k % cols == 0, labelbottom=last_row)
+    t_max = table["iteration"].max()
+    for ax in axes.flat:  # one iteration axis, from step 0, in every panel
+        ax.set_xlim(0, t_max)
+    norms_note = (
+        f" ({chr(97 + cols)}) and on: the norm of each layer's parameters, one panel per optimizer."
+        if norms
+        else ""
+    )
+    text = captions.compose(stamped(title, fixture), caption + norms_note)
+    save_figure(fig, outputs, provenance, caption=text)
 
 
 DISPLAY_BINS = 100
@@ -159,26 +194,38 @@ def draw_similarity(
 ) -> None:
     """One density of within-text cosine similarities per dataset, with the fraction of
     pairs inside |cos| < band printed on it. `histograms[name]` has the columns lo, hi,
-    count (the histogram) and texts, pairs, band, within_band (the same on every row)."""
-    sns.set_theme(context="paper", style="whitegrid", font_scale=1.1)
+    count (the histogram) and texts, pairs, band, within_band (the same on every row).
+    `title` and the counts go to the caption (a `.caption.md` path of `outputs`)."""
+    apply_theme()
     names = list(histograms)
-    fig, axes = plt.subplots(1, len(names), figsize=(4.8 * len(names), 4.0), squeeze=False)
+    fig, axes = plt.subplots(
+        1, len(names), figsize=(FULL_WIDTH, 2.6), squeeze=False, layout="constrained"
+    )
+    counted = []
     for ax, name in zip(axes[0], names, strict=True):
         h = _coarsen(histograms[name], DISPLAY_BINS)
         widths = (h["hi"] - h["lo"]).to_numpy()
         density = h["count"].to_numpy() / (h["count"].sum() * widths)
-        ax.bar(h["lo"], density, width=widths, align="edge", color="tab:blue", alpha=0.8)
+        colour = sns.color_palette("colorblind")[0]
+        ax.bar(h["lo"], density, width=widths, align="edge", color=colour, alpha=0.8)
         band, first = float(h["band"].iloc[0]), h.iloc[0]
         ax.axvspan(-band, band, color="0.85", zorder=0)
         ax.text(
-            0.02, 0.97,
-            f"|cos| < {band:g}: {first['within_band']:.1%} of {int(first['pairs']):,} pairs\n"
-            f"from {int(first['texts']):,} texts",
-            transform=ax.transAxes, va="top", fontsize="small",
+            0.02, 0.97, f"{first['within_band']:.1%} in |cos| < {band:g}",
+            transform=ax.transAxes, va="top",
         )  # fmt: skip
-        ax.set_xlabel("cosine similarity of two token embeddings in one text")
+        ax.set_xlabel("cosine similarity of two tokens in a text")
         ax.set_ylabel("density")
-        ax.set_title(name, loc="left")
-    fig.suptitle(stamped(title, fixture), fontsize="large", color="firebrick" if fixture else None)
-    fig.tight_layout()
-    save_figure(fig, outputs, provenance)
+        ax.set_title(name, loc="left", fontweight="bold")
+        counted.append(
+            f"{name}: {first['within_band']:.1%} of {int(first['pairs']):,} pairs from "
+            f"{int(first['texts']):,} texts have |cos| < {band:g} (shaded)"
+        )
+    _stamp(fig, fixture)
+    text = captions.compose(
+        stamped(title, fixture),
+        "Density of the cosine similarity of two token embeddings within one text. "
+        + "; ".join(counted)
+        + ".",
+    )
+    save_figure(fig, outputs, provenance, caption=text)
