@@ -37,12 +37,16 @@ rule all:
         all_targets(),
 
 
-# Before any job (`-n` runs none of this), on the console: which backend trains the
-# synthetic runs, and why when it is not the compiled kernel (a missing C compiler would
-# otherwise show only in the jobs' logs; building it here also spares the jobs the race);
-# then every missing real-data item of this run, in one message.
+# Before any job (`-n` runs none of this), on the console: every missing real-data item of
+# this run, in one message; then, where it has synthetic jobs, which backend trains them,
+# and why when it is not the compiled kernel (a missing C compiler would otherwise show only
+# in the jobs' logs; building it here also spares the jobs the race).
 onstart:
-    from attnbias.training import dispatch
-
-    print(dispatch.backend_line(config["device"], config["dtype"]), file=sys.stderr)
     check_real_data_first()
+    if synthetic_jobs():
+        from attnbias.training import dispatch
+
+        print(
+            dispatch.backend_line(config["device"], config["dtype"]),
+            file=sys.stderr,
+        )
