@@ -109,12 +109,8 @@ def data_code(wildcards):
 def synthetic_jobs():
     """Whether this run has a job outside the real-data rules (workflow/rules/realdata.smk):
     a run of real-data figures only says nothing about the synthetic runs' kernel."""
-    real_rules = {
-        rule.name
-        for rule in workflow.rules
-        if str(rule.snakefile).endswith("realdata.smk")
-    }
-    return any(job.rule.name not in real_rules for job in workflow.dag.needrun_jobs())
+    real = {r.name for r in workflow.rules if str(r.snakefile).endswith("realdata.smk")}
+    return any(job.rule.name not in real for job in workflow.dag.needrun_jobs())
 
 
 def check_real_data_first():
