@@ -18,6 +18,7 @@ from attnbias.figures.drawing import (
 )
 
 NORM_PREFIX = "norm/"
+MAX_STYLED = 10  # optimizers that optimizer_styles has distinct colours for
 FIXTURE_STAMP = "FIXTURE RUN (tiny test data and model, not the paper's experiment)"
 
 
@@ -44,6 +45,7 @@ TEST_SPLITS = {
     "civilcomments": "the WILDS test split",
     "mnist": "the MNIST test set",
     "cifar10": "the CIFAR-10 test set",
+    "mnist5k": "the subset's 1,000 held-out images (100 per digit; 4,000 train)",
 }
 
 
@@ -61,7 +63,8 @@ def training_caption(settings: dict, legend: dict, source: dict) -> str:
     seeds = settings["seeds"]
     lines = "a single run" if seeds == 1 else f"mean over {seeds} seeds, band min to max"
     return (
-        f"Data: {settings['dataset']} from {source['datasets'][0]['path']}; model: {model}. "
+        f"Data: {source['datasets'][0].get('name', settings['dataset'])} from "
+        f"{source['datasets'][0]['path']}; model: {model}. "
         f"{train['epochs']} epochs, batch size {train['batch_size']}, logged every "
         f"{train['log_every']} steps; lines: {lines}. Train loss: mean mini-batch "
         f"cross-entropy since the previous log point; test accuracy on "
@@ -87,7 +90,10 @@ def draw_training(
     sns.set_theme(context="paper", style="whitegrid", font_scale=1.1)
     labels = {name: label for name, (label, _) in legend.items()}
     order = list(labels.values())
-    styles = optimizer_styles(order)  # the synthetic figures' colours, line styles, markers
+    if len(order) <= MAX_STYLED:
+        styles = optimizer_styles(order)  # the synthetic figures' colours, line styles, markers
+    else:  # a learning-rate sweep: more lines than those styles, so a colour each
+        styles = {"hue": "optimizer_label", "hue_order": order, "palette": "husl"}
     table = table.assign(optimizer_label=table["optimizer"].map(labels))
     panels = _metric_panels(table)
     norms = _layer_order(m for m in set(table["metric"]) if m.startswith(NORM_PREFIX))
