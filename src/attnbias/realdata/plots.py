@@ -52,7 +52,7 @@ TEST_SPLITS = {
 def training_caption(settings: dict, legend: dict, source: dict) -> str:
     """What a real-data figure shows and with which settings, for the figure's foot."""
     train = settings["train"]
-    model = settings.get("model_path") or f"ViT-small {settings.get('vit', {})}"
+    model = settings.get("model_path") or f"ViT {settings.get('vit', {})}"
     subset = ""
     if train.get("train_samples") or train.get("test_samples"):
         subset = (
@@ -110,7 +110,8 @@ def draw_training(
         if metric.endswith("accuracy"):
             ax.set_ylim(0, 1)
         if i == 0:
-            ax.legend(title=None, fontsize="small")
+            many = len(order) > MAX_STYLED  # a sweep's legend: two columns, smaller
+            ax.legend(title=None, fontsize="x-small" if many else "small", ncol=2 if many else 1)
     if norms:
         layer_palette = dict(zip(norms, sns.color_palette("viridis", len(norms)), strict=True))
         layer_dashes = {n: LINE_STYLES[i % len(LINE_STYLES)] for i, n in enumerate(norms)}
