@@ -37,15 +37,19 @@ rule all:
         all_targets(),
 
 
-# Before any job (`-n` runs none of this), on the console: which backend trains the
-# synthetic runs, and why when it is not the compiled kernel (a missing C compiler would
-# otherwise show only in the jobs' logs; building it here also spares the jobs the race);
-# then every missing real-data item of this run, in one message; and the config files that
-# write the results folder (attnbias.workflow.results_folder: a copy may not overwrite the
-# default's).
+# Before any job (`-n` runs none of this), on the console: every missing real-data item of
+# this run, in one message; the config files that write the results folder
+# (attnbias.workflow.results_folder: a copy may not overwrite the default's); then, where it
+# has synthetic jobs, which backend trains them, and why when it is not the compiled kernel
+# (a missing C compiler would otherwise show only in the jobs' logs; building it here also
+# spares the jobs the race).
 onstart:
-    from attnbias.training import dispatch
-
-    print(dispatch.backend_line(config["device"], config["dtype"]), file=sys.stderr)
     check_real_data_first()
     results_folder.claim(config, workflow.overwrite_configfiles, DEFAULT_CONFIG)
+    if synthetic_jobs():
+        from attnbias.training import dispatch
+
+        print(
+            dispatch.backend_line(config["device"], config["dtype"]),
+            file=sys.stderr,
+        )

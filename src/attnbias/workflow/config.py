@@ -254,9 +254,10 @@ class WorkflowConfig:
         return names + [SIMILARITY_FIGURE] if self.real["similarity"]["samples"] else names
 
     def real_settings(self, experiment: str) -> dict:
-        """What a real-data run depends on (not its title or the optimizers' labels)."""
+        """What a real-data run depends on (not its title, the optimizers' labels or its
+        jobs' threads)."""
         e = self.real_experiments[experiment]
-        settings = without(e, "title", "optimizers")
+        settings = without(e, "title", "optimizers", "threads")
         if e["model"] != "vit_small":
             settings["model_path"] = self.real["models"][e["model"]]
         return canonical(settings)
@@ -267,6 +268,10 @@ class WorkflowConfig:
             "optimizer": self.optimizer(experiment, optimizer),
             **{k: self.real[k] for k in ("data_root", "device", "autocast")},
         }
+
+    def real_threads(self, figure: str) -> int:
+        """A real-data training job's CPU threads: its figure's, else real_data.threads."""
+        return self.real_experiments[figure].get("threads", self.real["threads"])
 
     def real_needs(self, figure: str) -> dict:
         """The datasets and the model (path or hub name) a real-data figure needs."""

