@@ -20,5 +20,6 @@ plots.draw_training(
     fixture=source["fixture"],
     outputs=[snakemake.output.pdf, snakemake.output.png, snakemake.output.caption],
     provenance=record,
+    dataset=plots.data_name(snakemake.params.settings, source),
 )
 provenance.save(snakemake.output.provenance, record)

@@ -14,8 +14,10 @@ SUFFIX = ".caption.md"
 
 
 def compose(title: str, *paragraphs: str) -> str:
-    """The caption's Markdown: `title` in bold, then each non-empty paragraph."""
-    parts = [f"**{' '.join(title.split())}**" if title.strip() else "", *paragraphs]
+    """The caption's Markdown: `title` in bold (its lines joined by '. '), then each
+    non-empty paragraph."""
+    lines = [" ".join(line.split()).rstrip(".:") for line in title.splitlines() if line.strip()]
+    parts = [f"**{'. '.join(lines)}**" if lines else "", *paragraphs]
     return "\n\n".join(" ".join(p.split()) for p in parts if p.strip())
 
 

@@ -60,6 +60,11 @@ TEST_SPLITS = {
 }
 
 
+def data_name(settings: dict, source: dict) -> str:
+    """The data a real-data figure was drawn from, as its face and caption name it."""
+    return source["datasets"][0].get("name", settings["dataset"])
+
+
 def training_caption(settings: dict, legend: dict, source: dict) -> str:
     """What a real-data figure shows and with which settings, for the figure's foot."""
     train = settings["train"]
@@ -74,7 +79,7 @@ def training_caption(settings: dict, legend: dict, source: dict) -> str:
     seeds = settings["seeds"]
     lines = "a single run" if seeds == 1 else f"mean over {seeds} seeds, band min to max"
     return (
-        f"Data: {source['datasets'][0].get('name', settings['dataset'])} from "
+        f"Data: {data_name(settings, source)} from "
         f"{source['datasets'][0]['path']}; model: {model}. "
         f"{train['epochs']} epochs, batch size {train['batch_size']}, logged every "
         f"{train['log_every']} steps; lines: {lines}. Train loss: mean mini-batch "
@@ -92,10 +97,12 @@ def draw_training(
     fixture: bool,
     outputs,
     provenance: dict | None = None,
+    dataset: str | None = None,
 ) -> None:
     """Train loss, test accuracy (worst-group accuracy where logged) against iterations,
     one line per optimizer; with per-layer norms logged, one extra panel per optimizer.
-    `title` and `caption` go to the caption (a `.caption.md` path of `outputs`)."""
+    `title` and `caption` go to the caption (a `.caption.md` path of `outputs`); the one
+    line inside the image names the data (`dataset`), or says that it is a fixture run."""
     missing = set(legend) - set(table["optimizer"])
     if missing:
         raise ValueError(f"the metrics table has no rows for optimizer(s) {sorted(missing)}")
@@ -124,12 +131,12 @@ def draw_training(
         ax.set_title(f"({chr(97 + i)})", loc="left", fontweight="bold")
         if metric.endswith("accuracy"):
             ax.set_ylim(0, 1)
-        if i == 0:  # the optimizers' legend goes above the panels, under the stamp
+        if i == 0:  # the optimizers' legend goes above the panels, under the data line
             handles, texts = ax.get_legend_handles_labels()
             ax.get_legend().remove()
             legend = fig.legend(
                 handles, texts, loc="outside upper center", ncol=min(len(texts), 7), frameon=False,
-                title=FIXTURE_STAMP if fixture else None,
+                title=FIXTURE_STAMP if fixture else dataset and f"data: {dataset}",
             )  # fmt: skip
             if fixture:
                 legend.get_title().set_color("firebrick")
