@@ -19,6 +19,6 @@ for seed, identity, path in zip(p.seeds, p.identities, snakemake.output.seeds, s
     logging.info("seed %d: assumption quantities: %s", seed, models.assumption_report(dataset))
     hypotheses_report = hypotheses.report(dataset)
     logging.info("seed %d: hypotheses: %s", seed, hypotheses_report)
-    logging.info("%s", hypotheses.describe(hypotheses_report))
+    logging.info("seed %d: %s", seed, hypotheses.describe(hypotheses_report))
     # stored with the data: the figure and claims jobs read it instead of measuring it again
     io.save_npz(path, dataset, identity, hypotheses_report)
