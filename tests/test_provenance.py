@@ -272,3 +272,23 @@ def test_built_figures_carry_their_provenance(built_project):
         assert sidecar["packages"]["python"] == platform.python_version()
         assert sidecar["packages"]["matplotlib"] == matplotlib.__version__
         assert sidecar["packages"]["numpy"] == np.__version__
+        # every input's sha256, as its bytes give it: the aggregate and the data files too
+        inputs = sidecar["inputs_sha256"]
+        metrics = f"results-tiny/{name}/metrics.parquet"
+        data = [f"results-tiny/data/{name}/seed{s}.npz" for s in range(e["seeds"])]
+        assert {metrics, *data} <= set(inputs)
+        for path in (metrics, *data):
+            assert inputs[path] == hashlib.sha256((built_project / path).read_bytes()).hexdigest()
+        assert not [p for p in inputs if "/benchmarks/" in p]
+
+
+@pytest.mark.slow
+def test_the_claims_provenance_lists_its_inputs_checksums(built_project):
+    record = json.loads((built_project / "results-tiny/claims.provenance.json").read_text())
+    inputs = record["inputs_sha256"]
+    aggregates = [p for p in inputs if p.endswith("/metrics.parquet")]
+    assert aggregates and all(
+        inputs[p] == hashlib.sha256((built_project / p).read_bytes()).hexdigest()
+        for p in aggregates
+    )
+    assert any(p.startswith("results-tiny/svm/") for p in inputs)
