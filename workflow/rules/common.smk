@@ -232,6 +232,15 @@ def benchmarks(*rule_names, jobs=None):
 # each stage's benchmark file, for `benchmarks`.
 
 
+# A SLURM job's minutes and memory (profiles/slurm names the other rules; these have a rule
+# per experiment): all seeds of an experiment (and optimizer) in one job.
+RESOURCES = {
+    "data": {"runtime": 10, "mem_mb": 1000},
+    "svm": {"runtime": 10, "mem_mb": 1000},
+    "train": {"runtime": 30, "mem_mb": 2000},
+}
+
+
 def per_seed_files(stage, benchmark, *unnamed, **named):
     """Register `rules.<stage>`: the per-seed file patterns of a stage whose jobs make all
     seeds, and its jobs' benchmark file pattern."""

@@ -20,6 +20,9 @@ for experiment in EXPERIMENTS:
             expand(rules.data.benchmark, experiment=experiment)[0]
         conda:
             "../../envs/data-svm.yaml"
+        resources:
+            runtime=RESOURCES["data"]["runtime"],
+            mem_mb=RESOURCES["data"]["mem_mb"],
         params:
             job=job.encode(
                 {"experiment": experiment},

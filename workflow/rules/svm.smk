@@ -21,6 +21,9 @@ for experiment in EXPERIMENTS:
             expand(rules.svm.benchmark, experiment=experiment)[0]
         conda:
             "../../envs/data-svm.yaml"
+        resources:
+            runtime=RESOURCES["svm"]["runtime"],
+            mem_mb=RESOURCES["svm"]["mem_mb"],
         params:
             job=job.encode(
                 {"experiment": experiment},

@@ -52,6 +52,9 @@ for experiment in EXPERIMENTS:
         conda:
             "../../envs/train.yaml"
         threads: config["threads"]
+        resources:
+            runtime=RESOURCES["train"]["runtime"],
+            mem_mb=RESOURCES["train"]["mem_mb"],
         params:
             job=train_params(experiment),
         shell:
