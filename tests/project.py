@@ -16,6 +16,10 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 
+# The synthetic stages have a rule per experiment (data_fig2, svm_fig2, train_fig2, ...):
+# their jobs are counted by stage.
+_STAGE = re.compile(r"^(data|svm|train)_(?!real$)\w+$")
+
 
 def snakemake(workdir: Path, *args: str, config: str = "config/tiny.yaml", check=True):
     """Run snakemake in `workdir` with `config` (which replaces the default config)."""
@@ -41,7 +45,11 @@ def planned_jobs(workdir: Path, config: str = "config/tiny.yaml", target: str = 
     if "Nothing to be done" in out:
         return Counter()
     table = out.split("Job stats:")[1].split("total")[0]
-    return Counter({m[1]: int(m[2]) for m in re.finditer(r"^(\w+)\s+(\d+)$", table, re.M)})
+    jobs = Counter()
+    for m in re.finditer(r"^(\w+)\s+(\d+)$", table, re.M):
+        stage = _STAGE.match(m[1])
+        jobs[stage[1] if stage else m[1]] += int(m[2])
+    return jobs
 
 
 def copy_project(dest: Path) -> Path:

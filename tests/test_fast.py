@@ -449,3 +449,36 @@ def test_editing_the_kernel_reruns_training():
 
     files = module_files(str(Path(__file__).resolve().parents[1] / "workflow/scripts/train.py"))
     assert str(kernel.KERNEL_SOURCE) in files
+
+
+@pytest.mark.parametrize(
+    ("model", "params", "train_u", "optimizer"),
+    [
+        ("example1", dict(n=6, T=4, d=10), False, dict(rule="ngd", lr=0.1)),
+        ("example1", dict(n=6, T=4, d=10), False, dict(rule="polyak", eta_max=1e10, f_star="opt")),
+        ("dm", DM, True, dict(rule="ngd", lr=0.1, momentum=0.5)),
+    ],
+    ids=["ngd", "polyak", "dm-joint-momentum"],
+)
+def test_a_training_jobs_batch_of_seeds_gives_each_seeds_run_alone(
+    model, params, train_u, optimizer
+):
+    """dispatch.run_seeds (one kernel call for every seed of the training job) against
+    dispatch.run one seed at a time: equal to 1e-12 relative, metric by metric."""
+    datasets = [models.generate(model, seed, params) for seed in range(3)]
+    solutions = [
+        max_margin.to_arrays(max_margin.solve_for_dataset(ds, train_u, "t")) for ds in datasets
+    ]
+    config = dict(iterations=80, log_points=10, grid="log", loss="logistic", train_u=train_u)
+    its, batch, batch_final, info = dispatch.run_seeds(datasets, solutions, config, optimizer)
+    assert info["backend"] == "c"
+    for k, (ds, solution) in enumerate(zip(datasets, solutions, strict=True)):
+        alone_its, alone, alone_final, _ = dispatch.run(ds, solution, config, optimizer)
+        np.testing.assert_array_equal(its, alone_its)
+        assert batch[k].keys() == alone.keys()
+        for name in alone:
+            np.testing.assert_allclose(batch[k][name], alone[name], rtol=1e-12, err_msg=name)
+        for name in alone_final:
+            np.testing.assert_allclose(batch_final[k][name], alone_final[name], rtol=1e-12)
+    # negative control: another seed's run is not this one's
+    assert not np.allclose(batch[0]["log_loss"], batch[1]["log_loss"], rtol=1e-12)

@@ -280,8 +280,17 @@ def test_the_failing_seed_is_infeasible():
 
 
 def _rules() -> set[str]:
+    """The rules defined at top level; the synthetic stages' rules, one per experiment,
+    made in a loop, size themselves (common.smk's RESOURCES; tested below)."""
     text = "".join(p.read_text() for p in (REPO / "workflow" / "rules").glob("*.smk"))
     return set(re.findall(r"^rule (\w+):", text, re.M))
+
+
+def test_the_synthetic_stages_rules_size_themselves():
+    for stage in ("data", "svm", "train"):
+        text = (REPO / "workflow" / "rules" / f"{stage}.smk").read_text()
+        assert f'runtime=RESOURCES["{stage}"]["runtime"]' in text, stage
+        assert f'mem_mb=RESOURCES["{stage}"]["mem_mb"]' in text, stage
 
 
 def test_the_slurm_profile_sizes_every_rule_and_follows_the_plugin_rules():

@@ -6,6 +6,7 @@ import os
 import re
 import shlex
 import sys
+from types import SimpleNamespace
 
 import yaml
 
@@ -97,13 +98,13 @@ def code(script):
     return [str(SCRIPTS / script), *module_files(str(SCRIPTS / script))]
 
 
-def data_code(wildcards):
+def data_code(experiment):
     """code("data.py"), plus the module of a data model whose generator lives apart
     (data.SEPARATE_GENERATORS: bad_direction's SVM), for that model's experiments only.
     """
     from attnbias.data.models import SEPARATE_GENERATORS
 
-    model = EXPERIMENTS[wildcards.experiment]["data"]["model"]
+    model = EXPERIMENTS[experiment]["data"]["model"]
     own = SEPARATE_GENERATORS.get(model)
     return [*code("data.py"), *(package_module_files(own) if own else [])]
 
@@ -218,13 +219,47 @@ def benchmarks(*rule_names, jobs=None):
     def get(wildcards):
         values = _values(wildcards)
         values.update(jobs(wildcards) if jobs else WF.jobs(values["experiment"]))
-        return [
+        paths = (
             path
             for name in rule_names
             for path in expand(getattr(rules, name).benchmark, **values)
-        ]
+        )
+        return list(dict.fromkeys(paths))  # a job of all seeds: one file, named once
 
     return get
+
+
+# ---- the synthetic stages: a job per experiment (data, svm) and optimizer (train) ------
+#
+# A job makes every seed of its experiment (its start costs more than its work: README,
+# "Speed"), one file per seed. Seeds vary by experiment, so each experiment has its own
+# rules (data_<experiment>, svm_<experiment>, train_<experiment>, made in a loop), and the
+# per-seed file patterns keep the names that the downstream rules read them by:
+# rules.data.output[0], rules.svm.output[0], rules.train.output.metrics and .final, and
+# each stage's benchmark file, for `benchmarks`.
+
+
+# A SLURM job's minutes and memory (profiles/slurm names the other rules; these have a rule
+# per experiment): all seeds of an experiment (and optimizer) in one job.
+RESOURCES = {
+    "data": {"runtime": 10, "mem_mb": 1000},
+    "svm": {"runtime": 10, "mem_mb": 1000},
+    "train": {"runtime": 30, "mem_mb": 2000},
+}
+
+
+def per_seed_files(stage, benchmark, *unnamed, **named):
+    """Register `rules.<stage>`: the per-seed file patterns of a stage whose jobs make all
+    seeds, and its jobs' benchmark file pattern."""
+    output = job.Files([*unnamed, *named.values()], named)
+    setattr(rules, stage, SimpleNamespace(output=output, benchmark=benchmark))
+
+
+def every_seed(pattern, experiment):
+    """`pattern` for each seed of `experiment`, in seed order (other wildcards kept)."""
+    return expand(
+        pattern, experiment=experiment, seed=WF.seeds(experiment), allow_missing=True
+    )
 
 
 # The hot rules (data, svm, train, study_runs) run their script with `shell:`, which skips
@@ -250,15 +285,29 @@ def job_params(**params):
     return get
 
 
-def job_shell(script, input=(), output=None):
+# BLAS may start a thread per core inside a job given fewer: held to the job's threads.
+BLAS_THREADS = " ".join(
+    f"{name}={{threads}}"
+    for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+)
+
+
+def job_shell(script, input=(), output=None, lists=()):
     """The shell command that runs `script` on a job read with attnbias.workflow.job.load.
     `input` and `output` name the files it passes; output=None: the one unnamed output
-    file."""
+    file. Names in `lists` pass a list of files (one per seed) as a list."""
 
     def files(kind, names):
-        return " ".join(f"{kind}.{n}={{{kind}.{n}:q}}" for n in names)
+        return " ".join(
+            (
+                f"{kind}.{n}[] {{{kind}.{n}:q}}"
+                if n in lists
+                else f"{kind}.{n}={{{kind}.{n}:q}}"
+            )
+            for n in names
+        )
 
-    command = [shlex.quote(PYTHON), shlex.quote(str(SCRIPTS / script))]
+    command = [BLAS_THREADS, shlex.quote(PYTHON), shlex.quote(str(SCRIPTS / script))]
     command += ["{params.job:q} {threads} {log:q}", files("input", input)]
     command.append(files("output", output) if output else "output.0={output:q}")
     return " ".join(command)

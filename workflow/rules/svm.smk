@@ -1,20 +1,45 @@
-rule svm:
-    input:
-        data=rules.data.output[0],
-        code=code("svm.py"),
-    output:
-        results("svm/{experiment}/seed{seed}.npz"),
-    log:
-        results("logs/svm/{experiment}/seed{seed}.log"),
-    benchmark:
-        results("benchmarks/svm/{experiment}/seed{seed}.tsv")
-    conda:
-        "../../envs/data-svm.yaml"
-    params:
-        job=job_params(
-            train_u=section("train", "train_u"),
-            identity=of_job(WF.identity, "svm"),
-            data=of_job(WF.identity, "data"),
-        ),
-    shell:
-        job_shell("svm.py", input=["data"])
+# One job per experiment solves all its seeds (see common.smk, "the synthetic stages").
+per_seed_files(
+    "svm",
+    results("benchmarks/svm/{experiment}.tsv"),
+    results("svm/{experiment}/seed{seed}.npz"),
+)
+
+for experiment in EXPERIMENTS:
+
+    rule:
+        name:
+            f"svm_{experiment}"
+        input:
+            data=every_seed(rules.data.output[0], experiment),
+            code=code("svm.py"),
+        output:
+            seeds=every_seed(rules.svm.output[0], experiment),
+        log:
+            results(f"logs/svm/{experiment}.log"),
+        benchmark:
+            expand(rules.svm.benchmark, experiment=experiment)[0]
+        conda:
+            "../../envs/data-svm.yaml"
+        resources:
+            runtime=RESOURCES["svm"]["runtime"],
+            mem_mb=RESOURCES["svm"]["mem_mb"],
+        params:
+            job=job.encode(
+                {"experiment": experiment},
+                {
+                    "seeds": list(WF.seeds(experiment)),
+                    "train_u": at(WF.section(experiment), "train", "train_u"),
+                    "identities": [
+                        WF.identity("svm", experiment, s) for s in WF.seeds(experiment)
+                    ],
+                    "data": [
+                        WF.identity("data", experiment, s)
+                        for s in WF.seeds(experiment)
+                    ],
+                },
+            ),
+        shell:
+            job_shell(
+                "svm.py", input=["data"], output=["seeds"], lists=["data", "seeds"]
+            )

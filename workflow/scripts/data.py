@@ -1,4 +1,4 @@
-"""Generate one dataset (experiment, seed) -> results/data/{experiment}/seed{seed}.npz."""
+"""Generate every seed's dataset of one experiment -> results/data/{experiment}/seed{seed}.npz."""
 
 import logging
 
@@ -8,15 +8,17 @@ from attnbias.workflow import io, job, joblog
 
 snakemake = job.load()  # the job, as the workflow hands it over (attnbias.workflow.job)
 joblog.start(snakemake)
-config = snakemake.params.data
-try:
-    dataset = models.generate(config["model"], int(snakemake.wildcards.seed), config["params"])
-except MissingDataError as err:  # fig9's MNIST files: the key is this experiment's root
-    key = f"experiments.{snakemake.wildcards.experiment}.data.params.root"
-    raise MissingDataError(err.dataset, err.path, key, err.how) from None
-logging.info("assumption quantities: %s", models.assumption_report(dataset))
-hypotheses_report = hypotheses.report(dataset)
-logging.info("hypotheses: %s", hypotheses_report)
-logging.info("%s", hypotheses.describe(hypotheses_report))
-# stored with the data: the figure and claims jobs read it instead of measuring it again
-io.save_npz(snakemake.output[0], dataset, snakemake.params.identity, hypotheses_report)
+experiment, p = snakemake.wildcards.experiment, snakemake.params
+config = p.data
+for seed, identity, path in zip(p.seeds, p.identities, snakemake.output.seeds, strict=True):
+    try:
+        dataset = models.generate(config["model"], seed, config["params"])
+    except MissingDataError as err:  # fig9's MNIST files: the key is this experiment's root
+        key = f"experiments.{experiment}.data.params.root"
+        raise MissingDataError(err.dataset, err.path, key, err.how) from None
+    logging.info("seed %d: assumption quantities: %s", seed, models.assumption_report(dataset))
+    hypotheses_report = hypotheses.report(dataset)
+    logging.info("seed %d: hypotheses: %s", seed, hypotheses_report)
+    logging.info("seed %d: %s", seed, hypotheses.describe(hypotheses_report))
+    # stored with the data: the figure and claims jobs read it instead of measuring it again
+    io.save_npz(path, dataset, identity, hypotheses_report)

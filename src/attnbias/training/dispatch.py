@@ -85,17 +85,42 @@ def run(
     dtype: str = "float64",
     threads: int | None = None,
 ):
-    """One run from the files of the data and svm stages (the training job).
+    """One run from the files of the data and svm stages: `run_seeds` of one seed.
+
+    Returns (log iterations, metrics {name: (len,)}, final {"W", "u"} as numpy, record).
+    """
+    grid, metrics, finals, info = run_seeds(
+        [data], [svm_solution], train_config, optimizer_config,
+        device=device, dtype=dtype, threads=threads,
+    )  # fmt: skip
+    return grid, metrics[0], finals[0], info
+
+
+def run_seeds(
+    datasets: list[dict],
+    svm_solutions: list[dict],
+    train_config: dict,
+    optimizer_config: dict,
+    *,
+    device: str = "auto",
+    dtype: str = "float64",
+    threads: int | None = None,
+):
+    """The runs of one optimizer on every seed's data and svm files (the training job), in
+    one batch: one kernel call, or one torch loop, for all seeds (of equal (n, T, d)). The
+    runs are independent: each gives the numbers it gives alone (tests/test_fast.py).
 
     A run whose metric or parameter stops being finite raises metrics.NonFiniteError.
-    Returns (log iterations, metrics {name: (len,)}, final {"W", "u"} as numpy, record).
+    Returns (log iterations, [metrics {name: (len,)}] and [final {"W", "u"}] per seed, record).
     threads: torch's thread count, where torch trains.
     """
     spec = OptimizerSpec(**optimizer_config)
     chosen = backend(device, dtype, spec)
 
     def reference(key):
-        return None if key not in svm_solution else np.asarray(svm_solution[key])[None]
+        if key not in svm_solutions[0]:
+            return None
+        return np.stack([np.asarray(solution[key]) for solution in svm_solutions])
 
     grid = log_grid(train_config["iterations"], train_config["log_points"], train_config["grid"])
     kwargs = dict(
@@ -107,15 +132,15 @@ def run(
         loss=train_config["loss"],
     )
     if chosen == "c":
-        table, final = kernel.train(kernel.TokenProblem([data]), spec, **kwargs)
+        table, final = kernel.train(kernel.TokenProblem(datasets), spec, **kwargs)
     else:
         from attnbias.training import torch_loop
 
         _use_threads(threads)
-        table, final = torch_loop.train_arrays([data], spec, device=device, dtype=dtype, **kwargs)
-    metrics = {name: values[0] for name, values in table.items()}
-    final = {name: values[0] for name, values in final.items()}
-    return grid, metrics, final, record(chosen, device)
+        table, final = torch_loop.train_arrays(datasets, spec, device=device, dtype=dtype, **kwargs)
+    metrics = [{name: values[i] for name, values in table.items()} for i in range(len(datasets))]
+    finals = [{name: values[i] for name, values in final.items()} for i in range(len(datasets))]
+    return grid, metrics, finals, record(chosen, device)
 
 
 def train_batch(
