@@ -315,8 +315,8 @@ def test_the_figure_has_lines_for_one_key_and_heat_maps_for_two(
     grid = not sweep_figure.holds_everywhere(points, verdicts, long["seed"].nunique())
     assert sum(bool(ax.images) for ax in axes) == heat_maps + grid  # + the verdict grid
     lines = [ax for ax in axes if len(ax.get_lines()) == 4]  # a line per optimizer
-    facets = 2 * 2 if swept == 3 else 1  # a column per combination of the other keys
-    assert len(lines) == (0 if swept == 2 else 2 * facets)
+    # lines: a panel per metric (three keys: the first, pooled over the other two)
+    assert len(lines) == (0 if swept == 2 else 2)
 
 
 def test_a_diverged_seed_gets_nan_and_the_others_keep_their_numbers(monkeypatch):

@@ -3,8 +3,9 @@
 One swept axis: a panel per metric, the metric's seed summary (mean or median, as the
 metric says) against the axis, one line per optimizer (the line figures' colours, dashes
 and markers), a band from the smallest to the largest seed. Two axes: a heat map per
-metric and optimizer. Three or more: lines against the first axis, a column of panels per
-combination of the others. Below, if the sweep has claims: a grid of which claim holds at
+metric and optimizer. Three or more: lines against the first axis, pooled over the
+others (a panel per combination would not fit a page: the CSVs keep every point). Below,
+if the sweep has claims: a grid of which claim holds at
 which point (tick or cross, and the seeds on which it holds), with "k/N" per claim; where
 every claim holds everywhere, the caption says so instead. Every note goes to the caption
 (`<name>.caption.md`), none into the image.
@@ -26,7 +27,6 @@ from attnbias.studies.sweep_grid import format_value
 from attnbias.studies.sweep_metrics import registry
 
 MAX_ANNOTATED = 60  # points beyond which the verdict grid drops its per-cell text
-MAX_COLUMNS = 3  # facets per row of panels at print width
 
 
 def title(name: str, base: str, axes: list[dict]) -> str:
@@ -167,7 +167,7 @@ def _heat(ax, points: pd.DataFrame, axes: list[dict], metric: str, opt: str, lim
     return plt.colorbar(image, ax=ax, fraction=0.05)
 
 
-def _verdict_grid(ax, points: pd.DataFrame, verdicts: pd.DataFrame) -> None:
+def _verdict_grid(ax, points: pd.DataFrame, verdicts: pd.DataFrame, axes: list[dict]) -> None:
     import seaborn as sns
     from matplotlib.colors import ListedColormap
 
@@ -188,7 +188,10 @@ def _verdict_grid(ax, points: pd.DataFrame, verdicts: pd.DataFrame) -> None:
             mark = "\u2713" if grid[row, col] else "\u2717"
             count = int(points[f"{name}_seeds"].iloc[col])
             ax.text(col, row, f"{mark}{count}", ha="center", va="center")
-        ax.set_xticks(range(len(points)), points["point"], rotation=90)
+        keys = [a["keys"][0] for a in axes]  # a point as its values; the keys label the axis
+        ticks = ["/".join(format_value(v) for v in row) for row in points[keys].to_numpy()]
+        ax.set_xticks(range(len(points)), ticks, rotation=90)
+        ax.set_xlabel(" / ".join(a["label"] for a in axes))
     else:
         ax.set_xticks([])
         ax.set_xlabel(f"{len(points)} points, in grid order")
@@ -216,7 +219,13 @@ def holds_everywhere(points: pd.DataFrame, verdicts: pd.DataFrame, seeds: int) -
 
 
 def _caption(
-    long: pd.DataFrame, metrics: list[str], legend: dict, heat: bool, verdicts, everywhere: bool
+    long: pd.DataFrame,
+    metrics: list[str],
+    legend: dict,
+    heat: bool,
+    verdicts,
+    everywhere: bool,
+    pooled: list[str],
 ) -> str:
     seeds = long["seed"].nunique()
     aggregates = {registry()[m].aggregate for m in metrics}
@@ -236,8 +245,9 @@ def _caption(
         )
     else:
         judged = ""
+    over = f"seeds and the {', '.join(pooled)} settings" if pooled else "seeds"
     return (
-        f"{seeds} seeds per point; {shown} {how} over seeds"
+        f"{seeds} seeds per point; {shown} {how} over {over}"
         + ("" if heat else ", bands: smallest to largest finite seed")
         + "; no mark where that summary is not finite (a seed that never crossed makes a "
         "mean infinite)"
@@ -273,26 +283,17 @@ def draw(
     labels = {o: legend.get(o, (o, ""))[0] for o in optimizers}
     styles = _styles(optimizers)
     heat = len(axes) == 2
-    facets = [{}]
-    if len(axes) >= 3:
-        rest = axes[1:]
-        facets = [
-            {a["keys"][0]: v for a, v in zip(rest, combo, strict=True)}
-            for combo in itertools.product(*(a["values"] for a in rest))
-        ]
-    # facets wrap after MAX_COLUMNS: a metric takes `wraps` rows of panels
-    ncols = len(optimizers) if heat else min(len(facets), MAX_COLUMNS)
-    wraps = 1 if heat else -(-len(facets) // ncols)
+    # lines: a panel per metric; three or more axes: the first, pooled over the others
+    ncols = len(optimizers) if heat else 1
     everywhere = holds_everywhere(points, verdicts, long["seed"].nunique())
     claims = len(verdicts) > 0 and not everywhere
-    verdict_height = 0.22 * len(verdicts) + 1.0 if claims else 0
+    verdict_height = 0.3 * len(verdicts) + 1.0 if claims else 0
     room = MAX_HEIGHT - 0.4 - verdict_height  # what the page leaves the panels
-    row_height = min(1.8, room / (len(metrics) * wraps))
-    heights = [row_height] * (len(metrics) * wraps) + ([verdict_height] if claims else [])
+    row_height = min(1.8, room / len(metrics))
+    heights = [row_height] * len(metrics) + ([verdict_height] if claims else [])
     fig = plt.figure(figsize=(FULL_WIDTH, sum(heights) + 0.4), layout="constrained")
     spec = fig.add_gridspec(len(heights), ncols, height_ratios=heights)
-    for metric_index, metric in enumerate(metrics):
-        row = metric_index * wraps
+    for row, metric in enumerate(metrics):
         label = registry()[metric].label
         if heat:
             values = points[[f"{metric}_{o}" for o in optimizers]].to_numpy(dtype=float)
@@ -303,31 +304,24 @@ def draw(
                 _heat(ax, points, axes, metric, opt, limits)
                 ax.set_title(f"{legend[opt][0]}:\n{label}")
             continue
-        for index, facet in enumerate(facets):
-            col = index % ncols
-            ax = fig.add_subplot(spec[row + index // ncols, col])
-            rows = long
-            for key, value in facet.items():
-                rows = rows[_formatted(rows[key]) == format_value(value)]
-            if axes:
-                scale = registry()[metric].scale
-                drawn = _lines(ax, rows, axes[0], metric, optimizers, legend, styles)
-                ax.set_yscale(scale)
-                last = metric_index == len(metrics) - 1 and index // ncols == wraps - 1
-                ax.set_xlabel(axes[0]["label"] if last else "")
-                # lines that cover each other are named where they do (issue 32)
-                say_coinciding(ax, coinciding_groups(coinciding(drawn, scale, 0.03)), labels)
-            ax.set_ylabel(wrap_label(label, 30) if col == 0 else "")
-            if facet:  # every panel: the facets wrap
-                names = {a["keys"][0]: a["label"] for a in axes}
-                text = ", ".join(f"{names[k]}={format_value(v)}" for k, v in facet.items())
-                ax.set_title(text)
+        ax = fig.add_subplot(spec[row, 0])
+        if axes:
+            scale = registry()[metric].scale
+            drawn = _lines(ax, long, axes[0], metric, optimizers, legend, styles)
+            ax.set_yscale(scale)
+            ax.set_xlabel(axes[0]["label"] if row == len(metrics) - 1 else "")
+            # lines that cover each other are named where they do (issue 32)
+            say_coinciding(ax, coinciding_groups(coinciding(drawn, scale, 0.03)), labels)
+        ax.set_ylabel(wrap_label(label, 30))
     if not heat:
         handles, texts = fig.axes[0].get_legend_handles_labels()
         handles = [h for h, t in zip(handles, texts, strict=True) if t in labels.values()]
         texts = [t for t in texts if t in labels.values()]
         fig.legend(handles, texts, ncol=len(texts), loc="outside upper center", frameon=False)
     if claims:
-        _verdict_grid(fig.add_subplot(spec[-1, :]), points, verdicts)
-    text = captions.compose(title, _caption(long, metrics, legend, heat, verdicts, everywhere))
+        _verdict_grid(fig.add_subplot(spec[-1, :]), points, verdicts, axes)
+    pooled = [a["label"] for a in axes[1:]] if len(axes) >= 3 else []
+    text = captions.compose(
+        title, _caption(long, metrics, legend, heat, verdicts, everywhere, pooled)
+    )
     save_figure(fig, outputs, provenance, caption=text)
