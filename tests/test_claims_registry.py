@@ -168,7 +168,13 @@ def test_faster_than_sgd_holds_on_a_faster_loss_and_fails_on_a_slower_one():
 
 def test_vision_statements_sps_ahead_sngd_behind_and_adam_like_sgd():
     paper = real_table({"sgd": decay(2), "sngd": decay(1), "sps": decay(3), "adam": decay(2.1)})
-    assert real_rows(paper, "mnist5k").equals(real_rows(paper, "mnist"))  # a subset of MNIST
+    # a subset of MNIST (with a reduced ViT) is measured alike, as a comparison: the
+    # statement is made for the paper's setting
+    subset, full = real_rows(paper, "mnist5k"), real_rows(paper, "mnist")
+    assert subset["outcome"].equals(full["outcome"])
+    assert set(full["category"]) == {"covered"} and set(subset["category"]) == {"comparison"}
+    assert all(v.startswith("comparison: holds") for v in subset["verdict"])
+    assert all("(mnist5k, 2 seeds)" in e for e in subset["experiment"])
     rows = real_rows(paper, "mnist")
     assert rows.loc["r sps faster than sgd", "outcome"] == "holds"
     assert rows.loc["r sgd faster than sngd", "outcome"] == "holds"  # SNGD trains slower
