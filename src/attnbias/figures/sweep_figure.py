@@ -158,7 +158,8 @@ def _heat(ax, points: pd.DataFrame, axes: list[dict], metric: str, opt: str, lim
     for (i, j), value in np.ndenumerate(grid):
         light = image.norm(value) > 0.6 if np.isfinite(value) else False  # viridis' yellows
         colour = "black" if light else "white"
-        ax.text(j, i, f"{value:.3g}", ha="center", va="center", color=colour)
+        # two digits: three panels share the page's width, four cells each
+        ax.text(j, i, f"{value:.2g}", ha="center", va="center", color=colour)
     ax.set_xticks(range(len(xs)), xs)
     ax.set_yticks(range(len(ys)), ys)
     ax.set_xlabel(x_axis["label"])
@@ -302,7 +303,7 @@ def draw(
             for col, opt in enumerate(optimizers):
                 ax = fig.add_subplot(spec[row, col])
                 _heat(ax, points, axes, metric, opt, limits)
-                ax.set_title(f"{legend[opt][0]}:\n{label}")
+                ax.set_title(f"{legend[opt][0]}:\n{wrap_label(label, 28)}")
             continue
         ax = fig.add_subplot(spec[row, 0])
         if axes:
