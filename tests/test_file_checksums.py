@@ -129,6 +129,20 @@ KINDS = {
         lambda p: _edit_metadata(p),
     ),
     "aggregate": ("metrics.parquet", None, io.load_metrics, _edit_table),
+    # the training facts the figures' provenance reads from a run's metadata
+    "train table run info": (
+        "seed0.parquet",
+        lambda p: io.save_table(p, _run_table()),
+        io.run_info,
+        lambda p: _edit_metadata(p),
+    ),
+    # where a real-data figure's data and weights were found (check_real_data's record)
+    "real-data source": (
+        "source.json",
+        lambda p: io.save_json(p, {"fixture": False, "datasets": [{"path": "/data/mnist"}]}),
+        io.load_json,
+        lambda p: p.write_text(p.read_text().replace("false", "true")),
+    ),
 }
 
 
@@ -191,6 +205,13 @@ def test_an_npz_without_its_recorded_checksums_is_refused(change, tmp_path):
     np.savez(path, **entries)
     with pytest.raises(io.FileContractError, match=str(path)):
         io.load_npz(path)
+
+
+def test_a_json_record_without_a_checksum_is_refused(tmp_path):
+    path = tmp_path / "source.json"
+    path.write_text('{"fixture": false}')
+    with pytest.raises(io.FileContractError, match="records no checksum"):
+        io.load_json(path)
 
 
 def test_a_table_without_a_checksum_is_refused(tmp_path):

@@ -6,7 +6,6 @@ where the figure's inputs are, and stops with the figure's own list where onstar
 look (`--sdm conda`), on the console and in the job's log, without a traceback.
 """
 
-import json
 import logging
 import sys
 
@@ -27,4 +26,4 @@ except MissingDataError as err:  # expected, and explained in full: no traceback
     logging.shutdown()
     sys.exit(str(err))
 logging.info("found: %s", report)
-io.save_text(snakemake.output[0], json.dumps(report, indent=2, allow_nan=False) + "\n")
+io.save_json(snakemake.output[0], report)

@@ -2,14 +2,11 @@
 its provenance in both files and in results/{figure}.provenance.json, and its caption
 in results/{figure}.caption.md."""
 
-import json
-from pathlib import Path
-
 from attnbias.realdata import plots
 from attnbias.workflow import io, joblog, provenance
 
 joblog.start(snakemake)
-source = json.loads(Path(snakemake.input.source).read_text())
+source = io.load_json(snakemake.input.source)
 title = plots.stamped(snakemake.params.title, source["fixture"])
 record = provenance.of_job(snakemake, figure=snakemake.wildcards.figure, title=title)
 plots.draw_training(

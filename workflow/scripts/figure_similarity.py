@@ -2,14 +2,13 @@
 provenance in both files and in results/fig10.provenance.json, and its caption in
 results/fig10.caption.md."""
 
-import json
 from pathlib import Path
 
 from attnbias.realdata import plots
 from attnbias.workflow import io, joblog, provenance
 
 joblog.start(snakemake)
-source = json.loads(Path(snakemake.input.source).read_text())
+source = io.load_json(snakemake.input.source)
 title = plots.stamped(snakemake.params.title, source["fixture"])
 record = provenance.of_job(snakemake, figure="fig10", title=title)
 plots.draw_similarity(

@@ -486,10 +486,9 @@ def _check_rows(path, table: pa.Table, expect: dict) -> None:
 
 
 def run_info(path) -> dict[str, str]:
-    """What with_run_info stored in a Parquet file; {} if the file holds nothing."""
-    import pyarrow.parquet as pq
-
-    metadata = pq.read_schema(path).metadata or {}
+    """What with_run_info stored in a Parquet file (checked against its checksum, as every
+    read); {} if the file holds nothing."""
+    metadata = read_table(path).schema.metadata or {}
     return json.loads(metadata[RUN_INFO_KEY]) if RUN_INFO_KEY in metadata else {}
 
 
@@ -534,6 +533,35 @@ def W_mm_norm(svm_path, data: dict | None = None, expect: dict | None = None) ->
 
 def save_text(path, text: str) -> None:
     _write_with(path, lambda tmp: Path(tmp).write_text(text))
+
+
+JSON_CHECKSUM_KEY = "attnbias_sha256"  # a JSON record's sha256 of the rest, canonical form
+
+
+def save_json(path, record: dict) -> None:
+    """`record` as indented JSON, with the sha256 of its canonical form (load_json checks it)."""
+    checked = {**record, JSON_CHECKSUM_KEY: hashlib.sha256(_json(record).encode()).hexdigest()}
+    save_text(path, json.dumps(checked, indent=2, allow_nan=False) + "\n")
+
+
+def load_json(path) -> dict:
+    """A record save_json wrote, checked against its sha256: an edited, unreadable or
+    unchecked file raises FileContractError naming it."""
+    try:
+        record = json.loads(Path(path).read_text())
+    except FileNotFoundError:
+        raise
+    except (OSError, ValueError) as err:
+        raise _unreadable(path, err) from None
+    recorded = record.pop(JSON_CHECKSUM_KEY, None) if isinstance(record, dict) else None
+    if recorded is None:
+        raise FileContractError(
+            f"{path} records no checksum (written by an older attnbias or another program), "
+            f"so an edit could not be told apart; {rebuild_hint(path)}"
+        )
+    if recorded != hashlib.sha256(_json(record).encode()).hexdigest():
+        raise _edited(path, "its content differs from what its job wrote")
+    return record
 
 
 def save_frame(path, frame) -> None:
