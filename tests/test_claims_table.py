@@ -602,3 +602,11 @@ def test_a_rule_no_result_is_proved_for_is_a_comparison_everywhere():
     assert coverage.algorithm({"rule": "ngd", "max_step": 1e3}, "single") == "ngd-capped"
     assert coverage.algorithm({"rule": "polyak"}, "single") == "ps"
     assert coverage.algorithm({"rule": "ngd", "decay_W": 1.0, "decay_u": 0.5}, "joint") == "eq10"
+
+
+def test_a_markdown_link_in_a_label_stays_text():
+    from attnbias.claims.write import markdown_cell
+
+    cell = markdown_cell("GD [x](javascript:alert(1)) | <b>")
+    assert "](" not in cell.replace("\\](", "")  # no unescaped link syntax left
+    assert cell == "GD \\[x\\](javascript:alert(1)) \\| &lt;b&gt;"

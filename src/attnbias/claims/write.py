@@ -149,8 +149,10 @@ def registry_lines(table: pd.DataFrame) -> list[str]:
 
 
 def markdown_cell(text: str) -> str:
-    """Text safe in a Markdown table cell: | and <...> escaped, as html.escape does."""
-    return html.escape(str(text), quote=False).replace("|", "\\|")
+    """Text safe in a Markdown table cell: | and <...> escaped, as html.escape does, and
+    the brackets of a link (a config label "[x](javascript:...)" stays text)."""
+    escaped = html.escape(str(text), quote=False).replace("|", "\\|")
+    return escaped.replace("[", "\\[").replace("]", "\\]")
 
 
 def to_markdown(table: pd.DataFrame, backend: str = "") -> str:
