@@ -169,6 +169,53 @@ def test_the_backends_shared_definitions_are_a_leaf():
     assert any(leaf in graph[n] for n in claims), "the claims read the thresholds elsewhere"
 
 
+def in_package(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def upward_imports(graph, lower: str, upper: tuple[str, ...]) -> list[tuple[str, str]]:
+    """The imports (a lazy one counts) from a module of package `lower` into `upper`."""
+    return sorted(
+        (module, target)
+        for module, targets in graph.items()
+        if in_package(module, lower)
+        for target in targets
+        if any(in_package(target, package) for package in upper)
+    )
+
+
+# The workflow package is the glue every job reads (config, files, provenance): it stays
+# below the figures and the studies, which build on it; the Snakefile, above all of them,
+# joins them (figures.smk's caption text, common.smk's sweep checks).
+ABOVE_THE_WORKFLOW = ("attnbias.figures", "attnbias.studies")
+
+
+def test_the_workflow_package_imports_nothing_above_it():
+    graph = import_graph(SRC, "attnbias")
+    assert any(in_package(m, "attnbias.workflow") for m in graph)
+    assert upward_imports(graph, "attnbias.workflow", ABOVE_THE_WORKFLOW) == []
+
+
+def test_an_upward_import_is_found_even_when_lazy(tmp_path):
+    """Negative control: a fake package whose workflow module imports a figures module
+    inside a function, and whose studies module imports the workflow (allowed)."""
+    _write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/workflow/__init__.py": "",
+            "pkg/workflow/config.py": "def f():\n    from pkg.figures.panels import describe\n",
+            "pkg/figures/__init__.py": "",
+            "pkg/figures/panels.py": "describe = None\n",
+            "pkg/studies/__init__.py": "",
+            "pkg/studies/check.py": "from pkg.workflow import config\n",
+        },
+    )
+    graph = import_graph(tmp_path, "pkg")
+    found = upward_imports(graph, "pkg.workflow", ("pkg.figures", "pkg.studies"))
+    assert found == [("pkg.workflow.config", "pkg.figures.panels")]
+
+
 def _top_level_closure(script: Path) -> set[str]:
     """Every name imported at module level by `script` and, transitively, by the package's
     modules it so imports (lazy imports inside functions not followed)."""

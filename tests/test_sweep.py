@@ -17,7 +17,14 @@ from project import REPO, copy_project, planned_jobs, snakemake
 from snakemake.utils import validate
 
 from attnbias.figures import sweep_figure
-from attnbias.studies import sweep_claims, sweep_grid, sweep_metrics, sweep_runs, sweep_tables
+from attnbias.studies import (
+    sweep_check,
+    sweep_claims,
+    sweep_grid,
+    sweep_metrics,
+    sweep_runs,
+    sweep_tables,
+)
 from attnbias.studies.sweep_config import SweepConfig
 from attnbias.svm import max_margin
 from attnbias.training import kernel
@@ -357,6 +364,7 @@ def checked(config: dict) -> None:
     configcheck.check(config, schema)
     validate(config, schema=str(SCHEMA), set_default=True)
     configcheck.check_workflow(config, schema)
+    sweep_check.check_sweeps(config, schema)
 
 
 def with_sweep(change) -> dict:

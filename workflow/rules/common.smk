@@ -17,6 +17,7 @@ from attnbias.workflow import configcheck
 from attnbias.workflow import job
 from attnbias.workflow import results_folder
 from attnbias.workflow.codedeps import module_files, package_module_files
+from attnbias.studies import sweep_check
 from attnbias.studies.sweep_config import SweepConfig
 from attnbias.workflow.config import SIMILARITY_FIGURE, WorkflowConfig, at, canonical
 
@@ -30,6 +31,7 @@ try:
     configcheck.check(config, schema)
     validate(config, schema=str(SCHEMA), set_default=True)
     configcheck.check_workflow(config, schema)
+    sweep_check.check_sweeps(config, schema)
     results_folder.check(config, workflow.overwrite_configfiles, DEFAULT_CONFIG)
 except configcheck.ConfigError as err:
     raise WorkflowError(str(err)) from None

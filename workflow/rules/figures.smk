@@ -1,3 +1,12 @@
+from attnbias.figures.panels import describe
+
+
+def figure_description(wildcards):
+    """The report caption's description of a synthetic figure's panels (figures.panels)."""
+    experiment = EXPERIMENTS[wildcards.experiment]
+    return describe(experiment["layout"], experiment["data"]["model"])
+
+
 rule figure:
     input:
         unpack(geometry_files),
@@ -33,7 +42,7 @@ rule figure:
         "../../envs/plot.yaml"
     params:
         kind=section("layout"),
-        description=of_job(WF.description),
+        description=figure_description,
         title=of_job(WF.title),
         legend=of_job(WF.legend),
         config=of_job(WF.figure_config),

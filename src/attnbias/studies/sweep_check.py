@@ -1,4 +1,4 @@
-"""The refusals of `sweeps:` entries (attnbias.workflow.configcheck runs them before any job).
+"""The refusals of `sweeps:` entries, run before any job (common.smk, after configcheck).
 
 Each names the key path under `sweeps.<name>`: a base that is no experiment, an empty grid,
 a grid key that no experiment can have (unknown) or that the base lacks, a grid value the
@@ -10,15 +10,16 @@ naming an optimizer or metric that does not exist.
 from __future__ import annotations
 
 from attnbias.studies import sweep_claims, sweep_grid, sweep_metrics
+from attnbias.workflow.configcheck import ConfigError
 
 
-def check_sweeps(config: dict, schema: dict, error) -> None:
-    """Every sweep entry; `error(path, message)` builds the exception that is raised."""
+def check_sweeps(config: dict, schema: dict) -> None:
+    """Every sweep entry; a refusal is a configcheck.ConfigError naming its key path."""
     for name, entry in (config.get("sweeps") or {}).items():
         path = ("sweeps", name)
         experiments = config["experiments"]
         if entry["base"] not in experiments:
-            raise error(
+            raise ConfigError(
                 (*path, "base"),
                 f"{entry['base']!r} is not an experiment of the config ({sorted(experiments)})",
             )
@@ -29,11 +30,11 @@ def check_sweeps(config: dict, schema: dict, error) -> None:
             message = str(err)
             if isinstance(err, sweep_grid.MissingKeyError) and _unknown(base, err.key, schema):
                 message = f"unknown key path {err.key}: no experiment has it; {message}"
-            raise error((*path, *err.path), message) from None
+            raise ConfigError((*path, *err.path), message) from None
         base = sweep_grid.trained(entry, base)
-        _check_values(entry, base, schema, path, error)
-        _check_metrics(entry, path, error)
-        _check_claims(entry, base, path, error)
+        _check_values(entry, base, schema, path)
+        _check_metrics(entry, path)
+        _check_claims(entry, base, path)
 
 
 def _experiment_schema(schema: dict) -> dict:
@@ -55,7 +56,7 @@ def _unknown(base: dict, key: str, schema: dict) -> bool:
     return any(e.validator == "additionalProperties" for e in _errors(probe, schema))
 
 
-def _check_values(entry: dict, base: dict, schema: dict, path: tuple, error) -> None:
+def _check_values(entry: dict, base: dict, schema: dict, path: tuple) -> None:
     """Each value of each axis, set in the base, must give an experiment the schema and
     OptimizerSpec accept (a point is the base with several such values)."""
     from attnbias.optim.spec import OptimizerSpec
@@ -67,28 +68,30 @@ def _check_values(entry: dict, base: dict, schema: dict, path: tuple, error) -> 
             where = (*path, "grid", next(iter(axis)))
             found = _errors(experiment, schema)
             if found:
-                raise error(where, f"value {row}: {found[0].message}")
+                raise ConfigError(where, f"value {row}: {found[0].message}")
             for opt_name, opt in experiment["optimizers"].items():
                 try:
                     OptimizerSpec(**{k: v for k, v in opt.items() if k != "label"})
                 except ValueError as err:
-                    raise error(where, f"value {row}, optimizer {opt_name}: {err}") from None
+                    raise ConfigError(where, f"value {row}, optimizer {opt_name}: {err}") from None
 
 
-def _check_metrics(entry: dict, path: tuple, error) -> None:
+def _check_metrics(entry: dict, path: tuple) -> None:
     known = sweep_metrics.registry()
     for i, name in enumerate(entry["metrics"]):
         if name not in known:
-            raise error((*path, "metrics", i), f"unknown metric {name!r}; known: {sorted(known)}")
+            raise ConfigError(
+                (*path, "metrics", i), f"unknown metric {name!r}; known: {sorted(known)}"
+            )
 
 
-def _check_claims(entry: dict, base: dict, path: tuple, error) -> None:
+def _check_claims(entry: dict, base: dict, path: tuple) -> None:
     optimizers, metrics = list(base["optimizers"]), sweep_metrics.registry()
     for claim_name, spec in (entry.get("claims") or {}).items():
         where = (*path, "claims", claim_name)
         kind = spec.get("claim")
         if kind not in sweep_claims.CLAIMS:
-            raise error(
+            raise ConfigError(
                 (*where, "claim"), f"unknown claim {kind!r}; known: {sorted(sweep_claims.CLAIMS)}"
             )
         wanted = sweep_claims.CLAIMS[kind].arguments()
@@ -96,15 +99,19 @@ def _check_claims(entry: dict, base: dict, path: tuple, error) -> None:
         missing = [a for a in wanted if a not in given]
         extra = [a for a in given if a not in wanted]
         if missing or extra:
-            raise error(
+            raise ConfigError(
                 where,
                 f"claim {kind} takes {wanted}; missing {missing}, unknown {extra}",
             )
         for arg, value in spec.items():
             if arg in sweep_claims.OPTIMIZER_ARGUMENTS and value not in optimizers:
-                raise error((*where, arg), f"{value!r} is no optimizer of the base ({optimizers})")
+                raise ConfigError(
+                    (*where, arg), f"{value!r} is no optimizer of the base ({optimizers})"
+                )
             if arg in sweep_claims.METRIC_ARGUMENTS and value not in metrics:
-                raise error((*where, arg), f"unknown metric {value!r}; known: {sorted(metrics)}")
+                raise ConfigError(
+                    (*where, arg), f"unknown metric {value!r}; known: {sorted(metrics)}"
+                )
             if arg == "series" and value not in sweep_metrics.CURVES:
                 known = sweep_metrics.CURVES
-                raise error((*where, arg), f"{value!r} is not a logged series {known}")
+                raise ConfigError((*where, arg), f"{value!r} is not a logged series {known}")

@@ -13,7 +13,6 @@ identity is `canonical` (sorted keys), so reordering a config file reruns nothin
 from __future__ import annotations
 
 from attnbias.data.models import source_note
-from attnbias.figures.panels import describe
 from attnbias.optim.spec import OptimizerSpec
 from attnbias.workflow import io as files
 
@@ -86,11 +85,6 @@ class WorkflowConfig:
             return title
         note = source_note(e["data"]["model"], e["data"]["params"])
         return f"{title}\n({note})" if note else title
-
-    def description(self, experiment: str) -> str:
-        """The report caption's description of a synthetic figure's panels."""
-        e = self.experiments[experiment]
-        return describe(e["layout"], e["data"]["model"])
 
     def legend(self, experiment: str) -> dict:
         """Figure params: optimizer name -> (label, a caption of its settings)."""

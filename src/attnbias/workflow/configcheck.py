@@ -18,9 +18,11 @@ Every refusal is a ConfigError whose message starts with the dotted key path
   check_signals     Example 1's query scoring at or above the optimal token
   check_texts       titles and labels that matplotlib or the report would misread
   check_specs       optimizer settings that attnbias.optim.spec.OptimizerSpec refuses (after the
-                    schema's defaults are filled in, like the two checks below)
+                    schema's defaults are filled in, like the check below)
   check_real        real-data names that clash, model keys that name no model
-  check_sweeps      sweep entries: grid keys and values, size, metrics, claims (studies.sweep_check)
+
+The sweeps' entries are checked by attnbias.studies.sweep_check, which common.smk runs next
+(this module is below the studies: it imports none of them).
 """
 
 from __future__ import annotations
@@ -453,18 +455,10 @@ def check_real(config: dict) -> None:
         )
 
 
-def check_sweeps(config: dict, schema: dict) -> None:
-    """The `sweeps:` entries: their grids, metrics and claims (attnbias.studies.sweep_check)."""
-    from attnbias.studies import sweep_check
-
-    sweep_check.check_sweeps(config, schema, ConfigError)
-
-
 def check_workflow(config: dict, schema: dict) -> None:
     """The checks that read the schema's defaults: run after Snakemake's validation."""
     check_specs(config)
     check_real(config)
-    check_sweeps(config, schema)
 
 
 def check(config: dict, schema: dict) -> None:
