@@ -390,6 +390,9 @@ def _table_sha256(table: pa.Table) -> str:
                     parts.update(np.diff(offsets).astype(np.int64).data)
                     digest.update(data)
                     continue
+            elif _is_number(chunk.type) and not chunk.null_count:
+                digest.update(_value_bytes(chunk))
+                continue
             elif pa.types.is_primitive(chunk.type) and not chunk.null_count:
                 digest.update(chunk.to_numpy(zero_copy_only=False).data)
                 continue
@@ -397,6 +400,26 @@ def _table_sha256(table: pa.Table) -> str:
             digest.update(repr(chunk.to_pylist()).encode())
         digest.update(parts.digest())
     return digest.hexdigest()
+
+
+def _is_number(kind) -> bool:
+    import pyarrow as pa
+
+    return pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_boolean(kind)
+
+
+def _value_bytes(chunk):
+    """A numeric or boolean array's values laid out as chunk.to_numpy() lays them out (what
+    the checksum hashes), read from its buffers: to_numpy imports pandas, about 1 s of CPU
+    in every training job (benchmarks/checksums.py)."""
+    data = chunk.buffers()[1]
+    if data is None or not len(chunk):
+        return b""
+    if chunk.type.bit_width == 1:  # booleans: a bit each in Arrow, a byte each in numpy
+        bits = np.unpackbits(np.frombuffer(data, dtype=np.uint8), bitorder="little")
+        return bits[chunk.offset : chunk.offset + len(chunk)].astype(np.bool_).data
+    size = chunk.type.bit_width // 8
+    return memoryview(data)[chunk.offset * size : (chunk.offset + len(chunk)) * size]
 
 
 def _string_buffers(chunk) -> tuple[np.ndarray, memoryview]:
