@@ -17,6 +17,7 @@ from attnbias.workflow import configcheck
 from attnbias.workflow import job
 from attnbias.workflow import results_folder
 from attnbias.workflow.codedeps import module_files, package_module_files
+from attnbias.figures.panels import describe
 from attnbias.studies import sweep_check
 from attnbias.studies.sweep_config import SweepConfig
 from attnbias.workflow.config import SIMILARITY_FIGURE, WorkflowConfig, at, canonical
@@ -172,6 +173,12 @@ def section(*keys):
 def config_value(dpath):
     """Params: the plain config value at `dpath` (None where its section is absent)."""
     return lookup(dpath=dpath, within=config, default=None)
+
+
+def figure_description(wildcards):
+    """The report caption's description of a synthetic figure's panels (figures.panels)."""
+    experiment = EXPERIMENTS[wildcards.experiment]
+    return describe(experiment["layout"], experiment["data"]["model"])
 
 
 def geometry_files(wildcards):

@@ -1,12 +1,3 @@
-from attnbias.figures.panels import describe
-
-
-def figure_description(wildcards):
-    """The report caption's description of a synthetic figure's panels (figures.panels)."""
-    experiment = EXPERIMENTS[wildcards.experiment]
-    return describe(experiment["layout"], experiment["data"]["model"])
-
-
 rule figure:
     input:
         unpack(geometry_files),
