@@ -18,10 +18,23 @@ PACKAGE_DIR = Path(__file__).resolve().parents[1]
 COMPANIONS = {"kernel.py": ("_kernel.c",)}
 
 
-def _imported_modules(source: Path) -> set[str]:
-    """Fully qualified names of the package's modules that `source` imports."""
+def _statements(tree: ast.Module):
+    """Every statement of `tree`, nested ones included (in functions, classes, if, try...):
+    an import is a statement, so the expressions, most of the tree, are never visited."""
+    todo = list(tree.body)
+    while todo:
+        node = todo.pop()
+        yield node
+        for field in ("body", "orelse", "handlers", "finalbody", "cases"):
+            todo.extend(getattr(node, field, None) or ())
+
+
+@cache
+def _imported_modules(source: Path) -> frozenset[str]:
+    """Fully qualified names of the package's modules that `source` imports (read once per
+    file: the workflow asks for every rule's script, and they share most modules)."""
     found = set()
-    for node in ast.walk(ast.parse(source.read_text(), filename=str(source))):
+    for node in _statements(ast.parse(source.read_text(), filename=str(source))):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -32,7 +45,7 @@ def _imported_modules(source: Path) -> set[str]:
     found |= {
         ".".join(name.split(".")[:i]) for name in found for i in range(2, name.count(".") + 1)
     }
-    return {name for name in found if name == PACKAGE or name.startswith(PACKAGE + ".")}
+    return frozenset(name for name in found if name == PACKAGE or name.startswith(PACKAGE + "."))
 
 
 def _module_file(name: str) -> Path | None:
