@@ -100,18 +100,11 @@ def _parse_rules(snakefile: Path) -> dict[str, Rule]:
                 name=rule.name,
                 snakefile=Path(str(rule.snakefile)),
                 conda=conda if isinstance(conda, str) or conda is None else repr(conda),
-                script=(folder / rule.script).resolve() if rule.script else _shell_script(rule),
+                script=(folder / rule.script).resolve() if rule.script else None,
                 runs_code=not rule.norun,
                 is_run=rule.is_run,
             )
         return rules
-
-
-def _shell_script(rule) -> Path | None:
-    """The Python script a `shell:` rule runs (the hot rules: workflow/rules/common.smk,
-    job_shell), so that its imports are checked as a `script:` rule's are."""
-    found = re.search(r"(\S+\.py)\b", rule.shellcmd or "")
-    return Path(found.group(1).strip("'\"")).resolve() if found else None
 
 
 def rule_names_in(rule_file: Path) -> list[str]:

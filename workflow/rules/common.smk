@@ -4,8 +4,6 @@
 import inspect
 import os
 import re
-import shlex
-import sys
 from types import SimpleNamespace
 
 import yaml
@@ -14,7 +12,6 @@ from snakemake.settings.types import DeploymentMethod
 from snakemake.utils import validate
 
 from attnbias.workflow import configcheck
-from attnbias.workflow import job
 from attnbias.workflow import results_folder
 from attnbias.workflow.codedeps import module_files, package_module_files
 from attnbias.figures.panels import describe
@@ -257,10 +254,11 @@ RESOURCES = {
 }
 
 
-def per_seed_files(stage, benchmark, *unnamed, **named):
-    """Register `rules.<stage>`: the per-seed file patterns of a stage whose jobs make all
-    seeds, and its jobs' benchmark file pattern."""
-    output = job.Files([*unnamed, *named.values()], named)
+def per_seed_files(stage, benchmark, pattern=None, **named):
+    """Register `rules.<stage>`: the per-seed file pattern of a stage whose jobs make all
+    seeds (`pattern`: rules.<stage>.output[0]; or named ones: rules.<stage>.output.<name>),
+    and its jobs' benchmark file pattern."""
+    output = SimpleNamespace(**named) if named else [pattern]
     setattr(rules, stage, SimpleNamespace(output=output, benchmark=benchmark))
 
 
@@ -269,57 +267,6 @@ def every_seed(pattern, experiment):
     return expand(
         pattern, experiment=experiment, seed=WF.seeds(experiment), allow_missing=True
     )
-
-
-# The hot rules (data, svm, train, study_runs) run their script with `shell:`, which skips
-# Snakemake's per-job script machinery (~0.3 s of CPU per job; README, "Speed"). The script
-# reads the job from the JSON that job_params writes (attnbias.workflow.job). Without conda
-# the interpreter is Snakemake's own; with --sdm conda, the env's `python`.
-PYTHON = (
-    "python"
-    if DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method
-    else sys.executable
-)
-
-
-def job_params(**params):
-    """Params `job`: the wildcards and `params` (values, or functions of the wildcards), as
-    JSON for attnbias.workflow.job.load. Of the wildcards only, so that a change reruns
-    the job."""
-
-    def get(wildcards):
-        values = {k: v(wildcards) if callable(v) else v for k, v in params.items()}
-        return job.encode(wildcards, values)
-
-    return get
-
-
-# BLAS may start a thread per core inside a job given fewer: held to the job's threads.
-BLAS_THREADS = " ".join(
-    f"{name}={{threads}}"
-    for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-)
-
-
-def job_shell(script, input=(), output=None, lists=()):
-    """The shell command that runs `script` on a job read with attnbias.workflow.job.load.
-    `input` and `output` name the files it passes; output=None: the one unnamed output
-    file. Names in `lists` pass a list of files (one per seed) as a list."""
-
-    def files(kind, names):
-        return " ".join(
-            (
-                f"{kind}.{n}[] {{{kind}.{n}:q}}"
-                if n in lists
-                else f"{kind}.{n}={{{kind}.{n}:q}}"
-            )
-            for n in names
-        )
-
-    command = [BLAS_THREADS, shlex.quote(PYTHON), shlex.quote(str(SCRIPTS / script))]
-    command += ["{params.job:q} {threads} {log:q}", files("input", input)]
-    command.append(files("output", output) if output else "output.0={output:q}")
-    return " ".join(command)
 
 
 def sweep_files(pattern):

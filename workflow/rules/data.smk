@@ -24,16 +24,9 @@ for experiment in EXPERIMENTS:
             runtime=RESOURCES["data"]["runtime"],
             mem_mb=RESOURCES["data"]["mem_mb"],
         params:
-            job=job.encode(
-                {"experiment": experiment},
-                {
-                    "seeds": list(WF.seeds(experiment)),
-                    "data": at(WF.section(experiment), "data"),
-                    "identities": [
-                        WF.identity("data", experiment, s)
-                        for s in WF.seeds(experiment)
-                    ],
-                },
-            ),
-        shell:
-            job_shell("data.py", output=["seeds"], lists=["seeds"])
+            experiment=experiment,
+            seeds=list(WF.seeds(experiment)),
+            data=at(WF.section(experiment), "data"),
+            identities=WF.seed_identities("data", experiment),
+        script:
+            "../scripts/data.py"

@@ -17,21 +17,19 @@ rule study_runs:
         "../../envs/train.yaml"
     threads: config["threads"]
     params:
-        job=job_params(
-            setting=of_job(WF.study_setting),
-            optimizer=of_job(WF.study_optimizer),
-            inits=config_value("global_convergence/inits"),
-            scales=config_value("global_convergence/scales"),
-            iterations=config_value("global_convergence/iterations"),
-            threshold=config_value("global_convergence/threshold"),
-            log_points=config_value("global_convergence/log_points"),
-            seed=config_value("global_convergence/seed"),
-            device=config["device"],
-            identity=of_job(WF.study_identity, "runs"),
-            assumptions_identity=of_job(WF.study_identity, "assumptions"),
-        ),
-    shell:
-        job_shell("study_runs.py", output=["runs", "assumptions"])
+        setting=of_job(WF.study_setting),
+        optimizer=of_job(WF.study_optimizer),
+        inits=config_value("global_convergence/inits"),
+        scales=config_value("global_convergence/scales"),
+        iterations=config_value("global_convergence/iterations"),
+        threshold=config_value("global_convergence/threshold"),
+        log_points=config_value("global_convergence/log_points"),
+        seed=config_value("global_convergence/seed"),
+        device=config["device"],
+        identity=of_job(WF.study_identity, "runs"),
+        assumptions_identity=of_job(WF.study_identity, "assumptions"),
+    script:
+        "../scripts/study_runs.py"
 
 
 rule study_summary:

@@ -25,21 +25,10 @@ for experiment in EXPERIMENTS:
             runtime=RESOURCES["svm"]["runtime"],
             mem_mb=RESOURCES["svm"]["mem_mb"],
         params:
-            job=job.encode(
-                {"experiment": experiment},
-                {
-                    "seeds": list(WF.seeds(experiment)),
-                    "train_u": at(WF.section(experiment), "train", "train_u"),
-                    "identities": [
-                        WF.identity("svm", experiment, s) for s in WF.seeds(experiment)
-                    ],
-                    "data": [
-                        WF.identity("data", experiment, s)
-                        for s in WF.seeds(experiment)
-                    ],
-                },
-            ),
-        shell:
-            job_shell(
-                "svm.py", input=["data"], output=["seeds"], lists=["data", "seeds"]
-            )
+            experiment=experiment,
+            seeds=list(WF.seeds(experiment)),
+            train_u=at(WF.section(experiment), "train", "train_u"),
+            identities=WF.seed_identities("svm", experiment),
+            data=WF.seed_identities("data", experiment),
+        script:
+            "../scripts/svm.py"

@@ -25,14 +25,12 @@ rule sweep_point:
         "../../envs/train.yaml"
     threads: config["threads"]
     params:
-        job=job_params(
-            experiment=of_job(SWEEPS.experiment),
-            metrics=of_job(SWEEPS.metrics),
-            device=config["device"],
-            dtype=config["dtype"],
-        ),
-    shell:
-        job_shell("sweep_point.py", output=["runs", "curves"])
+        experiment=of_job(SWEEPS.experiment),
+        metrics=of_job(SWEEPS.metrics),
+        device=config["device"],
+        dtype=config["dtype"],
+    script:
+        "../scripts/sweep_point.py"
 
 
 rule sweep_summary:

@@ -8,31 +8,6 @@ per_seed_files(
 )
 
 
-def train_params(experiment):
-    """Params `job` of experiment's training jobs: its seeds, settings and identities."""
-    seeds = list(WF.seeds(experiment))
-
-    def identities(kind, optimizer=None):
-        return [WF.identity(kind, experiment, s, optimizer) for s in seeds]
-
-    def get(wildcards):
-        return job.encode(
-            dict(wildcards.items(), experiment=experiment),
-            {
-                "seeds": seeds,
-                "train": at(WF.section(experiment), "train"),
-                "optimizer": WF.optimizer(experiment, wildcards.optimizer),
-                "device": config["device"],
-                "dtype": config["dtype"],
-                "identities": identities("run", wildcards.optimizer),
-                "data": identities("data"),
-                "svm": identities("svm"),
-            },
-        )
-
-    return get
-
-
 for experiment in EXPERIMENTS:
 
     rule:
@@ -56,11 +31,14 @@ for experiment in EXPERIMENTS:
             runtime=RESOURCES["train"]["runtime"],
             mem_mb=RESOURCES["train"]["mem_mb"],
         params:
-            job=train_params(experiment),
-        shell:
-            job_shell(
-                "train.py",
-                input=["data", "svm"],
-                output=["metrics", "final"],
-                lists=["data", "svm", "metrics", "final"],
-            )
+            experiment=experiment,
+            seeds=list(WF.seeds(experiment)),
+            train=at(WF.section(experiment), "train"),
+            optimizer=of_job(WF.optimizer, experiment),
+            device=config["device"],
+            dtype=config["dtype"],
+            identities=of_job(WF.seed_identities, "run", experiment),
+            data=WF.seed_identities("data", experiment),
+            svm=WF.seed_identities("svm", experiment),
+        script:
+            "../scripts/train.py"

@@ -4,11 +4,11 @@ import logging
 
 from attnbias.data import hypotheses, models
 from attnbias.data.missing import MissingDataError
-from attnbias.workflow import io, job, joblog
+from attnbias.workflow import io, joblog
 
-snakemake = job.load()  # the job, as the workflow hands it over (attnbias.workflow.job)
 joblog.start(snakemake)
-experiment, p = snakemake.wildcards.experiment, snakemake.params
+p = snakemake.params
+experiment = p.experiment
 config = p.data
 for seed, identity, path in zip(p.seeds, p.identities, snakemake.output.seeds, strict=True):
     try:

@@ -3,9 +3,8 @@
 import pyarrow as pa
 
 from attnbias.studies import global_convergence
-from attnbias.workflow import io, job, joblog
+from attnbias.workflow import io, joblog
 
-snakemake = job.load()  # the job, as the workflow hands it over (attnbias.workflow.job)
 joblog.start(snakemake)
 p = snakemake.params
 runs, assumptions, record = global_convergence.study_table(

@@ -5,16 +5,15 @@ import logging
 
 from attnbias.data import hypotheses
 from attnbias.svm import max_margin
-from attnbias.workflow import io, job, joblog
+from attnbias.workflow import io, joblog
 
-snakemake = job.load()  # the job, as the workflow hands it over (attnbias.workflow.job)
 joblog.start(snakemake)
 p = snakemake.params
 files = zip(snakemake.input.data, snakemake.output.seeds, strict=True)
 for seed, identity, data_identity, (data, path) in zip(
     p.seeds, p.identities, p.data, files, strict=True
 ):
-    name = f"experiment {snakemake.wildcards.experiment}, seed {seed}"
+    name = f"experiment {p.experiment}, seed {seed}"
     dataset = io.load_data(data, data_identity)
     solutions = max_margin.solve_for_dataset(dataset, p.train_u, name)
     for line in max_margin.describe(solutions):

@@ -3,9 +3,8 @@
 import pyarrow as pa
 
 from attnbias.studies import sweep_runs
-from attnbias.workflow import io, job, joblog
+from attnbias.workflow import io, joblog
 
-snakemake = job.load()  # the job, as the workflow hands it over (attnbias.workflow.job)
 joblog.start(snakemake)
 wc, p = snakemake.wildcards, snakemake.params
 runs, curves, record = sweep_runs.run_point(

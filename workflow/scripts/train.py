@@ -9,9 +9,8 @@ in one batch (dispatch.run_seeds): the job's start, not their arithmetic, is its
 import logging
 
 from attnbias.training import dispatch
-from attnbias.workflow import io, job, joblog
+from attnbias.workflow import io, joblog
 
-snakemake = job.load()  # the job, as the workflow hands it over (attnbias.workflow.job)
 joblog.start(snakemake)
 wc, p, i, o = snakemake.wildcards, snakemake.params, snakemake.input, snakemake.output
 datasets = [io.load_data(path, identity) for path, identity in zip(i.data, p.data, strict=True)]
@@ -39,7 +38,7 @@ except (FloatingPointError, ValueError):
             train([k])
         except (FloatingPointError, ValueError) as err:
             raise type(err)(
-                f"experiment {wc.experiment}, optimizer {wc.optimizer}, seed {seed}: {err}"
+                f"experiment {p.experiment}, optimizer {wc.optimizer}, seed {seed}: {err}"
             ) from err
     raise
 for seed, identity, metric, final, metrics_path, final_path in zip(
@@ -52,7 +51,7 @@ for seed, identity, metric, final, metrics_path, final_path in zip(
         info["backend"],
         {name: float(values[-1]) for name, values in metric.items()},
     )
-    table = io.metrics_table(wc.experiment, wc.optimizer, seed, iterations, metric)
+    table = io.metrics_table(p.experiment, wc.optimizer, seed, iterations, metric)
     # the resolved device and backend (`auto` may mean CUDA), for the figures' provenance
     table = io.with_identity(io.with_run_info(table, info), identity)
     io.save_table(metrics_path, table)

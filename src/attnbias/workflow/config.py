@@ -123,6 +123,11 @@ class WorkflowConfig:
     # A job stores its output's identity; a job reading a file gets the identity that the
     # file must hold (from its own wildcards and the config) and refuses any other.
 
+    def seed_identities(self, kind, experiment, optimizer=None) -> list[dict]:
+        """The identities of an experiment's per-seed files of `kind` (data, svm, run), in
+        seed order: what a job that makes or reads every seed checks."""
+        return [self.identity(kind, experiment, s, optimizer) for s in self.seeds(experiment)]
+
     def identity(self, kind, experiment, seed=None, optimizer=None) -> dict:
         """The identity of a file of `kind` (data, svm, run, metrics)."""
         optimizer = optimizer if kind == "run" else None  # data and svm: every optimizer's
