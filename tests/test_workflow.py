@@ -46,6 +46,25 @@ def test_every_figure_is_built_with_its_png_twin(built):
         assert (built / "results-tiny" / f"{name}.png").read_bytes().startswith(b"\x89PNG")
 
 
+def test_every_synthetic_job_holds_blas_to_its_threads(built):
+    """Snakemake sets OMP_NUM_THREADS and the like to a job's threads (config `threads`:
+    1 here); each job's log records what it saw (attnbias.workflow.joblog)."""
+    logs = [
+        *(built / "results-tiny/logs/data").glob("*.log"),
+        *(built / "results-tiny/logs/svm").glob("*.log"),
+        *(built / "results-tiny/logs/train").glob("*/*.log"),
+    ]
+    assert len(logs) > 10
+    for log in logs:
+        first = log.read_text().splitlines()[0]
+        assert (
+            first == "threads: 1 (OMP_NUM_THREADS=1, OPENBLAS_NUM_THREADS=1, MKL_NUM_THREADS=1)"
+        ), (
+            log,
+            first,
+        )
+
+
 def test_file_contract(built):
     config = yaml.safe_load((built / "config/tiny.yaml").read_text())["experiments"]
     for name, experiment in config.items():

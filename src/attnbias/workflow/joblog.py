@@ -9,8 +9,13 @@ script's logging to its job's log file and writes any uncaught exception there a
 from __future__ import annotations
 
 import logging
+import os
 import sys
 import traceback
+
+# What Snakemake sets to a job's threads (snakemake.shell), so that BLAS never starts a
+# thread per core inside a job given fewer; the log says what the job saw.
+BLAS_THREADS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 def start(job) -> None:
@@ -18,6 +23,8 @@ def start(job) -> None:
     if not job.log:
         return
     logging.basicConfig(filename=job.log[0], level=logging.INFO, format="%(message)s")
+    blas = ", ".join(f"{name}={os.environ.get(name, 'unset')}" for name in BLAS_THREADS)
+    logging.info("threads: %s (%s)", job.threads, blas)
     previous = sys.excepthook
 
     def record(kind, value, tb):
