@@ -10,7 +10,8 @@ implements.
 
 Between two logged iterations the whole loop runs in one compiled call
 (kernel_library.segment, no Python per step); at a logged iteration the metrics are
-computed in numpy from W and u materialised, with the formulas of torch_loop.metrics.
+computed in numpy from W and u materialised, with the torch loop's formulas
+(metric_formulas: written once for both).
 """
 
 from __future__ import annotations
@@ -20,14 +21,13 @@ import math
 
 import numpy as np
 
+from attnbias.model.losses import get_loss
 from attnbias.optim.spec import OptimizerSpec
-from attnbias.training import kernel_library
+from attnbias.training import kernel_library, metric_formulas
 from attnbias.training.metrics import (
     CROSSING_METRICS,
     CROSSING_THRESHOLDS,
-    PER_SAMPLE_LIMIT,
     acceptable,
-    per_sample_metric,
     report_nonfinite,
 )
 from attnbias.training.token_problem import TokenProblem
@@ -54,128 +54,6 @@ def supports(spec) -> bool:
         return False
     f_star_known = spec.f_star == "opt" or isinstance(spec.f_star, (int, float))
     return spec.normalize in ("global", "per_block") and f_star_known
-
-
-# ---------------------------------------------------------------- metrics (numpy)
-
-
-def _logsumexp(x: np.ndarray, axis: int = -1) -> np.ndarray:
-    """torch.logsumexp: -inf for all -inf, +inf where any is +inf."""
-    top = np.max(x, axis=axis, keepdims=True)
-    top = np.where(np.isfinite(top), top, 0.0)
-    with np.errstate(divide="ignore"):
-        out = np.log(np.sum(np.exp(x - top), axis=axis)) + np.squeeze(top, axis)
-    inf = np.isinf(x).any(axis=axis) & (np.max(x, axis=axis) == np.inf)
-    return np.where(inf, np.inf, out)
-
-
-def _signed_logsumexp(log_abs, sign, axis=-1):
-    top = np.max(log_abs, axis=axis, keepdims=True)
-    top = np.where(top == -np.inf, 0.0, top)
-    total = np.sum(sign * np.exp(log_abs - top), axis=axis)
-    with np.errstate(divide="ignore"):
-        return np.log(np.abs(total)) + np.squeeze(top, axis), np.sign(total)
-
-
-def _softplus(x):
-    return np.logaddexp(x, 0.0)
-
-
-def _log_value(loss, z):
-    if loss == "exponential":
-        return -z
-    x = -z
-    small = x < -20
-    with np.errstate(divide="ignore"):
-        return np.where(small, x - np.exp(x) / 2, np.log(_softplus(np.where(small, 0.0, x))))
-
-
-def _log_abs_expm1(x, log_abs_x):
-    small = np.abs(x) < 1e-8
-    with np.errstate(divide="ignore"):
-        return np.where(small, log_abs_x + x / 2, np.log(np.abs(np.expm1(np.where(small, 1.0, x)))))
-
-
-def _log_excess(loss, g, delta, lad, dsign):
-    if loss == "exponential":
-        return -g + _log_abs_expm1(delta, lad), dsign
-    log_abs_r = -g + _log_abs_expm1(delta, lad) - _softplus(-g)
-    r = dsign * np.exp(log_abs_r)
-    small = log_abs_r < -20
-    with np.errstate(divide="ignore"):
-        value = np.where(
-            small, log_abs_r - r / 2, np.log(np.abs(np.log1p(np.where(small, 1.0, r))))
-        )
-    return value, dsign
-
-
-def _cosine_and_gap(P, P_ref):
-    axes = tuple(range(1, P.ndim))
-    with np.errstate(invalid="ignore", divide="ignore"):  # W = 0: NaN, as in train
-        unit = P / np.sqrt(np.sum(P * P, axis=axes, keepdims=True))
-        unit_ref = P_ref / np.sqrt(np.sum(P_ref * P_ref, axis=axes, keepdims=True))
-    return np.sum(unit * unit_ref, axis=axes), 0.5 * np.sum((unit - unit_ref) ** 2, axis=axes)
-
-
-def _gap(W, W_mm) -> dict:
-    alignment, gap = _cosine_and_gap(W, W_mm)
-    return {"gap_W": gap}
-
-
-def metrics(
-    problem: TokenProblem, loss, z, beta, mu, ku, W_mm, u_mm, train_u, signed, only=None
-) -> dict:
-    """torch_loop.metrics from the token-space state, each (B,). `only` ("study"): log_loss,
-    opt_softmax and gap_W alone, what the study reads."""
-    B, n, T = problem.B, problem.n, problem.T
-    _, gamma_opt, lag, gsign, _ = problem.scores(ku)
-    logits = (problem.l0 + z).reshape(B, n, T)
-    shifted = logits - logits.max(-1, keepdims=True)
-    log_attn = shifted - np.log(np.exp(shifted).sum(-1, keepdims=True))
-    attn = np.exp(log_attn)
-    terms = log_attn + lag
-    if not signed:
-        lad = _logsumexp(terms)
-        dsign = np.isfinite(lad).astype(np.float64)
-        delta = np.exp(lad)
-    else:
-        lad, dsign = _signed_logsumexp(terms, gsign)
-        delta = dsign * np.exp(lad)
-    margin = gamma_opt - delta
-    log_loss = _logsumexp(_log_value(loss, margin)) - np.log(n)
-    W = problem.W(beta)
-    if only == "study":
-        a_opt = np.take_along_axis(attn, problem.opt[:, :, None], -1)[..., 0]
-        return {"log_loss": log_loss, "opt_softmax": a_opt.mean(-1), **_gap(W, W_mm)}
-    u = problem.u(mu)
-    a_opt = np.take_along_axis(attn, problem.opt[:, :, None], -1)[..., 0]
-    is_opt = np.arange(T)[None, None, :] == problem.opt[:, :, None]
-    log1m = _logsumexp(np.where(is_opt, -np.inf, log_attn))
-    out = {
-        "log_loss": log_loss,
-        "loss": np.exp(log_loss),
-        "W_norm": np.sqrt(np.sum(W * W, axis=(1, 2))),
-        "u_norm": np.sqrt(np.sum(u * u, axis=1)),
-        "opt_softmax": a_opt.mean(-1),
-        "log1m_opt_softmax": _logsumexp(log1m) - np.log(n),
-    }
-    out["min_opt_softmax"] = a_opt.min(-1)  # Lem. 3 and Lem. 11: non-decreasing
-    if n <= PER_SAMPLE_LIMIT:
-        for i in range(n):
-            out[per_sample_metric(i)] = a_opt[:, i]
-    out["alignment_W"], out["gap_W"] = _cosine_and_gap(W, W_mm)
-    if train_u:
-        out["alignment_u"], out["gap_u"] = _cosine_and_gap(u, u_mm)
-        # Lem. 11: the loss ratio across samples stays bounded, the opt score gap grows
-        log_losses = _log_value(loss, margin)
-        out["log_loss_ratio"] = log_losses.max(-1) - log_losses.min(-1)
-        gap = gamma_opt[..., None] - problem.scores(ku)[0]
-        out["min_score_gap"] = np.where(is_opt, np.inf, gap).min(-1).min(-1)
-    else:
-        log_abs, sign = _log_excess(loss, gamma_opt, delta, lad, dsign)
-        log_abs_sum, sign = _signed_logsumexp(log_abs, sign)
-        out["log_excess_loss"] = np.where(sign >= 0, log_abs_sum - math.log(n), np.nan)
-    return out
 
 
 # ---------------------------------------------------------------- the training loop
@@ -300,7 +178,8 @@ def train(
     zeros = lambda: np.zeros((B, nT))  # noqa: E731
     beta, z, mu, ku = zeros(), zeros(), zeros(), zeros()
     buffers = [zeros() for _ in range(4)]
-    gamma, _, lag, gsign, opt_is_best = problem.scores(ku)
+    gamma, _, _, lag, gsign, opt_is_best = problem.scores(ku)
+    loss_fn = get_loss(loss)
     settings = _settings(spec, loss, train_u, opt_is_best)
     m_mm = np.ascontiguousarray(
         np.einsum("bntd,bde,bne->bnt", problem.X, W_mm, problem.Q).reshape(B, nT)
@@ -324,7 +203,10 @@ def train(
         if t in to_log:
             signed = (not opt_is_best) or (train_u and t > 0)
             with np.errstate(all="ignore"):  # NaN and inf as torch gives them, silently
-                row = metrics(problem, loss, z, beta, mu, ku, W_mm, u_mm, train_u, signed, only)
+                row = metric_formulas.row(
+                    np, loss_fn, problem.W(beta), problem.u(mu), W_mm, u_mm, train_u, only,
+                    **problem.forward(z, ku, signed),
+                )  # fmt: skip
             logged.append(row)
             if nonfinite == "raise":  # as torch_loop.train: every metric and parameter
                 check_finite(row, {"W": beta, "u": mu}, t, spec)

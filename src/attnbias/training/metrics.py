@@ -15,11 +15,11 @@ Shared here, because both backends compute them from plain numbers or names:
                             torch side stays on its device;
   NonFiniteError, report_nonfinite   the one error a diverged run raises, and its message.
 
-Not shared: the metric formulas over the training state (losses, softmaxes, cosines).
-The kernel computes them in numpy from token coordinates (beta, z: see kernel's module
-doc) and the torch loop from its forward pass on the device; routing one through the
-other's arrays would copy the state off the GPU, or pull torch into the torch-free job, at
-every logged iteration. tests/test_fast.py holds the two sets of formulas equal.
+The metric formulas over the training state (losses, softmaxes, cosines) are shared too,
+written once against an array module in metric_formulas; each backend computes only their
+inputs, its own way: the kernel in numpy from token coordinates (token_problem), the torch
+loop from its forward pass on the device (so nothing is copied off a GPU, and torch stays
+out of the torch-free job). tests/test_fast.py holds the two backends equal to 1e-10.
 """
 
 from __future__ import annotations

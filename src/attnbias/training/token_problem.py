@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from attnbias.model.arrays import logsumexp, signed_logsumexp
+
 
 class TokenProblem:
     """A batch of B problems of equal (n, T, d) in token coordinates (see the module doc).
@@ -73,11 +75,34 @@ class TokenProblem:
 
     def scores(self, ku: np.ndarray):
         """The decoder's token scores at u = u0 + sum mu_js x_js (ku = K mu, (B, nT)):
-        gamma (B, n, T), gamma_opt (B, n), log|gamma_opt - gamma| and its sign (B, n, T),
-        and whether the optimal token scores best everywhere (then no sum needs signs)."""
+        gamma (B, n, T), gamma_opt (B, n), gap = gamma_opt - gamma, log|gap| and its sign
+        (B, n, T), and whether the optimal token scores best everywhere (then no sum needs
+        signs)."""
         B, n, T = self.B, self.n, self.T
         gamma = self.y[:, :, None] * (self.xu0 + ku).reshape(B, n, T)
         gamma_opt = np.take_along_axis(gamma, self.opt[:, :, None], -1)[..., 0]
         gap = gamma_opt[..., None] - gamma
         with np.errstate(divide="ignore"):
-            return gamma, gamma_opt, np.log(np.abs(gap)), np.sign(gap), bool((gap >= 0).all())
+            log_abs_gap = np.log(np.abs(gap))
+        return gamma, gamma_opt, gap, log_abs_gap, np.sign(gap), bool((gap >= 0).all())
+
+    def forward(self, z: np.ndarray, ku: np.ndarray, signed: bool) -> dict[str, np.ndarray]:
+        """The forward quantities that metric_formulas.row reads, at the logits l0 + z and
+        the scores at ku: the attention in logs and delta = sum_t a_t gap_t formed in logs
+        (as attention.forward does in torch); `signed`: some gap may be negative."""
+        _, gamma_opt, gap, log_abs_gap, gap_sign, _ = self.scores(ku)
+        logits = (self.l0 + z).reshape(self.B, self.n, self.T)
+        shifted = logits - logits.max(-1, keepdims=True)
+        log_attn = shifted - np.log(np.exp(shifted).sum(-1, keepdims=True))
+        terms = log_attn + log_abs_gap
+        if signed:
+            log_abs_delta, sign = signed_logsumexp(np, terms, gap_sign)
+            delta = sign * np.exp(log_abs_delta)
+        else:
+            log_abs_delta = logsumexp(np, terms)
+            sign = np.isfinite(log_abs_delta).astype(np.float64)
+            delta = np.exp(log_abs_delta)
+        return dict(
+            log_attn=log_attn, opt=self.opt, gamma_opt=gamma_opt, gap=gap, delta=delta,
+            log_abs_delta=log_abs_delta, delta_sign=sign, margin=gamma_opt - delta,
+        )  # fmt: skip
