@@ -166,7 +166,7 @@ def train_batch(
     metrics and final W, u); the others keep their numbers.
 
     only="study": the kernel computes only what the study reads (log_loss, opt_softmax,
-    gap_W: kernel.metrics); torch computes all.
+    gap_W: metric_formulas.row); torch computes all.
     Returns (table {name: (B, len(log_iterations)), crossings (B, 1)}, final {"W", "u"} as
     numpy, record).
     """

@@ -22,13 +22,14 @@ import math
 import numpy as np
 
 from attnbias.model.losses import get_loss
+from attnbias.optim.rules import check_polyak_fires
 from attnbias.optim.spec import OptimizerSpec
 from attnbias.training import kernel_library, metric_formulas
 from attnbias.training.metrics import (
     CROSSING_METRICS,
     CROSSING_THRESHOLDS,
     acceptable,
-    report_nonfinite,
+    check_finite,
 )
 from attnbias.training.token_problem import TokenProblem
 
@@ -115,25 +116,6 @@ def _finite_runs(out: dict, params: dict) -> np.ndarray:
     return ok
 
 
-def check_finite(out: dict, params: dict, t: int, spec: OptimizerSpec) -> None:
-    """Raise metrics.NonFiniteError naming the values and iteration t where a logged metric
-    or a parameter is not finite (as torch_loop.check_finite)."""
-    flags = {f"metric {name}": np.all(acceptable(name, v, out, np)) for name, v in out.items()}
-    flags |= {f"parameter {name}": np.isfinite(v).all() for name, v in params.items()}
-    report_nonfinite(flags, t, spec.caption())
-
-
-def check_polyak_fires(spec: OptimizerSpec, row: dict) -> None:
-    """A Polyak step with f* at or above the initial loss never steps: refuse it."""
-    loss = float(np.exp(np.min(row["log_loss"])))
-    if loss > spec.f_star:
-        return
-    raise ValueError(
-        f"Polyak step with f_star={spec.f_star:g} never steps: f* is at or above the initial "
-        f"loss ({loss:.6g}); set f_star below it (0 is the infimum of the loss)"
-    )
-
-
 def train(
     problem: TokenProblem,
     spec: OptimizerSpec,
@@ -209,10 +191,10 @@ def train(
                 )  # fmt: skip
             logged.append(row)
             if nonfinite == "raise":  # as torch_loop.train: every metric and parameter
-                check_finite(row, {"W": beta, "u": mu}, t, spec)
+                check_finite(row, {"W": beta, "u": mu}, t, spec.caption(), np)
             diverged |= ~_finite_runs(row, {"W": beta, "u": mu})
-            if t == 0 and spec.rule == "polyak" and spec.f_star != "opt":
-                check_polyak_fires(spec, row)
+            if t == 0 and spec.rule == "polyak":  # the lowest initial loss of the batch
+                check_polyak_fires(spec, float(np.exp(np.min(row["log_loss"]))))
         t_next = grid[k + 1] if k + 1 < len(grid) else t
         first_step.fill(np.nan)
         kernel_library.segment(

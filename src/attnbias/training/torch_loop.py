@@ -18,12 +18,7 @@ from attnbias.model.losses import get_loss
 from attnbias.optim.full_batch import Optimizer, OptimizerSpec
 from attnbias.training import metric_formulas
 from attnbias.training.devices import resolve_device
-from attnbias.training.metrics import (
-    CROSSING_THRESHOLDS,
-    acceptable,
-    crossing_metric,
-    report_nonfinite,
-)
+from attnbias.training.metrics import CROSSING_THRESHOLDS, check_finite, crossing_metric
 
 
 def log_excess_loss(fwd: Forward, loss, f_star, log_loss: torch.Tensor):
@@ -55,15 +50,6 @@ def metrics(problem: Problem, fwd: Forward, loss, A, u, W_mm, u_mm, train_u) -> 
         gap=fwd.scores.gap, delta=fwd.delta, log_abs_delta=fwd.log_abs_delta,
         delta_sign=fwd.delta_sign, margin=fwd.margin,
     )  # fmt: skip
-
-
-def check_finite(out: dict, params: dict, t: int, spec: OptimizerSpec) -> None:
-    """Raise metrics.NonFiniteError, naming the values and iteration t, where a logged
-    metric or a parameter is not finite (metrics.report_nonfinite)."""
-    checks = {f"metric {name}": acceptable(name, v, out, torch).all() for name, v in out.items()}
-    checks |= {f"parameter {name}": torch.isfinite(v).all() for name, v in params.items()}
-    flags = torch.stack(list(checks.values())).cpu().tolist()  # one device sync
-    report_nonfinite(dict(zip(checks, flags, strict=True)), t, spec.caption())
 
 
 def train(
@@ -104,7 +90,7 @@ def train(
             logged.append(
                 metrics(problem, fwd, loss_fn, params["W"], params["u"], W_mm, u_mm, train_u)
             )
-            check_finite(logged[-1], params, t, spec)
+            check_finite(logged[-1], params, t, spec.caption(), torch)
         if t == iterations:
             break
         grads = {"W": gradients.w_gradient(problem, fwd, loss_fn)}
