@@ -132,7 +132,7 @@ def train(
     """torch_loop.train on the fast path: same arguments (numpy W_mm (B|1, d, d), u_mm (B|1, d)),
     same metrics table {name: (B, len(log_iterations))} and final {"W", "u"} (numpy).
 
-    only="study": only the metrics the study reads (see `metrics`). nonfinite="nan": instead
+    only="study": only the metrics the study reads (metric_formulas.row). nonfinite="nan": instead
     of raising NonFiniteError as torch_loop.train does when a run's loss is not finite at a
     logged iteration, give that run NaN everywhere (metrics and final W, u) and keep the
     others: what dispatch gets from torch_loop.train by splitting the batch (the runs here are
