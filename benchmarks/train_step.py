@@ -38,7 +38,8 @@ import yaml
 from attnbias.data import models
 from attnbias.optim.spec import OptimizerSpec, without
 from attnbias.svm import max_margin
-from attnbias.training import kernel, metrics
+from attnbias.training import kernel, kernel_library, metrics
+from attnbias.training.token_problem import TokenProblem
 
 TARGETS_US = {"fig2": 60.0, "gd_vs_ngd": 15.0}
 FLOOR_RATIO_TARGET = 10.0
@@ -67,7 +68,7 @@ class Case:
         )
         self.W_mm = sol["W_mm"][None]
         self.u_mm = sol["u_mm"][None] if self.train["train_u"] else None
-        self.problem = kernel.TokenProblem([self.ds])
+        self.problem = TokenProblem([self.ds])
         self.grid = metrics.log_grid(steps, self.train["log_points"], self.train["grid"])
         n, T, d = self.ds["X"].shape
         self.size = f"n={n} T={T} d={d}"
@@ -148,7 +149,8 @@ def main() -> None:
     print(
         f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC; {platform.node()}, "
         f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores; load average "
-        f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}; kernel {kernel.kernel_path().name}"
+        f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}; "
+        f"kernel {kernel_library.kernel_path().name}"
     )
     for case in cases:
         case.run([0, args.steps])  # warm-up (and builds the kernel if needed)

@@ -24,8 +24,9 @@ from attnbias.model.losses import get_loss
 from attnbias.optim.full_batch import OptimizerSpec
 from attnbias.studies import global_convergence
 from attnbias.svm import max_margin
-from attnbias.training import dispatch, kernel, torch_loop
+from attnbias.training import dispatch, kernel, kernel_library, torch_loop
 from attnbias.training.metrics import CROSSING_METRICS, log_grid, logged_metrics
+from attnbias.training.token_problem import TokenProblem
 
 E1 = dict(n=20, T=5, d=100, opt_signal=1.0, query_signal=0.5, noise_orthogonal_to_u=True)
 E1_SMALL = dict(n=8, T=4, d=30, query_signal=0.5)
@@ -67,12 +68,12 @@ def _both(
             raise
         with pytest.raises(FloatingPointError, match=re.escape(str(err))):
             kernel.train(
-                kernel.TokenProblem(datasets), spec, iterations=iterations, log_iterations=grid,
+                TokenProblem(datasets), spec, iterations=iterations, log_iterations=grid,
                 W_mm=W_mm, u_mm=u_mm, train_u=train_u, loss=loss,
             )  # fmt: skip
         return None
     got, got_final = kernel.train(
-        kernel.TokenProblem(datasets),
+        TokenProblem(datasets),
         spec,
         iterations=iterations,
         log_iterations=grid,
@@ -213,7 +214,7 @@ def test_ngd_direction_at_t_1e4_matches_the_reference():
         W_mm=torch.as_tensor(W_mm),
     )
     assert ref["log1m_opt_softmax"][0, -1] < -200  # far past float resolution
-    problem = kernel.TokenProblem([ds])
+    problem = TokenProblem([ds])
     _, final = kernel.train(problem, spec, iterations=t, log_iterations=[0, t], W_mm=W_mm)
     _, after = kernel.train(problem, spec, iterations=t + 1, log_iterations=[0, t + 1], W_mm=W_mm)
     direction = (final["W"][0] - after["W"][0]) / spec.lr
@@ -225,7 +226,7 @@ def test_ngd_direction_at_t_1e4_matches_the_reference():
 def test_divergence_raises_as_in_the_reference():
     ds = models.generate("example1", 0, dict(n=6, T=4, d=10))
     W_mm, _ = _solutions([ds], False)
-    problem = kernel.TokenProblem([ds])
+    problem = TokenProblem([ds])
     for grid, at in ((np.arange(4), "iteration 1"), (np.array([0, 3]), "iteration 3")):
         with pytest.raises(FloatingPointError, match=at):
             kernel.train(
@@ -235,14 +236,14 @@ def test_divergence_raises_as_in_the_reference():
     ds["X"][2, 1, 3] = np.nan
     with pytest.raises(FloatingPointError, match="iteration 0"):
         kernel.train(
-            kernel.TokenProblem([ds]), OptimizerSpec("ngd", lr=0.1), iterations=2,
+            TokenProblem([ds]), OptimizerSpec("ngd", lr=0.1), iterations=2,
             log_iterations=np.arange(3), W_mm=W_mm,
         )  # fmt: skip
 
 
 def test_invalid_requests():
     ds = models.generate("dm", 0, dict(n=6, T=4, d=10))
-    problem = kernel.TokenProblem([ds])
+    problem = TokenProblem([ds])
     W_mm = np.eye(10)[None]
     with pytest.raises(ValueError, match="u_mm"):
         kernel.train(problem, OptimizerSpec("gd"), iterations=1, log_iterations=[0, 1], W_mm=W_mm,
@@ -254,7 +255,7 @@ def test_invalid_requests():
         kernel.train(problem, OptimizerSpec("gd"), iterations=1, log_iterations=[0, 1], W_mm=W_mm,
                    loss="square")  # fmt: skip
     with pytest.raises(ValueError, match="share"):
-        kernel.TokenProblem([ds, models.generate("dm", 1, dict(n=6, T=4, d=11))])
+        TokenProblem([ds, models.generate("dm", 1, dict(n=6, T=4, d=11))])
 
 
 @pytest.mark.parametrize(
@@ -293,13 +294,13 @@ def test_study_batch_matches_the_torch_backend():
 
 
 def test_backend_choice():
-    assert kernel.available()
+    assert kernel_library.available()
     assert dispatch.backend("auto", "float64") == "c"
     assert dispatch.backend("cpu", "float64") == "c"
     assert dispatch.backend("cpu", "float32") == "torch"
     assert dispatch.backend("cuda", "float64") == "torch"
-    assert dispatch.record("c", "cpu") == kernel.kernel_info()
-    assert kernel.kernel_info()["backend"] == "c"
+    assert dispatch.record("c", "cpu") == kernel_library.kernel_info()
+    assert kernel_library.kernel_info()["backend"] == "c"
 
 
 def test_a_file_of_runs_on_two_backends_records_both():
@@ -375,7 +376,7 @@ def test_a_training_job_on_torch_gives_the_kernels_numbers(monkeypatch):
     its, got, got_final, got_info = dispatch.run(*args, device="cpu", threads=1)
     monkeypatch.setattr(kernel, "supports", lambda spec: False)
     ref_its, ref, ref_final, ref_info = dispatch.run(*args, device="cpu", threads=1)
-    assert got_info == kernel.kernel_info()
+    assert got_info == kernel_library.kernel_info()
     assert ref_info == {**devices.device_info(torch.device("cpu")), "backend": "torch"}
     np.testing.assert_array_equal(its, ref_its)
     _assert_tables_agree({k: v[None] for k, v in ref.items()}, {k: v[None] for k, v in got.items()})
@@ -385,9 +386,9 @@ def test_a_training_job_on_torch_gives_the_kernels_numbers(monkeypatch):
 
 def test_kernel_is_built_once_per_source(tmp_path, monkeypatch):
     monkeypatch.setenv("ATTNBIAS_CACHE", str(tmp_path))
-    first = kernel.kernel_path()
+    first = kernel_library.kernel_path()
     assert first.parent == tmp_path and first.exists()
-    assert kernel.kernel_path() == first
+    assert kernel_library.kernel_path() == first
     assert [p.name for p in tmp_path.iterdir()] == [first.name]  # no temporary left over
 
 
@@ -448,7 +449,7 @@ def test_editing_the_kernel_reruns_training():
     from attnbias.workflow.codedeps import module_files
 
     files = module_files(str(Path(__file__).resolve().parents[1] / "workflow/scripts/train.py"))
-    assert str(kernel.KERNEL_SOURCE) in files
+    assert str(kernel_library.KERNEL_SOURCE) in files
 
 
 @pytest.mark.parametrize(

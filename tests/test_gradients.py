@@ -14,6 +14,7 @@ from attnbias.data import models
 from attnbias.model import attention, gradients
 from attnbias.model.losses import get_loss
 from attnbias.svm import max_margin
+from attnbias.training import metric_formulas
 
 DTYPE = torch.float64
 LOSSES = ["exponential", "logistic"]
@@ -100,7 +101,7 @@ def test_forward_margin_and_attention_match_plain(kind):
     equals y f(X) computed directly; log(1 - a_opt) equals its direct value."""
     datasets, problem, A, u = _problem_and_params(kind)
     fwd = attention.forward(problem, A, attention.token_scores(problem, u))
-    log1m = attention.log1m_opt_attention(fwd, problem.opt)
+    log1m = metric_formulas.log1m_opt_softmax(torch, fwd.log_attn, problem.opt)
     W = problem.W(A)
     for b, ds in enumerate(datasets):
         X = as_t(ds["X"])

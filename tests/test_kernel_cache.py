@@ -11,7 +11,7 @@ import stat
 
 import pytest
 
-from attnbias.training import dispatch, kernel
+from attnbias.training import dispatch, kernel_library
 
 pytestmark = pytest.mark.skipif(
     shutil.which("cc") is None and shutil.which("gcc") is None, reason="no C compiler"
@@ -22,7 +22,7 @@ pytestmark = pytest.mark.skipif(
 def cache(tmp_path, monkeypatch):
     monkeypatch.setenv("ATTNBIAS_CACHE", str(tmp_path / "cache"))
     monkeypatch.delenv("CC", raising=False)
-    monkeypatch.setattr(kernel, "_LIB", None)
+    monkeypatch.setattr(kernel_library, "_LIB", None)
     return tmp_path / "cache"
 
 
@@ -31,24 +31,24 @@ def _is_elf(path) -> bool:
 
 
 def test_a_corrupted_cached_kernel_is_rebuilt_and_loads(cache):
-    path = kernel.kernel_path()
+    path = kernel_library.kernel_path()
     path.write_bytes(b"not a shared library")
-    assert kernel.unavailable_reason() is None
+    assert kernel_library.unavailable_reason() is None
     assert dispatch.backend("auto", "float64") == "c"
     assert _is_elf(path)  # replaced in place, for the next process too
     assert [p.name for p in cache.iterdir()] == [path.name]  # no temporary left behind
 
 
 def test_a_truncated_cached_kernel_is_rebuilt(cache):
-    path = kernel.kernel_path()
+    path = kernel_library.kernel_path()
     path.write_bytes(path.read_bytes()[:100])
-    assert kernel.unavailable_reason() is None
+    assert kernel_library.unavailable_reason() is None
     assert _is_elf(path) and path.stat().st_size > 100
 
 
 def test_no_compiler_falls_back_to_torch_with_the_reason(cache, monkeypatch):
     monkeypatch.setenv("CC", str(cache.parent / "no-such-compiler"))
-    reason = kernel.unavailable_reason()
+    reason = kernel_library.unavailable_reason()
     assert reason is not None and "no C compiler" in reason
     assert dispatch.backend("auto", "float64") == "torch"
     line = dispatch.backend_line("auto", "float64")
@@ -57,7 +57,7 @@ def test_no_compiler_falls_back_to_torch_with_the_reason(cache, monkeypatch):
 
 def test_a_failing_compiler_falls_back_to_torch(cache, monkeypatch):
     monkeypatch.setenv("CC", "false")
-    reason = kernel.unavailable_reason()
+    reason = kernel_library.unavailable_reason()
     assert reason is not None and "building the training kernel failed" in reason
     assert dispatch.backend("auto", "float64") == "torch"
 
@@ -68,14 +68,14 @@ def test_a_compiler_whose_output_never_loads_falls_back(cache, monkeypatch):
     fake.write_text('#!/bin/sh\nwhile [ "$1" != -o ]; do shift; done\necho garbage > "$2"\n')
     fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
     monkeypatch.setenv("CC", str(fake))
-    reason = kernel.unavailable_reason()
+    reason = kernel_library.unavailable_reason()
     assert reason is not None and "does not load" in reason
     assert dispatch.backend("auto", "float64") == "torch"
 
 
 def test_the_console_line_names_the_kernel_when_it_loads(cache):
     line = dispatch.backend_line("auto", "float64")
-    assert "compiled C kernel" in line and kernel.kernel_path().name in line
+    assert "compiled C kernel" in line and kernel_library.kernel_path().name in line
     assert "torch" in dispatch.backend_line("cuda", "float64")
     assert "torch" in dispatch.backend_line("cpu", "float32")
 
@@ -95,12 +95,12 @@ def test_an_unwritable_cache_falls_back_to_torch_naming_the_folder(cache, monkey
         def read_only(*args, **kwargs):
             raise PermissionError(13, "Permission denied", str(cache))
 
-        monkeypatch.setattr(kernel.tempfile, "mkstemp", read_only)
-    reason = kernel.unavailable_reason()
+        monkeypatch.setattr(kernel_library.tempfile, "mkstemp", read_only)
+    reason = kernel_library.unavailable_reason()
     assert reason is not None
     assert f"the kernel cache {folder} cannot be written" in reason
     assert "ATTNBIAS_CACHE" in reason
-    assert kernel.available() is False
+    assert kernel_library.available() is False
     assert dispatch.backend("auto", "float64") == "torch"
     line = dispatch.backend_line("auto", "float64")
     assert "training on torch" in line and str(folder) in line

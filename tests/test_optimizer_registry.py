@@ -21,6 +21,7 @@ from attnbias.optim.spec import OptimizerSpec
 from attnbias.svm import max_margin
 from attnbias.training import dispatch, kernel
 from attnbias.training.metrics import log_grid
+from attnbias.training.token_problem import TokenProblem
 from attnbias.workflow import configcheck
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -176,7 +177,7 @@ def test_the_kernel_refuses_the_example(example):
     ds = models.generate("example1", 0, dict(n=6, T=4, d=10))
     with pytest.raises(ValueError, match=f"does not implement rule '{example}'"):
         kernel.train(
-            kernel.TokenProblem([ds]),
+            TokenProblem([ds]),
             OptimizerSpec(example, f_star=0.0),
             iterations=1,
             log_iterations=np.array([0, 1]),

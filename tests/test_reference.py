@@ -12,6 +12,7 @@ import torch
 
 from attnbias.data import models
 from attnbias.model import attention, gradients, reference
+from attnbias.model.arrays import log_mean
 from attnbias.model.losses import get_loss
 from attnbias.optim.full_batch import Optimizer, OptimizerSpec
 from attnbias.svm import max_margin
@@ -138,7 +139,7 @@ def test_package_excess_loss_matches_risk_minus_loss_star(loss):
     datasets, problem, A = _problem("example1")
     fwd = attention.forward(problem, A, attention.token_scores(problem, problem.u0))
     loss_fn = get_loss(loss)
-    log_loss = attention.log_mean(loss_fn.log_value(fwd.margin))
+    log_loss = log_mean(torch, loss_fn.log_value(fwd.margin))
     log_abs, sign = torch_loop.log_excess_loss(fwd, loss_fn, "opt", log_loss)
     W = problem.W(A)
     for b, ds in enumerate(datasets):
@@ -170,7 +171,7 @@ def _fixed_decoder_step(spec: OptimizerSpec, f_star="opt"):
     loss_fn = get_loss("exponential")
     fwd = attention.forward(problem, A, attention.token_scores(problem, problem.u0))
     grads = {"W": gradients.w_gradient(problem, fwd, loss_fn)}
-    log_loss = attention.log_mean(loss_fn.log_value(fwd.margin))
+    log_loss = log_mean(torch, loss_fn.log_value(fwd.margin))
     log_abs, sign = torch_loop.log_excess_loss(fwd, loss_fn, f_star, log_loss)
     params = {"W": A.clone()}
     Optimizer(spec).step(params, grads, torch.where(sign > 0, log_abs, -torch.inf))

@@ -10,7 +10,7 @@ import pytest
 from attnbias.data import hypotheses, models
 from attnbias.optim.full_batch import OptimizerSpec
 from attnbias.studies import global_convergence
-from attnbias.training import kernel, metrics, torch_loop
+from attnbias.training import kernel, kernel_library, metrics, torch_loop
 
 SIZES = dict(n=6, T=4, d=20)
 NGD = OptimizerSpec("ngd", lr=0.1)
@@ -272,7 +272,7 @@ def small_study():
 
 def test_study_table_shape_and_columns(small_study):
     table, assumptions, record = small_study
-    assert record == kernel.kernel_info()  # what the study job's file stores
+    assert record == kernel_library.kernel_info()  # what the study job's file stores
     assert list(table.columns) == global_convergence.TABLE_COLUMNS
     assert len(table) == 3 * 2 * 4
     assert table.groupby(["setting", "optimizer"]).size().eq(4).all()

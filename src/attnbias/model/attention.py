@@ -29,6 +29,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from attnbias.model.arrays import signed_logsumexp
+
 
 @dataclass
 class Problem:
@@ -98,15 +100,6 @@ class Problem:
         return ((dA.transpose(1, 2) @ dA) * self.Gq).sum(dim=(1, 2))
 
 
-def signed_logsumexp(
-    log_abs: torch.Tensor, sign: torch.Tensor, dim: int
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """log|sum sign * e^log_abs| and its sign, along `dim`; -inf (sign 0) for an empty sum."""
-    top = torch.nan_to_num(log_abs.amax(dim=dim, keepdim=True), neginf=0.0)
-    total = (sign * torch.exp(log_abs - top)).sum(dim=dim)
-    return torch.log(total.abs()) + top.squeeze(dim), torch.sign(total)
-
-
 @dataclass
 class TokenScores:
     """Token scores at a decoder u; constant over training when u is fixed."""
@@ -154,7 +147,7 @@ def forward(problem: Problem, A: torch.Tensor, scores: TokenScores) -> Forward:
         sign = torch.isfinite(log_abs_delta).to(log_abs_delta.dtype)
         delta = log_abs_delta.exp()
     else:
-        log_abs_delta, sign = signed_logsumexp(log_terms, scores.gap_sign, -1)
+        log_abs_delta, sign = signed_logsumexp(torch, log_terms, scores.gap_sign, -1)
         delta = sign * log_abs_delta.exp()
     x_bar = (attn.unsqueeze(-2) @ problem.X).squeeze(-2)
     return Forward(
@@ -167,14 +160,3 @@ def forward(problem: Problem, A: torch.Tensor, scores: TokenScores) -> Forward:
         margin=scores.gamma_opt - delta,
         x_bar=x_bar,
     )
-
-
-def log_mean(log_values: torch.Tensor, dim: int = -1) -> torch.Tensor:
-    """log(mean(e^x)) along `dim`."""
-    return torch.logsumexp(log_values, dim=dim) - np.log(log_values.shape[dim])
-
-
-def log1m_opt_attention(fwd: Forward, opt: torch.Tensor) -> torch.Tensor:
-    """log(1 - a_opt) per sequence, (B, n), by logsumexp over the non-optimal tokens."""
-    is_opt = torch.nn.functional.one_hot(opt, fwd.log_attn.shape[-1]).bool()
-    return torch.logsumexp(fwd.log_attn.masked_fill(is_opt, -torch.inf), dim=-1)

@@ -8,39 +8,43 @@ Each loss gives the log-quantities that the stable gradients and the Polyak step
                          the loss above its value with all attention on the optimal token
                          (Polyak's L - L*; negative where opt is not the best token)
 Plain subtraction would return 0 once d < 1e-16 g, and the Polyak step would freeze.
+
+Written once for torch tensors (the stable gradients, the reference loop) and numpy arrays
+(the compiled kernel's metrics): each function works in the module of its argument
+(arrays.namespace), and this module imports neither.
 """
 
 from __future__ import annotations
 
-import torch
+from attnbias.model.arrays import namespace
 
 
-def softplus(x: torch.Tensor) -> torch.Tensor:
+def softplus(x):
     """log(1 + e^x), exact everywhere (torch's softplus returns x itself above x = 20)."""
-    return torch.logaddexp(x, torch.zeros_like(x))
+    xp = namespace(x)
+    return xp.logaddexp(x, xp.zeros_like(x))
 
 
-def log_abs_expm1(x: torch.Tensor, log_abs_x: torch.Tensor) -> torch.Tensor:
+def log_abs_expm1(x, log_abs_x):
     """log|e^x - 1|, exact also when x underflows (then it is log|x|)."""
-    small = x.abs() < 1e-8
-    return torch.where(
-        small, log_abs_x + x / 2, torch.log(torch.expm1(torch.where(small, 1.0, x)).abs())
-    )
+    xp = namespace(x)
+    small = xp.abs(x) < 1e-8
+    return xp.where(small, log_abs_x + x / 2, xp.log(xp.abs(xp.expm1(xp.where(small, 1.0, x)))))
 
 
-def log_abs_log1p(sign: torch.Tensor, log_abs_r: torch.Tensor) -> torch.Tensor:
+def log_abs_log1p(sign, log_abs_r):
     """log|log(1 + r)| for r = sign * e^log_abs_r > -1, exact for tiny |r|."""
-    r = sign * torch.exp(log_abs_r)
+    xp = namespace(log_abs_r)
+    r = sign * xp.exp(log_abs_r)
     small = log_abs_r < -20
-    return torch.where(
-        small, log_abs_r - r / 2, torch.log(torch.log1p(torch.where(small, 1.0, r)).abs())
-    )
+    return xp.where(small, log_abs_r - r / 2, xp.log(xp.abs(xp.log1p(xp.where(small, 1.0, r)))))
 
 
-def log_log1p_exp(x: torch.Tensor) -> torch.Tensor:
+def log_log1p_exp(x):
     """log(log(1 + e^x)), without underflow for very negative x."""
+    xp = namespace(x)
     small = x < -20
-    return torch.where(small, x - torch.exp(x) / 2, torch.log(softplus(torch.where(small, 0.0, x))))
+    return xp.where(small, x - xp.exp(x) / 2, xp.log(softplus(xp.where(small, 0.0, x))))
 
 
 class Exponential:

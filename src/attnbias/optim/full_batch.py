@@ -26,7 +26,7 @@ from attnbias.optim import rules
 from attnbias.optim.rules import RULES, StepInputs
 from attnbias.optim.spec import OptimizerSpec
 
-__all__ = ["RULES", "ExcessLoss", "Optimizer", "OptimizerSpec", "check_polyak_fires"]
+__all__ = ["RULES", "ExcessLoss", "Optimizer", "OptimizerSpec"]
 
 # () -> (log|L - f*|, sign(L - f*)), per run: what the Polyak rule reads, computed on demand
 ExcessLoss = Callable[[], tuple[torch.Tensor, torch.Tensor]]
@@ -36,19 +36,6 @@ def _log_global_norm(grads: dict[str, ScaledGradient]) -> torch.Tensor:
     if len(grads) == 1:
         return next(iter(grads.values())).log_norm
     return 0.5 * torch.logsumexp(torch.stack([2 * g.log_norm for g in grads.values()]), dim=0)
-
-
-def check_polyak_fires(spec: OptimizerSpec, sign: torch.Tensor, log_abs: torch.Tensor) -> None:
-    """A Polyak step with f* at or above the initial loss never steps: refuse it.
-
-    sign, log_abs: sign(L - f*) and log|L - f*| of each run at the first step."""
-    if spec.f_star == "opt" or bool((sign > 0).all()):
-        return
-    loss = float((spec.f_star + sign * log_abs.exp()).min())
-    raise ValueError(
-        f"Polyak step with f_star={spec.f_star:g} never steps: f* is at or above the initial "
-        f"loss ({loss:.6g}); set f_star below it (0 is the infimum of the loss)"
-    )
 
 
 class Optimizer:
@@ -68,8 +55,9 @@ class Optimizer:
         if not callable(excess):
             return excess
         log_abs, sign = excess()
-        if self.steps == 0:
-            check_polyak_fires(self.spec, sign, log_abs)
+        if self.steps == 0 and self.spec.f_star != "opt":  # L = f* + (L - f*), per run
+            initial = float((self.spec.f_star + sign * log_abs.exp()).min())
+            rules.check_polyak_fires(self.spec, initial)
         return torch.where(sign > 0, log_abs, -torch.inf)  # no excess: no step
 
     def _log_step_lengths(self, grads, excess) -> dict[str, torch.Tensor]:
@@ -100,7 +88,7 @@ class Optimizer:
         """One step. `excess` is what a rule reading f* (the Polyak step) reads, the others
         never do: log(L - f*) per run, or a closure giving (log|L - f*|, sign(L - f*)), called
         only by such a rule; then a run at or below f* gets log(L - f*) = -inf, and the first
-        step refuses an f* at or above the loss (check_polyak_fires).
+        step refuses an f* at or above the loss (rules.check_polyak_fires).
 
         Returns the log step size of each block (the multiplier of its gradient), per run.
         """
@@ -110,7 +98,7 @@ class Optimizer:
             # A zero gradient (e.g. in W at u = 0) has log_scale -inf (and NGD an infinite
             # step length): the block takes no step, never 0 * inf. Nothing else is
             # repaired: a NaN or infinite step makes the parameters non-finite, and
-            # train.check_finite stops the run.
+            # metrics.check_finite stops the run.
             log_coef = lengths[name] + g.log_scale
             zero = torch.isneginf(g.log_scale)
             coef = torch.where(zero, torch.zeros_like(log_coef), torch.exp(log_coef))

@@ -113,3 +113,14 @@ def _polyak(s: StepInputs) -> dict:
     """W <- W - min((L - f*) / ||grad||^2, eta_max) * grad"""
     log_excess = s.log_excess()
     return capped({name: log_excess - 2 * v for name, v in s.log_norms.items()}, s.spec.eta_max)
+
+
+def check_polyak_fires(spec, initial_loss: float) -> None:
+    """A Polyak step with a number f* at or above the initial loss never steps: refuse it.
+    initial_loss: the lowest of the batch's runs at the first step (both backends ask)."""
+    if spec.f_star == "opt" or initial_loss > spec.f_star:
+        return
+    raise ValueError(
+        f"Polyak step with f_star={spec.f_star:g} never steps: f* is at or above the initial "
+        f"loss ({initial_loss:.6g}); set f_star below it (0 is the infimum of the loss)"
+    )

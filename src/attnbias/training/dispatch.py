@@ -19,8 +19,9 @@ from __future__ import annotations
 import numpy as np
 
 from attnbias.optim.spec import OptimizerSpec
-from attnbias.training import kernel
+from attnbias.training import kernel, kernel_library
 from attnbias.training.metrics import CROSSING_METRICS, log_grid, logged_metrics
+from attnbias.training.token_problem import TokenProblem
 
 
 def _kernel_eligible(device: str, dtype: str) -> bool:
@@ -31,7 +32,7 @@ def backend(device: str, dtype: str, spec: OptimizerSpec | None = None) -> str:
     """ "c" or "torch" for runs on `device` in `dtype` with the optimizer `spec` (see the
     module's doc); spec None: whichever trains the optimizers the kernel implements."""
     supported = spec is None or kernel.supports(spec)
-    if _kernel_eligible(device, dtype) and supported and kernel.available():
+    if _kernel_eligible(device, dtype) and supported and kernel_library.available():
         return "c"
     return "torch"
 
@@ -39,7 +40,7 @@ def backend(device: str, dtype: str, spec: OptimizerSpec | None = None) -> str:
 def record(chosen: str, device: str) -> dict[str, str]:
     """What provenance stores of runs trained on backend `chosen` ("c" or "torch")."""
     if chosen == "c":
-        return kernel.kernel_info()
+        return kernel_library.kernel_info()
     from attnbias.training import devices
 
     return {**devices.device_info(devices.resolve_device(device)), "backend": "torch"}
@@ -58,10 +59,10 @@ def backend_line(device: str, dtype: str) -> str:
     """One line for the console at workflow start: which backend trains, and why."""
     if not _kernel_eligible(device, dtype):
         return f"attnbias: training on torch (device {device}, dtype {dtype})"
-    reason = kernel.unavailable_reason()
+    reason = kernel_library.unavailable_reason()
     if reason is None:
-        name = kernel.kernel_path().name
-        return f"attnbias: training on the compiled C kernel ({kernel._compiler()}, {name})"
+        name = kernel_library.kernel_path().name
+        return f"attnbias: training on the compiled C kernel ({kernel_library.compiler()}, {name})"
     return (
         "attnbias: training on torch, many times slower (docs/environment.md): "
         f"the C kernel is unavailable: {reason}"
@@ -132,7 +133,7 @@ def run_seeds(
         loss=train_config["loss"],
     )
     if chosen == "c":
-        table, final = kernel.train(kernel.TokenProblem(datasets), spec, **kwargs)
+        table, final = kernel.train(TokenProblem(datasets), spec, **kwargs)
     else:
         from attnbias.training import torch_loop
 
@@ -165,14 +166,14 @@ def train_batch(
     metrics and final W, u); the others keep their numbers.
 
     only="study": the kernel computes only what the study reads (log_loss, opt_softmax,
-    gap_W: kernel.metrics); torch computes all.
+    gap_W: metric_formulas.row); torch computes all.
     Returns (table {name: (B, len(log_iterations)), crossings (B, 1)}, final {"W", "u"} as
     numpy, record).
     """
     chosen = backend(device, dtype, spec)
     kwargs = dict(iterations=iterations, log_iterations=log_iterations, train_u=train_u, loss=loss)
     if chosen == "c":
-        problem = kernel.TokenProblem(datasets, W0s)
+        problem = TokenProblem(datasets, W0s)
         table, final = kernel.train(
             problem, spec, W_mm=W_mm, u_mm=u_mm, only=only, nonfinite="nan", **kwargs
         )

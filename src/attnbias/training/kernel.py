@@ -3,196 +3,39 @@
 Same model, losses, stable gradient and optimizers as attention / gradients / full_batch /
 torch_loop (the torch reference, kept for CUDA and float32 and as the tests' oracle), and
 the same metrics, crossings and divergence checks (their shared definitions: metrics). What
-differs is only how a step is computed. Which of the two trains a run is dispatch's choice;
-`supports` tells it which optimizers this kernel implements.
+differs is only how a step is computed: on the state of token_problem (beta, z = P beta,
+and mu, K mu with u trained), by the compiled kernel of kernel_library. Which of the two
+trains a run is dispatch's choice; `supports` tells it which optimizers this kernel
+implements.
 
-Token coordinates. Every gradient in W is sum_j v_j x_{j,1}^T with v_j a combination of the
-tokens of sequence j (gradients.w_gradient), so W = W0 + sum_{j,s} beta_{js} x_{js} x_{j1}^T
-for a vector beta of n T coordinates (finer than attention.Problem's A = sum_s beta_js x_js).
-With K = the tokens' Gram matrix and Gq = the queries' one, P[(i,t),(j,s)] = K[it,js] Gq[i,j]:
-
-  logits  x_it^T W x_i1 = l0_it + (P beta)_it        (l0: the logits at W0)
-  ||grad||^2 of a step c in these coordinates = c^T P c / n^2
-  ||W||^2 = ||W0||^2 + 2 beta . l0 + beta^T P beta,  <W, W_mm> = <W0, W_mm> + beta . m
-
-so a step costs one (nT x nT) product P c (two with u trained: u = u0 + sum mu_js x_js and
-K e for its step) and O(nT) exp/log, whatever d is. The logits z = P beta are updated with
-the step (z -= h P c), never recomputed. Between two logged iterations the whole loop runs
-in one compiled call (`_segment`, no Python per step); at a logged iteration the metrics
-are computed in numpy from W and u materialised, with the formulas of torch_loop.metrics.
-
-The kernel (_kernel.c, C99 and libm) is compiled on first use with the machine's C compiler
-($CC, else cc), cached (kernel_path) and loaded with ctypes: a later process loads it in
-about a millisecond, and nothing here imports torch (2-3 s) or a JIT (numba: about 1 s to
-import and load even a cached function, measured; see docs/speed.md).
+Between two logged iterations the whole loop runs in one compiled call
+(kernel_library.segment, no Python per step); at a logged iteration the metrics are
+computed in numpy from W and u materialised, with the torch loop's formulas
+(metric_formulas: written once for both).
 """
 
 from __future__ import annotations
 
-import ctypes
 import dataclasses
-import hashlib
-import logging
 import math
-import os
-import platform
-import shutil
-import subprocess
-import tempfile
-from pathlib import Path
 
 import numpy as np
 
+from attnbias.model.losses import get_loss
+from attnbias.optim.rules import check_polyak_fires
 from attnbias.optim.spec import OptimizerSpec
+from attnbias.training import kernel_library, metric_formulas
 from attnbias.training.metrics import (
     CROSSING_METRICS,
     CROSSING_THRESHOLDS,
-    PER_SAMPLE_LIMIT,
     acceptable,
-    per_sample_metric,
-    report_nonfinite,
+    check_finite,
 )
+from attnbias.training.token_problem import TokenProblem
 
 LOSS_CODES = {"exponential": 0, "logistic": 1}
 # the rules of attnbias.optim.rules that _kernel.c implements, each with all its settings
 RULE_CODES = {"gd": 0, "ngd": 1, "polyak": 2}
-
-
-# ---------------------------------------------------------------- the compiled kernel
-
-KERNEL_SOURCE = Path(__file__).with_name("_kernel.c")
-# No -ffast-math and no FMA contraction: every operation rounds as IEEE says, so -inf and
-# NaN behave as in the torch reference and the vector width (-march) changes no result.
-CFLAGS = ("-O3", "-ffp-contract=off", "-fno-math-errno", "-std=c99", "-fPIC", "-shared")
-NATIVE = ("-march=native",)  # tried first; the key holds the CPU's flags (shared homes)
-
-
-def _cache_dir() -> Path:
-    """Where the compiled kernel is kept: $ATTNBIAS_CACHE, else ~/.cache/attnbias."""
-    if os.environ.get("ATTNBIAS_CACHE"):
-        return Path(os.environ["ATTNBIAS_CACHE"])
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "attnbias"
-
-
-def _compiler() -> str:
-    return os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc") or "cc"
-
-
-def kernel_path(rebuild: bool = False) -> Path:
-    """The shared library of _kernel.c for this source, compiler and flags; built if absent.
-
-    Built once per machine (about 0.3 s), then only loaded (about a millisecond). The name
-    holds a hash of the source and flags, so an edit builds a new one. `rebuild` replaces a
-    cached file that would not load. Raises KernelError when no C compiler works.
-    """
-    source = KERNEL_SOURCE.read_bytes()
-    compiler = _compiler()
-    ident = repr((compiler, CFLAGS, NATIVE, platform.machine(), _cpu_flags())).encode()
-    key = hashlib.sha256(source + ident).hexdigest()[:16]
-    target = _cache_dir() / f"attnbias_kernel_{key}.so"
-    if rebuild or not target.exists():
-        _build(compiler, target)
-    return target
-
-
-def _build(compiler: str, target: Path) -> None:
-    """Compile _kernel.c into `target`, atomically: concurrent jobs may build it at once."""
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".kernel.", suffix=".so")
-    except OSError as err:  # read-only, not a folder, no space: say which and how to fix
-        raise KernelError(
-            f"the kernel cache {target.parent} cannot be written ({err.strerror or err}); "
-            "set ATTNBIAS_CACHE to a writable folder"
-        ) from None
-    os.close(fd)
-    try:
-        errors = []
-        for flags in ((*CFLAGS, *NATIVE), CFLAGS):
-            cmd = [compiler, *flags, "-o", tmp, str(KERNEL_SOURCE), "-lm"]
-            try:
-                result = subprocess.run(cmd, capture_output=True, text=True)
-            except OSError as err:
-                raise KernelError(f"no C compiler ({compiler!r}: {err})") from None
-            if result.returncode == 0:
-                os.replace(tmp, target)
-                return
-            errors.append(f"{' '.join(cmd)}:\n{result.stderr}")
-        raise KernelError("building the training kernel failed:\n" + "\n".join(errors))
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-
-
-def _cpu_flags() -> str:
-    """The CPU's feature flags (Linux), so that a shared cache never serves a foreign build."""
-    try:
-        with open("/proc/cpuinfo") as fh:
-            return next((line for line in fh if line.startswith("flags")), "")
-    except OSError:
-        return platform.processor()
-
-
-class KernelError(RuntimeError):
-    """The C kernel could not be built (no working C compiler, or no writable cache)."""
-
-
-_LIB = None
-
-
-def _load() -> ctypes.CDLL:
-    """The kernel loaded; a cached file that does not load (truncated, overwritten, built
-    for another libc) is rebuilt once, so that it never downgrades later builds to torch."""
-    path = kernel_path()
-    try:
-        return ctypes.CDLL(str(path))
-    except OSError as err:
-        logging.getLogger(__name__).warning("rebuilding the cached kernel %s: %s", path, err)
-    try:
-        return ctypes.CDLL(str(kernel_path(rebuild=True)))
-    except OSError as err:
-        raise KernelError(f"the freshly built kernel does not load: {err}") from None
-
-
-def _segment_fn():
-    global _LIB
-    if _LIB is None:
-        lib = _load()
-        lib.segment.restype = ctypes.c_int
-        long, ptr = ctypes.c_long, ctypes.c_void_p
-        # t0, t1, settings, B, n, T, Bp, 21 arrays (P .. mm_norm), n_thr, 3 arrays
-        lib.segment.argtypes = [long, long, ptr, long, long, long, long, *[ptr] * 21, long]
-        lib.segment.argtypes += [ptr] * 3
-        _LIB = lib
-    return _LIB.segment
-
-
-def unavailable_reason() -> str | None:
-    """Why the compiled kernel cannot be built and loaded here; None when it can."""
-    try:
-        _segment_fn()
-    except KernelError as err:
-        return str(err)
-    return None
-
-
-def available() -> bool:
-    """Whether the compiled kernel can be built and loaded here."""
-    reason = unavailable_reason()
-    if reason is not None:
-        logging.getLogger(__name__).warning("the compiled kernel is unavailable: %s", reason)
-    return reason is None
-
-
-def kernel_info() -> dict[str, str]:
-    """Where a run trained on this path, for its provenance (cf. devices.device_info)."""
-    return {
-        "device": "cpu",
-        "backend": "c",
-        "kernel": kernel_path().name,
-        "compiler": _compiler(),
-        "torch": "not used",
-    }
 
 
 # Every optimizer setting that _settings hands to the kernel.
@@ -212,208 +55,6 @@ def supports(spec) -> bool:
         return False
     f_star_known = spec.f_star == "opt" or isinstance(spec.f_star, (int, float))
     return spec.normalize in ("global", "per_block") and f_star_known
-
-
-def _segment(t0, t1, settings, P, K, *arrays, thresholds, first, first_step):
-    """Run the kernel on contiguous float64 (int64: opt) arrays, in place."""
-    B, n = arrays[2].shape  # y
-    T = P.shape[1] // n
-    for a in (settings, P, K, *arrays, thresholds, first, first_step):
-        if not a.flags.c_contiguous or a.dtype.itemsize != 8:
-            raise TypeError("the kernel takes C-contiguous 8-byte arrays")
-    ptr = [a.ctypes.data for a in arrays]
-    status = _segment_fn()(
-        t0, t1, settings.ctypes.data, B, n, T, P.shape[0], P.ctypes.data, K.ctypes.data,
-        *ptr, len(thresholds), thresholds.ctypes.data, first.ctypes.data, first_step.ctypes.data,
-    )  # fmt: skip
-    if status != 0:
-        raise MemoryError("the training kernel could not allocate its scratch space")
-
-
-# ---------------------------------------------------------------- the problem in numpy
-
-
-class TokenProblem:
-    """A batch of B problems of equal (n, T, d) in token coordinates (see the module doc).
-
-    Built from datasets of the data file contract (X, y, opt, W0, [u]), or with W0s: one
-    dataset and B initial matrices (the study), which then share P and K.
-    """
-
-    def __init__(self, datasets: list[dict], W0s: np.ndarray | None = None):
-        shapes = {tuple(np.shape(ds["X"])) for ds in datasets}
-        if len(shapes) != 1:
-            raise ValueError(f"datasets in one batch must share (n, T, d); got {sorted(shapes)}")
-        X = np.stack([np.asarray(ds["X"], dtype=np.float64) for ds in datasets])
-        _, n, T, d = X.shape
-        if W0s is None:
-            W0 = np.stack([np.asarray(ds["W0"], dtype=np.float64) for ds in datasets])
-        else:
-            if len(datasets) != 1:
-                raise ValueError("W0s: one dataset, many initial matrices")
-            W0 = np.asarray(W0s, dtype=np.float64)
-            X = np.broadcast_to(X, (len(W0), n, T, d))
-            datasets = datasets * len(W0)
-        self.B, self.n, self.T, self.d = len(W0), n, T, d
-        self.X = X
-        self.y = np.stack([np.asarray(ds["y"], dtype=np.float64) for ds in datasets])
-        self.opt = np.stack([np.asarray(ds["opt"], dtype=np.int64) for ds in datasets])
-        self.u0 = np.stack(
-            [np.asarray(ds["u"], dtype=np.float64) if "u" in ds else np.zeros(d) for ds in datasets]
-        )
-        self.W0 = W0
-        self.Q = X[:, :, 0, :]  # (B, n, d)
-        shared = W0s is not None  # one dataset: P and K once
-        Xs = X[:1] if shared else X
-        tokens = Xs.reshape(len(Xs), n * T, d)
-        self.K = np.ascontiguousarray(tokens @ tokens.transpose(0, 2, 1))  # (B|1, nT, nT)
-        Gq = Xs[:, :, 0, :] @ Xs[:, :, 0, :].transpose(0, 2, 1)
-        self.P = np.ascontiguousarray(self.K * np.repeat(np.repeat(Gq, T, axis=1), T, axis=2))
-        # logits at W0: x_it^T W0 x_i1, and the decoder's scores x_it^T u0
-        self.l0 = np.ascontiguousarray(
-            np.einsum("bntd,bde,bne->bnt", X, W0, self.Q).reshape(self.B, n * T)
-        )
-        self.xu0 = np.ascontiguousarray(np.einsum("bntd,bd->bnt", X, self.u0).reshape(self.B, -1))
-
-    def W(self, beta: np.ndarray) -> np.ndarray:
-        """W = W0 + sum_js beta_js x_js x_j1^T, (B, d, d)."""
-        A = np.einsum("bjs,bjsd->bdj", beta.reshape(self.B, self.n, self.T), self.X)
-        return self.W0 + A @ self.Q
-
-    def u(self, mu: np.ndarray) -> np.ndarray:
-        """u = u0 + sum_js mu_js x_js, (B, d)."""
-        return self.u0 + np.einsum("bjs,bjsd->bd", mu.reshape(self.B, self.n, self.T), self.X)
-
-
-# ---------------------------------------------------------------- metrics (numpy)
-
-
-def _logsumexp(x: np.ndarray, axis: int = -1) -> np.ndarray:
-    """torch.logsumexp: -inf for all -inf, +inf where any is +inf."""
-    top = np.max(x, axis=axis, keepdims=True)
-    top = np.where(np.isfinite(top), top, 0.0)
-    with np.errstate(divide="ignore"):
-        out = np.log(np.sum(np.exp(x - top), axis=axis)) + np.squeeze(top, axis)
-    inf = np.isinf(x).any(axis=axis) & (np.max(x, axis=axis) == np.inf)
-    return np.where(inf, np.inf, out)
-
-
-def _signed_logsumexp(log_abs, sign, axis=-1):
-    top = np.max(log_abs, axis=axis, keepdims=True)
-    top = np.where(top == -np.inf, 0.0, top)
-    total = np.sum(sign * np.exp(log_abs - top), axis=axis)
-    with np.errstate(divide="ignore"):
-        return np.log(np.abs(total)) + np.squeeze(top, axis), np.sign(total)
-
-
-def _softplus(x):
-    return np.logaddexp(x, 0.0)
-
-
-def _log_value(loss, z):
-    if loss == "exponential":
-        return -z
-    x = -z
-    small = x < -20
-    with np.errstate(divide="ignore"):
-        return np.where(small, x - np.exp(x) / 2, np.log(_softplus(np.where(small, 0.0, x))))
-
-
-def _log_abs_expm1(x, log_abs_x):
-    small = np.abs(x) < 1e-8
-    with np.errstate(divide="ignore"):
-        return np.where(small, log_abs_x + x / 2, np.log(np.abs(np.expm1(np.where(small, 1.0, x)))))
-
-
-def _log_excess(loss, g, delta, lad, dsign):
-    if loss == "exponential":
-        return -g + _log_abs_expm1(delta, lad), dsign
-    log_abs_r = -g + _log_abs_expm1(delta, lad) - _softplus(-g)
-    r = dsign * np.exp(log_abs_r)
-    small = log_abs_r < -20
-    with np.errstate(divide="ignore"):
-        value = np.where(
-            small, log_abs_r - r / 2, np.log(np.abs(np.log1p(np.where(small, 1.0, r))))
-        )
-    return value, dsign
-
-
-def _cosine_and_gap(P, P_ref):
-    axes = tuple(range(1, P.ndim))
-    with np.errstate(invalid="ignore", divide="ignore"):  # W = 0: NaN, as in train
-        unit = P / np.sqrt(np.sum(P * P, axis=axes, keepdims=True))
-        unit_ref = P_ref / np.sqrt(np.sum(P_ref * P_ref, axis=axes, keepdims=True))
-    return np.sum(unit * unit_ref, axis=axes), 0.5 * np.sum((unit - unit_ref) ** 2, axis=axes)
-
-
-def _gap(W, W_mm) -> dict:
-    alignment, gap = _cosine_and_gap(W, W_mm)
-    return {"gap_W": gap}
-
-
-def _scores(problem: TokenProblem, ku: np.ndarray):
-    B, n, T = problem.B, problem.n, problem.T
-    gamma = problem.y[:, :, None] * (problem.xu0 + ku).reshape(B, n, T)
-    gamma_opt = np.take_along_axis(gamma, problem.opt[:, :, None], -1)[..., 0]
-    gap = gamma_opt[..., None] - gamma
-    with np.errstate(divide="ignore"):
-        return gamma, gamma_opt, np.log(np.abs(gap)), np.sign(gap), bool((gap >= 0).all())
-
-
-def metrics(
-    problem: TokenProblem, loss, z, beta, mu, ku, W_mm, u_mm, train_u, signed, only=None
-) -> dict:
-    """torch_loop.metrics from the token-space state, each (B,). `only` ("study"): log_loss,
-    opt_softmax and gap_W alone, what the study reads."""
-    B, n, T = problem.B, problem.n, problem.T
-    _, gamma_opt, lag, gsign, _ = _scores(problem, ku)
-    logits = (problem.l0 + z).reshape(B, n, T)
-    shifted = logits - logits.max(-1, keepdims=True)
-    log_attn = shifted - np.log(np.exp(shifted).sum(-1, keepdims=True))
-    attn = np.exp(log_attn)
-    terms = log_attn + lag
-    if not signed:
-        lad = _logsumexp(terms)
-        dsign = np.isfinite(lad).astype(np.float64)
-        delta = np.exp(lad)
-    else:
-        lad, dsign = _signed_logsumexp(terms, gsign)
-        delta = dsign * np.exp(lad)
-    margin = gamma_opt - delta
-    log_loss = _logsumexp(_log_value(loss, margin)) - np.log(n)
-    W = problem.W(beta)
-    if only == "study":
-        a_opt = np.take_along_axis(attn, problem.opt[:, :, None], -1)[..., 0]
-        return {"log_loss": log_loss, "opt_softmax": a_opt.mean(-1), **_gap(W, W_mm)}
-    u = problem.u(mu)
-    a_opt = np.take_along_axis(attn, problem.opt[:, :, None], -1)[..., 0]
-    is_opt = np.arange(T)[None, None, :] == problem.opt[:, :, None]
-    log1m = _logsumexp(np.where(is_opt, -np.inf, log_attn))
-    out = {
-        "log_loss": log_loss,
-        "loss": np.exp(log_loss),
-        "W_norm": np.sqrt(np.sum(W * W, axis=(1, 2))),
-        "u_norm": np.sqrt(np.sum(u * u, axis=1)),
-        "opt_softmax": a_opt.mean(-1),
-        "log1m_opt_softmax": _logsumexp(log1m) - np.log(n),
-    }
-    out["min_opt_softmax"] = a_opt.min(-1)  # Lem. 3 and Lem. 11: non-decreasing
-    if n <= PER_SAMPLE_LIMIT:
-        for i in range(n):
-            out[per_sample_metric(i)] = a_opt[:, i]
-    out["alignment_W"], out["gap_W"] = _cosine_and_gap(W, W_mm)
-    if train_u:
-        out["alignment_u"], out["gap_u"] = _cosine_and_gap(u, u_mm)
-        # Lem. 11: the loss ratio across samples stays bounded, the opt score gap grows
-        log_losses = _log_value(loss, margin)
-        out["log_loss_ratio"] = log_losses.max(-1) - log_losses.min(-1)
-        gap = gamma_opt[..., None] - _scores(problem, ku)[0]
-        out["min_score_gap"] = np.where(is_opt, np.inf, gap).min(-1).min(-1)
-    else:
-        log_abs, sign = _log_excess(loss, gamma_opt, delta, lad, dsign)
-        log_abs_sum, sign = _signed_logsumexp(log_abs, sign)
-        out["log_excess_loss"] = np.where(sign >= 0, log_abs_sum - math.log(n), np.nan)
-    return out
 
 
 # ---------------------------------------------------------------- the training loop
@@ -475,25 +116,6 @@ def _finite_runs(out: dict, params: dict) -> np.ndarray:
     return ok
 
 
-def check_finite(out: dict, params: dict, t: int, spec: OptimizerSpec) -> None:
-    """Raise metrics.NonFiniteError naming the values and iteration t where a logged metric
-    or a parameter is not finite (as torch_loop.check_finite)."""
-    flags = {f"metric {name}": np.all(acceptable(name, v, out, np)) for name, v in out.items()}
-    flags |= {f"parameter {name}": np.isfinite(v).all() for name, v in params.items()}
-    report_nonfinite(flags, t, spec.caption())
-
-
-def check_polyak_fires(spec: OptimizerSpec, row: dict) -> None:
-    """A Polyak step with f* at or above the initial loss never steps: refuse it."""
-    loss = float(np.exp(np.min(row["log_loss"])))
-    if loss > spec.f_star:
-        return
-    raise ValueError(
-        f"Polyak step with f_star={spec.f_star:g} never steps: f* is at or above the initial "
-        f"loss ({loss:.6g}); set f_star below it (0 is the infimum of the loss)"
-    )
-
-
 def train(
     problem: TokenProblem,
     spec: OptimizerSpec,
@@ -510,7 +132,7 @@ def train(
     """torch_loop.train on the fast path: same arguments (numpy W_mm (B|1, d, d), u_mm (B|1, d)),
     same metrics table {name: (B, len(log_iterations))} and final {"W", "u"} (numpy).
 
-    only="study": only the metrics the study reads (see `metrics`). nonfinite="nan": instead
+    only="study": only the metrics the study reads (metric_formulas.row). nonfinite="nan": instead
     of raising NonFiniteError as torch_loop.train does when a run's loss is not finite at a
     logged iteration, give that run NaN everywhere (metrics and final W, u) and keep the
     others: what dispatch gets from torch_loop.train by splitting the batch (the runs here are
@@ -538,7 +160,8 @@ def train(
     zeros = lambda: np.zeros((B, nT))  # noqa: E731
     beta, z, mu, ku = zeros(), zeros(), zeros(), zeros()
     buffers = [zeros() for _ in range(4)]
-    gamma, _, lag, gsign, opt_is_best = _scores(problem, ku)
+    gamma, _, _, lag, gsign, opt_is_best = problem.scores(ku)
+    loss_fn = get_loss(loss)
     settings = _settings(spec, loss, train_u, opt_is_best)
     m_mm = np.ascontiguousarray(
         np.einsum("bntd,bde,bne->bnt", problem.X, W_mm, problem.Q).reshape(B, nT)
@@ -562,16 +185,19 @@ def train(
         if t in to_log:
             signed = (not opt_is_best) or (train_u and t > 0)
             with np.errstate(all="ignore"):  # NaN and inf as torch gives them, silently
-                row = metrics(problem, loss, z, beta, mu, ku, W_mm, u_mm, train_u, signed, only)
+                row = metric_formulas.row(
+                    np, loss_fn, problem.W(beta), problem.u(mu), W_mm, u_mm, train_u, only,
+                    **problem.forward(z, ku, signed),
+                )  # fmt: skip
             logged.append(row)
             if nonfinite == "raise":  # as torch_loop.train: every metric and parameter
-                check_finite(row, {"W": beta, "u": mu}, t, spec)
+                check_finite(row, {"W": beta, "u": mu}, t, spec.caption(), np)
             diverged |= ~_finite_runs(row, {"W": beta, "u": mu})
-            if t == 0 and spec.rule == "polyak" and spec.f_star != "opt":
-                check_polyak_fires(spec, row)
+            if t == 0 and spec.rule == "polyak":  # the lowest initial loss of the batch
+                check_polyak_fires(spec, float(np.exp(np.min(row["log_loss"]))))
         t_next = grid[k + 1] if k + 1 < len(grid) else t
         first_step.fill(np.nan)
-        _segment(
+        kernel_library.segment(
             t, t_next, settings, problem.P, problem.K, problem.l0, problem.xu0,
             problem.y, problem.opt, *fixed, beta, z, mu, ku, *buffers,
             m_mm, w0mm, w0sq, mm_norm,

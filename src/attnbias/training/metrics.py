@@ -13,13 +13,14 @@ Shared here, because both backends compute them from plain numbers or names:
   allowed_nan, acceptable   where a metric may be NaN, and the finite test itself, written
                             once against an array module (numpy or torch, passed in), so the
                             torch side stays on its device;
-  NonFiniteError, report_nonfinite   the one error a diverged run raises, and its message.
+  NonFiniteError, check_finite   the one error a diverged run raises, and the one check
+                            that raises it (xp-generic too: one device read for torch).
 
-Not shared: the metric formulas over the training state (losses, softmaxes, cosines).
-The kernel computes them in numpy from token coordinates (beta, z: see kernel's module
-doc) and the torch loop from its forward pass on the device; routing one through the
-other's arrays would copy the state off the GPU, or pull torch into the torch-free job, at
-every logged iteration. tests/test_fast.py holds the two sets of formulas equal.
+The metric formulas over the training state (losses, softmaxes, cosines) are shared too,
+written once against an array module in metric_formulas; each backend computes only their
+inputs, its own way: the kernel in numpy from token coordinates (token_problem), the torch
+loop from its forward pass on the device (so nothing is copied off a GPU, and torch stays
+out of the torch-free job). tests/test_fast.py holds the two backends equal to 1e-10.
 """
 
 from __future__ import annotations
@@ -87,11 +88,16 @@ class NonFiniteError(FloatingPointError):
     """A parameter or a logged metric is NaN or infinite: the run has diverged."""
 
 
-def report_nonfinite(flags: dict[str, bool], t: int, caption: str) -> None:
-    """Raise NonFiniteError naming every value ("metric log_loss", "parameter W") whose flag
-    is False, at iteration t of the optimizer `caption`. Nothing is repaired: a non-finite
-    step leaves a non-finite parameter, which the next logged iteration finds."""
-    bad = [name for name, ok in flags.items() if not ok]
+def check_finite(out: dict, params: dict, t: int, caption: str, xp) -> None:
+    """Raise NonFiniteError naming every value ("metric log_loss", "parameter W") that is
+    not finite (allowed NaNs aside) in the logged row `out` or the parameters `params`, at
+    iteration t of the optimizer `caption`. xp: the arrays' module (numpy or torch); the
+    flags are stacked and read at once, one device sync on a GPU. Nothing is repaired: a
+    non-finite step leaves a non-finite parameter, which the next logged iteration finds."""
+    checks = {f"metric {name}": xp.all(acceptable(name, v, out, xp)) for name, v in out.items()}
+    checks |= {f"parameter {name}": xp.all(xp.isfinite(v)) for name, v in params.items()}
+    flags = xp.stack(list(checks.values())).tolist()  # one read (from the device)
+    bad = [name for name, ok in zip(checks, flags, strict=True) if not ok]
     if bad:
         raise NonFiniteError(
             f"training diverged: {', '.join(bad)} not finite at iteration {t} ({caption})"

@@ -1,6 +1,7 @@
 """Full-batch training of (W, u) with torch, batched over independent runs, with metrics on
 a grid: the reference loop (CUDA, float32, and the tests' oracle of the compiled kernel).
-Its definitions shared with the kernel (grid, names, finite checks) are in metrics."""
+Its definitions shared with the kernel are in metrics (grid, names, finite checks) and
+metric_formulas (the metrics' formulas, which it feeds from its forward pass)."""
 
 from __future__ import annotations
 
@@ -11,28 +12,13 @@ import numpy as np
 import torch
 
 from attnbias.model import attention, gradients
+from attnbias.model.arrays import log_mean
 from attnbias.model.attention import Forward, Problem
 from attnbias.model.losses import get_loss
 from attnbias.optim.full_batch import Optimizer, OptimizerSpec
+from attnbias.training import metric_formulas
 from attnbias.training.devices import resolve_device
-from attnbias.training.metrics import (
-    CROSSING_THRESHOLDS,
-    PER_SAMPLE_LIMIT,
-    acceptable,
-    crossing_metric,
-    per_sample_metric,
-    report_nonfinite,
-)
-
-
-def _cosine_and_misalignment(
-    P: torch.Tensor, P_ref: torch.Tensor
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """Alignment <P, P_ref>/(|P||P_ref|) and 1 - alignment as ||P/|P| - R/|R|||^2 / 2."""
-    dims = tuple(range(1, P.dim()))
-    unit = P / torch.linalg.vector_norm(P, dim=dims, keepdim=True)
-    unit_ref = P_ref / torch.linalg.vector_norm(P_ref, dim=dims, keepdim=True)
-    return (unit * unit_ref).sum(dim=dims), 0.5 * ((unit - unit_ref) ** 2).sum(dim=dims)
+from attnbias.training.metrics import CROSSING_THRESHOLDS, check_finite, crossing_metric
 
 
 def log_excess_loss(fwd: Forward, loss, f_star, log_loss: torch.Tensor):
@@ -42,11 +28,9 @@ def log_excess_loss(fwd: Forward, loss, f_star, log_loss: torch.Tensor):
     (signed: where opt is not the best-scoring token, its sample's share is negative).
     """
     if f_star == "opt":
-        log_abs, sign = loss.log_excess(
-            fwd.scores.gamma_opt, fwd.delta, fwd.log_abs_delta, fwd.delta_sign
+        return metric_formulas.log_excess_over_opt(
+            torch, loss, fwd.scores.gamma_opt, fwd.delta, fwd.log_abs_delta, fwd.delta_sign
         )
-        log_abs_sum, sign = attention.signed_logsumexp(log_abs, sign, -1)
-        return log_abs_sum - math.log(fwd.delta.shape[-1]), sign
     if f_star == 0:
         return log_loss, torch.ones_like(log_loss)
     excess = log_loss.exp() - f_star
@@ -55,50 +39,17 @@ def log_excess_loss(fwd: Forward, loss, f_star, log_loss: torch.Tensor):
 
 def excess_loss(fwd: Forward, loss, f_star) -> tuple[torch.Tensor, torch.Tensor]:
     """(log|L - f*|, sign(L - f*)) per run at `fwd`: what the Polyak step reads."""
-    return log_excess_loss(fwd, loss, f_star, attention.log_mean(loss.log_value(fwd.margin)))
+    return log_excess_loss(fwd, loss, f_star, log_mean(torch, loss.log_value(fwd.margin)))
 
 
 def metrics(problem: Problem, fwd: Forward, loss, A, u, W_mm, u_mm, train_u) -> dict:
-    """The logged metrics of each run, as (B,) tensors."""
-    log_loss = attention.log_mean(loss.log_value(fwd.margin))
-    W = problem.W(A)
-    out = {
-        "log_loss": log_loss,
-        "loss": log_loss.exp(),
-        "W_norm": torch.linalg.vector_norm(W, dim=(1, 2)),
-        "u_norm": torch.linalg.vector_norm(u, dim=1),
-        "opt_softmax": fwd.attn.gather(-1, problem.opt.unsqueeze(-1)).squeeze(-1).mean(-1),
-        "log1m_opt_softmax": attention.log_mean(attention.log1m_opt_attention(fwd, problem.opt)),
-    }
-    opt_softmax = fwd.attn.gather(-1, problem.opt.unsqueeze(-1)).squeeze(-1)
-    out["min_opt_softmax"] = opt_softmax.min(-1).values  # Lem. 3 and Lem. 11: non-decreasing
-    if problem.n <= PER_SAMPLE_LIMIT:
-        for i in range(problem.n):
-            out[per_sample_metric(i)] = opt_softmax[:, i]
-    out["alignment_W"], out["gap_W"] = _cosine_and_misalignment(W, W_mm)
-    if train_u:
-        out["alignment_u"], out["gap_u"] = _cosine_and_misalignment(u, u_mm)
-        # Lem. 11: the loss ratio across samples stays bounded, the opt score gap grows
-        log_losses = loss.log_value(fwd.margin)
-        out["log_loss_ratio"] = log_losses.max(-1).values - log_losses.min(-1).values
-        non_opt = fwd.scores.gap.masked_fill(
-            torch.nn.functional.one_hot(problem.opt, fwd.scores.gap.shape[-1]).bool(), torch.inf
-        )
-        out["min_score_gap"] = non_opt.min(-1).values.min(-1).values
-    else:
-        log_abs, sign = log_excess_loss(fwd, loss, "opt", log_loss)
-        # the log of a negative excess is undefined: NaN, and the row is not written
-        out["log_excess_loss"] = torch.where(sign >= 0, log_abs, torch.nan)
-    return out
-
-
-def check_finite(out: dict, params: dict, t: int, spec: OptimizerSpec) -> None:
-    """Raise metrics.NonFiniteError, naming the values and iteration t, where a logged
-    metric or a parameter is not finite (metrics.report_nonfinite)."""
-    checks = {f"metric {name}": acceptable(name, v, out, torch).all() for name, v in out.items()}
-    checks |= {f"parameter {name}": torch.isfinite(v).all() for name, v in params.items()}
-    flags = torch.stack(list(checks.values())).cpu().tolist()  # one device sync
-    report_nonfinite(dict(zip(checks, flags, strict=True)), t, spec.caption())
+    """The logged metrics of each run, as (B,) tensors on the device (metric_formulas.row)."""
+    return metric_formulas.row(
+        torch, loss, problem.W(A), u, W_mm, u_mm, train_u,
+        log_attn=fwd.log_attn, opt=problem.opt, gamma_opt=fwd.scores.gamma_opt,
+        gap=fwd.scores.gap, delta=fwd.delta, log_abs_delta=fwd.log_abs_delta,
+        delta_sign=fwd.delta_sign, margin=fwd.margin,
+    )  # fmt: skip
 
 
 def train(
@@ -139,7 +90,7 @@ def train(
             logged.append(
                 metrics(problem, fwd, loss_fn, params["W"], params["u"], W_mm, u_mm, train_u)
             )
-            check_finite(logged[-1], params, t, spec)
+            check_finite(logged[-1], params, t, spec.caption(), torch)
         if t == iterations:
             break
         grads = {"W": gradients.w_gradient(problem, fwd, loss_fn)}
@@ -179,7 +130,7 @@ class Crossings:
         pending = [thr for thr in self.thresholds if bool(self.first[thr].isnan().any())]
         if not pending:
             return
-        misalignment = _cosine_and_misalignment(W, self.W_mm)[1].cpu()
+        misalignment = metric_formulas.cosine_and_gap(torch, W, self.W_mm)[1].cpu()
         for thr in pending:
             new = self.first[thr].isnan() & (misalignment < thr)
             self.first[thr][new] = float(t)

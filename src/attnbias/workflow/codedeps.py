@@ -14,8 +14,9 @@ from pathlib import Path
 
 PACKAGE = "attnbias"
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
-# Sources that a module reads rather than imports: training/kernel.py compiles _kernel.c.
-COMPANIONS = {"kernel.py": ("_kernel.c",)}
+# Sources that a module reads rather than imports: training/kernel_library.py compiles
+# _kernel.c.
+COMPANIONS = {"kernel_library.py": ("_kernel.c",)}
 
 
 def _statements(tree: ast.Module):
@@ -62,7 +63,7 @@ def module_files(script: str) -> tuple[str, ...]:
     """Source files of the package that `script` imports, directly or not, sorted.
 
     The package's __init__.py is always included, since every import runs it, and so are
-    the COMPANIONS of a module (the C source that training/kernel.py compiles).
+    the COMPANIONS of a module (the C source that training/kernel_library.py compiles).
     """
     seen: set[Path] = set()
     todo = [Path(script)]
