@@ -1,4 +1,4 @@
-"""The default build from clean, this commit against a base commit, back to back.
+"""The default build from clean, a new commit (HEAD) against a base commit, back to back.
 
 Both trees are exported with `git archive` into a temporary folder (the working tree is not
 read: commit first), each builds the default config with `snakemake -c2` from clean, and the
@@ -7,7 +7,7 @@ count, the machine's load before each, the ratio of the wall times (target: at m
 issue 35), and then benchmarks/compare_builds.py on the two results folders (metrics equal
 to 1e-12 relative; claims equal).
 
-Usage: python benchmarks/builds.py [--base 57f2222] [--cores 2]
+Usage: python benchmarks/builds.py [--base 57f2222] [--new HEAD] [--cores 2]
 """
 
 from __future__ import annotations
@@ -56,17 +56,18 @@ def build(tree: Path, cores: int) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--base", default="57f2222")
+    parser.add_argument("--new", default="HEAD")
     parser.add_argument("--cores", type=int, default=2)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         trees = {"base": export(args.base, Path(tmp) / "base")}
-        trees["new"] = export("HEAD", Path(tmp) / "new")
+        trees["new"] = export(args.new, Path(tmp) / "new")
         runs = {}
         for name, tree in trees.items():
             runs[name] = build(tree, args.cores)
             r = runs[name]
             print(
-                f"{name} ({args.base if name == 'base' else 'HEAD'}): {r['wall']:.1f} s wall,"
+                f"{name} ({args.base if name == 'base' else args.new}): {r['wall']:.1f} s wall,"
                 f" {r['cpu']:.1f} CPU-seconds, {r['jobs']} jobs (load {r['load']:.1f} before)",
                 flush=True,
             )
