@@ -190,9 +190,10 @@ def train(
                     **problem.forward(z, ku, signed),
                 )  # fmt: skip
             logged.append(row)
-            if nonfinite == "raise":  # as torch_loop.train: every metric and parameter
-                check_finite(row, {"W": beta, "u": mu}, t, spec.caption(), np)
-            diverged |= ~_finite_runs(row, {"W": beta, "u": mu})
+            finite = _finite_runs(row, {"W": beta, "u": mu})
+            if nonfinite == "raise" and not finite.all():  # as torch_loop.train: raise,
+                check_finite(row, {"W": beta, "u": mu}, t, spec.caption(), np)  # naming them
+            diverged |= ~finite
             if t == 0 and spec.rule == "polyak":  # the lowest initial loss of the batch
                 check_polyak_fires(spec, float(np.exp(np.min(row["log_loss"]))))
         t_next = grid[k + 1] if k + 1 < len(grid) else t
