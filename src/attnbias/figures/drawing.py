@@ -1,10 +1,10 @@
 """One seaborn figure per experiment kind, drawn from the aggregate long-format table, at
 print size (attnbias.figures.style), with its caption written beside it (caption.py).
 
-Lines are the mean over seeds (on log axes seaborn averages in log space, i.e. the
-geometric mean); bands span the smallest to the largest seed. Every panel has the iteration
-on a log axis. Reference curves are the rates the paper states, starting on the curve of
-the optimizer they are proved for; they show a slope, not a fit.
+Lines are the mean over seeds (on log axes taken in log space, i.e. the geometric mean, as
+seaborn's lineplot takes it); bands span the smallest to the largest seed. Every panel has
+the iteration on a log axis. Reference curves are the rates the paper states, starting on
+the curve of the optimizer they are proved for; they show a slope, not a fit.
 """
 
 from __future__ import annotations
@@ -188,20 +188,51 @@ def optimizer_styles(
     }
 
 
+def seed_summary(ax, data: pd.DataFrame, column: str) -> pd.DataFrame:
+    """Per (`column`, iteration) of `data`: the mean of `value` over seeds and its band, the
+    smallest and the largest seed, as seaborn's lineplot with estimator="mean" and
+    errorbar=("pi", 100) computes them: in the axis' own coordinate (log10 on a log axis,
+    so a geometric mean there), then mapped back. One grouped reduction, where seaborn
+    calls a Python aggregator per iteration (seconds per figure)."""
+    transform = ax.yaxis.get_transform()
+    frame = data[[column, "iteration"]].assign(y=transform.transform(data["value"].to_numpy(float)))
+    frame = frame.dropna(subset=["y"])
+    summary = (
+        frame.groupby([column, "iteration"], observed=True, sort=True)["y"]
+        .agg(["mean", "min", "max", "count"])
+        .reset_index()
+    )
+    back = transform.inverted()
+    for stat in ("mean", "min", "max"):
+        summary[stat] = back.transform(summary[stat].to_numpy(float))
+    return summary
+
+
 def seed_lines(ax, data: pd.DataFrame, styles: dict, legend: bool, **line_kwargs) -> None:
     """Each optimizer's mean over seeds against the iteration, in a band from the lowest to
-    the highest seed (every figure draws its curves this way)."""
+    the highest seed (every figure draws its curves this way): `styles` from
+    optimizer_styles, its palette a dict."""
+    column = styles["hue"]
+    summary = seed_summary(ax, data, column)
     sns.lineplot(
-        data=data,
+        data=summary.rename(columns={"mean": "value"}),
         x="iteration",
         y="value",
         **styles,
-        estimator="mean",
-        errorbar=("pi", 100),
+        estimator=None,
         ax=ax,
         legend=legend,
         **line_kwargs,
     )
+    # seaborn's band: the line's colour at alpha 0.2, under the lines (zorder 1 < 2), in
+    # legend order; an optimizer with a single seed has none
+    for label in styles["hue_order"]:
+        band = summary[summary[column] == label]
+        if len(band) and band["count"].max() > 1:
+            ax.fill_between(
+                band["iteration"], band["min"], band["max"], color=styles["palette"][label],
+                alpha=0.2,
+            )  # fmt: skip
 
 
 def space_markers(ax, order: list[str]) -> None:
@@ -380,7 +411,7 @@ def draw(
         in_log10 = panel.natural_log
         yscale = "linear" if in_log10 else panel.yscale
         ax.set_xscale("log")
-        ax.set_yscale(yscale)  # before plotting: seaborn then averages in log space
+        ax.set_yscale(yscale)  # before plotting: seed_lines then averages in log space
         seed_lines(ax, data, styles, legend=i == first)
         space_markers(ax, order)
         limits = None
@@ -576,8 +607,9 @@ def save_figure(fig, outputs, provenance: dict | None = None, caption: str | Non
         with atomic_path(path) as tmp:
             savefig(fig, tmp, str(path).rsplit(".", 1)[-1], provenance, dpi=150)
         # the layout is fixed by the first file (in inches, so the same at any dpi): the
-        # other formats keep it instead of solving it again (a second of CPU per figure)
-        fig.set_layout_engine("none")
+        # other formats keep it instead of solving it again (a second of CPU per figure).
+        # No engine at all, not "none": with one, savefig draws the figure twice
+        fig.set_layout_engine(None)
     plt.close(fig)
 
 

@@ -112,7 +112,8 @@ def draw_training(
     if len(order) <= MAX_STYLED:
         styles = optimizer_styles(order)  # the synthetic figures' colours, line styles, markers
     else:  # a learning-rate sweep: more lines than those styles, so a colour each
-        styles = {"hue": "optimizer_label", "hue_order": order, "palette": "husl"}
+        palette = dict(zip(order, sns.color_palette("husl", len(order)), strict=True))
+        styles = {"hue": "optimizer_label", "hue_order": order, "palette": palette}
     table = table.assign(optimizer_label=table["optimizer"].map(labels))
     panels = _metric_panels(table)
     norms = _layer_order(m for m in set(table["metric"]) if m.startswith(NORM_PREFIX))
