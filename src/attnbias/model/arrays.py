@@ -3,11 +3,12 @@
 The losses and the training metrics are written once against an array module `xp`, numpy
 (the compiled kernel's metrics) or torch (the reference loop, on its device). numpy 2 and
 torch share the elementwise functions (exp, log, expm1, log1p, logaddexp, where, sign, ...)
-and the reductions' keywords (torch accepts numpy's axis= and keepdims=), so only three
+and the reductions' keywords (torch accepts numpy's axis= and keepdims=), so only four
 things differ, each with a helper here:
 
   namespace         the module of an array, without importing torch for a numpy one;
   logsumexp         torch's own, and the same rule in numpy, which has none;
+  log_softmax       likewise;
   take_along        torch.take_along_dim is numpy's take_along_axis.
 
 Built on them, once for both: signed_logsumexp (log|sum sign e^x| and its sign: the
@@ -43,6 +44,15 @@ def logsumexp(xp, x, axis: int = -1):
         out = np.log(np.sum(np.exp(x - top), axis=axis)) + np.squeeze(top, axis)
     inf = np.isinf(x).any(axis=axis) & (np.max(x, axis=axis) == np.inf)
     return np.where(inf, np.inf, out)
+
+
+def log_softmax(xp, x, axis: int = -1):
+    """log(softmax(x)) along `axis`, as torch.log_softmax: x less its logsumexp, taken
+    from the largest entry so that nothing overflows."""
+    if xp is not np:
+        return xp.log_softmax(x, dim=axis)
+    shifted = x - np.max(x, axis=axis, keepdims=True)
+    return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
 
 
 def signed_logsumexp(xp, log_abs, sign, axis: int = -1):

@@ -29,7 +29,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from attnbias.model.arrays import signed_logsumexp
+from attnbias.model.arrays import log_softmax
+from attnbias.model.delta import delta_in_logs
 
 
 @dataclass
@@ -137,18 +138,11 @@ class Forward:
 def forward(problem: Problem, A: torch.Tensor, scores: TokenScores) -> Forward:
     """Forward pass at W = W0 + A Q and the decoder whose `scores` are given."""
     logits = (problem.X @ problem.W_queries(A).unsqueeze(-1)).squeeze(-1)
-    log_attn = torch.log_softmax(logits, dim=-1)
+    log_attn = log_softmax(torch, logits)
     attn = log_attn.exp()
-    # delta in logs: the attention off the optimal token can be far below 1e-16, where
-    # gamma_opt - sum_t a_t gamma_t would round to exactly gamma_opt.
-    log_terms = log_attn + scores.log_abs_gap
-    if scores.opt_is_best:
-        log_abs_delta = torch.logsumexp(log_terms, dim=-1)
-        sign = torch.isfinite(log_abs_delta).to(log_abs_delta.dtype)
-        delta = log_abs_delta.exp()
-    else:
-        log_abs_delta, sign = signed_logsumexp(torch, log_terms, scores.gap_sign, -1)
-        delta = sign * log_abs_delta.exp()
+    log_abs_delta, sign, delta = delta_in_logs(
+        torch, log_attn, scores.log_abs_gap, scores.gap_sign, signed=not scores.opt_is_best
+    )
     x_bar = (attn.unsqueeze(-2) @ problem.X).squeeze(-2)
     return Forward(
         scores=scores,

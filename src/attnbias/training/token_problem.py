@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from attnbias.model.arrays import logsumexp, signed_logsumexp
+from attnbias.model.arrays import log_softmax
+from attnbias.model.delta import delta_in_logs
 
 
 class TokenProblem:
@@ -89,19 +90,10 @@ class TokenProblem:
     def forward(self, z: np.ndarray, ku: np.ndarray, signed: bool) -> dict[str, np.ndarray]:
         """The forward quantities that metric_formulas.row reads, at the logits l0 + z and
         the scores at ku: the attention in logs and delta = sum_t a_t gap_t formed in logs
-        (as attention.forward does in torch); `signed`: some gap may be negative."""
+        (model.delta, as attention.forward in torch); `signed`: some gap may be negative."""
         _, gamma_opt, gap, log_abs_gap, gap_sign, _ = self.scores(ku)
-        logits = (self.l0 + z).reshape(self.B, self.n, self.T)
-        shifted = logits - logits.max(-1, keepdims=True)
-        log_attn = shifted - np.log(np.exp(shifted).sum(-1, keepdims=True))
-        terms = log_attn + log_abs_gap
-        if signed:
-            log_abs_delta, sign = signed_logsumexp(np, terms, gap_sign)
-            delta = sign * np.exp(log_abs_delta)
-        else:
-            log_abs_delta = logsumexp(np, terms)
-            sign = np.isfinite(log_abs_delta).astype(np.float64)
-            delta = np.exp(log_abs_delta)
+        log_attn = log_softmax(np, (self.l0 + z).reshape(self.B, self.n, self.T))
+        log_abs_delta, sign, delta = delta_in_logs(np, log_attn, log_abs_gap, gap_sign, signed)
         return dict(
             log_attn=log_attn, opt=self.opt, gamma_opt=gamma_opt, gap=gap, delta=delta,
             log_abs_delta=log_abs_delta, delta_sign=sign, margin=gamma_opt - delta,
