@@ -1,4 +1,4 @@
-"""The attention's delta and margin, written once for numpy and torch arrays.
+"""The attention's delta in logs, written once for numpy and torch arrays.
 
 delta_i = sum_t a_{i,t} (gamma_opt_i - gamma_{i,t}) is formed from log a_t and log|gap_t|:
 gamma_opt - sum_t a_t gamma_t rounds to exactly gamma_opt once the attention off the
