@@ -250,8 +250,9 @@ def _draw_reference(
 ) -> bool:
     """The rate `ref` from its curve's point at anchor * t_max to where it leaves the
     panel (or t_max), labelled at that end. `in_log10`: the panel draws log10 values."""
-    values = data[data["optimizer"] == ref.optimizer].groupby("iteration")["value"]
-    curve = values.mean() if in_log10 else np.exp(values.apply(lambda v: np.log(v).mean()))
+    # the optimizer's line as seed_lines drew it (a geometric mean on a log axis)
+    drawn = seed_summary(ax, data[data["optimizer"] == ref.optimizer], "optimizer")
+    curve = drawn.set_index("iteration")["mean"]
     curve = curve[curve.index > 1]
     if curve.empty:
         return False
