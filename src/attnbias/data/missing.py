@@ -16,3 +16,19 @@ class MissingDataError(FileNotFoundError):
     def __init__(self, dataset: str, path: str | Path, key: str, how: str):
         self.dataset, self.path, self.key, self.how = dataset, Path(path), key, how
         super().__init__(f"{dataset}: not found at {path} (config key `{key}`). {how}")
+
+
+class WrongFileError(MissingDataError):
+    """A file is there but is not the one pinned (its SHA-256 differs): as good as missing,
+    so it is listed with the missing items; the message names both digests."""
+
+    def __init__(
+        self, dataset: str, path: str | Path, key: str, how: str, *, expected: str, found: str
+    ):
+        self.expected, self.found = expected, found
+        super().__init__(dataset, path, key, how)
+        FileNotFoundError.__init__(
+            self,
+            f"{dataset}: {path} is not the pinned file (sha256 {found}, expected {expected}; "
+            f"config key `{key}`). {how}",
+        )

