@@ -4,29 +4,24 @@
 # a table that appears changes the params and reruns this job only.
 REAL_TABLES_BUILT = {
     name: results(f"{name}/metrics.parquet")
-    for name in WF.real_experiments
-    if os.path.exists(results(f"{name}/metrics.parquet"))
+    for name, e in WF.real_experiments.items()
+    # a learning-rate sweep records a figure's rates (its _final.csv): not a verdict
+    if "sweep_of" not in e and os.path.exists(results(f"{name}/metrics.parquet"))
 }
 
 
 # what the claims read of each built real-data experiment (its dataset, optimizers)
 REAL_CLAIMS = {
-    name: {
-        "layout": "real",
-        "dataset": WF.real_experiments[name]["dataset"],
-        "seeds": WF.real_experiments[name]["seeds"],
-        "optimizers": {
-            o: WF.optimizer(name, o) for o in WF.real_experiments[name]["optimizers"]
-        },
-        "labels": {
-            o: opt.get("label", o)
-            for o, opt in WF.real_experiments[name]["optimizers"].items()
-        },
-        "paper_figure": None,
-        "table": path,
-        "identity": WF.identity("metrics", name),
-    }
+    name: {**WF.claims_real(name), "table": path}
     for name, path in REAL_TABLES_BUILT.items()
+}
+
+# the token-similarity tables this build holds (Fig. 10 and its variants), one per panel
+SIMILARITY_CLAIMS = {
+    f"{figure}/{dataset}": {**WF.claims_similarity(figure, dataset), "table": path}
+    for figure in WF.similarity_figures()
+    for dataset in WF.similarity_section(figure)["samples"]
+    if os.path.exists(path := results(f"{figure}/similarity/{dataset}.parquet"))
 }
 
 
@@ -72,6 +67,7 @@ rule claims:
         # layouts, optimizers, labels and paper_figure: a change to any reruns this job only
         experiments=WF.claims_settings(),
         real=REAL_CLAIMS,
+        similarity=SIMILARITY_CLAIMS,
         identities=WF.claims_identities(
             rules.aggregate.output[0],
             rules.svm.output[0],

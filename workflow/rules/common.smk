@@ -17,7 +17,7 @@ from attnbias.workflow.codedeps import module_files, package_module_files
 from attnbias.figures.panels import describe
 from attnbias.studies import sweep_check
 from attnbias.studies.sweep_config import SweepConfig
-from attnbias.workflow.config import SIMILARITY_FIGURE, WorkflowConfig, at, canonical
+from attnbias.workflow.config import WorkflowConfig, at, canonical
 
 # NaN and inf, whole floats where integers belong, renamed keys, reserved names, ignored
 # optimizer settings, sizes and texts: refused here, naming the key, before any job runs.
@@ -54,6 +54,8 @@ EXPERIMENTS = WF.experiments
 DEFAULT_EXPERIMENTS = WF.default
 STUDY = WF.study
 REAL = WF.real
+# the datasets of the token-similarity figures (Fig. 10 and its variants)
+SIMILARITY_DATASETS = {d for s in REAL["similarity"].values() for d in s["samples"]}
 SWEEPS = SweepConfig(config)
 SCRIPTS = Path(workflow.basedir) / "workflow" / "scripts"
 
@@ -79,8 +81,8 @@ wildcard_constraints:
         }
         | set(STUDY.get("optimizers", {}))
     ),
-    figure=_alternatives({*WF.real_experiments, SIMILARITY_FIGURE}),
-    dataset="mnli|civilcomments",
+    figure=_alternatives({*WF.real_experiments, *REAL["similarity"]}),
+    dataset=_alternatives(SIMILARITY_DATASETS),
     setting=_alternatives(STUDY.get("settings", {})),
     seed=r"\d+",
 
@@ -133,7 +135,12 @@ def check_real_data_first():
         from attnbias.realdata import sources
 
         needs = {figure: WF.real_needs(figure) for figure in figures}
-        sources.check_build(needs, REAL["data_root"], download=REAL["download"])
+        sources.check_build(
+            needs,
+            REAL["data_root"],
+            download=REAL["download"],
+            fetch=REAL["fetch_wheels"],
+        )
     except ImportError:  # `--sdm conda`: transformers is in the jobs' env; they check
         return
     except sources.MissingRealDataError as err:

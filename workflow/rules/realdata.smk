@@ -3,6 +3,7 @@
 # identities come from attnbias.workflow.config, like the synthetic experiments'.
 
 REAL_TRAINING = _alternatives(WF.real_experiments)
+SIMILARITY_FIGURES = _alternatives(REAL["similarity"])
 # resource `gpu` of the real-data jobs: one, unless the config pins them to the CPU
 REAL_GPUS = 0 if REAL["device"] == "cpu" else 1
 
@@ -27,6 +28,7 @@ rule check_real_data:
         needs=of_job(WF.real_needs),
         data_root=REAL["data_root"],
         download=REAL["download"],
+        fetch=REAL["fetch_wheels"],
     script:
         "../scripts/check_real_data.py"
 
@@ -121,14 +123,16 @@ rule figure_real:
 
 rule token_similarity:
     input:
-        source=expand(rules.check_real_data.output[0], figure=SIMILARITY_FIGURE)[0],
+        source=rules.check_real_data.output[0],
         code=code("token_similarity.py"),
     output:
-        results(f"{SIMILARITY_FIGURE}/similarity/{{dataset}}.parquet"),
+        results("{figure}/similarity/{dataset}.parquet"),
     log:
-        results(f"logs/{SIMILARITY_FIGURE}/{{dataset}}.log"),
+        results("logs/{figure}/{dataset}.log"),
     benchmark:
-        results(f"benchmarks/token_similarity/{SIMILARITY_FIGURE}/{{dataset}}.tsv")
+        results("benchmarks/token_similarity/{figure}/{dataset}.tsv")
+    wildcard_constraints:
+        figure=SIMILARITY_FIGURES,
     conda:
         "../../envs/train-real.yaml"
     threads: REAL["threads"]
@@ -142,39 +146,49 @@ rule token_similarity:
         "../scripts/token_similarity.py"
 
 
+def similarity_datasets(wildcards):
+    """The datasets of a token-similarity figure: one panel and one job each."""
+    return {"dataset": list(WF.similarity_section(wildcards.figure)["samples"])}
+
+
+def similarity_values(wildcards):
+    """The histogram files of a token-similarity figure, one per dataset."""
+    datasets = similarity_datasets(wildcards)["dataset"]
+    return expand(
+        rules.token_similarity.output[0], figure=wildcards.figure, dataset=datasets
+    )
+
+
 rule figure_similarity:
     input:
-        values=expand(
-            rules.token_similarity.output[0], dataset=REAL["similarity"]["samples"]
-        ),
-        source=expand(rules.check_real_data.output[0], figure=SIMILARITY_FIGURE)[0],
-        benchmarks=benchmarks(
-            "token_similarity",
-            jobs=lambda wildcards: {"dataset": list(REAL["similarity"]["samples"])},
-        ),
+        values=similarity_values,
+        source=rules.check_real_data.output[0],
+        benchmarks=benchmarks("token_similarity", jobs=similarity_datasets),
         code=code("figure_similarity.py"),
     output:
         pdf=report(
-            results(f"{SIMILARITY_FIGURE}.pdf"),
+            results("{figure}.pdf"),
             caption="../report/similarity.rst",
             category="Real-data figures",
-            subcategory=SIMILARITY_FIGURE,
+            subcategory="{figure}",
         ),
         png=report(
-            results(f"{SIMILARITY_FIGURE}.png"),
+            results("{figure}.png"),
             caption="../report/similarity.rst",
             category="Real-data figures",
-            subcategory=SIMILARITY_FIGURE,
+            subcategory="{figure}",
         ),
-        caption=results(f"{SIMILARITY_FIGURE}.caption.md"),
-        provenance=results(f"{SIMILARITY_FIGURE}.provenance.json"),
+        caption=results("{figure}.caption.md"),
+        provenance=results("{figure}.provenance.json"),
     log:
-        results(f"logs/figure/{SIMILARITY_FIGURE}.log"),
+        results("logs/figure/{figure}.log"),
+    wildcard_constraints:
+        figure=SIMILARITY_FIGURES,
     conda:
         "../../envs/plot.yaml"
     params:
-        title=REAL["similarity"]["title"],
-        config=WF.similarity_config(),
+        title=of_job(WF.similarity_title),
+        config=of_job(WF.similarity_config),
     script:
         "../scripts/figure_similarity.py"
 

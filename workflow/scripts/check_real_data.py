@@ -19,6 +19,7 @@ try:
         snakemake.params.needs,
         snakemake.params.data_root,
         download=snakemake.params.download,
+        fetch=snakemake.params.fetch,
         what=f"figure {snakemake.wildcards.figure}",
     )
 except MissingDataError as err:  # expected, and explained in full: no traceback

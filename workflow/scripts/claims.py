@@ -41,7 +41,13 @@ for name, experiment in experiments.items():  # the input lists follow this orde
 real = snakemake.params.real
 for name, experiment in real.items():
     tables[name] = io.load_metrics(experiment["table"], experiment["identity"])
-table = claims.claims(experiments | real, tables, W_mm_norms, T_tokens, data_hypotheses, u_margins)
+# the token-similarity panels this build holds (Fig. 10 and its variants)
+similarity = snakemake.params.similarity
+for name, panel in similarity.items():
+    tables[name] = io.load_frame(panel["table"])
+table = claims.claims(
+    experiments | real | similarity, tables, W_mm_norms, T_tokens, data_hypotheses, u_margins
+)
 # as the figures' footnotes say it, from the runs' files
 backend = provenance.trained_on(provenance.training_info(snakemake.input.runs)) or "not recorded"
 io.save_text(snakemake.output.md, claims.to_markdown(table, backend))

@@ -1,6 +1,6 @@
-"""Draw results/fig10.pdf (and PNG) from the per-dataset similarity histograms, with its
-provenance in both files and in results/fig10.provenance.json, and its caption in
-results/fig10.caption.md."""
+"""Draw results/{figure}.pdf (and PNG) of a token-similarity figure (fig10 and its variants)
+from the per-dataset similarity histograms, with its provenance in both files and in
+results/{figure}.provenance.json, and its caption in results/{figure}.caption.md."""
 
 from pathlib import Path
 
@@ -10,7 +10,7 @@ from attnbias.workflow import io, joblog, provenance
 joblog.start(snakemake)
 source = io.load_json(snakemake.input.source)
 title = plots.stamped(snakemake.params.title, source["fixture"])
-record = provenance.of_job(snakemake, figure="fig10", title=title)
+record = provenance.of_job(snakemake, figure=snakemake.wildcards.figure, title=title)
 plots.draw_similarity(
     {Path(p).stem: io.load_frame(p) for p in snakemake.input["values"]},
     title=snakemake.params.title,

@@ -1,5 +1,5 @@
 """Within-text cosine similarities of BERT token embeddings for one dataset (Fig. 10)
--> results/fig10/similarity/{dataset}.parquet (a histogram with its summary)."""
+-> results/{figure}/similarity/{dataset}.parquet (a histogram with its summary)."""
 
 import logging
 

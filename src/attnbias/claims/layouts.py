@@ -56,6 +56,30 @@ def duplicates(experiments: dict, tables: dict) -> tuple[dict, dict]:
     return dropped, kept
 
 
+def reads(statement: Statement, dataset: str) -> bool:
+    """Whether a real-data statement is measured on `dataset`: its own data (a name prefix:
+    mnist5k is MNIST's subset) or a stand-in (other data, measured as a comparison)."""
+    return dataset.startswith(statement.datasets) or dataset in statement.stand_ins
+
+
+def where(rows: Rows) -> str:
+    """A real-data row's "where": the experiment, its data, model and scale, and its seeds."""
+    run = rows.run
+    seeds = f"{len(run.seeds)} seeds" if "seed" in run.table else ""
+    return f"{rows.experiment} ({', '.join(p for p in (run.dataset, run.scale, seeds) if p)})"
+
+
+def comparison_scope(statement: Statement, run) -> str:
+    """What makes a real-data run a comparison, not a verdict ("" for the statement's own
+    data): a stand-in (other data and a smaller model) or a variant (mnist5k: 5,000 MNIST
+    images, a ViT reduced to fit a CPU) of the paper's setting."""
+    if not statement.datasets or run.dataset in statement.datasets:
+        return ""
+    if run.dataset in statement.stand_ins:
+        return f"{run.dataset} with {run.scale}: other data and model than {statement.data}"
+    return f"{run.dataset}, a reduced setting of {statement.data}"
+
+
 def not_measured(statement: Statement) -> Claim:
     """The row of a statement that no run of this build measures (outside the counts)."""
     return Claim(
@@ -104,10 +128,10 @@ def claims(
             continue
         run = Run(tables[name], e["optimizers"], e["layout"], (W_mm_norms or {}).get(name, []),
                   (T_tokens or {}).get(name, 0), (u_margins or {}).get(name),
-                  e.get("dataset", ""))  # fmt: skip
+                  e.get("dataset", ""), e.get("scale", ""))  # fmt: skip
         collectors.append(
             Rows(
-                name,
+                e.get("figure", name),
                 (hypotheses or {}).get(name),
                 e.get("labels"),
                 e["optimizers"],
@@ -124,18 +148,14 @@ def claims(
         for rows in collectors:
             if rows.run.layout not in statement.layouts:
                 continue
-            if statement.datasets and not rows.run.dataset.startswith(statement.datasets):
+            if statement.datasets and not reads(statement, rows.run.dataset):
                 continue
             rows.statement, rows.rows = statement, []
             statement.measure(rows)
-            if statement.datasets:  # real data: the "where" names the dataset and seeds
-                run = rows.run
-                where = f"{rows.experiment} ({run.dataset}, {len(run.seeds)} seeds)"
-                rows.rows = [replace(r, experiment=where) for r in rows.rows]
-            if statement.datasets and rows.run.dataset not in statement.datasets:
-                # a variant (mnist5k: 5,000 MNIST images, a ViT reduced to fit a CPU) is
-                # measured, but the statement is made for the paper's setting: a comparison
-                scope = f"{rows.run.dataset}, a reduced setting of {statement.data}"
+            if statement.datasets:  # real data: the "where" names the data, model and scale
+                rows.rows = [replace(r, experiment=where(rows)) for r in rows.rows]
+            scope = comparison_scope(statement, rows.run)
+            if scope:
                 rows.rows = [replace(r, covered=False, algorithm=scope) for r in rows.rows]
             found += rows.rows
         out += found or [not_measured(statement)]

@@ -6,7 +6,9 @@ experiment logs them). The optimizers are found by their rule (sgd, sngd, sps, a
 "Faster" is read as a race on the train loss: below SGD's at every logged step after the
 burn-in, on every seed (rows.race_row); "no significant gap" as the final train losses within
 a factor ADAM_GAP of each other (ours); "the layer norms grow" as every layer's norm ending
-above its start.
+above its start; Fig. 10's near-orthogonality as at least ORTHOGONAL_SHARE of the token pairs
+inside the figure's band |cos| < band (the similarity tables: one row per bin, with the
+band, the share inside it and the counts on every row).
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ from attnbias.claims.rows import Rows, race_row, spread, threshold_row
 ADAM_GAP = (
     2.0  # "no significant gap between Adam and SGD": final train losses within this factor (ours)
 )
+# Fig. 10's "a significant fraction of all the cosine similarities fall within a small range
+# around 0": read as at least this share of the pairs inside the figure's band (ours)
+ORTHOGONAL_SHARE = 0.5
 LOSS = "train_loss"
 
 
@@ -98,3 +103,19 @@ def _final(table, opt) -> np.ndarray:
     rows = table[(table["optimizer"] == opt) & (table["metric"] == LOSS)]
     last = rows[rows["iteration"] == rows["iteration"].max()]
     return last.sort_values("seed")["value"].to_numpy(dtype=float)
+
+
+def orthogonal_rows(rows: Rows) -> None:
+    """Token embeddings nearly orthogonal within a text: the share of pairs in the band."""
+    first = rows.run.table.iloc[0]
+    band, share = float(first["band"]), float(first["within_band"])
+    threshold_row(
+        rows, f"{rows.run.dataset} orthogonal",
+        f"a significant fraction of the token pairs' cosine similarities falls within "
+        f"|cos| < {band:g}.",
+        f"share of the pairs of distinct positions in a text with |cos| < {band:g}",
+        f"{int(first['pairs']):,} pairs from {int(first['texts']):,} texts", [share],
+        ORTHOGONAL_SHARE, above=True,
+        ours=f"'a significant fraction' read as at least {ORTHOGONAL_SHARE:.0%} of the pairs",
+        value_text=f"{share:.1%} of the pairs",
+    )  # fmt: skip

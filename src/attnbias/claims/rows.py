@@ -58,6 +58,8 @@ class Statement:
     measure: Callable  # measure(rows) adds the rows of one experiment
     missing: str = SYNTHETIC_MISSING  # what a build without its runs lacks
     datasets: tuple[str, ...] = ()  # real data: the datasets it is stated for (name prefixes)
+    # real data it is measured on as a comparison (other data, a smaller model): never a verdict
+    stand_ins: tuple[str, ...] = ()
 
 
 @dataclass
@@ -143,6 +145,7 @@ class Run:
     T_tokens: int = 0
     u_margins: dict | None = None
     dataset: str = ""  # real data: the dataset's name
+    scale: str = ""  # real data: the model and the run's size, in words ("where" shows it)
 
     @property
     def t_last(self) -> int:

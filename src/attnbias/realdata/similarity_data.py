@@ -5,11 +5,15 @@ from __future__ import annotations
 import pandas as pd
 import torch
 
-from attnbias.realdata import bert, civilcomments, mnli, similarity
+from attnbias.realdata import bert, civilcomments, mnli, packaged_text, similarity, sources
 
 
 def dataset_texts(dataset: str, data_root: str) -> tuple[list[str], list[str] | None]:
-    """The training texts of `dataset` (MNLI: premise and hypothesis, read as one input)."""
+    """The training texts of `dataset` (MNLI: premise and hypothesis, read as one input;
+    the packaged corpora: every labelled text)."""
+    if dataset in packaged_text.DATASETS:
+        texts, _, _ = packaged_text.read(dataset, data_root)
+        return texts, None
     if dataset == "mnli":
         split = mnli.load_mnli(data_root, "train")
     else:
@@ -21,7 +25,8 @@ def dataset_histogram(
     dataset: str, settings: dict, *, data_root: str, device: torch.device
 ) -> similarity.CosineHistogram:
     """The histogram over settings["samples"] texts drawn with settings["seed"]."""
-    tokenizer, model = bert.load_text_model(settings["model_path"], num_labels=2, seed=0)
+    model_path = sources.model_location(settings["model_path"], data_root)
+    tokenizer, model = bert.load_text_model(model_path, num_labels=2, seed=0)
     embeddings = model.get_input_embeddings().weight.to(device)  # the head is never used
     texts, pairs = dataset_texts(dataset, data_root)
     return similarity.cosine_histogram(

@@ -16,7 +16,6 @@ from attnbias.data.models import source_note
 from attnbias.optim.spec import OptimizerSpec
 from attnbias.workflow import io as files
 
-SIMILARITY_FIGURE = "fig10"  # the token-similarity figure of the real-data part
 REAL_GLOBALS = ("data_root", "models", "device", "autocast", "download")
 
 
@@ -248,15 +247,18 @@ class WorkflowConfig:
     # ---- the real-data part --------------------------------------------------------------
 
     def real_figures(self) -> list[str]:
-        """The real-data figures' names (the similarity figure when it has samples)."""
-        names = list(self.real_experiments)
-        return names + [SIMILARITY_FIGURE] if self.real["similarity"]["samples"] else names
+        """The real-data figures' names: the trained ones, then the token-similarity ones."""
+        return list(self.real_experiments) + self.similarity_figures()
+
+    def similarity_figures(self) -> list[str]:
+        """The token-similarity figures (Fig. 10 and its variants) that have samples."""
+        return [name for name, s in self.real["similarity"].items() if s["samples"]]
 
     def real_settings(self, experiment: str) -> dict:
         """What a real-data run depends on (not its title, the optimizers' labels or its
         jobs' threads)."""
         e = self.real_experiments[experiment]
-        settings = without(e, "title", "optimizers", "threads")
+        settings = without(e, "title", "optimizers", "threads", "sweep_of")
         if e["model"] != "vit_small":
             settings["model_path"] = self.real["models"][e["model"]]
         return canonical(settings)
@@ -268,22 +270,56 @@ class WorkflowConfig:
             **{k: self.real[k] for k in ("data_root", "device", "autocast")},
         }
 
+    def real_scale(self, experiment: str) -> str:
+        """A real-data run's model and size in words: what the claims' "where" names."""
+        e = self.real_experiments[experiment]
+        train = e["train"]
+        size = f"{train['train_samples']:,} train" if train.get("train_samples") else "full"
+        return f"{e['model']}, {size}, {train['epochs']} epoch(s) of batch {train['batch_size']}"
+
+    def claims_real(self, experiment: str) -> dict:
+        """What the claims read of a real-data experiment besides its table."""
+        e = self.real_experiments[experiment]
+        return {
+            "layout": "real",
+            "dataset": e["dataset"],
+            "scale": self.real_scale(experiment),
+            "seeds": e["seeds"],
+            "optimizers": {o: self.optimizer(experiment, o) for o in e["optimizers"]},
+            "labels": {o: opt.get("label", o) for o, opt in e["optimizers"].items()},
+            "paper_figure": None,
+            "identity": self.identity("metrics", experiment),
+        }
+
+    def claims_similarity(self, figure: str, dataset: str) -> dict:
+        """What the claims read of one panel (dataset) of a token-similarity figure."""
+        s = self.real["similarity"][figure]
+        return {
+            "layout": "similarity",
+            "figure": figure,
+            "dataset": dataset,
+            "scale": f"{s['model']} token embeddings",
+            "optimizers": {},
+            "paper_figure": None,
+        }
+
     def real_threads(self, figure: str) -> int:
         """A real-data training job's CPU threads: its figure's, else real_data.threads."""
         return self.real_experiments[figure].get("threads", self.real["threads"])
 
     def real_needs(self, figure: str) -> dict:
         """The datasets and the model (path or hub name) a real-data figure needs."""
-        if figure == SIMILARITY_FIGURE:
-            similarity = self.real["similarity"]
+        if figure in self.real["similarity"]:
+            similarity = self.real["similarity"][figure]
             model = self.real["models"][similarity["model"]]
             return {"datasets": sorted(similarity["samples"]), "model": model}
         e = self.real_experiments[figure]
         model = None if e["model"] == "vit_small" else self.real["models"][e["model"]]
-        return {"datasets": [e["dataset"]], "model": model}
+        split = {k: e["train"].get(f"{k}_samples") for k in ("train", "test")}
+        return {"datasets": [e["dataset"]], "model": model, "split": split}
 
-    def similarity_settings(self, dataset: str) -> dict:
-        s = self.real["similarity"]
+    def similarity_settings(self, figure: str, dataset: str) -> dict:
+        s = self.real["similarity"][figure]
         return canonical(
             {
                 "model_path": self.real["models"][s["model"]],
@@ -292,10 +328,15 @@ class WorkflowConfig:
             }
         )
 
-    def similarity_config(self) -> dict:
-        return canonical(
-            {"real_data": {**self._real_globals(), "similarity": self.real["similarity"]}}
-        )
+    def similarity_section(self, figure: str) -> dict:
+        return self.real["similarity"][figure]
+
+    def similarity_title(self, figure: str) -> str:
+        return self.similarity_section(figure)["title"]
+
+    def similarity_config(self, figure: str) -> dict:
+        similarity = {figure: self.real["similarity"][figure]}
+        return canonical({"real_data": {**self._real_globals(), "similarity": similarity}})
 
     def _real_globals(self) -> dict:
         return {k: self.real[k] for k in REAL_GLOBALS}

@@ -353,8 +353,8 @@ def _texts(config: dict) -> Iterator[tuple[tuple, str]]:
             if "label" in opt:
                 path = ("real_data", "experiments", name, "optimizers", opt_name, "label")
                 yield path, opt["label"]
-    if "similarity" in real:
-        yield ("real_data", "similarity", "title"), real["similarity"].get("title", "")
+    for name, s in real.get("similarity", {}).items():
+        yield ("real_data", "similarity", name, "title"), s.get("title", "")
 
 
 def check_texts(config: dict) -> None:
@@ -425,34 +425,39 @@ def _spec_settings(opt: dict) -> dict:
 def check_real(config: dict) -> None:
     """Real-data names apart from the others, model keys that name a model, text data with
     a text model (the schema gives image data vit_small)."""
-    from attnbias.workflow.config import SIMILARITY_FIGURE
+    from attnbias.realdata.sources import TEXT_DATASETS
 
     real = config["real_data"]
     models = sorted(real["models"])
-    clash = set(real["experiments"]) & (set(config["experiments"]) | {SIMILARITY_FIGURE})
+    similarity = set(real["similarity"])
+    clash = set(real["experiments"]) & (set(config["experiments"]) | similarity)
     if clash:
         raise ConfigError(
             ("real_data", "experiments"),
-            f"{sorted(clash)} also named elsewhere (experiments, or {SIMILARITY_FIGURE}, the "
-            "token-similarity figure)",
+            f"{sorted(clash)} also named elsewhere (experiments, or real_data.similarity's "
+            "token-similarity figures)",
         )
+    clash = similarity & set(config["experiments"])
+    if clash:
+        raise ConfigError(("real_data", "similarity"), f"{sorted(clash)} also named in experiments")
     for name, e in real["experiments"].items():
         if e["model"] != "vit_small" and e["model"] not in real["models"]:
             raise ConfigError(
                 ("real_data", "experiments", name, "model"),
                 f"{e['model']!r} is neither vit_small nor a key of real_data.models ({models})",
             )
-        if e["model"] == "vit_small" and e["dataset"] in ("mnli", "civilcomments"):
+        if e["model"] == "vit_small" and e["dataset"] in TEXT_DATASETS:
             raise ConfigError(
                 ("real_data", "experiments", name, "model"),
                 f"dataset {e['dataset']} is text: its model is a BERT key of real_data.models, "
                 "not vit_small (a model for images)",
             )
-    if real["similarity"]["model"] not in real["models"]:
-        raise ConfigError(
-            ("real_data", "similarity", "model"),
-            f"{real['similarity']['model']!r} is not a key of real_data.models ({models})",
-        )
+    for name, s in real["similarity"].items():
+        if s["model"] not in real["models"]:
+            raise ConfigError(
+                ("real_data", "similarity", name, "model"),
+                f"{s['model']!r} is not a key of real_data.models ({models})",
+            )
 
 
 def check_workflow(config: dict, schema: dict) -> None:
