@@ -1,4 +1,5 @@
-"""BERT fine-tuning throughput on MNLI-shaped batches, in samples per second.
+"""BERT fine-tuning throughput on MNLI-shaped or real-text batches, in samples per second,
+and the FLOP/s it implies against the same step's GEMMs timed alone in the same run.
 
 The target (issue 25: 10 epochs of MNLI in under 27 min on one H100) is
 392,702 pairs x 10 epochs / 1620 s = 2,424 samples/s. This times the training step that
@@ -17,10 +18,20 @@ distribution, which this machine has no copy of) and pads them to --seq-len, and
 --seq-len columns. `--buckets K` takes the batches in fit's length-bucketed order
 (`train.length_buckets: K`, off by default), so a batch's rows have alike lengths.
 
-Usage: python benchmarks/bert_throughput.py [--model PATH] [--size base|tiny]
+`--texts rotten_tomatoes|sms_spam` takes the row lengths from the real corpus (tokenized by
+the model's tokenizer; `--data-root`, where check_real_data extracted it) instead.
+
+The floor: a training step's work is almost all GEMMs (each linear layer's forward product,
+and its two backward products, dX = dY W^T and dW = X^T dY). `--gemm` times exactly those
+products, at the step's mean token count, one after another with nothing else, and reports
+the FLOP/s they reach; the step's FLOP/s (6 x the non-embedding parameters x tokens, plus
+the attention's QK^T and AV over the trimmed columns) over it says how near the floor the
+whole step runs (docs/speed.md).
+
+Usage: python benchmarks/bert_throughput.py [--model PATH] [--size base|minilm|tiny]
        [--optimizer sgd|sngd|sps|adam] [--batch 32] [--seq-len 128] [--lengths full|mnli]
        [--padding dynamic|fixed] [--buckets 0] [--steps 50] [--warmup 10] [--threads T] [--compile]
-       [--device auto|cpu|cuda]
+       [--device auto|cpu|cuda] [--texts DATASET] [--data-root data] [--gemm]
 """
 
 from __future__ import annotations
@@ -29,11 +40,12 @@ import argparse
 import platform
 import time
 from functools import partial
+from pathlib import Path
 
 import torch
 
 from attnbias.optim.stochastic import make_optimizer
-from attnbias.realdata import trainer
+from attnbias.realdata import pinned, trainer
 from attnbias.realdata.bert import trim_padding
 from attnbias.training.devices import resolve_device
 
@@ -48,6 +60,10 @@ SETTINGS = {
 SIZES = {
     "base": {},  # bert-base-uncased's architecture
     "tiny": dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64),
+    # all-MiniLM-L6-v2's architecture (attnbias.realdata.pinned.MINILM)
+    "minilm": dict(
+        hidden_size=384, num_hidden_layers=6, num_attention_heads=12, intermediate_size=1536
+    ),
 }
 MNLI_MEDIAN, MNLI_SIGMA, MIN_LENGTH = 36, 0.4, 8  # exp(0.4 * 1.645) * 36 = 70 at the 95th pct
 
@@ -72,6 +88,66 @@ def row_lengths(kind: str, n: int, seq_len: int, generator: torch.Generator) -> 
     normal = torch.randn(n, generator=generator, dtype=torch.float64)
     lengths = (MNLI_MEDIAN * torch.exp(MNLI_SIGMA * normal)).round().long()
     return lengths.clamp(MIN_LENGTH, seq_len)
+
+
+def corpus_lengths(dataset: str, data_root: str, tokenizer_path: str, n: int, seq_len: int,
+                   generator: torch.Generator) -> torch.Tensor:  # fmt: skip
+    """n token counts drawn from a packaged corpus' texts, as its figure tokenizes them."""
+    from transformers import AutoTokenizer
+
+    from attnbias.realdata import packaged_text
+
+    texts, _, _ = packaged_text.read(dataset, data_root)
+    tokenizer = AutoTokenizer.from_pretrained(tokenizer_path)
+    counts = torch.tensor([len(ids) for ids in tokenizer(texts)["input_ids"]])
+    return counts[torch.randint(len(counts), (n,), generator=generator)].clamp(max=seq_len)
+
+
+def linear_shapes(model) -> list[tuple[int, int]]:
+    """(in, out) of every linear layer of the encoder and head (the GEMMs of a step)."""
+    return [(m.in_features, m.out_features) for m in model.modules()
+            if isinstance(m, torch.nn.Linear)]  # fmt: skip
+
+
+def step_flops(model, batches: list[trainer.Batch]) -> float:
+    """Training FLOPs of the timed steps: 2 x 3 per multiply-add of every linear layer
+    (forward, and the backward's two products) on each kept token column, plus the
+    attention's QK^T and AV (2 x 2 x columns^2 x hidden a layer, times 3)."""
+    config = model.config
+    linear = sum(i * o for i, o in linear_shapes(model))
+    flops = 0.0
+    for batch in batches:
+        rows, columns = batch["input_ids"].shape
+        flops += 6 * linear * rows * columns
+        flops += 3 * 4 * rows * columns**2 * config.hidden_size * config.num_hidden_layers
+    return flops
+
+
+def gemm_seconds(model, tokens: int, device: torch.device, repeats: int) -> tuple[float, float]:
+    """(seconds, FLOPs) of one step's GEMMs alone: for each linear layer of the model, Y = X W,
+    dX = dY W^T and dW = X^T dY at `tokens` rows, in float32, `repeats` times (the best)."""
+    shapes = linear_shapes(model)
+    operands = [
+        (torch.randn(tokens, i, device=device), torch.randn(i, o, device=device),
+         torch.randn(tokens, o, device=device))
+        for i, o in shapes
+    ]  # fmt: skip
+
+    def once():
+        for x, w, dy in operands:
+            x @ w, dy @ w.T, x.T @ dy
+
+    once()
+    best = float("inf")
+    for _ in range(repeats):
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+        start = time.perf_counter()
+        once()
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+        best = min(best, time.perf_counter() - start)
+    return best, 6.0 * tokens * sum(i * o for i, o in shapes)
 
 
 def training_data(n: int, seq_len: int, lengths: torch.Tensor, generator) -> trainer.Batch:
@@ -101,6 +177,9 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's)")
     parser.add_argument("--compile", action="store_true", help="as real_data.compile: true")
     parser.add_argument("--device", default="auto")
+    parser.add_argument("--texts", default=None, help="row lengths from this packaged corpus")
+    parser.add_argument("--data-root", default="data")
+    parser.add_argument("--gemm", action="store_true", help="time the step's GEMMs alone")
     args = parser.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -111,7 +190,11 @@ def main() -> None:
     optimizer = make_optimizer(args.optimizer, model.parameters(), **SETTINGS[args.optimizer])
     generator = torch.Generator().manual_seed(0)
     n = args.batch * (args.warmup + args.steps)  # a fresh batch every step, as in training
-    lengths = row_lengths(args.lengths, n, args.seq_len, generator)
+    if args.texts:
+        tokenizer = args.model or str(Path(args.data_root) / pinned.MINILM.folder)
+        lengths = corpus_lengths(args.texts, args.data_root, tokenizer, n, args.seq_len, generator)
+    else:
+        lengths = row_lengths(args.lengths, n, args.seq_len, generator)
     task = trainer.Task(
         model=model,
         train=training_data(n, args.seq_len, lengths, generator),
@@ -126,12 +209,13 @@ def main() -> None:
         else torch.arange(n)
     )
     forward = torch.compile(model, mode=trainer.COMPILE_MODE) if args.compile else model
-    columns = []
+    columns, batches = [], []
 
     def step(i: int) -> torch.Tensor:
         rows = order[i * args.batch : (i + 1) * args.batch]
         batch = trainer._batch(task, task.train, rows, device)
         columns.append(batch["input_ids"].shape[1])
+        batches.append(batch)
         closure = partial(trainer._loss_and_gradient, task, forward, optimizer, batch, schedule)
         return optimizer.step(closure)
 
@@ -151,12 +235,23 @@ def main() -> None:
     timed = columns[args.warmup :]
     print(
         f"model: {name}; optimizer {args.optimizer}; batch {args.batch} x {args.seq_len} tokens, "
-        f"lengths {args.lengths} (mean {lengths.double().mean():.1f} tokens), padding "
+        f"lengths {args.texts or args.lengths} (mean {lengths.double().mean():.1f} tokens), "
+        "padding "
         f"{args.padding} (mean {sum(timed) / len(timed):.1f} columns per batch)"
         + (f", length buckets of {args.buckets} batches" if args.buckets else "")
         + ("; torch.compile" if args.compile else "")
     )
     print(f"{rate:,.1f} samples/s over {args.steps} steps after {args.warmup} warm-up steps")
+    flops = step_flops(model, batches[args.warmup :])
+    print(
+        f"step: {flops / seconds / 1e9:,.1f} GFLOP/s ({flops / args.steps / 1e9:,.1f} GFLOP a step)"
+    )
+    if args.gemm:
+        tokens = round(args.batch * sum(timed) / len(timed))
+        gemm, gemm_flops = gemm_seconds(model, tokens, device, repeats=5)
+        ratio = (flops / seconds) / (gemm_flops / gemm)
+        print(f"the step's GEMMs alone ({tokens} tokens): {gemm_flops / gemm / 1e9:,.1f} GFLOP/s; "
+              f"the step runs at {ratio:.2f} of that")  # fmt: skip
     minutes = 10 * MNLI_TRAIN_PAIRS / rate / 60
     print(f"10 epochs of MNLI ({MNLI_TRAIN_PAIRS:,} pairs) at this rate: {minutes:,.1f} min")
     print(f"goal (BERT-base on one H100): under {GOAL_SECONDS // 60} min")

@@ -101,12 +101,12 @@ def folder_bytes(path: Path) -> dict[str, bytes]:
 def write_packaged(data_root: Path, *, n: int = 96, seed: int = 0) -> None:
     """The two corpora and MiniLM's folder where pinned.ensure looks for them, each marked as
     a fixture (so used without their pinned digests, and stamped FIXTURE RUN)."""
-    corpora = {
-        pinned.ROTTEN_TOMATOES: ("rotten_tomatoes_corpus_full.csv.bz2",
-                                 rotten_tomatoes_csv(n // 2 + 8, n // 2, 10, seed)),
-        pinned.SMS_SPAM: ("sms-spam.csv", sms_spam_csv(n - n // 4, n // 4 + 8, seed)),
-    }  # fmt: skip
-    for pin, (name, data) in corpora.items():
+    corpora = [
+        (pinned.ROTTEN_TOMATOES, "rotten_tomatoes_corpus_full.csv.bz2",
+         rotten_tomatoes_csv(n // 2 + 8, n // 2, 10, seed)),
+        (pinned.SMS_SPAM, "sms-spam.csv", sms_spam_csv(n - n // 4, n // 4 + 8, seed)),
+    ]  # fmt: skip
+    for pin, name, data in corpora:
         folder = pinned.folder(pin, data_root)
         folder.mkdir(parents=True, exist_ok=True)
         (folder / name).write_bytes(data)

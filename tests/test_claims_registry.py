@@ -187,6 +187,58 @@ def test_vision_statements_sps_ahead_sngd_behind_and_adam_like_sgd():
     assert rows.loc["r adam like sgd", "outcome"] == "does not hold"
 
 
+def test_text_statements_are_measured_on_their_stand_ins_as_comparisons():
+    """Fig. 1's and Fig. 4's race read on other text (MiniLM on Rotten Tomatoes, SMS spam):
+    the same test as on MNLI, a comparison, never a verdict; "where" names data and scale."""
+    paper = real_table({"sgd": decay(1), "sngd": decay(2), "sps": decay(0.5), "adam": decay(1)})
+    mnli = real_rows(paper, "mnli")
+    for stand_in, statement in (("rotten_tomatoes", "real-mnli"), ("sms_spam", "real-civil")):
+        experiment = {"layout": "real", "dataset": stand_in, "optimizers": REAL_OPTS, "seeds": 2,
+                      "scale": "minilm, 1,280 train, 1 epoch(s) of batch 16"}  # fmt: skip
+        out = claims.claims({"r": experiment}, {"r": paper})
+        rows = out[out["statement"] == statement].set_index("key")
+        assert set(rows.index) == {"r sngd faster than sgd", "r sps faster than sgd"}
+        assert set(rows["category"]) == {"comparison"}
+        assert rows["outcome"].equals(mnli.loc[rows.index, "outcome"])
+        assert rows.loc["r sps faster than sgd", "outcome"] == "does not hold"  # the control
+        assert all(e == f"r ({stand_in}, minilm, 1,280 train, 1 epoch(s) of batch 16, 2 seeds)"
+                   for e in rows["experiment"])  # fmt: skip
+        assert all(stand_in in a and "other data and model" in a for a in rows["algorithm"])
+        # the other text statement does not read it
+        other = "real-civil" if statement == "real-mnli" else "real-mnli"
+        assert set(out[out["statement"] == other]["kind"]) == {"not measured"}
+
+
+def similarity_frame(share: float, band: float = 0.1) -> pd.DataFrame:
+    """A similarity table as token_similarity writes it: bins, with the summary on each row."""
+    return pd.DataFrame({"lo": [-1.0, 0.0], "hi": [0.0, 1.0], "count": [5, 5], "texts": 40,
+                         "pairs": 1234, "identical_pairs": 3, "band": band,
+                         "within_band": share})  # fmt: skip
+
+
+def test_near_orthogonality_is_read_from_the_similarity_tables():
+    panels = {
+        f"fig10_minilm/{d}": {"layout": "similarity", "figure": "fig10_minilm", "dataset": d,
+                              "scale": "minilm token embeddings", "optimizers": {}}
+        for d in ("rotten_tomatoes", "sms_spam")
+    }  # fmt: skip
+    tables = {"fig10_minilm/rotten_tomatoes": similarity_frame(0.67),
+              "fig10_minilm/sms_spam": similarity_frame(0.31)}  # fmt: skip
+    out = claims.claims(panels, tables)
+    rows = out[out["statement"] == "real-orthogonal"].set_index("key")
+    assert list(rows.index) == ["fig10_minilm rotten_tomatoes orthogonal",
+                                "fig10_minilm sms_spam orthogonal"]  # fmt: skip
+    assert rows["outcome"].tolist() == ["holds", "does not hold"]  # 0.31 < half: the control
+    assert set(rows["category"]) == {"comparison"}
+    assert rows["experiment"].iloc[0] == "fig10_minilm (rotten_tomatoes, minilm token embeddings)"
+    assert "67.0% of the pairs" in rows["value_text"].iloc[0]
+    # BERT on the paper's data is the statement's own: a verdict
+    own = {"fig10/mnli": {**panels["fig10_minilm/sms_spam"], "figure": "fig10", "dataset": "mnli"}}
+    row = claims.claims(own, {"fig10/mnli": similarity_frame(0.8)})
+    row = row[row["statement"] == "real-orthogonal"].iloc[0]
+    assert row["category"] == "covered" and row["outcome"] == "holds"
+
+
 def test_layer_norms_grow_and_its_control():
     grow = [lambda s: 1 + s / 1000, lambda s: 2 + s / 500]
     rows = real_rows(real_table({o: decay(1) for o in REAL_OPTS},

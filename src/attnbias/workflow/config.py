@@ -277,6 +277,11 @@ class WorkflowConfig:
         size = f"{train['train_samples']:,} train" if train.get("train_samples") else "full"
         return f"{e['model']}, {size}, {train['epochs']} epoch(s) of batch {train['batch_size']}"
 
+    def claimed_real_experiments(self) -> list[str]:
+        """The real-data experiments the claims read: not a learning-rate sweep (`sweep_of`),
+        which records a figure's rates, not a verdict."""
+        return [n for n, e in self.real_experiments.items() if "sweep_of" not in e]
+
     def claims_real(self, experiment: str) -> dict:
         """What the claims read of a real-data experiment besides its table."""
         e = self.real_experiments[experiment]
