@@ -36,7 +36,7 @@ from attnbias.model import attention
 from attnbias.optim.full_batch import OptimizerSpec
 from attnbias.svm import max_margin
 from attnbias.training import metrics, torch_loop
-from attnbias.workflow import configcheck, io
+from attnbias.workflow import configcheck, io, markdown
 
 TARGET = "results-tiny/fig2/metrics.parquet"
 SCHEMA = "workflow/schemas/config.schema.yaml"
@@ -432,7 +432,7 @@ def test_the_figure_prints_the_hypotheses_its_files_store_and_measures_none(buil
     log = (results / "logs/figure/fig3.log").read_text()
     assert note in log and remeasured not in log
     caption = (results / "fig3.caption.md").read_text()  # and the caption beside the figure
-    assert note in caption and remeasured not in caption
+    assert markdown.text(note) in caption and markdown.text(remeasured) not in caption
 
 
 @pytest.mark.slow
