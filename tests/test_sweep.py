@@ -503,7 +503,10 @@ def test_a_new_point_builds_alone_and_a_base_change_reruns_what_it_changes(proje
     def plan(change) -> dict:
         config = tiny()
         change(config)
-        return planned_jobs(project, config=write(project, config), target=SWEEP_TARGET)
+        # edited in place: results-tiny belongs to config/sweep.yaml now (one owner)
+        return planned_jobs(
+            project, config=write(project, config, "sweep.yaml"), target=SWEEP_TARGET
+        )
 
     added = plan(lambda c: c["sweeps"]["fig3"]["grid"]["data.params.d"].append(20))
     assert added == {"sweep_point": 2, "sweep_summary": 1}
