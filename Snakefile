@@ -47,8 +47,8 @@ rule all:
 
 
 # Before any job (`-n` runs none of this), on the console: every missing real-data item of
-# this run, in one message; the config files that write the results folder
-# (attnbias.workflow.results_folder: a copy may not overwrite the default's); then, where it
+# this run, in one message; the config files that write the results folder, its one owner
+# (attnbias.workflow.results_folder: any other config is refused there); then, where it
 # has synthetic jobs, which backend trains them, and why when it is not the compiled kernel
 # (a missing C compiler would otherwise show only in the jobs' logs; building it here also
 # spares the jobs the race).
