@@ -39,9 +39,8 @@ def owner(configfiles: Sequence, default_config) -> str:
     return "\n".join(name(p) for p in configfiles) if configfiles else name(default_config)
 
 
-def _take_over_line(configfiles: Sequence, default_config) -> str:
-    files = [name(p) for p in configfiles] or [name(default_config)]
-    return f"{COMMAND} {shlex.join(files)}"
+def _listed(owner_text: str) -> str:
+    return ", ".join(owner_text.splitlines())
 
 
 def _holds_files(folder: Path) -> bool:
@@ -54,12 +53,11 @@ def check(config: dict, configfiles: Sequence, default_config) -> None:
     this = owner(configfiles, default_config)
     folder = Path(config["results"])
     record = folder / OWNER_FILE
-    stem = Path(str(configfiles[-1] if configfiles else default_config)).stem
+    stem = Path(this.splitlines()[-1]).stem
     fix = (
         f"Give this config a folder of its own (e.g. results: results-{stem}), or take the "
-        "folder over "
-        f"deliberately, which hands it and the results in it to this config: "
-        f"{_take_over_line(configfiles, default_config)}"
+        "folder over deliberately, which hands it and the results in it to this config: "
+        f"{COMMAND} {shlex.join(this.splitlines())}"
     )
     if record.is_file():
         recorded = record.read_text().strip()
@@ -67,17 +65,17 @@ def check(config: dict, configfiles: Sequence, default_config) -> None:
             return
         raise ConfigError(
             ("results",),
-            f"{config['results']!r} belongs to the config {', '.join(recorded.splitlines())} "
-            f"(recorded in {record}); running {', '.join(this.splitlines())} there would "
-            f"overwrite its figures and claims. {fix}",
+            f"{config['results']!r} belongs to the config {_listed(recorded)} (recorded in "
+            f"{record}); running {_listed(this)} there would overwrite its figures and "
+            f"claims. {fix}",
         )
     if _holds_files(folder):
         raise ConfigError(
             ("results",),
             f"{config['results']!r} holds files but no record of the config that wrote them "
             f"({record} is missing: built before the record existed, or copied without it), "
-            f"so running {', '.join(this.splitlines())} there could overwrite another "
-            f"config's figures and claims. {fix}",
+            f"so running {_listed(this)} there could overwrite another config's figures and "
+            f"claims. {fix}",
         )
 
 
@@ -119,7 +117,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         folder = take_over(args.configfiles)
     except ConfigFileError as err:
         parser.exit(1, f"error: {err}\n")
-    print(f"{folder} now belongs to {', '.join(owner(args.configfiles, None).splitlines())}")
+    print(f"{folder} now belongs to {_listed(owner(args.configfiles, None))}")
 
 
 if __name__ == "__main__":
