@@ -4,6 +4,8 @@
 
 from snakemake.utils import min_version
 
+from attnbias.workflow import configfiles
+
 min_version("9.0")
 
 
@@ -14,6 +16,13 @@ min_version("9.0")
 DEFAULT_CONFIG = Path("config/config.yaml")
 if not DEFAULT_CONFIG.exists():
     DEFAULT_CONFIG = Path(workflow.basedir) / "config" / "config.yaml"
+# A config file is code where it is a YTE template (`__use_yte__: true`): refused by name,
+# the default before Snakemake loads (and would evaluate) it; a --configfile Snakemake has
+# loaded already, before this file runs (attnbias.workflow.configfiles, docs/running.md).
+try:
+    configfiles.refuse_templates(workflow.overwrite_configfiles or [DEFAULT_CONFIG])
+except configfiles.ConfigFileError as err:
+    raise WorkflowError(str(err)) from None
 if not workflow.overwrite_configfiles:
 
     configfile: DEFAULT_CONFIG
@@ -38,8 +47,8 @@ rule all:
 
 
 # Before any job (`-n` runs none of this), on the console: every missing real-data item of
-# this run, in one message; the config files that write the results folder
-# (attnbias.workflow.results_folder: a copy may not overwrite the default's); then, where it
+# this run, in one message; the config files that write the results folder, its one owner
+# (attnbias.workflow.results_folder: any other config is refused there); then, where it
 # has synthetic jobs, which backend trains them, and why when it is not the compiled kernel
 # (a missing C compiler would otherwise show only in the jobs' logs; building it here also
 # spares the jobs the race).

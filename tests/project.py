@@ -21,13 +21,14 @@ REPO = Path(__file__).resolve().parents[1]
 _STAGE = re.compile(r"^(data|svm|train)_(?!real$)\w+$")
 
 
-def snakemake(workdir: Path, *args: str, config: str = "config/tiny.yaml", check=True):
-    """Run snakemake in `workdir` with `config` (which replaces the default config)."""
+def snakemake(workdir: Path, *args: str, config: str | None = "config/tiny.yaml", check=True):
+    """Run snakemake in `workdir` with `config` (which replaces the default config; None:
+    the default, config/config.yaml)."""
     # prepend: a Snakemake (or other package) installed through PYTHONPATH stays importable
     path = [str(workdir / "src"), *filter(None, [os.environ.get("PYTHONPATH")])]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(path))
     result = subprocess.run(
-        [sys.executable, "-m", "snakemake", *args, "--configfile", config],
+        [sys.executable, "-m", "snakemake", *args, *(["--configfile", config] if config else [])],
         cwd=workdir,
         env=env,
         capture_output=True,

@@ -15,7 +15,7 @@ from system_packages import requires
 
 from attnbias.data import hypotheses
 from attnbias.figures import drawing, panels, style
-from attnbias.workflow import io
+from attnbias.workflow import io, markdown
 
 MAX_WORDS = 150
 LEGEND = {
@@ -113,8 +113,8 @@ def test_figure_fits_a_page_in_legible_type_with_few_words(drawn, kind):
 @pytest.mark.parametrize("kind", sorted(panels.PANELS))
 def test_the_notes_are_in_the_caption_not_in_the_image(drawn, kind):
     caption = (drawn[0] / f"{kind}.caption.md").read_text()
-    assert caption.startswith(f"**A {kind} figure**")
-    assert NOTE in caption and panels.describe(kind) in caption
+    assert caption.startswith(f"**{markdown.text(f'A {kind} figure')}**")  # the Markdown of
+    assert markdown.text(NOTE) in caption and markdown.text(panels.describe(kind)) in caption
     assert "Optimizers: GD: GD lr=1; NGD: NGD lr=0.1" in caption
     image = " ".join(words(drawn[0] / f"{kind}.pdf")) if _poppler() else ""
     assert "Hypotheses" not in image and "Optimizers" not in image
@@ -199,8 +199,9 @@ def test_built_captions_carry_the_hypotheses_the_jobs_stored(built_project):
             for s in seeds
         ]
         caption = (results / f"{name}.caption.md").read_text()
-        assert hypotheses.describe(hypotheses.summarize(stored)) in caption, name
-        assert "Trained on " in caption and e["title"].split("\n")[0] in caption, name
+        assert markdown.text(hypotheses.describe(hypotheses.summarize(stored))) in caption, name
+        assert "Trained on " in caption, name
+        assert markdown.text(e["title"].split("\n")[0]) in caption, name
 
 
 def test_a_verdict_grid_of_ticks_only_becomes_a_sentence():

@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -20,6 +21,7 @@ import pytest
 
 from attnbias.workflow import io, provenance
 
+REPO = Path(__file__).resolve().parents[1]
 CONFIG = {"lr": 0.1}
 HYPOTHESES = {"ass1": 0.5, "cond1": True}
 
@@ -291,3 +293,25 @@ def test_provenance_lists_the_inputs_checksums(tmp_path):
     assert sums[str(second)] == ("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
     record = json.loads(json.dumps(sums))
     assert record == sums
+
+
+def test_the_checksums_catch_edits_not_forgery_as_the_file_contract_says(tmp_path):
+    """What the checksums promise (issue 41, item 6): they are unkeyed and stored in the
+    file, so an edit is caught, but an edit followed by the digest recomputed with our own
+    helper reads as intact. docs/file-contract.md states exactly that; if the digests
+    became keyed (and this forgery were caught), the page would need rewriting."""
+    path = tmp_path / "seed0.parquet"
+    io.save_table(path, _run_table())
+    table = pq.read_table(path)
+    values = table.column("value").to_numpy().copy()
+    values[0] += 1
+    edited = table.set_column(table.schema.get_field_index("value"), "value", pa.array(values))
+    pq.write_table(edited, path)
+    with pytest.raises(io.FileContractError, match=str(path)):  # a careless edit: caught
+        io.read_table(path)
+    io.save_table(path, edited)  # the same edit, its digest recomputed: a forgery
+    assert io.read_table(path).column("value").to_numpy()[0] == values[0]
+    contract = (REPO / "docs/file-contract.md").read_text()
+    promise = " ".join(contract.split())
+    assert "catch accidental and careless changes" in promise
+    assert "not forgery" in promise

@@ -6,6 +6,8 @@ library reset, so nothing here touches the user's cache or the other tests' kern
 
 from __future__ import annotations
 
+import _ctypes
+import ctypes
 import shutil
 import stat
 
@@ -37,6 +39,31 @@ def test_a_corrupted_cached_kernel_is_rebuilt_and_loads(cache):
     assert dispatch.backend("auto", "float64") == "c"
     assert _is_elf(path)  # replaced in place, for the next process too
     assert [p.name for p in cache.iterdir()] == [path.name]  # no temporary left behind
+
+
+def _has_segment(path) -> bool:
+    """Whether the library at `path` has the kernel's function; closed again (an open
+    handle would make the loader return it for the rebuilt file)."""
+    lib = ctypes.CDLL(str(path))
+    try:
+        return hasattr(lib, "segment")
+    finally:
+        _ctypes.dlclose(lib._handle)
+
+
+def test_a_cached_library_without_the_kernels_function_is_rebuilt(cache):
+    """The trial's case: a file that loads but lacks `segment` (an AttributeError in the
+    workflow's onstart before, and no rebuild)."""
+    path = kernel_library.kernel_path()
+    other = cache.parent / "other.c"
+    other.write_text("int other(void) { return 0; }\n")
+    kernel_library.subprocess.run(
+        [kernel_library.compiler(), "-shared", "-fPIC", "-o", str(path), str(other)], check=True
+    )
+    assert not _has_segment(path)  # the case itself
+    assert kernel_library.unavailable_reason() is None
+    assert dispatch.backend("auto", "float64") == "c"
+    assert _has_segment(path)  # rebuilt in place
 
 
 def test_a_truncated_cached_kernel_is_rebuilt(cache):

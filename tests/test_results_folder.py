@@ -1,6 +1,8 @@
-"""A copied config never overwrites the default config's results (issue 34): a config file
-other than the default that writes into the folder holding the default's results is
-refused, naming the key `results`; a folder of its own, or a fresh one, takes it."""
+"""Every results folder has one owner (issues 34, 41): a run whose config file(s) differ from
+the folder's recorded owner is refused, naming the owner and the key `results`, whatever
+config either is; a folder holding files without a record is refused too; a fresh folder,
+or the owner itself (edited in place: an incremental rerun), passes; `take-over` hands a
+folder over deliberately."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ import pytest
 import yaml
 from project import copy_project, snakemake
 
-from attnbias.workflow import configcheck, results_folder
+from attnbias.workflow import configcheck, configfiles, results_folder
 
 DEFAULT = "config/config.yaml"
 
@@ -21,18 +23,34 @@ def workdir(tmp_path, monkeypatch):
     return tmp_path
 
 
+def refusal(config: dict, files: list) -> str:
+    with pytest.raises(configcheck.ConfigError) as err:
+        results_folder.check(config, files, DEFAULT)
+    assert err.value.key == "results"
+    return str(err.value)
+
+
 def test_a_copy_may_not_write_into_the_default_results(workdir):
     results_folder.claim({"results": "results"}, [], DEFAULT)  # the default's build
-    with pytest.raises(configcheck.ConfigError, match=r"config key results: 'results' holds"):
-        results_folder.check({"results": "results"}, ["config/mine.yaml"], DEFAULT)
+    message = refusal({"results": "results"}, ["config/mine.yaml"])
+    assert message.startswith("config key results: 'results' belongs to the config " + DEFAULT)
+    assert "results: results-mine" in message  # a folder to use instead
+    assert f"{results_folder.COMMAND} config/mine.yaml" in message  # or the takeover
 
 
-def test_the_refusal_names_the_default_and_a_folder_to_use(workdir):
-    results_folder.claim({"results": "results"}, [], DEFAULT)
-    with pytest.raises(configcheck.ConfigError) as err:
-        results_folder.check({"results": "results"}, ["config/mine.yaml"], DEFAULT)
-    assert "default config, config/config.yaml" in str(err.value)
-    assert "results: results-mine" in str(err.value)
+def test_a_copy_of_a_non_default_config_may_not_write_into_its_folder(workdir):
+    """The issue's case: tiny.yaml owns results-tiny; its copy keeps `results:`."""
+    results_folder.claim({"results": "results-tiny"}, ["config/tiny.yaml"], DEFAULT)
+    message = refusal({"results": "results-tiny"}, ["config/tiny-copy.yaml"])
+    assert "'results-tiny' belongs to the config config/tiny.yaml" in message
+    assert "running config/tiny-copy.yaml there" in message
+    record = workdir / "results-tiny" / results_folder.OWNER_FILE
+    assert record.read_text() == "config/tiny.yaml\n"  # not re-marked
+
+
+def test_the_default_may_not_write_into_a_folder_a_copy_owns(workdir):
+    results_folder.claim({"results": "results"}, ["config/mine.yaml"], DEFAULT)
+    assert "belongs to the config config/mine.yaml" in refusal({"results": "results"}, [])
 
 
 @pytest.mark.parametrize(
@@ -40,37 +58,64 @@ def test_the_refusal_names_the_default_and_a_folder_to_use(workdir):
     [
         ([], "results"),  # the default itself, again
         (["config/config.yaml"], "results"),  # the default named with --configfile
-        (["config/mine.yaml"], "results-mine"),  # the copy, in a folder of its own
+        (["./config/../config/config.yaml"], "results"),  # the same file, spelt otherwise
+        (["config/mine.yaml"], "results-mine"),  # a copy, in a fresh folder of its own
     ],
 )
-def test_the_default_and_a_copy_in_its_own_folder_pass(workdir, configfiles, results):
+def test_the_owner_and_a_fresh_folder_pass(workdir, configfiles, results):
     results_folder.claim({"results": "results"}, [], DEFAULT)
     results_folder.check({"results": results}, configfiles, DEFAULT)
 
 
-def test_a_fresh_folder_or_one_of_another_copy_is_not_refused(workdir):
-    results_folder.check({"results": "results"}, ["config/mine.yaml"], DEFAULT)  # fresh
-    results_folder.claim({"results": "results"}, ["config/other.yaml"], DEFAULT)
-    results_folder.check({"results": "results"}, ["config/mine.yaml"], DEFAULT)
-    assert (workdir / "results/.attnbias-config").read_text() == "config/other.yaml\n"
+def test_a_folder_with_files_but_no_owner_record_is_refused(workdir):
+    """A default folder built before the record existed is not left unprotected."""
+    (workdir / "results").mkdir()
+    results_folder.check({"results": "results"}, [], DEFAULT)  # empty: fresh
+    (workdir / "results/fig2.pdf").write_bytes(b"%PDF")
+    message = refusal({"results": "results"}, [])
+    assert "holds files but no record of the config that wrote them" in message
+    assert f"{results_folder.COMMAND} {DEFAULT}" in message
 
 
-@pytest.mark.slow
-def test_a_copied_config_is_refused_before_any_job(tmp_path):
-    """The issue's case, with the real Snakemake: after the default config built (here: its
-    record, as the workflow's onstart writes it), a copy with another lr is refused naming
-    the key, and a dry run of the default still plans."""
+def test_take_over_hands_the_folder_to_the_config_it_names(workdir, capsys):
+    (workdir / "config/mine.yaml").write_text("results: results-tiny\n")
+    results_folder.claim({"results": "results-tiny"}, ["config/tiny.yaml"], DEFAULT)
+    results_folder.main(["take-over", "config/mine.yaml"])
+    assert "results-tiny now belongs to config/mine.yaml" in capsys.readouterr().out
+    results_folder.check({"results": "results-tiny"}, ["config/mine.yaml"], DEFAULT)
+    assert "belongs to the config config/mine.yaml" in refusal(
+        {"results": "results-tiny"}, ["config/tiny.yaml"]
+    )
+
+
+def test_take_over_reads_the_results_key_with_its_default(workdir):
+    (workdir / "config/a.yaml").write_text("results: results-a\n")
+    (workdir / "config/b.yaml").write_text("device: cpu\n")
+    assert results_folder.results_of(["config/b.yaml"]) == "results"
+    assert results_folder.results_of(["config/a.yaml", "config/b.yaml"]) == "results-a"
+    (workdir / "config/yte.yaml").write_text("__use_yte__: true\nresults: results-a\n")
+    with pytest.raises(configfiles.ConfigFileError, match="config/yte.yaml is a YTE template"):
+        results_folder.take_over(["config/yte.yaml"])
+
+
+def test_a_copied_non_default_config_is_refused_before_any_job(tmp_path):
+    """The issue's case with the real Snakemake: after config/tiny.yaml built (here: its
+    record, as the workflow's onstart writes it), a copy with another lr and `results:`
+    kept is refused naming the key and the owner, and nothing is written; the copy in a
+    folder of its own plans."""
     workdir = copy_project(tmp_path)
-    results_folder_file = workdir / "results" / results_folder.OWNER_FILE
-    results_folder_file.parent.mkdir(exist_ok=True)
-    results_folder_file.write_text("config/config.yaml\n")
-    config = yaml.safe_load((workdir / DEFAULT).read_text())
+    record = workdir / "results-tiny" / results_folder.OWNER_FILE
+    record.parent.mkdir()
+    record.write_text("config/tiny.yaml\n")
+    config = yaml.safe_load((workdir / "config/tiny.yaml").read_text())
     config["experiments"]["fig2"]["optimizers"]["gd"]["lr"] = 2.0
     (workdir / "config/mine.yaml").write_text(yaml.safe_dump(config))
-    result = snakemake(workdir, "results/fig2.pdf", "-n", config="config/mine.yaml", check=False)
+    result = snakemake(workdir, "-c1", config="config/mine.yaml", check=False)
     out = result.stdout + result.stderr
     assert result.returncode != 0
-    assert "config key results: 'results' holds the results of the default config" in out, out
+    assert "config key results: 'results-tiny' belongs to the config config/tiny.yaml" in out
+    assert sorted(p.name for p in record.parent.iterdir()) == [results_folder.OWNER_FILE]
+    assert record.read_text() == "config/tiny.yaml\n"
     config["results"] = "results-mine"
     (workdir / "config/mine.yaml").write_text(yaml.safe_dump(config))
     snakemake(workdir, "results-mine/fig2.pdf", "-n", config="config/mine.yaml")

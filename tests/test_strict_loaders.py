@@ -289,6 +289,16 @@ def test_cifar_data_of_the_wrong_type_names_the_file(tmp_path, data):
         read_cifar10(tmp_path)
 
 
+def test_a_cifar_batch_with_a_non_utf8_key_names_the_file_and_the_fix(tmp_path):
+    """The trial's case (a UnicodeDecodeError before): the key shown escaped."""
+    path = _cifar_batch(tmp_path, {b"d\xffta": np.zeros((2, 3072), np.uint8), b"labels": [0, 1]})
+    with pytest.raises(ValueError) as err:
+        read_cifar10(tmp_path)
+    message = str(err.value)
+    assert message.startswith(f"{path}: no 'data' or 'labels' entry (has 'd\\\\xffta', "), message
+    assert "cifar-10-python.tar.gz" in message
+
+
 def test_an_unreadable_cifar_batch_names_the_file(tmp_path):
     write_cifar10(tmp_path, 10, 5, 0)
     path = tmp_path / "cifar-10-batches-py/data_batch_2"

@@ -28,7 +28,7 @@ from attnbias.studies import (
 from attnbias.studies.sweep_config import SweepConfig
 from attnbias.svm import max_margin
 from attnbias.training import kernel
-from attnbias.workflow import configcheck
+from attnbias.workflow import configcheck, io
 
 SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
 SWEEP_TARGET = "results-tiny/sweeps/fig3.pdf"
@@ -414,6 +414,18 @@ def test_the_tiny_sweep_passes():
             "one length",
         ),
         (lambda s: s.update(base="fig33"), "sweeps.fig3.base", "not an experiment"),
+        (  # the trial's case: Snakemake's PeriodicWildcardError, naming no key, before
+            lambda s: s["grid"].update({"optimizers.gd.label": ["GD", "x" + "ab" * 20]}),
+            "sweeps.fig3.grid.optimizers.gd.label[1]",
+            "which ends in 'ab' repeated: Snakemake refuses such a file name",
+        ),
+        (
+            lambda s: s["grid"].update(
+                {"zip": {"optimizers.gd.label": ["GD", "=" * 30], "optimizers.gd.lr": [1, 2]}}
+            ),
+            "sweeps.fig3.grid.zip.optimizers.gd.label[1]",
+            "PeriodicWildcardError",
+        ),
         (
             lambda s: s["grid"].update({"optimizers.gd.label": ["GD", "G/D"]}),
             "sweeps.fig3.grid.optimizers.gd.label[1]",
@@ -461,6 +473,16 @@ def test_a_bad_sweep_is_refused_naming_its_key(change, key, words):
     assert words in str(err.value)
 
 
+@pytest.mark.parametrize(
+    "name",
+    ["d~12_label~" + "ab" * 20, "x" + "ab" * 19, "lr~1e-" + "0" * 19, "n~" + "1" * 25, "d~12"],
+)
+def test_the_periodic_name_check_is_snakemakes(name):
+    from snakemake.io import PeriodicityDetector
+
+    assert bool(sweep_grid.PERIODIC.search(name)) == bool(PeriodicityDetector().is_periodic(name))
+
+
 # ---- the workflow's plan ---------------------------------------------------------------------
 
 
@@ -503,7 +525,10 @@ def test_a_new_point_builds_alone_and_a_base_change_reruns_what_it_changes(proje
     def plan(change) -> dict:
         config = tiny()
         change(config)
-        return planned_jobs(project, config=write(project, config), target=SWEEP_TARGET)
+        # edited in place: results-tiny belongs to config/sweep.yaml now (one owner)
+        return planned_jobs(
+            project, config=write(project, config, "sweep.yaml"), target=SWEEP_TARGET
+        )
 
     added = plan(lambda c: c["sweeps"]["fig3"]["grid"]["data.params.d"].append(20))
     assert added == {"sweep_point": 2, "sweep_summary": 1}
@@ -515,6 +540,40 @@ def test_a_new_point_builds_alone_and_a_base_change_reruns_what_it_changes(proje
     assert base == {"sweep_point": points, "sweep_summary": 1}
     gd = plan(lambda c: c["experiments"]["fig3"]["optimizers"]["gd"].update(lr=0.5))
     assert gd == {"sweep_point": points, "sweep_summary": 1}
+
+    # a point's file copied over another's: the summary refuses it by path
+    config = write(project, tiny(), "sweep.yaml")
+    names = list(SweepConfig(tiny()).points("fig3"))
+    folder = project / "results-tiny/sweeps/fig3/points"
+    (folder / f"{names[1]}.parquet").write_bytes((folder / f"{names[0]}.parquet").read_bytes())
+    result = snakemake(
+        project, "-c1", SWEEP_TARGET, "--forcerun", SWEEP_TARGET, "--rerun-triggers", "mtime",
+        config=config, check=False,
+    )  # fmt: skip
+    out = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert f"points/{names[1]}.parquet holds kind sweep point, experiment fig3, setting" in out
+
+
+def test_a_point_file_of_another_point_is_refused_by_path(tmp_path):
+    """The trial's case: a point's file copied over another's (pandas' "Index contains
+    duplicate entries" in the summary before): each point file records its sweep, point
+    and the sha256 of its experiment, and the summary reads it against its path's."""
+    import pyarrow as pa
+
+    sweeps = SweepConfig(tiny())
+    first, second = list(sweeps.points("fig3"))[:2]
+    identities = sweeps.identities("fig3")
+    assert identities[first] != identities[second]
+    table = pa.Table.from_pandas(pd.DataFrame({"point": [first], "x": [1.0]}))
+    path = tmp_path / f"{second}.parquet"  # the first point's file, at the second's path
+    io.save_table(path, io.with_identity(table, identities[first]))
+    assert io.load_frame(tmp_path / f"{second}.parquet", identities[first]) is not None
+    with pytest.raises(io.FileContractError) as err:
+        io.load_frame(path, identities[Path(path).stem])
+    message = str(err.value)
+    assert message.startswith(f"{path} holds kind sweep point, experiment fig3, setting {first}")
+    assert f"setting {second}" in message and "--forcerun" in message
 
 
 def test_a_null_grid_value_keeps_its_name_in_the_figure():

@@ -5,6 +5,7 @@ written on a machine with more GPUs, and dynamic padding changes no loss."""
 from __future__ import annotations
 
 import math
+import re
 import warnings
 from pathlib import Path
 
@@ -145,6 +146,7 @@ def test_a_checkpoint_from_a_machine_with_more_gpus_resumes(tmp_path):
         fit_run("vit", "sps", "cpu", checkpoint=checkpoint, stop_at=7)
     payload = torch.load(checkpoint, weights_only=True)
     payload["rng"]["cuda"] = [torch.zeros(16, dtype=torch.uint8)] * 8
+    payload[trainer.DIGEST_KEY] = trainer.checkpoint_sha256(payload)  # as a writer stamps it
     torch.save(payload, checkpoint)
     resumed, _ = fit_run("vit", "sps", "cpu", checkpoint=checkpoint)
     assert_same_run(resumed, reference, "resumed from an eight-GPU checkpoint")
@@ -472,3 +474,83 @@ def test_the_checkpoint_fit_writes_loads_with_weights_only(tmp_path):
         fit_run("vit", "sps", "cpu", checkpoint=checkpoint, stop_at=7)
     payload = torch.load(checkpoint, weights_only=True)
     assert {"fingerprint", "model", "optimizer", "rng", "state"} <= set(payload)
+
+
+# ---------------------------------------------------------------- checkpoints carry a digest
+
+
+def _saved(tmp_path):
+    checkpoint = tmp_path / "run.pt"
+    with pytest.raises(Interrupted):
+        fit_run("vit", "sps", "cpu", checkpoint=checkpoint, stop_at=7)
+    return checkpoint, torch.load(checkpoint, weights_only=True)
+
+
+def test_a_checkpoint_with_zeroed_weights_is_refused_not_resumed(tmp_path, caplog):
+    """The trial's case: weights zeroed, fingerprint (and the old digest) kept; before,
+    the run resumed from it and its table got a fresh, valid checksum."""
+    checkpoint, payload = _saved(tmp_path)
+    for tensor in payload["model"].values():
+        tensor.zero_()
+    torch.save(payload, checkpoint)
+    with caplog.at_level("INFO"), pytest.raises(io.FileContractError) as err:
+        fit_run("vit", "sps", "cpu", checkpoint=checkpoint)
+    message = str(err.value)
+    assert message.startswith(f"{checkpoint}: its content differs from the sha256 saved")
+    assert f"delete {checkpoint} to train the run from the start" in message
+    assert "resumed from" not in caplog.text
+    assert checkpoint.exists()  # the user decides: nothing is deleted for them
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda p: p["state"].update(step=p["state"]["step"] + 1),  # a number
+        lambda p: p["state"]["logged"][0].update(test_accuracy=0.5),  # a logged metric
+        lambda p: p["optimizer"]["param_groups"][0].update(lr=1.0),  # an optimizer setting
+        lambda p: p.pop(trainer.DIGEST_KEY),  # no digest: written before, or by hand
+    ],
+    ids=["step", "logged", "optimizer", "no-digest"],
+)
+def test_any_change_to_a_loadable_checkpoint_is_refused_by_name(tmp_path, change):
+    checkpoint, payload = _saved(tmp_path)
+    assert payload[trainer.DIGEST_KEY] == trainer.checkpoint_sha256(payload)
+    change(payload)
+    torch.save(payload, checkpoint)
+    with pytest.raises(io.FileContractError, match=f"^{re.escape(str(checkpoint))}"):
+        trainer.load_checkpoint(checkpoint, payload["fingerprint"])
+
+
+def test_the_digest_sees_dtype_shape_and_nan():
+    base = {"a": torch.zeros(2, 2), "b": [1.0, float("nan")]}
+    digest = trainer.checkpoint_sha256(base)
+    assert digest == trainer.checkpoint_sha256({"b": [1.0, float("nan")], "a": torch.zeros(2, 2)})
+    for other in (
+        {**base, "a": torch.zeros(4)},
+        {**base, "a": torch.zeros(2, 2, dtype=torch.float64)},
+        {**base, "b": [1.0, 0.0]},
+        {**base, "b": (1.0, float("nan"))},
+    ):
+        assert trainer.checkpoint_sha256(other) != digest
+
+
+def test_a_checkpoint_linked_to_a_text_file_is_refused_by_name(tmp_path):
+    """The trial's case (an IndexError from torch before): the link and its target named."""
+    text, link = tmp_path / "notes.txt", tmp_path / "seed0.pt"
+    text.write_text("some notes\nnot a checkpoint\n" * 20)
+    link.symlink_to(text)
+    with pytest.raises(io.FileContractError) as err:
+        trainer.load_checkpoint(link, {"total_steps": 1})
+    assert str(err.value).startswith(f"{link} (a link to {text}) is not a checkpoint")
+    assert "delete" in str(err.value)
+
+
+def test_the_refusal_of_a_planted_checkpoint_quotes_no_unsafe_advice(tmp_path):
+    planted = tmp_path / "seed0.pt"
+    torch.save({"payload": _OpensAFile(tmp_path / "x")}, planted)
+    with pytest.raises(io.FileContractError) as err:
+        trainer.load_checkpoint(planted, {"total_steps": 1})
+    message = str(err.value)
+    assert "\x1b" not in message
+    assert "weights_only=False" not in message and "trust the source" not in message
+    assert "WeightsUnpickler error" in message  # torch's reason, kept

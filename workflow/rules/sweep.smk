@@ -26,6 +26,7 @@ rule sweep_point:
     threads: config["threads"]
     params:
         experiment=of_job(SWEEPS.experiment),
+        identity=of_job(SWEEPS.identity),
         metrics=of_job(SWEEPS.metrics),
         device=config["device"],
         dtype=config["dtype"],
@@ -66,6 +67,7 @@ rule sweep_summary:
         "../../envs/plot.yaml"
     params:
         grid=of_job(SWEEPS.grid_table),
+        identities=of_job(SWEEPS.identities),
         axes=of_job(SWEEPS.axes),
         metrics=lookup(dpath="sweeps/{sweep}/metrics", within=config),
         needed=of_job(SWEEPS.metrics),

@@ -18,4 +18,5 @@ runs, curves, record = sweep_runs.run_point(
 for name, table in (("runs", runs), ("curves", curves)):
     table.insert(0, "point", wc.point)
     arrow = pa.Table.from_pandas(table, preserve_index=False)
-    io.save_table(getattr(snakemake.output, name), io.with_run_info(arrow, record))
+    arrow = io.with_identity(io.with_run_info(arrow, record), p.identity)
+    io.save_table(getattr(snakemake.output, name), arrow)

@@ -1,5 +1,7 @@
 """A sweep's tables and figure from its points' runs (sweep_tables, sweep_figure)."""
 
+from pathlib import Path
+
 import pandas as pd
 
 from attnbias.figures import sweep_figure
@@ -8,8 +10,17 @@ from attnbias.workflow import io, joblog, provenance
 
 joblog.start(snakemake)
 p = snakemake.params
-runs = pd.concat(map(io.load_frame, snakemake.input.runs), ignore_index=True)
-curves = pd.concat(map(io.load_frame, snakemake.input.curves), ignore_index=True)
+
+
+def load(paths) -> pd.DataFrame:
+    """Each point's file, checked to be that point's (its name is the file's stem)."""
+    return pd.concat(
+        [io.load_frame(path, p.identities[Path(path).stem]) for path in paths],
+        ignore_index=True,
+    )
+
+
+runs, curves = load(snakemake.input.runs), load(snakemake.input.curves)
 grid = pd.DataFrame(p.grid)
 long, points, verdicts = sweep_tables.tables(runs, curves, grid, p.needed, p.claims)
 io.save_csv(snakemake.output.csv, long)

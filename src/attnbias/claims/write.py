@@ -11,6 +11,7 @@ import pandas as pd
 
 from attnbias.claims.measure import BURN_IN, R2_MIN
 from attnbias.claims.rows import Claim, by_result
+from attnbias.workflow import markdown
 
 TITLE = "The paper's claims, measured"
 HOW_TO_READ = (
@@ -149,10 +150,9 @@ def registry_lines(table: pd.DataFrame) -> list[str]:
 
 
 def markdown_cell(text: str) -> str:
-    """Text safe in a Markdown table cell: | and <...> escaped, as html.escape does, and
-    the brackets of a link (a config label "[x](javascript:...)" stays text)."""
-    escaped = html.escape(str(text), quote=False).replace("|", "\\|")
-    return escaped.replace("[", "\\[").replace("]", "\\]")
+    """Text safe in a Markdown table cell (| escaped with the rest; a config label
+    "[x](javascript:...)" stays text): attnbias.workflow.markdown, as the captions."""
+    return markdown.text(text)
 
 
 def to_markdown(table: pd.DataFrame, backend: str = "") -> str:

@@ -10,15 +10,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from attnbias.workflow import markdown
+
 SUFFIX = ".caption.md"
 
 
 def compose(title: str, *paragraphs: str) -> str:
     """The caption's Markdown: `title` in bold (its lines joined by '. '), then each
-    non-empty paragraph."""
+    non-empty paragraph, all of it plain text (config titles and labels among it: no link,
+    image or other markup can start in them; attnbias.workflow.markdown)."""
     lines = [" ".join(line.split()).rstrip(".:") for line in title.splitlines() if line.strip()]
-    parts = [f"**{'. '.join(lines)}**" if lines else "", *paragraphs]
-    return "\n\n".join(" ".join(p.split()) for p in parts if p.strip())
+    head = [f"**{markdown.text('. '.join(lines))}**"] if lines else []
+    return "\n\n".join(head + [markdown.text(p) for p in paragraphs if p.strip()])
 
 
 def is_caption(path) -> bool:

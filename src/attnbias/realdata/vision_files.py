@@ -139,10 +139,15 @@ def read_cifar_batch(path: str | Path) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(f"{path}: cannot be read ({type(err).__name__}: {err})") from err
     if not isinstance(batch, dict):
         raise ValueError(f"{path}: not a CIFAR-10 python batch (a {type(batch).__name__})")
-    batch = {k.decode() if isinstance(k, bytes) else k: v for k, v in batch.items()}
+    # CIFAR's keys are ASCII bytes; any other byte is shown escaped, never decoded into an error
+    batch = {k.decode("utf-8", "backslashreplace") if isinstance(k, bytes) else k: v
+             for k, v in batch.items()}  # fmt: skip
     if "data" not in batch or "labels" not in batch:
         keys = sorted(map(repr, batch))
-        raise ValueError(f"{path}: no 'data' or 'labels' entry (has {', '.join(keys)})")
+        raise ValueError(
+            f"{path}: no 'data' or 'labels' entry (has {', '.join(keys)}), not a CIFAR-10 "
+            f"python batch; replace the folder with CIFAR-10's own: {HOW_TO_GET['cifar10']}"
+        )
     data, labels = batch["data"], batch["labels"]
     if not isinstance(data, np.ndarray):
         raise ValueError(f"{path}: data is a {type(data).__name__}, not a uint8 array")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from attnbias.optim.spec import OptimizerSpec
 from attnbias.studies import sweep_claims, sweep_grid
+from attnbias.workflow import io as files
 from attnbias.workflow.config import canonical, spec_settings, without
 
 
@@ -33,6 +34,15 @@ class SweepConfig:
         entry = self.entries[sweep]
         values = self._points[sweep][point]
         return canonical(sweep_grid.point_experiment(entry, self.base(sweep), values))
+
+    def identity(self, sweep: str, point: str) -> dict:
+        """What a point's files are: the sweep, the point and the sha256 of its experiment,
+        stored in them and checked by the summary (a file of another point is refused)."""
+        ident = files.identity("sweep point", sweep, self.experiment(sweep, point))
+        return {**ident, "setting": point}
+
+    def identities(self, sweep: str) -> dict[str, dict]:
+        return {point: self.identity(sweep, point) for point in self._points[sweep]}
 
     def metrics(self, sweep: str) -> list[str]:
         """The metrics the point jobs compute: the entry's, then those its claims compare."""

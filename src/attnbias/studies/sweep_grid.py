@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import re
 from collections import Counter
 
 MAX_POINTS = 100_000  # more points than this are refused (the workflow's DAG would crawl)
@@ -86,22 +87,37 @@ def format_value(value) -> str:
     return str(value)
 
 
+# Snakemake refuses a wildcard value that ends in one substring repeated 20 to 100 times
+# (snakemake.io.PeriodicityDetector, taken for a rule that feeds on itself): a point name
+# like that is refused here instead, by the grid key whose value ends it.
+PERIODIC = re.compile(r"(.+)\1{19,99}$")
+
+
 def points(grid: dict) -> dict[str, dict[str, object]]:
     """Point name -> {key path: value} for every key of the grid, in grid order."""
     all_axes = axes(grid)
     names = dict(zip(map(lambda a: next(iter(a)), swept(grid)), labels(grid), strict=True))
-    columns = [list(zip(*axis.values(), strict=True)) for axis in all_axes]
+    paths = {next(iter(axis)): (*path, next(iter(axis))) for path, axis in _paths(grid)}
+    columns = [list(enumerate(zip(*axis.values(), strict=True))) for axis in all_axes]
     out: dict[str, dict] = {}
     for combination in itertools.product(*columns):
-        values, parts = {}, []
-        for axis, row in zip(all_axes, combination, strict=True):
+        values, parts, last = {}, [], None
+        for axis, (i, row) in zip(all_axes, combination, strict=True):
             values.update(zip(axis, row, strict=True))
             first = next(iter(axis))
             if first in names:
                 parts.append(f"{names[first]}~{format_value(row[0])}")
+                last = (*paths[first], i)
         name = "_".join(parts) or "base"
         if name in out:
             raise GridError(("grid",), f"two points have the name {name}; make the values differ")
+        if last is not None and (periodic := PERIODIC.search(name)):
+            raise GridError(
+                last,
+                f"gives the point name {name!r}, which ends in {periodic[1]!r} repeated: "
+                "Snakemake refuses such a file name (PeriodicWildcardError); choose a value "
+                "without a long repeated run",
+            )
         out[name] = values
     return out
 

@@ -9,6 +9,7 @@ steps between two logged iterations in one call; training.kernel is the loop aro
 
 from __future__ import annotations
 
+import _ctypes
 import ctypes
 import hashlib
 import logging
@@ -100,16 +101,29 @@ class KernelError(RuntimeError):
 _LIB = None
 
 
+def _open(path: Path) -> ctypes.CDLL:
+    """`path` loaded; OSError where it does not load, or loads but lacks the kernel's entry
+    `segment` (another library in its place). That one is closed again: the loader would
+    otherwise hand the same stale library back for the rebuilt file at the same path."""
+    lib = ctypes.CDLL(str(path))
+    if not hasattr(lib, "segment"):
+        if hasattr(_ctypes, "dlclose"):  # POSIX, where the kernel is built
+            _ctypes.dlclose(lib._handle)
+        raise OSError(f"{path} loads but has no function 'segment': not this kernel")
+    return lib
+
+
 def _load() -> ctypes.CDLL:
     """The kernel loaded; a cached file that does not load (truncated, overwritten, built
-    for another libc) is rebuilt once, so that it never downgrades later builds to torch."""
+    for another libc) or is another library is rebuilt once, so that it never downgrades
+    later builds to torch."""
     path = kernel_path()
     try:
-        return ctypes.CDLL(str(path))
+        return _open(path)
     except OSError as err:
         logging.getLogger(__name__).warning("rebuilding the cached kernel %s: %s", path, err)
     try:
-        return ctypes.CDLL(str(kernel_path(rebuild=True)))
+        return _open(kernel_path(rebuild=True))
     except OSError as err:
         raise KernelError(f"the freshly built kernel does not load: {err}") from None
 

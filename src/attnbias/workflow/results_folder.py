@@ -1,54 +1,82 @@
-"""Which config a results folder belongs to, so that a copied config never overwrites the
-default config's figures and claims.
+"""Which config owns a results folder: one owner per folder, and no other config writes there.
 
-A copy of config/config.yaml keeps `results: results`: run with `--configfile` after a
-change (another lr, say), its jobs would rerun and write over the default's results. So
-every run records, in `<results>/.attnbias-config`, the config file(s) it ran with
-(`claim`, from the workflow's onstart: a dry run writes nothing), and a run with any
-other config file is refused, naming the key `results`, where that folder holds the
-default config's results (`check`, before any job). A folder of the copy's own takes it.
+A copy of a config keeps its `results:`: run with `--configfile` after a change (another
+lr, say), its jobs would rerun and write over the original's figures and claims. So every
+run records, in `<results>/.attnbias-config`, the config file(s) it ran with (`claim`,
+from the workflow's onstart: a dry run writes nothing), and `check` (before any job)
+refuses, naming the key `results` and the owner:
+- a run whose config file(s) differ from the folder's recorded owner, whatever either is;
+- a folder that holds files but no owner record (built before the record existed, or
+  copied without it): whose results they are is unknown.
+A missing or empty folder is fresh, and the run takes it.
+
+A config is identified by its file's path (relative to the working directory), not its
+content: editing the owner in place and rerunning is an incremental rerun (only the jobs
+that read the changed values run again), while a copy at another path, however similar,
+is another config. `take_over` (the command `python -m attnbias.workflow.results_folder
+take-over CONFIGFILE...`) hands a folder to other config files deliberately.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
+import shlex
 from collections.abc import Sequence
 from pathlib import Path
 
 from attnbias.workflow import io
 from attnbias.workflow.configcheck import ConfigError
+from attnbias.workflow.configfiles import ConfigFileError, name, read_plain
 
 OWNER_FILE = ".attnbias-config"  # in the results folder: the config file(s) that wrote it
-
-
-def _name(path) -> str:
-    """A config file's path relative to the working directory where it lies below it (a
-    copied project then still knows its own default), else absolute."""
-    resolved = Path(path).resolve()
-    try:
-        return str(resolved.relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(resolved)
+COMMAND = "python -m attnbias.workflow.results_folder take-over"
+DEFAULT_RESULTS = "results"  # the schema's default of the key `results`
 
 
 def owner(configfiles: Sequence, default_config) -> str:
     """The config file(s) of a run, one per line: `--configfile`'s, else the default."""
-    return "\n".join(_name(p) for p in configfiles) if configfiles else _name(default_config)
+    return "\n".join(name(p) for p in configfiles) if configfiles else name(default_config)
+
+
+def _listed(owner_text: str) -> str:
+    return ", ".join(owner_text.splitlines())
+
+
+def _holds_files(folder: Path) -> bool:
+    return folder.is_dir() and any(folder.iterdir())
 
 
 def check(config: dict, configfiles: Sequence, default_config) -> None:
-    """Refuse a config other than the default whose results folder holds the default's."""
-    this, default = owner(configfiles, default_config), _name(default_config)
-    path = Path(config["results"]) / OWNER_FILE
-    if this == default or not path.is_file() or path.read_text().strip() != default:
-        return
-    stem = Path(str(configfiles[-1])).stem
-    raise ConfigError(
-        ("results",),
-        f"{config['results']!r} holds the results of the default config, {default}; "
-        f"running {', '.join(map(str, configfiles))} there would overwrite its figures and "
-        f"claims. Give this config a folder of its own (e.g. results: results-{stem})",
+    """Refuse a run whose results folder belongs to other config files, or holds files
+    whose owner is unknown."""
+    this = owner(configfiles, default_config)
+    folder = Path(config["results"])
+    record = folder / OWNER_FILE
+    stem = Path(this.splitlines()[-1]).stem
+    fix = (
+        f"Give this config a folder of its own (e.g. results: results-{stem}), or take the "
+        "folder over deliberately, which hands it and the results in it to this config: "
+        f"{COMMAND} {shlex.join(this.splitlines())}"
     )
+    if record.is_file():
+        recorded = record.read_text().strip()
+        if recorded == this:
+            return
+        raise ConfigError(
+            ("results",),
+            f"{config['results']!r} belongs to the config {_listed(recorded)} (recorded in "
+            f"{record}); running {_listed(this)} there would overwrite its figures and "
+            f"claims. {fix}",
+        )
+    if _holds_files(folder):
+        raise ConfigError(
+            ("results",),
+            f"{config['results']!r} holds files but no record of the config that wrote them "
+            f"({record} is missing: built before the record existed, or copied without it), "
+            f"so running {_listed(this)} there could overwrite another config's figures and "
+            f"claims. {fix}",
+        )
 
 
 def claim(config: dict, configfiles: Sequence, default_config) -> None:
@@ -58,3 +86,39 @@ def claim(config: dict, configfiles: Sequence, default_config) -> None:
     if not path.is_file() or path.read_text() != text:
         os.makedirs(path.parent, exist_ok=True)
         io.save_text(path, text)
+
+
+def results_of(paths: Sequence) -> str:
+    """The `results` folder that config files given together name (the last one that sets
+    it, as Snakemake merges them), read as plain YAML (a YTE template is refused)."""
+    folders = [read_plain(p).get("results") for p in paths]
+    return next((f for f in reversed(folders) if f is not None), DEFAULT_RESULTS)
+
+
+def take_over(paths: Sequence) -> Path:
+    """Record `paths` (config files, run together) as the owner of the folder they name;
+    return the folder."""
+    config = {"results": results_of(paths)}
+    claim(config, paths, None)
+    return Path(config["results"])
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog=COMMAND.removesuffix(" take-over"),
+        description="Hand a results folder to config files (run from the working directory "
+        "of the workflow): later runs of any other config there are refused.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    take = commands.add_parser("take-over", help="record CONFIGFILE... as the folder's owner")
+    take.add_argument("configfiles", nargs="+", metavar="CONFIGFILE")
+    args = parser.parse_args(argv)
+    try:
+        folder = take_over(args.configfiles)
+    except ConfigFileError as err:
+        parser.exit(1, f"error: {err}\n")
+    print(f"{folder} now belongs to {_listed(owner(args.configfiles, None))}")
+
+
+if __name__ == "__main__":
+    main()

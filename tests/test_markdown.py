@@ -1,0 +1,77 @@
+"""Config text in Markdown stays text (issue 41): a figure's caption (`<name>.caption.md`)
+and claims.md escape titles and labels with one helper, attnbias.workflow.markdown, so no
+link, image, emphasis, code, HTML or block markup starts in them. Checked by rendering
+with markdown-it (CommonMark, and its GFM table and strikethrough rules)."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+
+from attnbias.claims.write import markdown_cell
+from attnbias.figures import caption
+from attnbias.workflow import markdown
+
+md = pytest.importorskip("markdown_it").MarkdownIt("commonmark").enable(["table", "strikethrough"])
+
+HOSTILE = [
+    "[x](javascript:alert(1))",
+    "![i](http://host/x.png)",
+    "GD *bold* __strong__ `code` ~~gone~~",
+    "<img src=x onerror=alert(1)> &amp; &#60;b&#62;",
+    "# heading",
+    "- item",
+    "+ item",
+    "> quote",
+    "12. numbered",
+    "3) numbered",
+    "a \\[x](y) backslash before a bracket",
+    "ends in a backslash \\",
+    "[ref]: http://host/x",
+    "| a | b |",
+    "$\\eta$ = 0.1, W_mm, ||W||",
+]
+
+
+def rendered_text(source: str) -> tuple[str, list[str]]:
+    """The HTML's text (tags removed, entities read) and the names of its tags."""
+    out = md.render(source)
+    tags = re.findall(r"<([a-z0-9]+)", out)
+    return html.unescape(re.sub(r"<[^>]+>", "", out)).strip(), tags
+
+
+@pytest.mark.parametrize("label", HOSTILE)
+def test_a_hostile_label_reads_back_as_itself_and_starts_no_markup(label):
+    text, tags = rendered_text(markdown.text(label))
+    assert text == label
+    assert tags == ["p"]
+
+
+@pytest.mark.parametrize("label", HOSTILE)
+def test_a_caption_with_a_hostile_title_and_label_is_text(label):
+    source = caption.compose(f"Title {label}", f"Optimizers: {label} (GD lr=1).")
+    text, tags = rendered_text(source)
+    assert tags == ["p", "strong", "p"], source
+    assert text == f"Title {label}\nOptimizers: {label} (GD lr=1)."
+
+
+def test_the_trial_captions_carry_no_link_and_no_remote_image():
+    source = caption.compose("[x](javascript:alert(1))", "![i](http://host/x.png)")
+    out = md.render(source)
+    assert "<a " not in out and "<img" not in out and "javascript:" in out
+
+
+def test_claims_cells_use_the_same_helper():
+    for label in HOSTILE:
+        assert markdown_cell(label) == markdown.text(label)
+    row = "| " + " | ".join(markdown_cell(c) for c in ("| a | b |", "[x](y)")) + " |"
+    table = md.render(f"| h1 | h2 |\n|---|---|\n{row}\n")
+    assert table.count("<td>") == 2 and "<a" not in table
+
+
+def test_plain_text_is_left_as_it_reads():
+    assert markdown.text("GD lr=0.1; NGD: max_step=50 (a) 1.5") == (
+        "GD lr=0.1; NGD: max\\_step=50 (a) 1.5"
+    )
