@@ -281,3 +281,19 @@ def sweep_files(pattern):
     return lambda wildcards: expand(
         pattern, sweep=wildcards.sweep, point=SWEEPS.points(wildcards.sweep)
     )
+
+
+# ---- the token-similarity figures (realdata.smk) -----------------------------------
+
+
+def similarity_datasets(wildcards):
+    """The datasets of a token-similarity figure: one panel and one job each."""
+    return {"dataset": list(WF.similarity_section(wildcards.figure)["samples"])}
+
+
+def similarity_values(wildcards):
+    """The histogram files of a token-similarity figure, one per dataset."""
+    datasets = similarity_datasets(wildcards)["dataset"]
+    return expand(
+        rules.token_similarity.output[0], figure=wildcards.figure, dataset=datasets
+    )
