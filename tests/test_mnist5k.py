@@ -225,3 +225,27 @@ def test_threads_are_the_experiments_and_change_no_identity():
     assert one.identity("run", "fig6_mnist5k", 0, "sgd") == two.identity(
         "run", "fig6_mnist5k", 0, "sgd"
     )
+
+
+def test_layer_norm_panels_show_each_layer_relative_to_its_start():
+    """fig6_mnist5k's layer norms differ by orders of magnitude and grow by a few percent:
+    each (seed, layer) series is drawn divided by its value at the first logged step."""
+    from attnbias.realdata.plots import relative_to_start
+
+    table = pd.DataFrame(
+        {
+            "seed": [0, 0, 0, 0, 1, 1],
+            "metric": [
+                "norm/00 a",
+                "norm/00 a",
+                "norm/01 b",
+                "norm/01 b",
+                "norm/00 a",
+                "norm/00 a",
+            ],
+            "iteration": [0, 10, 0, 10, 0, 10],
+            "value": [2.0, 2.2, 50.0, 51.0, 4.0, 4.0],
+        }
+    ).sample(frac=1.0, random_state=0)  # any row order
+    out = relative_to_start(table).sort_values(["seed", "metric", "iteration"])
+    assert out["value"].tolist() == pytest.approx([1.0, 1.1, 1.0, 1.02, 1.0, 1.0])
