@@ -32,6 +32,8 @@ Usage: python benchmarks/bert_throughput.py [--model PATH] [--size base|minilm|t
        [--optimizer sgd|sngd|sps|adam] [--batch 32] [--seq-len 128] [--lengths full|mnli]
        [--padding dynamic|fixed] [--buckets 0] [--steps 50] [--warmup 10] [--threads T] [--compile]
        [--device auto|cpu|cuda] [--texts DATASET] [--data-root data] [--gemm]
+       [--attention sdpa|eager]
+       [--attention sdpa|eager]
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ import torch
 
 from attnbias.optim.stochastic import make_optimizer
 from attnbias.realdata import pinned, trainer
-from attnbias.realdata.bert import trim_padding
+from attnbias.realdata.bert import ATTENTION, trim_padding
 from attnbias.training.devices import resolve_device
 
 MNLI_TRAIN_PAIRS = 392_702
@@ -68,17 +70,15 @@ SIZES = {
 MNLI_MEDIAN, MNLI_SIGMA, MIN_LENGTH = 36, 0.4, 8  # exp(0.4 * 1.645) * 36 = 70 at the 95th pct
 
 
-def bert_model(path: str | None, size: str):
+def bert_model(path: str | None, size: str, attention: str):
     from transformers import AutoModelForSequenceClassification, BertConfig
-
-    from attnbias.realdata.bert import ATTENTION
 
     if path:
         model = AutoModelForSequenceClassification.from_pretrained(
-            path, num_labels=3, attn_implementation=ATTENTION
+            path, num_labels=3, attn_implementation=attention
         )
         return model, path
-    config = BertConfig(num_labels=3, attn_implementation=ATTENTION, **SIZES[size])
+    config = BertConfig(num_labels=3, attn_implementation=attention, **SIZES[size])
     return AutoModelForSequenceClassification.from_config(config), f"random BERT-{size}"
 
 
@@ -180,12 +180,13 @@ def main() -> None:
     parser.add_argument("--texts", default=None, help="row lengths from this packaged corpus")
     parser.add_argument("--data-root", default="data")
     parser.add_argument("--gemm", action="store_true", help="time the step's GEMMs alone")
+    parser.add_argument("--attention", default=ATTENTION, choices=["sdpa", "eager"])
     args = parser.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
 
     device = resolve_device(args.device)
-    model, name = bert_model(args.model, args.size)
+    model, name = bert_model(args.model, args.size, args.attention)
     model.to(device).train()
     optimizer = make_optimizer(args.optimizer, model.parameters(), **SETTINGS[args.optimizer])
     generator = torch.Generator().manual_seed(0)
@@ -240,6 +241,7 @@ def main() -> None:
         f"{args.padding} (mean {sum(timed) / len(timed):.1f} columns per batch)"
         + (f", length buckets of {args.buckets} batches" if args.buckets else "")
         + ("; torch.compile" if args.compile else "")
+        + f"; attention {args.attention}"
     )
     print(f"{rate:,.1f} samples/s over {args.steps} steps after {args.warmup} warm-up steps")
     flops = step_flops(model, batches[args.warmup :])

@@ -17,6 +17,6 @@ plots.draw_training(
     fixture=source["fixture"],
     outputs=[snakemake.output.pdf, snakemake.output.png, snakemake.output.caption],
     provenance=record,
-    dataset=plots.data_name(snakemake.params.settings, source),
+    dataset=plots.face_line(snakemake.params.settings, source),
 )
 provenance.save(snakemake.output.provenance, record)

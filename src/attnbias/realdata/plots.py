@@ -80,14 +80,25 @@ def data_name(settings: dict, source: dict) -> str:
 
 
 def _model_name(settings: dict, source: dict) -> str:
-    """The model as a caption names it: a pinned wheel's origin, a hub name or folder's
+    """The model as a caption names it: a pinned wheel's files, a hub name or folder's
     base name (never a local path), or the ViT's sizes."""
     model = source.get("model") or {}
     if model.get("origin"):
-        return f"{model['model']} ({model['origin']}), fine-tuned whole"
+        return f"{model['origin']}, fine-tuned whole"
     if settings.get("model_path"):
         return Path(settings["model_path"]).name or settings["model_path"]
     return f"ViT {settings.get('vit', {})}"
+
+
+def face_line(settings: dict, source: dict) -> str:
+    """What the figure's face says it was drawn from: the data and the model."""
+    model = source.get("model") or {}
+    if model.get("path"):  # a pre-trained text model: its folder's or hub name
+        name = f"{Path(model['path']).name}, fine-tuned"
+    else:
+        vit = settings.get("vit", {})
+        name = f"ViT, depth {vit.get('depth')}, width {vit.get('dim')}"
+    return f"{data_name(settings, source)}; model: {name}"
 
 
 def _data_origin(source: dict) -> str:
@@ -114,7 +125,8 @@ def training_caption(settings: dict, legend: dict, source: dict) -> str:
     lines = "a single run" if seeds == 1 else f"mean over {seeds} seeds, band min to max"
     return (
         f"Data: {data_name(settings, source)} from {_data_origin(source)}; model: {model}. "
-        f"{train['epochs']} epochs, batch size {train['batch_size']}, logged every "
+        f"{train['epochs']} epoch{'s' if train['epochs'] != 1 else ''}, batch size "
+        f"{train['batch_size']}, logged every "
         f"{train['log_every']} steps; lines: {lines}. Train loss: mean mini-batch "
         f"cross-entropy since the previous log point; test accuracy on "
         f"{TEST_SPLITS[settings['dataset']]}.{subset} Optimizers: {optimizers}."
