@@ -17,5 +17,6 @@ plots.draw_similarity(
     fixture=source["fixture"],
     outputs=[snakemake.output.pdf, snakemake.output.png, snakemake.output.caption],
     provenance=record,
+    model=Path(source["model"]["path"]).name,
 )
 provenance.save(snakemake.output.provenance, record)

@@ -252,10 +252,13 @@ def draw_similarity(
     fixture: bool,
     outputs,
     provenance: dict | None = None,
+    model: str | None = None,
 ) -> None:
     """One density of within-text cosine similarities per dataset, with the fraction of
-    pairs inside |cos| < band printed on it. `histograms[name]` has the columns lo, hi,
-    count (the histogram) and texts, pairs, band, within_band (the same on every row).
+    pairs inside |cos| < band printed on it; `model` (the embeddings' model) named in each
+    panel's title beside the dataset, so the face says what it was drawn from.
+    `histograms[name]` has the columns lo, hi, count (the histogram) and texts, pairs,
+    band, within_band (the same on every row).
     `title` and the counts go to the caption (a `.caption.md` path of `outputs`)."""
     apply_theme()
     names = list(histograms)
@@ -277,7 +280,7 @@ def draw_similarity(
         )  # fmt: skip
         ax.set_xlabel("cosine similarity of two tokens in a text")
         ax.set_ylabel("density")
-        ax.set_title(name, loc="left", fontweight="bold")
+        ax.set_title(f"{name}: {model}" if model else name, loc="left", fontweight="bold")
         counted.append(
             f"{name}: {first['within_band']:.1%} of {int(first['pairs']):,} pairs from "
             f"{int(first['texts']):,} texts have |cos| < {band:g} (shaded)"
