@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow.parquet as pq
 
-from attnbias.workflow import io
+from attnbias.workflow import io, parquet
 
 
 def readers(configfile: str) -> Counter:
@@ -65,7 +65,7 @@ def _npz(path: Path, repeats: int) -> tuple[float, float]:
 
 def _parquet(path: Path, repeats: int) -> tuple[float, float]:
     table = pq.read_table(path)
-    hashing = _best(lambda: io._table_sha256(table), repeats)
+    hashing = _best(lambda: parquet._table_sha256(table), repeats)
     return hashing, _best(lambda: pq.read_table(path), repeats)
 
 

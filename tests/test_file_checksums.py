@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from attnbias.workflow import io, provenance
+from attnbias.workflow import io, parquet, provenance
 
 REPO = Path(__file__).resolve().parents[1]
 CONFIG = {"lr": 0.1}
@@ -249,10 +249,10 @@ def test_a_table_checksum_reads_numbers_as_numpy_lays_them_out():
         for start, length in ((0, 21), (3, 11), (13, 0)):
             chunk = column.slice(start, length)
             want = chunk.to_numpy(zero_copy_only=False).tobytes()
-            assert bytes(io._value_bytes(chunk)) == want, (chunk.type, start, length)
+            assert bytes(parquet._value_bytes(chunk)) == want, (chunk.type, start, length)
     # negative control: an edited value changes the bytes hashed
     edited = pa.array(np.r_[0.0, rng.normal(size=20)])
-    assert bytes(io._value_bytes(edited)) != bytes(io._value_bytes(columns["f64"]))
+    assert bytes(parquet._value_bytes(edited)) != bytes(parquet._value_bytes(columns["f64"]))
 
 
 def test_writing_a_run_table_imports_no_pandas(tmp_path):

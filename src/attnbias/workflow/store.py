@@ -1,0 +1,127 @@
+"""The store under every result file: atomic writes, file identities and the errors that
+name a refused file with the command that rebuilds it. The codecs (attnbias.workflow.npz,
+.parquet, and io's JSON and text) write through it; docs/file-contract.md is the contract."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Callable
+from contextlib import contextmanager
+from pathlib import Path
+
+
+class FileContractError(ValueError):
+    """A file that is not what its path says, or that cannot be read; names the file and
+    how to rebuild it."""
+
+
+def rebuild_hint(path) -> str:
+    return (
+        f"rebuild it with `snakemake --forcerun {path}` (add the --configfile and -c options "
+        "of your build), which also reruns everything built from it"
+    )
+
+
+def canonical_json(value) -> str:
+    """Strict JSON (NaN and inf refused), sorted keys, no spaces."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+def config_sha256(config) -> str:
+    """sha256 (hex) of the canonical JSON of `config`."""
+    return hashlib.sha256(canonical_json(config).encode()).hexdigest()
+
+
+def identity(
+    kind: str, experiment: str, config, *, seed: int | None = None, optimizer: str | None = None
+) -> dict:
+    """What a file is: its kind (data, svm, run, final, metrics), experiment, seed and
+    optimizer where it has them, and the sha256 of the config values that produced it."""
+    out = {"kind": kind, "experiment": experiment}
+    if seed is not None:
+        out["seed"] = int(seed)
+    if optimizer is not None:
+        out["optimizer"] = optimizer
+    out["config_sha256"] = config_sha256(config)
+    return out
+
+
+def _describe(ident: dict) -> str:
+    return ", ".join(
+        f"{k} {ident[k]}"
+        for k in ("kind", "experiment", "setting", "optimizer", "seed")
+        if k in ident
+    )
+
+
+def check_identity(path, found: dict | None, expect: dict | None) -> None:
+    """Raise FileContractError unless the identity `found` in `path` is `expect`."""
+    if expect is None:
+        return
+    if found is None:
+        raise FileContractError(
+            f"{path} records no identity (written by an older attnbias or another program), "
+            f"so it cannot be checked against its path and the config; {rebuild_hint(path)}"
+        )
+    if found == expect:
+        return
+    what = _describe(found)
+    if {k: v for k, v in found.items() if k != "config_sha256"} == {
+        k: v for k, v in expect.items() if k != "config_sha256"
+    }:
+        reason = f"holds {what} but from another config than the current one"
+    else:
+        reason = f"holds {what}, but its path and the config call for {_describe(expect)}"
+    raise FileContractError(f"{path} {reason}; {rebuild_hint(path)}")
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+@contextmanager
+def atomic_path(path: str | os.PathLike):
+    """Yield a temporary path beside `path`; rename it onto `path` only on success."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(fd)
+    os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; results are for sharing
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+
+
+def write_with(path, writer: Callable[[str], None]) -> None:
+    with atomic_path(path) as tmp:
+        writer(tmp)
+
+
+def edited(path, what: str) -> FileContractError:
+    return FileContractError(
+        f"{path} was changed after its job wrote it ({what}), so it is not the result its "
+        f"job computed and is not used; {rebuild_hint(path)}"
+    )
+
+
+def unreadable(path, err: Exception | str) -> FileContractError:
+    why = err if isinstance(err, str) else f"{type(err).__name__}: {str(err).strip() or '?'}"
+    return FileContractError(
+        f"{path} cannot be read as a .{Path(path).suffix[1:]} file ({why}); it is damaged "
+        f"or not what its name says; {rebuild_hint(path)}"
+    )
+
+
+def unchecked(path) -> FileContractError:
+    return FileContractError(
+        f"{path} records no checksum (written by an older attnbias or another program), "
+        f"so an edit could not be told apart; {rebuild_hint(path)}"
+    )
