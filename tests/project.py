@@ -16,10 +16,6 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 
-# The synthetic stages have a rule per experiment (data_fig2, svm_fig2, train_fig2, ...):
-# their jobs are counted by stage.
-_STAGE = re.compile(r"^(data|svm|train)_(?!real$)\w+$")
-
 
 def snakemake(workdir: Path, *args: str, config: str | None = "config/tiny.yaml", check=True):
     """Run snakemake in `workdir` with `config` (which replaces the default config; None:
@@ -48,8 +44,7 @@ def planned_jobs(workdir: Path, config: str = "config/tiny.yaml", target: str = 
     table = out.split("Job stats:")[1].split("total")[0]
     jobs = Counter()
     for m in re.finditer(r"^(\w+)\s+(\d+)$", table, re.M):
-        stage = _STAGE.match(m[1])
-        jobs[stage[1] if stage else m[1]] += int(m[2])
+        jobs[m[1]] += int(m[2])
     return jobs
 
 

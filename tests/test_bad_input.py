@@ -37,6 +37,7 @@ from attnbias.optim.full_batch import OptimizerSpec
 from attnbias.svm import max_margin
 from attnbias.training import metrics, torch_loop
 from attnbias.workflow import configcheck, io, markdown
+from attnbias.workflow.svm_file import load_svm
 
 TARGET = "results-tiny/fig2/metrics.parquet"
 SCHEMA = "workflow/schemas/config.schema.yaml"
@@ -235,7 +236,7 @@ def test_overflowing_parameters_stop_the_run_naming_it(built_copy):
     optimizer, seed and iteration, in the console and in the job's log."""
     config = tiny()
     config["experiments"]["fig2"]["optimizers"]["ngd"]["lr"] = 1e160
-    target = "results-tiny/train/fig2/ngd/seed0.parquet"
+    target = "results-tiny/train/fig2/ngd.parquet"
     before = snapshot(built_copy)
     result = run_with(
         built_copy, config, target, "-c1", "--forcerun", target, *BY_MTIME, in_place=True
@@ -255,7 +256,7 @@ def test_overflowing_parameters_stop_the_run_naming_it(built_copy):
 def test_polyak_step_that_never_fires_is_an_error(built_copy):
     config = tiny()
     config["experiments"]["fig2"]["optimizers"]["ps"]["f_star"] = 5
-    target = "results-tiny/train/fig2/ps/seed0.parquet"
+    target = "results-tiny/train/fig2/ps.parquet"
     result = run_with(
         built_copy, config, target, "-c1", "--forcerun", target, *BY_MTIME, in_place=True
     )
@@ -328,19 +329,26 @@ def test_claims_without_gap_rows_name_experiment_optimizer_and_metric():
 
 
 @pytest.mark.slow
-def test_svm_file_of_another_seed_is_refused_by_path(built_copy):
-    svm_dir = built_copy / "results-tiny/svm/fig2"
-    shutil.copy(svm_dir / "seed1.npz", svm_dir / "seed0.npz")  # newer: its runs rerun
+def test_svm_file_with_another_seeds_solution_is_refused_naming_the_seed(built_copy):
+    """Seed 0's entries replaced by seed 1's, each with the checksums its job recorded for
+    them: every entry is intact, but seed 0 holds seed 1's solution, refused by name."""
+    svm = "results-tiny/svm/fig2.npz"
+    with np.load(built_copy / svm) as f:
+        entries = {key: f[key] for key in f.files}
+    entries |= {key.replace("seed1/", "seed0/"): v for key, v in entries.items() if "seed1/" in key}
+    np.savez(built_copy / svm, **entries)  # newer: its runs rerun
     before = snapshot(built_copy)
     result = snakemake(built_copy, TARGET, "-c1", *BY_MTIME, check=False)
     out = result.stdout + result.stderr
     assert result.returncode != 0
-    assert "results-tiny/svm/fig2/seed0.npz holds kind svm, experiment fig2, seed 1" in out, out
-    assert "snakemake --forcerun results-tiny/svm/fig2/seed0.npz" in out
+    assert (
+        f"{svm} holds kind svm, experiment fig2, seed 1, but its path and the config call "
+        "for kind svm, experiment fig2, seed 0" in out
+    ), out
+    assert f"snakemake --forcerun {svm}" in out
     # the failed job's log holds the error (-c1: the first of fig2's training jobs fails,
     # and stops the build)
     logs = (built_copy / "results-tiny/logs/train/fig2").glob("*.log")
-    svm = "results-tiny/svm/fig2/seed0.npz"
     assert any("FileContractError" in log and svm in log for log in map(Path.read_text, logs))
     assert snapshot(built_copy)[TARGET] == before[TARGET]
 
@@ -348,12 +356,12 @@ def test_svm_file_of_another_seed_is_refused_by_path(built_copy):
 @pytest.mark.slow
 def test_run_file_of_another_optimizer_is_refused_by_the_aggregate(built_copy):
     runs = built_copy / "results-tiny/train/fig2"
-    shutil.copy(runs / "ngd/seed0.parquet", runs / "gd/seed0.parquet")
+    shutil.copy(runs / "ngd.parquet", runs / "gd.parquet")
     before = snapshot(built_copy)
     result = snakemake(built_copy, TARGET, "-c1", *BY_MTIME, check=False)
     out = result.stdout + result.stderr
     assert result.returncode != 0
-    run = "results-tiny/train/fig2/gd/seed0.parquet"
+    run = "results-tiny/train/fig2/gd.parquet"
     assert f"{run} holds kind run, experiment fig2, optimizer ngd" in out
     assert "FileContractError" in (built_copy / "results-tiny/logs/aggregate/fig2.log").read_text()
     assert not (built_copy / TARGET).exists() or snapshot(built_copy)[TARGET] == before[TARGET]
@@ -363,11 +371,12 @@ def test_run_file_of_another_optimizer_is_refused_by_the_aggregate(built_copy):
 def test_an_edited_run_is_refused_by_the_aggregate_and_the_claims_kept(built_copy):
     """Issue 34's case: the final gap_W of a run's table changed in place (its identity and
     every other metadata kept): the aggregate job refuses it by path, and no aggregate or
-    claim is built from it."""
-    run = "results-tiny/train/fig2/gd/seed0.parquet"
+    claim is built from it. The run table holds every seed: the error names the one edited."""
+    run = "results-tiny/train/fig2/gd.parquet"
     table = pq.read_table(built_copy / run)
     rows = table.to_pandas()
     last = rows.index[rows.metric == "gap_W"].max()
+    seed = rows.seed[last]
     values = table.column("value").to_numpy().copy()
     values[last] *= 1e3
     edited = table.set_column(table.schema.get_field_index("value"), "value", pa.array(values))
@@ -376,7 +385,7 @@ def test_an_edited_run_is_refused_by_the_aggregate_and_the_claims_kept(built_cop
     result = snakemake(built_copy, "results-tiny/claims.md", "-c1", *BY_MTIME, check=False)
     out = result.stdout + result.stderr
     assert result.returncode != 0
-    assert f"{run} was changed after its job wrote it" in out, out
+    assert f"{run} was changed after its job wrote it (the rows of seed {seed} differ" in out, out
     assert f"snakemake --forcerun {run}" in out
     after = snapshot(built_copy)
     # Snakemake removes a job's old outputs before it runs it: the aggregate is gone or
@@ -389,7 +398,7 @@ def test_an_edited_run_is_refused_by_the_aggregate_and_the_claims_kept(built_cop
 @pytest.mark.slow
 @pytest.mark.parametrize("damage", ["garbage", "truncated"])
 def test_unreadable_file_is_reported_by_path_without_unpickling(built_copy, damage):
-    path = built_copy / "results-tiny/data/fig2/seed0.npz"
+    path = built_copy / "results-tiny/data/fig2.npz"
     content = path.read_bytes()
     path.write_bytes(
         b"\x80\x04garbage" * 10 if damage == "garbage" else content[: len(content) // 2]
@@ -397,22 +406,24 @@ def test_unreadable_file_is_reported_by_path_without_unpickling(built_copy, dama
     result = snakemake(built_copy, TARGET, "-c1", *BY_MTIME, check=False)
     out = result.stdout + result.stderr
     assert result.returncode != 0
-    assert "results-tiny/data/fig2/seed0.npz cannot be read as a .npz file" in out, out
-    assert "snakemake --forcerun results-tiny/data/fig2/seed0.npz" in out
+    assert "results-tiny/data/fig2.npz cannot be read as a .npz file" in out, out
+    assert "snakemake --forcerun results-tiny/data/fig2.npz" in out
     assert "allow_pickle" not in out and "BadZipFile" not in out
 
 
-def _rewrite_arrays(path: Path, reseal: bool = True, **arrays) -> None:
-    """Replace arrays of an .npz file, keeping its other entries (identity, stored
-    hypotheses) and its mtime, so that Snakemake sees it as up to date. `reseal`: record
-    the new arrays' checksums too, as if its job had written them (else: an edit)."""
+def _rewrite_arrays(path: Path, seed: int, reseal: bool = True, **arrays) -> None:
+    """Replace arrays of one seed of an .npz file, keeping its other entries (identity,
+    stored hypotheses) and its mtime, so that Snakemake sees it as up to date. `reseal`:
+    record the new arrays' checksums too, as if its job had written them (else: an edit)."""
     stat = path.stat()
+    prefix = f"seed{seed}/"
     with np.load(path) as f:
         entries = {key: f[key] for key in f.files}
-    entries.update(arrays)
+    entries.update({prefix + key: value for key, value in arrays.items()})
     if reseal:
-        digests = {k: io.array_sha256(v) for k, v in entries.items() if k != io.CHECKSUM_KEY}
-        entries[io.CHECKSUM_KEY] = np.array(json.dumps(digests))
+        group = {k[len(prefix) :]: v for k, v in entries.items() if k.startswith(prefix)}
+        digests = {k: io.array_sha256(v) for k, v in group.items() if k != io.CHECKSUM_KEY}
+        entries[prefix + io.CHECKSUM_KEY] = np.array(json.dumps(digests))
     np.savez(path, **entries)
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
 
@@ -423,16 +434,14 @@ def test_the_figure_prints_the_hypotheses_its_files_store_and_measures_none(buil
     non-zero W0, breaking Cond. 1 i; u_mm twice as long, no sample on its margin) but
     hold the reports their jobs stored, prints the stored ones."""
     results = built_copy / "results-tiny"
-    seeds = [
-        (results / f"data/fig3/seed{s}.npz", results / f"svm/fig3/seed{s}.npz") for s in (0, 1)
-    ]
-    stored = [io.seed_hypotheses(d, s) for d, s in seeds]
-    data0, svm0 = seeds[0]
-    _rewrite_arrays(data0, W0=np.ones_like(io.load_data(data0)["W0"]))
-    _rewrite_arrays(svm0, u_mm=2 * io.load_npz(svm0)["u_mm"])
+    data, svm = results / "data/fig3.npz", results / "svm/fig3.npz"
+    stored = io.hypotheses_by_seed(data, svm)
+    _rewrite_arrays(data, 0, W0=np.ones_like(io.load_data(data)[0]["W0"]))
+    _rewrite_arrays(svm, 0, u_mm=2 * io.load_seeds(svm)[0]["u_mm"])
     note = hypotheses.describe(hypotheses.summarize(stored))
     # control: measured again on these arrays, the note would say otherwise
-    measured = [hypotheses.report(io.load_data(d), io.load_npz(s)) for d, s in seeds]
+    datasets, solutions = io.load_data(data), io.load_seeds(svm)
+    measured = [hypotheses.report(datasets[s], solutions[s]) for s in datasets]
     remeasured = hypotheses.describe(hypotheses.summarize(measured))
     assert "zero init True" in note and "zero init False" in remeasured
     assert measured[0]["cond1_sv_fraction"] == 0 < stored[0]["cond1_sv_fraction"]
@@ -450,15 +459,15 @@ def test_the_figure_prints_the_hypotheses_its_files_store_and_measures_none(buil
 def test_deleted_intermediate_is_rebuilt_with_forcerun_as_the_readme_says(built_copy):
     """Snakemake keeps downstream files whose input went missing: after deleting an svm
     file nothing is planned; --forcerun on it rebuilds it and what was built from it."""
-    (built_copy / "results-tiny/svm/fig2/seed0.npz").unlink()
+    (built_copy / "results-tiny/svm/fig2.npz").unlink()
     plain = snakemake(built_copy, TARGET, "-n", *BY_MTIME)
     assert "Nothing to be done" in plain.stdout + plain.stderr
     forced = snakemake(
-        built_copy, TARGET, "-n", "--forcerun", "results-tiny/svm/fig2/seed0.npz", *BY_MTIME
+        built_copy, TARGET, "-n", "--forcerun", "results-tiny/svm/fig2.npz", *BY_MTIME
     ).stdout
     # the synthetic stages: a job per experiment (svm), per experiment and optimizer (train)
-    assert re.search(r"^svm_fig2\s+1$", forced, re.M)
-    assert re.search(r"^train_fig2\s+4$", forced, re.M)
+    assert re.search(r"^svm\s+1$", forced, re.M)
+    assert re.search(r"^train\s+4$", forced, re.M)
     assert re.search(r"^aggregate\s+1$", forced, re.M)
 
 
@@ -470,31 +479,37 @@ def _dataset_and_solution():
 def test_w_mm_is_checked_against_its_data(tmp_path):
     ds, arrays = _dataset_and_solution()
     ident = io.identity("svm", "fig2", {"any": 1}, seed=0)
-    io.save_npz(tmp_path / "good.npz", arrays, ident)
-    assert np.array_equal(io.load_svm(tmp_path / "good.npz", ds, ident)["W_mm"], arrays["W_mm"])
+    io.save_seeds(tmp_path / "good.npz", {0: arrays}, {0: ident})
+    good = load_svm(tmp_path / "good.npz", {0: ds}, [ident])
+    assert np.array_equal(good[0]["W_mm"], arrays["W_mm"])
     # twice W_mm satisfies every constraint, but is not the max-margin solution
-    io.save_npz(tmp_path / "long.npz", {**arrays, "W_mm": 2 * arrays["W_mm"]}, ident)
-    with pytest.raises(io.FileContractError, match=r"long\.npz: W_mm is not the max-margin"):
-        io.load_svm(tmp_path / "long.npz", ds, ident)
+    io.save_seeds(tmp_path / "long.npz", {0: {**arrays, "W_mm": 2 * arrays["W_mm"]}}, {0: ident})
+    with pytest.raises(io.FileContractError, match=r"long\.npz: seed 0: W_mm is not the max-"):
+        load_svm(tmp_path / "long.npz", {0: ds}, [ident])
     # another seed's solution: the constraints of this data fail
-    other, other_arrays = models.generate("example1", 1, dict(n=6, T=3, d=12)), None
+    other = models.generate("example1", 1, dict(n=6, T=3, d=12))
     other_arrays = max_margin.to_arrays(max_margin.solve_for_dataset(other, False, "other"))
-    io.save_npz(tmp_path / "other.npz", other_arrays, ident)
+    io.save_seeds(tmp_path / "other.npz", {0: other_arrays}, {0: ident})
     with pytest.raises(io.FileContractError, match="smallest margin"):
-        io.load_svm(tmp_path / "other.npz", ds, ident)
+        load_svm(tmp_path / "other.npz", {0: ds}, [ident])
 
 
 def test_identity_names_config_mismatch_and_missing_identity(tmp_path):
     ds, _ = _dataset_and_solution()
-    io.save_npz(tmp_path / "d.npz", ds, io.identity("data", "fig2", {"n": 6}, seed=0))
+    ident = io.identity("data", "fig2", {"n": 6}, seed=0)
+    io.save_seeds(tmp_path / "d.npz", {0: ds}, {0: ident})
     with pytest.raises(io.FileContractError, match="from another config"):
-        io.load_data(tmp_path / "d.npz", io.identity("data", "fig2", {"n": 7}, seed=0))
-    io.save_npz(tmp_path / "old.npz", ds)  # written without an identity
+        io.load_data(tmp_path / "d.npz", [io.identity("data", "fig2", {"n": 7}, seed=0)])
+    io.save_seeds(tmp_path / "old.npz", {0: ds}, {0: None})  # written without an identity
     with pytest.raises(io.FileContractError, match="records no identity"):
-        io.load_data(tmp_path / "old.npz", io.identity("data", "fig2", {"n": 6}, seed=0))
-    np.savez(tmp_path / "other.npz", **ds)  # another program's: neither identity nor checksum
-    with pytest.raises(io.FileContractError, match="other.npz records no checksum"):
-        io.load_data(tmp_path / "other.npz", io.identity("data", "fig2", {"n": 6}, seed=0))
+        io.load_data(tmp_path / "old.npz", [ident])
+    # another program's: neither identity nor checksum
+    np.savez(tmp_path / "other.npz", **{f"seed0/{k}": v for k, v in ds.items()})
+    with pytest.raises(io.FileContractError, match=r"other.npz \(seed 0\) records no checksum"):
+        io.load_data(tmp_path / "other.npz", [ident])
+    io.save_npz(tmp_path / "flat.npz", ds, ident)  # the layout before the seed axis
+    with pytest.raises(io.FileContractError, match=r"flat.npz holds seeds \[\], but"):
+        io.load_data(tmp_path / "flat.npz", [ident])
 
 
 def test_aggregate_refuses_a_run_twice(tmp_path):
@@ -528,7 +543,7 @@ def test_fig9_mnist_with_a_wrong_root_names_its_key(built_copy, tmp_path):
     config = tiny()
     params = config["experiments"]["fig9"]["data"]["params"]
     params.update(source="mnist", root=str(tmp_path / "no-such-folder"))
-    target = "results-tiny/data/fig9/seed0.npz"  # built already: by modification times, rerun it
+    target = "results-tiny/data/fig9.npz"  # built already: by modification times, rerun it
     result = run_with(
         built_copy, config, target, "-c1", "--forcerun", target, *BY_MTIME, in_place=True
     )

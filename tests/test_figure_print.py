@@ -191,13 +191,8 @@ def test_built_captions_carry_the_hypotheses_the_jobs_stored(built_project):
     results = built_project / "results-tiny"
     config = yaml.safe_load((built_project / "config/tiny.yaml").read_text())["experiments"]
     for name, e in config.items():
-        seeds = range(e["seeds"])
-        stored = [
-            io.seed_hypotheses(
-                results / f"data/{name}/seed{s}.npz", results / f"svm/{name}/seed{s}.npz"
-            )
-            for s in seeds
-        ]
+        stored = io.hypotheses_by_seed(results / f"data/{name}.npz", results / f"svm/{name}.npz")
+        assert len(stored) == e["seeds"]
         caption = (results / f"{name}.caption.md").read_text()
         assert markdown.text(hypotheses.describe(hypotheses.summarize(stored))) in caption, name
         assert "Trained on " in caption, name

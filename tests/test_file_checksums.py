@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -36,14 +37,24 @@ def _dataset(seed: int = 0) -> dict[str, np.ndarray]:
     }
 
 
-def _run_table(optimizer: str = "gd", seed: int = 0) -> pa.Table:
+SEEDS = (0, 1)
+
+
+def _run_table(optimizer: str = "gd") -> pa.Table:
+    """A training job's table: the rows of every seed (SEEDS), each seed's identity."""
     iterations = np.array([0, 10, 100])
     metrics = {"gap_W": np.array([1.0, 0.5, 0.25]), "loss": np.array([0.7, 0.3, 0.1])}
-    table = io.metrics_table("fig2", optimizer, seed, iterations, metrics)
-    table = io.with_run_info(table, {"device": "cpu"})
-    return io.with_identity(
-        table, io.identity("run", "fig2", CONFIG, seed=seed, optimizer=optimizer)
-    )
+    tables = [io.metrics_table("fig2", optimizer, s, iterations, metrics) for s in SEEDS]
+    table = io.with_run_info(pa.concat_tables(tables), {"device": "cpu"})
+    return io.with_identity(table, _run_identities(optimizer))
+
+
+def _run_identities(optimizer: str = "gd") -> list[dict]:
+    return [io.identity("run", "fig2", CONFIG, seed=s, optimizer=optimizer) for s in SEEDS]
+
+
+def _save_run_table(path, optimizer: str = "gd") -> None:
+    io.save_table(path, _run_table(optimizer), by_seed=True)
 
 
 def _edit_npz(path, key: str) -> None:
@@ -73,70 +84,69 @@ def _edit_table(path, column: str = "value") -> None:
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
 
 
+def _identities(kind: str) -> dict[int, dict]:
+    return {s: io.identity(kind, "fig2", CONFIG, seed=s) for s in SEEDS}
+
+
 def _write_data(path):
-    io.save_npz(path, _dataset(), io.identity("data", "fig2", CONFIG, seed=0), HYPOTHESES)
+    datasets = {s: _dataset(s) for s in SEEDS}
+    io.save_seeds(path, datasets, _identities("data"), {s: HYPOTHESES for s in SEEDS})
 
 
 def _write_svm(path):
-    io.save_npz(
-        path,
-        {"W_mm": np.eye(5), "W_mm_kkt_residual": np.array(0.0)},
-        io.identity("svm", "fig2", CONFIG, seed=0),
-        {"cond1_sv_fraction": 0.5},
-    )
+    arrays = {"W_mm": np.eye(5), "W_mm_kkt_residual": np.array(0.0)}
+    hypotheses = {s: {"cond1_sv_fraction": 0.5} for s in SEEDS}
+    io.save_seeds(path, {s: arrays for s in SEEDS}, _identities("svm"), hypotheses)
 
 
 def _write_final(path):
-    io.save_npz(path, {"W": np.eye(5), "u": np.ones(5)}, io.identity("final", "fig2", CONFIG))
+    finals = {s: {"W": np.eye(5), "u": np.ones(5)} for s in SEEDS}
+    io.save_seeds(path, finals, _identities("final"))
 
 
 def _write_aggregate(path, tmp_path):
     runs = []
     for optimizer in ("gd", "ngd"):
         runs.append(tmp_path / f"{optimizer}.parquet")
-        io.save_table(runs[-1], _run_table(optimizer))
+        _save_run_table(runs[-1], optimizer)
     table = io.concat_tables(runs)
     io.save_table(path, io.with_identity(table, io.identity("metrics", "fig2", CONFIG)))
 
 
-# kind: (file name, writer, reader, how to edit it)
+# kind: (file name, writer, reader, how to edit it); the files of a seed axis get an edit
+# of seed 1 (the last), which the error names
 KINDS = {
-    "data": ("seed0.npz", _write_data, lambda p: io.load_data(p), lambda p: _edit_npz(p, "X")),
+    "data": ("data.npz", _write_data, io.load_data, lambda p: _edit_npz(p, "seed1/X")),
     "data hypotheses": (
-        "seed0.npz",
+        "data.npz",
         _write_data,
-        lambda p: io.load_hypotheses(p),
-        lambda p: _edit_npz(p, io.HYPOTHESES_KEY),
+        io.load_hypotheses,
+        lambda p: _edit_npz(p, f"seed1/{io.HYPOTHESES_KEY}"),
     ),
     "svm": (
-        "seed0.npz",
+        "svm.npz",
         _write_svm,
-        lambda p: io.load_npz(p, ("W_mm",)),
-        lambda p: _edit_npz(p, "W_mm"),
+        lambda p: io.load_seeds(p, ("W_mm",)),
+        lambda p: _edit_npz(p, "seed1/W_mm"),
     ),
     "final parameters": (
-        "seed0.final.npz",
+        "gd.final.npz",
         _write_final,
-        lambda p: io.load_npz(p, ("u",)),
-        lambda p: _edit_npz(p, "u"),
+        lambda p: io.load_seeds(p, ("u",)),
+        lambda p: _edit_npz(p, "seed1/u"),
     ),
-    "train table": (
-        "seed0.parquet",
-        lambda p: io.save_table(p, _run_table()),
-        io.read_table,
-        _edit_table,
-    ),
+    "train table": ("gd.parquet", _save_run_table, io.read_table, _edit_table),
     "train table metadata": (
-        "seed0.parquet",
-        lambda p: io.save_table(p, _run_table()),
+        "gd.parquet",
+        _save_run_table,
         io.read_table,
         lambda p: _edit_metadata(p),
     ),
     "aggregate": ("metrics.parquet", None, io.load_metrics, _edit_table),
     # the training facts the figures' provenance reads from a run's metadata
     "train table run info": (
-        "seed0.parquet",
-        lambda p: io.save_table(p, _run_table()),
+        "gd.parquet",
+        _save_run_table,
         io.run_info,
         lambda p: _edit_metadata(p),
     ),
@@ -180,13 +190,44 @@ def test_an_edited_file_is_refused_naming_it_and_its_rebuild(kind, tmp_path):
     assert f"snakemake --forcerun {path}" in message
 
 
+SEEDED = ["data", "data hypotheses", "svm", "final parameters", "train table"]
+
+
+@pytest.mark.parametrize("kind", SEEDED)
+def test_an_edited_seed_is_refused_by_name(kind, tmp_path):
+    """A file of every seed checks each seed on its own: the error names the seed edited."""
+    path, read, edit = _written(kind, tmp_path)
+    edit(path)
+    with pytest.raises(io.FileContractError, match="seed 1") as err:
+        read(path)
+    assert "seed 0" not in str(err.value)
+
+
+@pytest.mark.parametrize("kind", ["data", "svm", "final parameters", "train table"])
+def test_a_file_of_another_seed_count_is_refused_by_name(kind, tmp_path):
+    """A config that now asks for three seeds refuses the file of two (and of one)."""
+    path, _, _ = _written(kind, tmp_path)
+    file_kind = {"train table": "run", "final parameters": "final"}.get(kind, kind)
+    for seeds in ([0, 1, 2], [0]):
+        optimizer = "gd" if file_kind == "run" else None
+        expect = [
+            io.identity(file_kind, "fig2", CONFIG, seed=s, optimizer=optimizer) for s in seeds
+        ]
+        with pytest.raises(
+            io.FileContractError, match=rf"holds seeds \[0, 1\], but .* {re.escape(str(seeds))}"
+        ):
+            io.read_table(path, expect) if file_kind == "run" else io.load_seeds(path, (), expect)
+    expect = [io.identity(file_kind, "fig2", CONFIG, seed=s, optimizer=optimizer) for s in SEEDS]
+    io.read_table(path, expect) if file_kind == "run" else io.load_seeds(path, (), expect)
+
+
 def test_the_aggregate_refuses_an_edited_run(tmp_path):
     """The issue's case: a run's final gap_W changed in place, identity kept."""
     run = tmp_path / "gd.parquet"
-    io.save_table(run, _run_table())
+    _save_run_table(run)
     _edit_table(run)
     with pytest.raises(io.FileContractError, match=f"{run} was changed after its job wrote it"):
-        io.concat_tables([run], [io.identity("run", "fig2", CONFIG, seed=0, optimizer="gd")])
+        io.concat_tables([run], [_run_identities()])
 
 
 @pytest.mark.parametrize(
@@ -194,21 +235,21 @@ def test_the_aggregate_refuses_an_edited_run(tmp_path):
     ["drop the checksum", "add an entry", "drop an entry", "garble the checksum"],
 )
 def test_an_npz_without_its_recorded_checksums_is_refused(change, tmp_path):
-    path = tmp_path / "seed0.npz"
+    path = tmp_path / "data.npz"
     _write_data(path)
     with np.load(path) as f:
         entries = {k: f[k] for k in f.files}
     if change == "drop the checksum":
-        del entries[io.CHECKSUM_KEY]
+        del entries[f"seed1/{io.CHECKSUM_KEY}"]
     elif change == "add an entry":
-        entries["extra"] = np.zeros(2)
+        entries["seed1/extra"] = np.zeros(2)
     elif change == "drop an entry":
-        del entries["W0"]
+        del entries["seed1/W0"]
     else:
-        entries[io.CHECKSUM_KEY] = np.array("{not json")
+        entries[f"seed1/{io.CHECKSUM_KEY}"] = np.array("{not json")
     np.savez(path, **entries)
-    with pytest.raises(io.FileContractError, match=str(path)):
-        io.load_npz(path)
+    with pytest.raises(io.FileContractError, match=f"{path}.*seed 1"):
+        io.load_data(path)
 
 
 def test_a_json_record_without_a_checksum_is_refused(tmp_path):
@@ -219,19 +260,23 @@ def test_a_json_record_without_a_checksum_is_refused(tmp_path):
 
 
 def test_a_table_without_a_checksum_is_refused(tmp_path):
-    path = tmp_path / "seed0.parquet"
+    path = tmp_path / "gd.parquet"
     pq.write_table(_run_table(), path)  # another program's writer: no checksum
     with pytest.raises(io.FileContractError, match=f"{path} records no checksum"):
         io.read_table(path)
 
 
 def test_a_table_checksum_does_not_depend_on_its_chunks(tmp_path):
-    table = _run_table()
+    table = _run_table().combine_chunks()
     chunked = pa.concat_tables([table.slice(0, 2), table.slice(2)])
     assert chunked.column(0).num_chunks == 2
-    path = tmp_path / "chunked.parquet"
-    io.save_table(path, chunked)
-    assert io.read_table(path).equals(table)
+    for by_seed in (False, True):  # one digest; one per seed, a seed across two chunks
+        path, whole = tmp_path / f"chunked-{by_seed}.parquet", tmp_path / f"whole-{by_seed}.parquet"
+        io.save_table(path, chunked, by_seed=by_seed)
+        io.save_table(whole, table, by_seed=by_seed)
+        assert io.read_table(path).equals(table)
+        digests = [pq.read_schema(p).metadata[io.CHECKSUM_META] for p in (path, whole)]
+        assert digests[0] == digests[1]
 
 
 def test_a_table_checksum_reads_numbers_as_numpy_lays_them_out():
@@ -300,8 +345,8 @@ def test_the_checksums_catch_edits_not_forgery_as_the_file_contract_says(tmp_pat
     file, so an edit is caught, but an edit followed by the digest recomputed with our own
     helper reads as intact. docs/file-contract.md states exactly that; if the digests
     became keyed (and this forgery were caught), the page would need rewriting."""
-    path = tmp_path / "seed0.parquet"
-    io.save_table(path, _run_table())
+    path = tmp_path / "gd.parquet"
+    _save_run_table(path)
     table = pq.read_table(path)
     values = table.column("value").to_numpy().copy()
     values[0] += 1
@@ -309,7 +354,7 @@ def test_the_checksums_catch_edits_not_forgery_as_the_file_contract_says(tmp_pat
     pq.write_table(edited, path)
     with pytest.raises(io.FileContractError, match=str(path)):  # a careless edit: caught
         io.read_table(path)
-    io.save_table(path, edited)  # the same edit, its digest recomputed: a forgery
+    io.save_table(path, edited, by_seed=True)  # the same edit, digest recomputed: a forgery
     assert io.read_table(path).column("value").to_numpy()[0] == values[0]
     contract = (REPO / "docs/file-contract.md").read_text()
     promise = " ".join(contract.split())

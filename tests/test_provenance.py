@@ -98,7 +98,7 @@ def test_wall_times_per_rule_from_benchmark_files(tmp_path):
         provenance.wall_times([_benchmark(tmp_path / "elsewhere.tsv", 1.0)])
 
 
-def test_training_info_from_the_runs_files(tmp_path):
+def test_training_info_from_the_runs_records(tmp_path):
     table = pa.table({"value": [1.0]})
     io.save_table(tmp_path / "a.parquet", io.with_run_info(table, {"device": "cpu", "torch": "2"}))
     io.save_table(
@@ -106,7 +106,7 @@ def test_training_info_from_the_runs_files(tmp_path):
         io.with_run_info(table, {"device": "cuda:0", "torch": "2", "device_name": "H200"}),
     )
     io.save_table(tmp_path / "c.parquet", table)  # a run that recorded nothing
-    runs = [tmp_path / f"{n}.parquet" for n in "abc"]
+    runs = [r for n in "abc" for r in io.run_records(tmp_path / f"{n}.parquet")]
     assert provenance.training_info(runs) == {
         "runs": 3,
         "devices": ["cpu", "cuda:0", "unknown"],
@@ -114,6 +114,53 @@ def test_training_info_from_the_runs_files(tmp_path):
         "device_names": ["H200"],
     }
     assert pd.read_parquet(tmp_path / "b.parquet")["value"].tolist() == [1.0]  # rows intact
+
+
+def _run_table(optimizer: str, seeds: list[int], info: dict):
+    """A training job's table of every seed, with where it trained."""
+    tables = [
+        io.metrics_table("fig2", optimizer, s, np.array([0, 1]), {"loss": np.array([1.0, 0.5])})
+        for s in seeds
+    ]
+    return io.with_run_info(pa.concat_tables(tables), info)
+
+
+def test_the_aggregate_carries_the_merged_record_of_its_runs(tmp_path):
+    """The figure and claims read where the runs trained from the aggregate alone: one
+    record per optimizer and seed, each with its run table's backend and device."""
+    kernel = {"device": "cpu", "torch": "not used", "backend": "c"}
+    cuda = {"device": "cuda:0", "torch": "2.5", "backend": "torch", "device_name": "H200"}
+    io.save_table(tmp_path / "gd.parquet", _run_table("gd", [0, 1], kernel), by_seed=True)
+    io.save_table(tmp_path / "ngd.parquet", _run_table("ngd", [0, 1], cuda), by_seed=True)
+    aggregate = io.concat_tables([tmp_path / "ngd.parquet", tmp_path / "gd.parquet"])
+    io.save_table(tmp_path / "metrics.parquet", aggregate)
+    records = io.run_records(tmp_path / "metrics.parquet")
+    assert [(r["optimizer"], r["seed"], r["backend"]) for r in records] == [
+        ("gd", 0, "c"),
+        ("gd", 1, "c"),
+        ("ngd", 0, "torch"),
+        ("ngd", 1, "torch"),
+    ]
+    assert records[2]["device_name"] == "H200"
+    assert provenance.training_info(records) == {
+        "runs": 4,
+        "devices": ["cpu", "cuda:0"],
+        "torch": ["2.5", "not used"],
+        "backends": ["c", "torch"],
+        "device_names": ["H200"],
+    }
+    trained = provenance.trained_on(provenance.training_info(records))
+    assert trained == "the compiled C kernel and torch (cpu, cuda:0)"
+    # a figure job's record reads it from the aggregate it draws (provenance.collect)
+    record = provenance.collect(
+        figure="fig2",
+        title="t",
+        config={},
+        source_dir=tmp_path,
+        benchmark_files=[],
+        run_files=[tmp_path / "metrics.parquet"],
+    )
+    assert record["training"] == provenance.training_info(records)
 
 
 def test_device_info_names_the_resolved_device():
@@ -276,7 +323,7 @@ def test_built_figures_carry_their_provenance(built_project):
         # every input's sha256, as its bytes give it: the aggregate and the data files too
         inputs = sidecar["inputs_sha256"]
         metrics = f"results-tiny/{name}/metrics.parquet"
-        data = [f"results-tiny/data/{name}/seed{s}.npz" for s in range(e["seeds"])]
+        data = [f"results-tiny/data/{name}.npz", f"results-tiny/svm/{name}.npz"]
         assert {metrics, *data} <= set(inputs)
         for path in (metrics, *data):
             assert inputs[path] == hashlib.sha256((built_project / path).read_bytes()).hexdigest()

@@ -173,9 +173,9 @@ def test_every_job_went_through_slurm(failed_build, rerun, cluster):
     # by hand: one data and one SVM job make both seeds; the SVM job fails on seed 1, so
     # training, aggregate and figure wait; the fix (seed 0 only) changes the experiment's
     # seeds, which reruns its jobs (docs/workflow.md), then aggregate and figure
-    assert Counter(rule for rule, _ in first.values()) == Counter(data_split=1, svm_split=1)
+    assert Counter(rule for rule, _ in first.values()) == Counter(data=1, svm=1)
     assert Counter(rule for rule, _ in second.values()) == Counter(
-        data_split=1, svm_split=1, train_split=1, aggregate=1, figure=1
+        data=1, svm=1, train=1, aggregate=1, figure=1
     )
     submitted = {**first, **second}
     assert len(submitted) == 7  # no SLURM id reported twice
@@ -183,7 +183,7 @@ def test_every_job_went_through_slurm(failed_build, rerun, cluster):
     states = {i: state for i, (state, name) in cluster.jobs().items() if name in runs}
     assert set(states) == set(submitted)
     failed = [i for i, state in states.items() if state != "COMPLETED"]
-    assert [(states[i], submitted[i][0]) for i in failed] == [("FAILED", "svm_split")]
+    assert [(states[i], submitted[i][0]) for i in failed] == [("FAILED", "svm")]
     # slurmctld's own log: one allocation on the node per submitted job
     log = cluster.controller_log.read_text()
     allocated = re.findall(rf"sched: Allocate JobId=(\d+) NodeList={NODE} ", log)
@@ -196,9 +196,9 @@ def test_a_failed_job_is_reported_with_its_slurm_log(failed_build):
     _, result = failed_build
     assert result.returncode != 0
     log = result.stdout + result.stderr
-    error = re.search(r"Error in rule svm_split:.*?external_jobid: (\d+)", log, re.S)
+    error = re.search(r"Error in rule svm:.*?external_jobid: (\d+)", log, re.S)
     assert error, log
-    assert "results-tiny/svm/split/seed1.npz" in error[0]
+    assert "results-tiny/svm/split.npz" in error[0]
     slurm_log = _submissions(result)[error[1]][1]
     assert str(slurm_log) in error[0]  # the path is printed with the error
     # the plugin keeps a failed job's log (and deletes those of jobs that succeeded)
@@ -215,10 +215,10 @@ def test_the_rerun_after_the_fix_submits_the_experiments_jobs_once(failed_build,
     # the fix changes the experiment's seeds: its data, SVM and training jobs run again, once
     # each, then aggregate and figure
     submitted = sorted(rule for rule, _ in _submissions(result).values())
-    assert submitted == ["aggregate", "data_split", "figure", "svm_split", "train_split"]
+    assert submitted == ["aggregate", "data", "figure", "svm", "train"]
     after = _files(workdir)
-    seed1 = Path("results-tiny/data/split/seed1.npz")  # no longer an output: left as it was
-    assert after[seed1] == before[seed1]
+    data = Path("results-tiny/data/split.npz")  # rewritten with seed 0 only
+    assert after[data] != before[data]
     assert (workdir / TARGET).read_bytes().startswith(b"%PDF")
 
 
@@ -232,8 +232,7 @@ def test_results_equal_a_local_build_value_for_value(failed_build, rerun, local_
     local = tables(local_build)
     # data, svm, the run's metrics and final W and u, the aggregate table, the caption
     assert len(local) == 6
-    # the SLURM build also kept the data of the seed that the fix dropped
-    assert tables(workdir) - local == {Path("results-tiny/data/split/seed1.npz")}
+    assert tables(workdir) == local
     for path in sorted(local):
         a, b = workdir / path, local_build / path
         if path.suffix == ".parquet":
@@ -291,17 +290,9 @@ def test_the_failing_seed_is_infeasible():
 
 
 def _rules() -> set[str]:
-    """The rules defined at top level; the synthetic stages' rules, one per experiment,
-    made in a loop, size themselves (common.smk's RESOURCES; tested below)."""
+    """The rules defined at top level (every rule: none is made in a loop)."""
     text = "".join(p.read_text() for p in (REPO / "workflow" / "rules").glob("*.smk"))
     return set(re.findall(r"^rule (\w+):", text, re.M))
-
-
-def test_the_synthetic_stages_rules_size_themselves():
-    for stage in ("data", "svm", "train"):
-        text = (REPO / "workflow" / "rules" / f"{stage}.smk").read_text()
-        assert f'runtime=RESOURCES["{stage}"]["runtime"]' in text, stage
-        assert f'mem_mb=RESOURCES["{stage}"]["mem_mb"]' in text, stage
 
 
 def test_the_slurm_profile_sizes_every_rule_and_follows_the_plugin_rules():

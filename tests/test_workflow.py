@@ -95,25 +95,33 @@ def test_file_contract(built):
         } <= metrics
         if experiment["train"].get("train_u"):
             assert {"alignment_u", "gap_u"} <= metrics
+        data_path = built / f"results-tiny/data/{name}.npz"
+        svm_path = built / f"results-tiny/svm/{name}.npz"
+        datasets, solutions = io.load_data(data_path), io.load_seeds(svm_path)
+        assert list(datasets) == list(solutions) == list(seeds)
+        stored = io.hypotheses_by_seed(data_path, svm_path)
+        finals = {
+            opt: io.load_seeds(built / f"results-tiny/train/{name}/{opt}.final.npz")
+            for opt in experiment["optimizers"]
+        }
         for seed in seeds:
-            data = np.load(built / f"results-tiny/data/{name}/seed{seed}.npz")
+            data, svm = datasets[seed], solutions[seed]
             n, T, d = data["X"].shape
             assert data["y"].shape == (n,) and data["opt"].shape == (n,)
             assert data["W0"].shape == (d, d)
             assert ("u" in data) != bool(experiment["train"].get("train_u"))
-            svm = np.load(built / f"results-tiny/svm/{name}/seed{seed}.npz")
             assert svm["W_mm"].shape == (d, d) and svm["W_mm_kkt_residual"] < 1e-8
             assert ("u_mm" in svm) == bool(experiment["train"].get("train_u"))
             # the hypotheses the data and svm jobs stored, as measured on their arrays
-            stored = io.seed_hypotheses(
-                built / f"results-tiny/data/{name}/seed{seed}.npz",
-                built / f"results-tiny/svm/{name}/seed{seed}.npz",
-            )
             measured = hypotheses.report(data, svm)
-            assert list(stored.items()) == list(measured.items())
+            assert list(stored[seed].items()) == list(measured.items())
             for opt in experiment["optimizers"]:
-                final = np.load(built / f"results-tiny/train/{name}/{opt}/seed{seed}.final.npz")
+                final = finals[opt][seed]
                 assert final["W"].shape == (d, d) and final["u"].shape == (d,)
+        # one training table per optimizer, every seed in it
+        for opt in experiment["optimizers"]:
+            run = io.read_table(built / f"results-tiny/train/{name}/{opt}.parquet")
+            assert sorted(set(run.column("seed").to_pylist())) == list(seeds)
 
 
 def test_nothing_to_do_after_a_full_build(built):
@@ -144,8 +152,8 @@ def test_svm_change_reruns_from_the_svm_stage(built):
 
 
 def test_only_the_bad_direction_data_depends_on_the_svm_module():
-    """The data rule's code (common.smk's data_code): the SVM module only for bad_direction's
-    jobs."""
+    """The data rule's code (common.smk's get_data_code): the SVM module only for
+    bad_direction's jobs."""
     from attnbias.data.models import SEPARATE_GENERATORS
     from attnbias.workflow.codedeps import module_files, package_module_files
 
@@ -224,7 +232,7 @@ def test_config_change_reruns_exactly_what_depends_on_it(built, change, expected
 
 @pytest.mark.slow
 def test_training_is_deterministic(built):
-    target = "results-tiny/train/fig3/ps/seed1.parquet"
+    target = "results-tiny/train/fig3/ps.parquet"
     before = pq.read_table(built / target)
     snakemake(built, "-c1", "-q", "--forcerun", target, "--until", target)
     assert pq.read_table(built / target).equals(before)
@@ -283,10 +291,8 @@ def test_infeasible_svm_stops_with_a_message_and_keeps_what_was_built(tmp_path):
     assert result.returncode != 0
     log = result.stdout + result.stderr
     assert "W-SVM for experiment tight, seed 0 is infeasible (n=40, T=4, d=1" in log
-    assert (workdir / "results/data/tight/seed0.npz").exists()
-    assert not (workdir / "results/svm/tight").exists() or not any(
-        (workdir / "results/svm/tight").iterdir()
-    )
+    assert (workdir / "results/data/tight.npz").exists()
+    assert not (workdir / "results/svm/tight.npz").exists()
 
 
 def test_claims_table_is_computed_from_the_aggregate_tables(built):
@@ -458,7 +464,7 @@ def test_the_console_names_the_backend_once_before_any_job(
     monkeypatch.setenv("ATTNBIAS_CACHE", str(tmp_path / "cache"))
     if compiler:
         monkeypatch.setenv("CC", compiler)
-    result = snakemake(workdir, "results-tiny/data/fig2/seed0.npz", "-c1")
+    result = snakemake(workdir, "results-tiny/data/fig2.npz", "-c1")
     console = result.stdout + result.stderr
     assert console.count("attnbias: training on") == 1, console
     assert expected in console

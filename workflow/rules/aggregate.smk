@@ -1,6 +1,6 @@
 rule aggregate:
     input:
-        runs=run_files(rules.train.output.metrics),
+        runs=get_train_tables,
         code=code("aggregate.py"),
     output:
         results("{experiment}/metrics.parquet"),
@@ -11,7 +11,7 @@ rule aggregate:
     conda:
         "../../envs/plot.yaml"
     params:
-        identity=of_job(WF.identity, "metrics"),
-        runs=of_job(WF.run_identities, rules.train.output.metrics),
+        identity=get_metrics_identity,
+        runs=get_train_table_identities,
     script:
         "../scripts/aggregate.py"

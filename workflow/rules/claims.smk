@@ -26,23 +26,7 @@ SIMILARITY_CLAIMS = {
 
 rule claims:
     input:
-        metrics=expand(rules.aggregate.output[0], experiment=DEFAULT_EXPERIMENTS),
-        svm=all_seeds(rules.svm.output[0]),
-        data=all_seeds(rules.data.output[0]),
-        final=[
-            path
-            for name in WF.joint()
-            for path in expand(
-                rules.train.output.final, experiment=name, **WF.jobs(name)
-            )
-        ],
-        runs=[
-            path
-            for name in DEFAULT_EXPERIMENTS
-            for path in expand(
-                rules.train.output.metrics, experiment=name, **WF.jobs(name)
-            )
-        ],
+        unpack(get_claims_inputs),
         code=code("claims.py"),
     output:
         md=report(

@@ -4,7 +4,6 @@
 import inspect
 import os
 import re
-from types import SimpleNamespace
 
 import yaml
 
@@ -100,17 +99,6 @@ def code(script):
     return [str(SCRIPTS / script), *module_files(str(SCRIPTS / script))]
 
 
-def data_code(experiment):
-    """code("data.py"), plus the module of a data model whose generator lives apart
-    (data.SEPARATE_GENERATORS: bad_direction's SVM), for that model's experiments only.
-    """
-    from attnbias.data.models import SEPARATE_GENERATORS
-
-    model = EXPERIMENTS[experiment]["data"]["model"]
-    own = SEPARATE_GENERATORS.get(model)
-    return [*code("data.py"), *(package_module_files(own) if own else [])]
-
-
 def synthetic_jobs():
     """Whether this run has a job outside the real-data rules (workflow/rules/realdata.smk):
     a run of real-data figures only says nothing about the synthetic runs' kernel."""
@@ -179,46 +167,6 @@ def config_value(dpath):
     return lookup(dpath=dpath, within=config, default=None)
 
 
-def figure_description(wildcards):
-    """The report caption's description of a synthetic figure's panels (figures.panels)."""
-    experiment = EXPERIMENTS[wildcards.experiment]
-    return describe(experiment["layout"], experiment["data"]["model"])
-
-
-def geometry_files(wildcards):
-    """Seed 0's W_mm, for the geometry panel of a bad_init_2d figure (fig8; its tokens
-    come from the data input); other kinds get no such input, so they do not rerun."""
-    if EXPERIMENTS[wildcards.experiment]["layout"] != "bad_init_2d":
-        return {}
-    return {"geometry_svm": expand(rules.svm.output[0], seed=0, **wildcards)[0]}
-
-
-def run_files(pattern):
-    """Input helper: `pattern` for every optimizer and seed of the job's experiment."""
-
-    def get(wildcards):
-        values = _values(wildcards)
-        return expand(pattern, **values, **WF.jobs(values["experiment"]))
-
-    return get
-
-
-def seed_files(pattern):
-    """Input helper: `pattern` for every seed of the job's experiment."""
-    return lambda wildcards: expand(
-        pattern, experiment=wildcards.experiment, seed=WF.seeds(wildcards.experiment)
-    )
-
-
-def all_seeds(pattern):
-    """`pattern` for every default-build experiment and seed, in config order."""
-    return [
-        path
-        for name in DEFAULT_EXPERIMENTS
-        for path in expand(pattern, experiment=name, seed=WF.seeds(name))
-    ]
-
-
 def benchmarks(*rule_names, jobs=None):
     """Input helper: the benchmark files of the `rule_names` jobs behind a figure.
 
@@ -243,43 +191,123 @@ def benchmarks(*rule_names, jobs=None):
 
 
 # ---- the synthetic stages: a job per experiment (data, svm) and optimizer (train) ------
-#
-# A job makes every seed of its experiment (its start costs more than its work: README,
-# "Speed"), one file per seed. Seeds vary by experiment, so each experiment has its own
-# rules (data_<experiment>, svm_<experiment>, train_<experiment>, made in a loop), and the
-# per-seed file patterns keep the names that the downstream rules read them by:
-# rules.data.output[0], rules.svm.output[0], rules.train.output.metrics and .final, and
-# each stage's benchmark file, for `benchmarks`.
+# A job makes every seed of its experiment into one file with a seed axis (its start costs
+# more than its work: docs/speed.md); the params below are each a function of the job's
+# wildcards, so a changed seed count or setting reruns that experiment's jobs only.
 
 
-# A SLURM job's minutes and memory (profiles/slurm names the other rules; these have a rule
-# per experiment): all seeds of an experiment (and optimizer) in one job.
-RESOURCES = {
-    "data": {"runtime": 10, "mem_mb": 1000},
-    "svm": {"runtime": 10, "mem_mb": 1000},
-    "train": {"runtime": 30, "mem_mb": 2000},
-}
+def get_data_code(wildcards):
+    """code("data.py"), plus the module of a data model whose generator lives apart
+    (data.SEPARATE_GENERATORS: bad_direction's SVM), for that model's experiments only.
+    """
+    from attnbias.data.models import SEPARATE_GENERATORS
+
+    own = SEPARATE_GENERATORS.get(EXPERIMENTS[wildcards.experiment]["data"]["model"])
+    return [*code("data.py"), *(package_module_files(own) if own else [])]
 
 
-def per_seed_files(stage, benchmark, pattern=None, **named):
-    """Register `rules.<stage>`: the per-seed file pattern of a stage whose jobs make all
-    seeds (`pattern`: rules.<stage>.output[0]; or named ones: rules.<stage>.output.<name>),
-    and its jobs' benchmark file pattern."""
-    output = SimpleNamespace(**named) if named else [pattern]
-    setattr(rules, stage, SimpleNamespace(output=output, benchmark=benchmark))
+def get_seeds(wildcards):
+    return list(WF.seeds(wildcards.experiment))
 
 
-def every_seed(pattern, experiment):
-    """`pattern` for each seed of `experiment`, in seed order (other wildcards kept)."""
-    return expand(
-        pattern, experiment=experiment, seed=WF.seeds(experiment), allow_missing=True
-    )
+def get_data_settings(wildcards):
+    return at(EXPERIMENTS[wildcards.experiment], "data")
+
+
+def get_train_settings(wildcards):
+    return at(EXPERIMENTS[wildcards.experiment], "train")
+
+
+def get_optimizer(wildcards):
+    return WF.optimizer(job_experiment(wildcards), wildcards.optimizer)
+
+
+def get_data_identities(wildcards):
+    return WF.seed_identities("data", wildcards.experiment)
+
+
+def get_svm_identities(wildcards):
+    return WF.seed_identities("svm", wildcards.experiment)
+
+
+def get_run_identities(wildcards):
+    return WF.seed_identities("run", wildcards.experiment, wildcards.optimizer)
+
+
+def get_train_tables(wildcards):
+    optimizers = EXPERIMENTS[wildcards.experiment]["optimizers"]
+    return expand(rules.train.output.metrics, optimizer=optimizers, **wildcards)
+
+
+def get_train_table_identities(wildcards):
+    return WF.run_identities(rules.train.output.metrics, wildcards.experiment)
+
+
+# ---- figures and claims: each reads the aggregate, which carries its runs' record ------
+
+
+def job_experiment(wildcards):
+    """The experiment of a job: its `experiment`, or a real-data figure's `figure`."""
+    return wildcards.get("experiment") or wildcards.get("figure")
+
+
+def get_metrics_identity(wildcards):
+    return WF.identity("metrics", job_experiment(wildcards))
+
+
+def get_title(wildcards):
+    return WF.title(job_experiment(wildcards))
+
+
+def get_legend(wildcards):
+    return WF.legend(job_experiment(wildcards))
+
+
+def get_figure_config(wildcards):
+    return WF.figure_config(job_experiment(wildcards))
+
+
+def get_figure_description(wildcards):
+    """The report caption's description of a synthetic figure's panels (figures.panels)."""
+    experiment = EXPERIMENTS[wildcards.experiment]
+    return describe(experiment["layout"], experiment["data"]["model"])
+
+
+def get_claims_inputs(wildcards):
+    """The claims' inputs, named by experiment: metrics/<name>, data/<name>, svm/<name>
+    and, for joint training, final/<name>/<optimizer> (scripts/claims.py reads them so).
+    """
+    inputs = {}
+    for name in DEFAULT_EXPERIMENTS:
+        for kind, pattern in [
+            ("metrics", rules.aggregate.output[0]),
+            ("data", rules.data.output[0]),
+            ("svm", rules.svm.output[0]),
+        ]:
+            inputs[f"{kind}/{name}"] = expand(pattern, experiment=name)[0]
+    for name in WF.joint():
+        for optimizer in EXPERIMENTS[name]["optimizers"]:
+            final = expand(
+                rules.train.output.final, experiment=name, optimizer=optimizer
+            )
+            inputs[f"final/{name}/{optimizer}"] = final[0]
+    return inputs
 
 
 def sweep_files(pattern):
     """Input helper: `pattern` for every point of the job's sweep."""
     return lambda wildcards: expand(
         pattern, sweep=wildcards.sweep, point=SWEEPS.points(wildcards.sweep)
+    )
+
+
+# ---- the real-data figures (realdata.smk): a training job per optimizer and seed ---
+
+
+def get_real_runs(wildcards):
+    """Every optimizer's and seed's run table of a real-data figure."""
+    return expand(
+        rules.train_real.output.metrics, **wildcards, **WF.jobs(wildcards.figure)
     )
 
 

@@ -1,32 +1,17 @@
-# One job per experiment draws all its seeds (see common.smk, "the synthetic stages").
-per_seed_files(
-    "data",
-    results("benchmarks/data/{experiment}.tsv"),
-    results("data/{experiment}/seed{seed}.npz"),
-)
-
-for experiment in EXPERIMENTS:
-
-    rule:
-        name:
-            f"data_{experiment}"
-        input:
-            code=data_code(experiment),
-        output:
-            seeds=every_seed(rules.data.output[0], experiment),
-        log:
-            results(f"logs/data/{experiment}.log"),
-        benchmark:
-            expand(rules.data.benchmark, experiment=experiment)[0]
-        conda:
-            "../../envs/data-svm.yaml"
-        resources:
-            runtime=RESOURCES["data"]["runtime"],
-            mem_mb=RESOURCES["data"]["mem_mb"],
-        params:
-            experiment=experiment,
-            seeds=list(WF.seeds(experiment)),
-            data=at(WF.section(experiment), "data"),
-            identities=WF.seed_identities("data", experiment),
-        script:
-            "../scripts/data.py"
+rule data:
+    input:
+        code=get_data_code,
+    output:
+        results("data/{experiment}.npz"),
+    log:
+        results("logs/data/{experiment}.log"),
+    benchmark:
+        results("benchmarks/data/{experiment}.tsv")
+    conda:
+        "../../envs/data-svm.yaml"
+    params:
+        seeds=get_seeds,
+        data=get_data_settings,
+        identities=get_data_identities,
+    script:
+        "../scripts/data.py"

@@ -1,10 +1,8 @@
 rule figure:
     input:
-        unpack(geometry_files),
         metrics=rules.aggregate.output[0],
-        runs=run_files(rules.train.output.metrics),
-        data=seed_files(rules.data.output[0]),
-        svm=seed_files(rules.svm.output[0]),
+        data=rules.data.output[0],
+        svm=rules.svm.output[0],
         benchmarks=benchmarks("data", "svm", "train", "aggregate"),
         code=code("figure.py"),
     output:
@@ -32,12 +30,12 @@ rule figure:
     conda:
         "../../envs/plot.yaml"
     params:
-        kind=section("layout"),
-        description=figure_description,
-        title=of_job(WF.title),
-        legend=of_job(WF.legend),
-        config=of_job(WF.figure_config),
-        identity=of_job(WF.identity, "metrics"),
+        kind=lookup(dpath="experiments/{experiment}/layout", within=config),
+        description=get_figure_description,
+        title=get_title,
+        legend=get_legend,
+        config=get_figure_config,
+        identity=get_metrics_identity,
     script:
         "../scripts/figure.py"
 

@@ -64,7 +64,7 @@ rule train_real:
 
 rule aggregate_real:
     input:
-        runs=run_files(rules.train_real.output.metrics),
+        runs=get_real_runs,
         code=code("aggregate.py"),
     output:
         results("{figure}/metrics.parquet"),
@@ -87,7 +87,6 @@ rule figure_real:
     input:
         metrics=rules.aggregate_real.output[0],
         source=rules.check_real_data.output[0],
-        runs=run_files(rules.train_real.output.metrics),
         benchmarks=benchmarks("train_real", "aggregate_real"),
         code=code("figure_real.py"),
     output:

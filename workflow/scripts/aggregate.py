@@ -1,4 +1,5 @@
-"""All optimizers and seeds of an experiment -> results/{experiment}/metrics.parquet."""
+"""All optimizers and seeds of an experiment -> results/{experiment}/metrics.parquet, with
+the merged record of where its runs trained."""
 
 from attnbias.workflow import io, joblog
 

@@ -1,41 +1,44 @@
 """The claims table: results/claims.{md,html,csv,tex}, from the aggregate tables, the SVM
 and data files (||W_mm||, the hypotheses their jobs stored), for joint training the final
-parameters, and the real-data run tables the build holds."""
+parameters, and the real-data run tables the build holds.
+
+Inputs are named by experiment (workflow/rules/claims.smk, claims_inputs): metrics/<name>,
+data/<name>, svm/<name> and, for joint training, final/<name>/<optimizer>."""
 
 from attnbias import claims
 from attnbias.data import hypotheses
 from attnbias.workflow import io, joblog, provenance
+from attnbias.workflow.svm_file import load_svm
 
 joblog.start(snakemake)
+i = snakemake.input
 experiments = snakemake.params.experiments
-expect = snakemake.params.identities  # input file -> the identity it must hold
-tables = {
-    name: io.load_metrics(path, expect[path])
-    for name, path in zip(experiments, snakemake.input.metrics, strict=True)
-}
-svm_files, data_files = iter(snakemake.input.svm), iter(snakemake.input.data)
-final_files = iter(snakemake.input.final)
+expect = snakemake.params.identities  # input file -> the identity (or seeds') it must hold
+
+
+def path(kind, name, *more):
+    """The input of `kind` (metrics, data, svm, final) for experiment `name`."""
+    return i["/".join((kind, name, *more))]
+
+
+tables = {}
 W_mm_norms, T_tokens, data_hypotheses, u_margins = {}, {}, {}, {}
-for name, experiment in experiments.items():  # the input lists follow this order, seed by seed
-    seeds = range(experiment["seeds"])
-    data_paths = [next(data_files) for _ in seeds]
-    svm_paths = [next(svm_files) for _ in seeds]
-    datasets = [io.load_data(p, expect[p]) for p in data_paths]
-    svms = [io.load_svm(p, d, expect[p]) for p, d in zip(svm_paths, datasets, strict=True)]
-    W_mm_norms[name] = [float((s["W_mm"] ** 2).sum() ** 0.5) for s in svms]
+for name, experiment in experiments.items():
+    tables[name] = io.load_metrics(path("metrics", name), expect[path("metrics", name)])
+    data, svm = path("data", name), path("svm", name)
+    datasets = io.load_data(data, expect[data])
+    svms = load_svm(svm, datasets, expect[svm])
+    W_mm_norms[name] = [float((s["W_mm"] ** 2).sum() ** 0.5) for s in svms.values()]
     T_tokens[name] = datasets[0]["X"].shape[1]
-    data_hypotheses[name] = hypotheses.summarize(
-        [io.seed_hypotheses(d, s, expect) for d, s in zip(data_paths, svm_paths, strict=True)]
-    )
+    data_hypotheses[name] = hypotheses.summarize(io.hypotheses_by_seed(data, svm, expect))
     if experiment["layout"] == "joint":  # the final u of every optimizer and seed
         u_margins[name] = {}
         for opt in experiment["optimizers"]:
-            finals = [next(final_files) for _ in seeds]
+            final = path("final", name, opt)
+            finals = io.load_seeds(final, ("u",), expect[final])
             u_margins[name][opt] = [
-                claims.u_margin_ratio(
-                    d["X"], d["y"], d["opt"], io.load_npz(f, expect=expect[f])["u"], s["u_mm"]
-                )
-                for d, s, f in zip(datasets, svms, finals, strict=True)
+                claims.u_margin_ratio(d["X"], d["y"], d["opt"], finals[s]["u"], svms[s]["u_mm"])
+                for s, d in datasets.items()
             ]
 # the real-data experiments whose run tables this build holds (the others: "not measured")
 real = snakemake.params.real
@@ -48,12 +51,13 @@ for name, panel in similarity.items():
 table = claims.claims(
     experiments | real | similarity, tables, W_mm_norms, T_tokens, data_hypotheses, u_margins
 )
-# as the figures' footnotes say it, from the runs' files
-backend = provenance.trained_on(provenance.training_info(snakemake.input.runs)) or "not recorded"
+# as the figures' footnotes say it: where the runs trained, from the aggregates' records
+aggregates = [path("metrics", name) for name in experiments]
+records = [record for path in aggregates for record in io.run_records(path)]
+backend = provenance.trained_on(provenance.training_info(records)) or "not recorded"
 io.save_text(snakemake.output.md, claims.to_markdown(table, backend))
 io.save_text(snakemake.output.html, claims.to_html(table, backend))
 io.save_text(snakemake.output.tex, claims.to_latex(table))
 io.save_csv(snakemake.output.csv, table)
-provenance.save(
-    snakemake.output.provenance, provenance.of_job(snakemake, figure="claims", title="claims")
-)
+record = provenance.of_job(snakemake, figure="claims", title="claims", training=aggregates)
+provenance.save(snakemake.output.provenance, record)

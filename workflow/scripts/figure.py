@@ -10,29 +10,27 @@ from attnbias.figures import drawing
 from attnbias.workflow import io, joblog, provenance
 
 joblog.start(snakemake)
-title = snakemake.params.title or snakemake.wildcards.experiment
-record = provenance.of_job(snakemake, figure=snakemake.wildcards.experiment, title=title)
+i, p = snakemake.input, snakemake.params
+title = p.title or snakemake.wildcards.experiment
+# where the runs trained: the merged record the aggregate carries
+record = provenance.of_job(
+    snakemake, figure=snakemake.wildcards.experiment, title=title, training=[i.metrics]
+)
 geometry = None
-if "geometry_svm" in snakemake.input.keys():  # bad_init_2d: seed 0's tokens and W_mm
-    geometry = {
-        **io.load_data(snakemake.input.data[0]),
-        "W_mm": io.load_npz(snakemake.input.geometry_svm)["W_mm"],
-    }
+if p.kind == "bad_init_2d":  # the geometry panel: seed 0's tokens and W_mm
+    geometry = {**io.load_data(i.data)[0], "W_mm": io.load_seeds(i.svm)[0]["W_mm"]}
 # as the data and svm jobs measured and stored them: no array is read for the caption
-reports = [
-    io.seed_hypotheses(d, s) for d, s in zip(snakemake.input.data, snakemake.input.svm, strict=True)
-]
-note = hypotheses.describe(hypotheses.summarize(reports))
+note = hypotheses.describe(hypotheses.summarize(io.hypotheses_by_seed(i.data, i.svm)))
 logging.info("%s", note)
 drawing.draw(
-    snakemake.params.kind,
-    io.load_metrics(snakemake.input.metrics, snakemake.params.identity),
+    p.kind,
+    io.load_metrics(i.metrics, p.identity),
     title=title,
-    legend=snakemake.params.legend,
+    legend=p.legend,
     outputs=[snakemake.output.pdf, snakemake.output.png, snakemake.output.caption],
     provenance=record,
     note=note,
     geometry=geometry,
-    description=snakemake.params.description,
+    description=p.description,
 )
 provenance.save(snakemake.output.provenance, record)

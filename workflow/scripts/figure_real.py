@@ -8,7 +8,10 @@ from attnbias.workflow import io, joblog, provenance
 joblog.start(snakemake)
 source = io.load_json(snakemake.input.source)
 title = plots.stamped(snakemake.params.title, source["fixture"])
-record = provenance.of_job(snakemake, figure=snakemake.wildcards.figure, title=title)
+# where the runs trained: the merged record the aggregate carries
+record = provenance.of_job(
+    snakemake, figure=snakemake.wildcards.figure, title=title, training=[snakemake.input.metrics]
+)
 plots.draw_training(
     io.load_metrics(snakemake.input.metrics, snakemake.params.identity),
     title=snakemake.params.title,

@@ -1,5 +1,5 @@
 """Solve W-SVM (and u-SVM when u is trained) for every seed of one experiment
--> results/svm/{experiment}/seed{seed}.npz."""
+-> results/svm/{experiment}.npz."""
 
 import logging
 
@@ -9,17 +9,16 @@ from attnbias.workflow import io, joblog
 
 joblog.start(snakemake)
 p = snakemake.params
-files = zip(snakemake.input.data, snakemake.output.seeds, strict=True)
-for seed, identity, data_identity, (data, path) in zip(
-    p.seeds, p.identities, p.data, files, strict=True
-):
-    name = f"experiment {p.experiment}, seed {seed}"
-    dataset = io.load_data(data, data_identity)
-    solutions = max_margin.solve_for_dataset(dataset, p.train_u, name)
-    for line in max_margin.describe(solutions):
+datasets = io.load_data(snakemake.input.data, p.data)
+solutions, reports = {}, {}
+for seed, dataset in datasets.items():
+    name = f"experiment {snakemake.wildcards.experiment}, seed {seed}"
+    solved = max_margin.solve_for_dataset(dataset, p.train_u, name)
+    for line in max_margin.describe(solved):
         logging.info("seed %d: %s", seed, line)
-    arrays = max_margin.to_arrays(solutions)
+    solutions[seed] = max_margin.to_arrays(solved)
     # the hypotheses that need the solution (u_mm), stored with it for the figure and claims
-    svm_hypotheses = hypotheses.svm_report(dataset, arrays)
-    logging.info("seed %d: hypotheses that need the SVM solution: %s", seed, svm_hypotheses)
-    io.save_npz(path, arrays, identity, svm_hypotheses)
+    reports[seed] = hypotheses.svm_report(dataset, solutions[seed])
+    logging.info("seed %d: hypotheses that need the SVM solution: %s", seed, reports[seed])
+identities = {ident["seed"]: ident for ident in p.identities}
+io.save_seeds(snakemake.output[0], solutions, identities, reports)

@@ -1,5 +1,5 @@
-"""Train every seed of one (experiment, optimizer) -> per seed, metrics Parquet and final
-parameters.
+"""Train every seed of one (experiment, optimizer) -> one metrics table of every seed
+(results/train/{experiment}/{optimizer}.parquet) and their final parameters (.final.npz).
 
 attnbias.training.dispatch picks the backend: float64 on `auto` or `cpu` trains with the
 compiled kernel, without importing torch; `cuda[:N]` and float32 with torch. The seeds train
@@ -8,42 +8,42 @@ in one batch (dispatch.run_seeds): the job's start, not their arithmetic, is its
 
 import logging
 
+import pyarrow as pa
+
 from attnbias.training import dispatch
 from attnbias.workflow import io, joblog
+from attnbias.workflow.svm_file import load_svm
 
 joblog.start(snakemake)
 wc, p, i, o = snakemake.wildcards, snakemake.params, snakemake.input, snakemake.output
-datasets = [io.load_data(path, identity) for path, identity in zip(i.data, p.data, strict=True)]
-solutions = [
-    io.load_svm(path, dataset, identity)
-    for path, dataset, identity in zip(i.svm, datasets, p.svm, strict=True)
-]
+datasets = io.load_data(i.data, p.data)
+solutions = load_svm(i.svm, datasets, p.svm)
+seeds = list(datasets)
 settings = dict(device=p.device, dtype=p.dtype, threads=snakemake.threads)
 
 
-def train(seeds):
-    """dispatch.run_seeds on `seeds` (positions in p.seeds)."""
+def train(chosen):
+    """dispatch.run_seeds on the `chosen` seeds."""
     return dispatch.run_seeds(
-        [datasets[k] for k in seeds], [solutions[k] for k in seeds], p.train, p.optimizer,
+        [datasets[s] for s in chosen], [solutions[s] for s in chosen], p.train, p.optimizer,
         **settings,
     )  # fmt: skip
 
 
 try:
-    iterations, metrics, finals, info = train(range(len(p.seeds)))
+    iterations, metrics, finals, info = train(seeds)
 except (FloatingPointError, ValueError):
     # a batch's error names no run: train the seeds alone, and name the first that fails
-    for k, seed in enumerate(p.seeds):
+    for seed in seeds:
         try:
-            train([k])
+            train([seed])
         except (FloatingPointError, ValueError) as err:
             raise type(err)(
-                f"experiment {p.experiment}, optimizer {wc.optimizer}, seed {seed}: {err}"
+                f"experiment {wc.experiment}, optimizer {wc.optimizer}, seed {seed}: {err}"
             ) from err
     raise
-for seed, identity, metric, final, metrics_path, final_path in zip(
-    p.seeds, p.identities, metrics, finals, o.metrics, o.final, strict=True
-):
+tables = []
+for seed, metric in zip(seeds, metrics, strict=True):
     logging.info(
         "seed %d trained on %s (backend %s); final metrics: %s",
         seed,
@@ -51,8 +51,9 @@ for seed, identity, metric, final, metrics_path, final_path in zip(
         info["backend"],
         {name: float(values[-1]) for name, values in metric.items()},
     )
-    table = io.metrics_table(p.experiment, wc.optimizer, seed, iterations, metric)
-    # the resolved device and backend (`auto` may mean CUDA), for the figures' provenance
-    table = io.with_identity(io.with_run_info(table, info), identity)
-    io.save_table(metrics_path, table)
-    io.save_npz(final_path, final, dict(identity, kind="final"))
+    tables.append(io.metrics_table(wc.experiment, wc.optimizer, seed, iterations, metric))
+# the resolved device and backend (`auto` may mean CUDA), for the figures' provenance
+table = io.with_identity(io.with_run_info(pa.concat_tables(tables), info), p.identities)
+io.save_table(o.metrics, table, by_seed=True)
+finals = dict(zip(seeds, finals, strict=True))
+io.save_seeds(o.final, finals, {ident["seed"]: dict(ident, kind="final") for ident in p.identities})

@@ -1,5 +1,5 @@
 """Is a stored W_mm the max-margin solution of its data? The W-SVM's own check, which every
-reader of an svm file runs before it trusts the matrix (attnbias.workflow.io.load_svm)."""
+reader of an svm file runs before it trusts the matrix (attnbias.workflow.svm_file.load_svm)."""
 
 from __future__ import annotations
 

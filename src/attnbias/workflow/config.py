@@ -161,14 +161,19 @@ class WorkflowConfig:
         return files.identity(kind, experiment, settings, seed=seed, optimizer=optimizer)
 
     def run_identities(self, pattern: str, experiment: str) -> dict:
-        """Params of an aggregate job: input run file -> the identity it must hold."""
-        return {
-            pattern.format(experiment=experiment, figure=experiment, optimizer=o, seed=s): (
-                self.identity("run", experiment, s, o)
-            )
-            for o in self.section(experiment)["optimizers"]
-            for s in self.seeds(experiment)
-        }
+        """Params of an aggregate job: input run file -> the identity it must hold. A
+        `pattern` without {seed} names a table of every seed: its identity is each seed's."""
+        out = {}
+        names = dict(experiment=experiment, figure=experiment)
+        for o in self.section(experiment)["optimizers"]:
+            if "{seed}" in pattern:  # a file per seed: the real-data runs
+                for s in self.seeds(experiment):
+                    path = pattern.format(**names, optimizer=o, seed=s)
+                    out[path] = self.identity("run", experiment, s, o)
+            else:
+                path = pattern.format(**names, optimizer=o)  # a table of every seed
+                out[path] = self.seed_identities("run", experiment, o)
+        return out
 
     # ---- the claims table --------------------------------------------------------------
 
@@ -195,16 +200,19 @@ class WorkflowConfig:
         }
 
     def claims_identities(self, metrics, svm, data, final) -> dict:
-        """Claims params: input file -> its identity; the arguments are the path patterns."""
-        out = {metrics.format(experiment=n): self.identity("metrics", n) for n in self.default}
+        """Claims params: input file -> its identity (a list of each seed's, for a file of
+        every seed); the arguments are the path patterns."""
+        out = {}
         for n in self.default:
-            for s in self.seeds(n):
-                out[svm.format(experiment=n, seed=s)] = self.identity("svm", n, s)
-                out[data.format(experiment=n, seed=s)] = self.identity("data", n, s)
-                if n in self.joint():
-                    for o in self.experiments[n]["optimizers"]:
-                        path = final.format(experiment=n, optimizer=o, seed=s)
-                        out[path] = dict(self.identity("run", n, s, o), kind="final")
+            out[metrics.format(experiment=n)] = self.identity("metrics", n)
+            out[svm.format(experiment=n)] = self.seed_identities("svm", n)
+            out[data.format(experiment=n)] = self.seed_identities("data", n)
+            if n in self.joint():
+                for o in self.experiments[n]["optimizers"]:
+                    idents = self.seed_identities("run", n, o)
+                    out[final.format(experiment=n, optimizer=o)] = [
+                        dict(ident, kind="final") for ident in idents
+                    ]
         return out
 
     # ---- the global-convergence study --------------------------------------------------

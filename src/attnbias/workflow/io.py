@@ -1,32 +1,30 @@
-"""The file contract between the pipeline's stages. Every write is atomic.
+"""The file contract between the pipeline's stages (docs/file-contract.md). Every write is
+atomic.
 
-  results/data/{experiment}/seed{seed}.npz      X (n,T,d), y (n,), opt (n,), W0 (d,d), [u (d,)]
-  results/svm/{experiment}/seed{seed}.npz       W_mm (d,d), [u_mm (d,)], n_support, kkt_residual
-  results/train/{experiment}/{optimizer}/seed{seed}.parquet   metrics, long format
-  results/train/{experiment}/{optimizer}/seed{seed}.final.npz W (d,d), u (d,)
-  results/{experiment}/metrics.parquet          all optimizers and seeds, long format
+  results/data/{experiment}.npz                  per seed s: seed{s}/X (n,T,d), y (n,), opt (n,),
+                                                 W0 (d,d), [u (d,)]
+  results/svm/{experiment}.npz                   per seed s: seed{s}/W_mm (d,d), [u_mm (d,)], ...
+  results/train/{experiment}/{optimizer}.parquet every seed's metrics, long format
+  results/train/{experiment}/{optimizer}.final.npz  per seed s: seed{s}/W (d,d), u (d,)
+  results/{experiment}/metrics.parquet           all optimizers and seeds, long format, and
+                                                 the merged record of where its runs trained
 
 Long format: one row per (experiment, optimizer, seed, iteration, metric) with its value.
-A file is written beside its target and renamed into place, so a killed job never leaves
-a half-written file that a later run would take for a result.
+A file is written beside its target and renamed into place (attnbias.workflow.store), so a
+killed job never leaves a half-written file that a later run would take for a result.
 
 Every file knows what it is: its identity (kind, experiment, seed, optimizer where it has
-one, and the sha256 of the config values that produced it; see `identity`) is stored in it
-(.npz: the entry `attnbias_identity`; Parquet: the schema metadata `attnbias.identity`), and
+one, and the sha256 of the config values that produced it; see `identity`), one per seed
+in a file with a seed axis, is stored in it (.npz: the entry `attnbias_identity` of each
+seed's group; Parquet: the schema metadata `attnbias.identity`, a list of each seed's), and
 every reader checks it against what its own path and the config say (`expect=`), so a file
-copied or left over from another experiment, seed or config is refused by path, never used.
-A file that cannot be read at all is reported by path too, with the command that rebuilds it.
+copied or left over from another experiment, seed count or config is refused by path.
 
 Every file also holds the sha256 of its content, recorded by the writer (.npz: the entry
-`attnbias_sha256`, one digest per entry, so a reader of a few entries checks just those;
-Parquet: the schema metadata `attnbias.sha256`, of the columns and the other metadata), and
-every reader checks it: a file edited after its job wrote it (a value changed in place, its
-identity kept) is refused by path with the command that rebuilds it, never used.
-
-The data and svm files also hold the hypotheses their job measured (attnbias.data.hypotheses:
-the data job's `report(data)`, the svm job's `svm_report`; the entry `attnbias_hypotheses`),
-so that the figure jobs print them without reloading the arrays and measuring again
-(`seed_hypotheses`).
+`attnbias_sha256` of each seed's group, one digest per entry; Parquet: the schema metadata
+`attnbias.sha256`, of each seed's rows and of the metadata), and every reader checks it: a
+file edited after its job wrote it is refused by path and seed, with the command that
+rebuilds it. The codecs: attnbias.workflow.npz, .parquet, and this module's JSON and text.
 """
 
 from __future__ import annotations
@@ -41,24 +39,27 @@ from attnbias.workflow.npz import (  # noqa: F401  (the codecs, as the scripts n
     HYPOTHESES_KEY,
     IDENTITY_KEY,
     array_sha256,
+    hypotheses_by_seed,
     load_data,
     load_hypotheses,
     load_npz,
-    load_svm,
+    load_seeds,
     save_npz,
-    seed_hypotheses,
+    save_seeds,
 )
 from attnbias.workflow.parquet import (  # noqa: F401
     CHECKSUM_META,
     IDENTITY_META,
     METRIC_COLUMNS,
     RUN_INFO_KEY,
+    RUNS_META,
     concat_tables,
     load_frame,
     load_metrics,
     metrics_table,
     read_table,
     run_info,
+    run_records,
     save_frame,
     save_table,
     with_checksum,
@@ -70,6 +71,7 @@ from attnbias.workflow.store import (  # noqa: F401
     atomic_path,
     canonical_json,
     check_identity,
+    check_seed_identities,
     config_sha256,
     edited,
     identity,

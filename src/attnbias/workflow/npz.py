@@ -7,15 +7,16 @@ from __future__ import annotations
 import hashlib
 import json
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
-from attnbias.svm.check import w_mm_defect
 from attnbias.workflow.store import (
     FileContractError,
     canonical_json,
     check_identity,
+    check_seed_identities,
     edited,
     rebuild_hint,
     unchecked,
@@ -36,24 +37,32 @@ def _report_array(report: dict) -> np.ndarray:
     return np.array(tuple(report.values()), dtype=fields)
 
 
-def save_npz(
-    path, arrays: dict[str, np.ndarray], ident: dict | None = None, hypotheses: dict | None = None
-) -> None:
-    """Write `arrays` (and the file's identity and the hypotheses report its job measured,
-    where given) as an uncompressed .npz."""
+def _entries(arrays: dict, ident: dict | None, hypotheses: dict | None) -> dict:
+    """`arrays`, with the identity and hypotheses report where given, and the sha256 of
+    each of them in the entry CHECKSUM_KEY."""
     if ident is not None:
         arrays = {**arrays, IDENTITY_KEY: np.array(canonical_json(ident))}
     if hypotheses is not None:
         arrays = {**arrays, HYPOTHESES_KEY: _report_array(hypotheses)}
     arrays = {key: np.asarray(value) for key, value in arrays.items()}
     digests = {key: array_sha256(value) for key, value in arrays.items()}
-    arrays[CHECKSUM_KEY] = np.array(canonical_json(digests))
+    return {**arrays, CHECKSUM_KEY: np.array(canonical_json(digests))}
 
+
+def _write_npz(path, entries: dict[str, np.ndarray]) -> None:
     def write(tmp):
         with open(tmp, "wb") as fh:
-            np.savez(fh, **arrays)
+            np.savez(fh, **entries)
 
     write_with(path, write)
+
+
+def save_npz(
+    path, arrays: dict[str, np.ndarray], ident: dict | None = None, hypotheses: dict | None = None
+) -> None:
+    """Write `arrays` (and the file's identity and the hypotheses report its job measured,
+    where given) as an uncompressed .npz."""
+    _write_npz(path, _entries(arrays, ident, hypotheses))
 
 
 def array_sha256(array: np.ndarray) -> str:
@@ -63,39 +72,48 @@ def array_sha256(array: np.ndarray) -> str:
     return digest.hexdigest()
 
 
-def _check_npz_checksums(path, entries: dict[str, np.ndarray], whole: bool) -> None:
+def _check_npz_checksums(
+    path, entries: dict[str, np.ndarray], whole: bool, where: str = ""
+) -> None:
     """Take the recorded digests out of `entries` and check every entry read against them
-    (`whole`: every entry was read, so none may be missing)."""
+    (`whole`: every entry was read, so none may be missing). `where`: "seed 3", naming the
+    seed whose entries these are."""
+    at = f"{where}: " if where else ""
     if CHECKSUM_KEY not in entries:
-        raise unchecked(path)
+        raise unchecked(f"{path} ({where})" if where else path)
     try:
         recorded = json.loads(str(entries.pop(CHECKSUM_KEY)))
     except ValueError:
-        raise edited(path, f"its entry {CHECKSUM_KEY} is not the JSON its job wrote") from None
+        raise edited(path, f"{at}its entry {CHECKSUM_KEY} is not the JSON its job wrote") from None
     for key, value in entries.items():
         if key not in recorded:
-            raise edited(path, f"it holds the entry {key!r}, which its job did not write")
+            raise edited(path, f"{at}it holds the entry {key!r}, which its job did not write")
         if array_sha256(value) != recorded[key]:
-            raise edited(path, f"the entry {key!r} differs from what its job wrote")
+            raise edited(path, f"{at}the entry {key!r} differs from what its job wrote")
     missing = sorted(set(recorded) - set(entries)) if whole else []
     if missing:
-        raise edited(path, f"it lacks the entries {missing}, which its job wrote")
+        raise edited(path, f"{at}it lacks the entries {missing}, which its job wrote")
 
 
-def _read_npz(path, only: tuple[str, ...] | None = None) -> dict[str, np.ndarray]:
-    """The entries of an .npz file (those named in `only`, where given: the others are not
-    read), never unpickling anything, each checked against the sha256 its writer recorded.
-    An unreadable or edited file raises FileContractError naming it."""
+def _load_entries(path, keep: Callable[[str], object]) -> dict[str, np.ndarray]:
+    """The entries of an .npz file whose names `keep` accepts (the others are not read),
+    never unpickling anything; an unreadable file raises FileContractError naming it."""
     if Path(path).exists() and not zipfile.is_zipfile(path):  # np.load would try unpickling
         raise unreadable(path, "not a zip archive, which every .npz file is, or truncated")
-    wanted = None if only is None else (*only, CHECKSUM_KEY)
     try:
         with np.load(path, allow_pickle=False) as f:
-            entries = {key: f[key] for key in f.files if wanted is None or key in wanted}
+            return {key: f[key] for key in f.files if keep(key)}
     except FileNotFoundError:
         raise
     except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile, AttributeError) as err:
         raise unreadable(path, err) from None
+
+
+def _read_npz(path, only: tuple[str, ...] | None = None) -> dict[str, np.ndarray]:
+    """The entries of an .npz file (those named in `only`, where given), each checked
+    against the sha256 its writer recorded. An edited file raises FileContractError."""
+    wanted = None if only is None else (*only, CHECKSUM_KEY)
+    entries = _load_entries(path, lambda key: wanted is None or key in wanted)
     _check_npz_checksums(path, entries, whole=only is None)
     return entries
 
@@ -122,40 +140,109 @@ def load_npz(
     return arrays
 
 
-def load_data(path, expect: dict | None = None) -> dict[str, np.ndarray]:
-    return load_npz(path, DATA_KEYS, expect)
+# ---- files with a seed axis: one group of entries per seed, each checked on its own -----
+# A data, svm or final-parameter file holds every seed of its job: seed s's entries are
+# those above, named `seed{s}/<entry>` (its own identity, hypotheses and checksum entry),
+# so an edited or foreign seed is refused by its number.
 
 
-def load_hypotheses(path, expect: dict | None = None) -> dict:
-    """The hypotheses report that the job of a data or svm file stored in it (save_npz's
-    `hypotheses`), as {name: float or bool}, without reading the file's arrays."""
-    entries = _read_npz(path, (IDENTITY_KEY, HYPOTHESES_KEY))
-    _check_npz_identity(path, entries, expect)
-    if HYPOTHESES_KEY not in entries:
+def _seed_prefix(seed: int) -> str:
+    return f"seed{int(seed)}/"
+
+
+def save_seeds(
+    path,
+    arrays: dict[int, dict[str, np.ndarray]],
+    identities: dict[int, dict],
+    hypotheses: dict[int, dict] | None = None,
+) -> None:
+    """Write each seed's `arrays` with its identity (and hypotheses report) as one .npz."""
+    entries = {}
+    for seed, seed_arrays in arrays.items():
+        report = None if hypotheses is None else hypotheses[seed]
+        for key, value in _entries(seed_arrays, identities[seed], report).items():
+            entries[_seed_prefix(seed) + key] = value
+    _write_npz(path, entries)
+
+
+def _read_seeds(path, only: tuple[str, ...] | None = None) -> dict[int, dict[str, np.ndarray]]:
+    """Each seed's entries (those named in `only`, where given), checked against the
+    sha256s its writer recorded for that seed."""
+    wanted = None if only is None else (*only, CHECKSUM_KEY)
+    groups: dict[int, dict[str, np.ndarray]] = {}
+    for name, value in _load_entries(path, lambda name: _seed_entry(name, wanted)).items():
+        seed, key = _seed_entry(name, None)
+        groups.setdefault(seed, {})[key] = value
+    for seed, entries in groups.items():
+        _check_npz_checksums(path, entries, whole=only is None, where=f"seed {seed}")
+    return dict(sorted(groups.items()))
+
+
+def _seed_entry(name: str, wanted) -> tuple[int, str] | None:
+    """(seed, entry) of an entry named `seed{s}/<entry>`; None for any other name, or an
+    entry not `wanted`."""
+    head, _, key = name.partition("/")
+    if not (head.startswith("seed") and head[4:].isdigit() and key):
+        return None
+    return (int(head[4:]), key) if wanted is None or key in wanted else None
+
+
+def load_seeds(
+    path, required: tuple[str, ...] = (), expect: list[dict] | None = None
+) -> dict[int, dict[str, np.ndarray]]:
+    """{seed: its arrays} of a file with a seed axis; with `expect` (the identity of each
+    seed, in seed order), the file must hold exactly those seeds, each its own identity."""
+    groups = _read_seeds(path)
+    for seed, arrays in groups.items():
+        _check_seed(path, seed, arrays, required)
+    _check_seed_identities(path, groups, expect)
+    return groups
+
+
+def _check_seed(path, seed: int, arrays: dict, required: tuple[str, ...]) -> None:
+    arrays.pop(HYPOTHESES_KEY, None)  # a report, not an array: load_hypotheses reads it
+    missing = [key for key in required if key not in arrays]
+    if missing:
         raise FileContractError(
-            f"{path} holds no hypotheses report (written by an older attnbias, before the "
-            f"data and svm jobs stored theirs); {rebuild_hint(path)}"
+            f"{path}: seed {seed} lacks {missing}; it holds {sorted(arrays)}; {rebuild_hint(path)}"
         )
-    stored = entries[HYPOTHESES_KEY]
-    return {name: stored[name].item() for name in stored.dtype.names}
 
 
-def seed_hypotheses(data_path, svm_path, expect: dict | None = None) -> dict:
-    """One seed's hypotheses, as attnbias.data.hypotheses.report(data, svm) measures them: the
-    data job's part, then the svm job's. `expect`: file -> identity, where checked."""
-    expect = expect or {}
-    return {
-        **load_hypotheses(data_path, expect.get(data_path)),
-        **load_hypotheses(svm_path, expect.get(svm_path)),
+def _check_seed_identities(path, groups: dict[int, dict], expect: list[dict] | None) -> None:
+    """Take each seed's identity out of `groups` and check it against `expect`."""
+    found = {
+        seed: None if IDENTITY_KEY not in entries else json.loads(str(entries.pop(IDENTITY_KEY)))
+        for seed, entries in groups.items()
     }
+    check_seed_identities(path, found, expect)
 
 
-def load_svm(path, data: dict[str, np.ndarray], expect: dict | None = None) -> dict:
-    """An svm file, checked against its identity and against its data (attnbias.svm.check:
-    W_mm is the max-margin solution of `data`)."""
-    arrays = load_npz(path, ("W_mm",), expect)
-    kkt = float(arrays.get("W_mm_kkt_residual", np.nan))
-    defect = w_mm_defect(arrays["W_mm"], data, kkt)
-    if defect:
-        raise FileContractError(f"{path}: {defect}; {rebuild_hint(path)}")
-    return arrays
+def load_data(path, expect: list[dict] | None = None) -> dict[int, dict[str, np.ndarray]]:
+    """{seed: X, y, opt, W0[, u]} of a data file."""
+    return load_seeds(path, DATA_KEYS, expect)
+
+
+def load_hypotheses(path, expect: list[dict] | None = None) -> dict[int, dict]:
+    """{seed: the hypotheses report its job stored (save_seeds' `hypotheses`)} of a data or
+    svm file, as {name: float or bool}, without reading the file's arrays."""
+    groups = _read_seeds(path, (IDENTITY_KEY, HYPOTHESES_KEY))
+    _check_seed_identities(path, groups, expect)
+    reports = {}
+    for seed, entries in groups.items():
+        if HYPOTHESES_KEY not in entries:
+            raise FileContractError(
+                f"{path}: seed {seed} holds no hypotheses report (written by an older "
+                f"attnbias, before the data and svm jobs stored theirs); {rebuild_hint(path)}"
+            )
+        stored = entries[HYPOTHESES_KEY]
+        reports[seed] = {name: stored[name].item() for name in stored.dtype.names}
+    return reports
+
+
+def hypotheses_by_seed(data_path, svm_path, expect: dict | None = None) -> list[dict]:
+    """Each seed's hypotheses, as attnbias.data.hypotheses.report(data, svm) measures them:
+    the data job's part, then the svm job's. `expect`: file -> its seeds' identities."""
+    expect = expect or {}
+    data = load_hypotheses(data_path, expect.get(data_path))
+    svm = load_hypotheses(svm_path, expect.get(svm_path))
+    return [{**data[seed], **svm[seed]} for seed in data]

@@ -14,6 +14,7 @@ from attnbias.workflow.store import (
     FileContractError,
     canonical_json,
     check_identity,
+    check_seed_identities,
     edited,
     rebuild_hint,
     unchecked,
@@ -26,6 +27,7 @@ if TYPE_CHECKING:  # pyarrow is imported where a table is read or written: a dat
 
 METRIC_COLUMNS = ("experiment", "optimizer", "seed", "iteration", "metric", "value")
 RUN_INFO_KEY = b"attnbias.run"  # Parquet schema metadata: where a run ran (with_run_info)
+RUNS_META = b"attnbias.runs"  # an aggregate's metadata: each run's RUN_INFO_KEY, merged
 IDENTITY_META = b"attnbias.identity"  # Parquet schema metadata: the file's identity as JSON
 CHECKSUM_META = b"attnbias.sha256"  # Parquet schema metadata: sha256 of columns and metadata
 
@@ -144,17 +146,39 @@ def _string_buffers(chunk) -> tuple[np.ndarray, memoryview]:
     return offsets, data
 
 
-def with_checksum(table: pa.Table) -> pa.Table:
-    """`table` with the sha256 of its content in its metadata (save_table adds it)."""
-    metadata = {**(table.schema.metadata or {}), CHECKSUM_META: _table_sha256(table).encode()}
+def _seed_rows(table: pa.Table) -> dict[int, pa.Table]:
+    """{seed: that seed's rows, without the file's metadata}, seeds in order."""
+    import pyarrow.compute as pc
+
+    rows = table.replace_schema_metadata()
+    seeds = sorted(table.column("seed").unique().to_pylist())
+    return {seed: rows.filter(pc.equal(rows.column("seed"), seed)) for seed in seeds}
+
+
+def _seed_sha256s(table: pa.Table) -> dict:
+    """A table with a seed axis' checksums: of its columns and other metadata, and of each
+    seed's rows, so that an edit names the seed it touched."""
+    rows = _seed_rows(table)
+    return {
+        "metadata": _table_sha256(table.slice(0, 0)),
+        "seeds": {str(seed): _table_sha256(part) for seed, part in rows.items()},
+    }
+
+
+def with_checksum(table: pa.Table, by_seed: bool = False) -> pa.Table:
+    """`table` with the sha256 of its content in its metadata (save_table adds it); with
+    `by_seed`, one per seed's rows and one of the metadata (a run table of every seed)."""
+    digest = canonical_json(_seed_sha256s(table)) if by_seed else _table_sha256(table)
+    metadata = {**(table.schema.metadata or {}), CHECKSUM_META: digest.encode()}
     return table.replace_schema_metadata(metadata)
 
 
-def save_table(path, table: pa.Table) -> None:
-    """A table as Parquet, with the sha256 of its content that read_table checks."""
+def save_table(path, table: pa.Table, by_seed: bool = False) -> None:
+    """A table as Parquet, with the sha256 of its content (`by_seed`: of each seed's rows)
+    that read_table checks."""
     import pyarrow.parquet as pq
 
-    table = with_checksum(table)
+    table = with_checksum(table, by_seed)
     write_with(path, lambda tmp: pq.write_table(table, tmp))
 
 
@@ -162,8 +186,26 @@ def _check_table_checksum(path, table: pa.Table) -> None:
     recorded = (table.schema.metadata or {}).get(CHECKSUM_META)
     if recorded is None:
         raise unchecked(path)
-    if recorded.decode() != _table_sha256(table):
-        raise edited(path, "its values or metadata differ from what its job wrote")
+    if not recorded.startswith(b"{"):  # one digest of the whole table
+        if recorded.decode() != _table_sha256(table):
+            raise edited(path, "its values or metadata differ from what its job wrote")
+        return
+    try:
+        recorded = json.loads(recorded)
+        seeds = recorded["seeds"]
+    except (ValueError, KeyError, TypeError):
+        raise edited(path, "its checksum is not the JSON its job wrote") from None
+    found = _seed_sha256s(table)
+    if recorded.get("metadata") != found["metadata"]:
+        raise edited(path, "its columns or metadata differ from what its job wrote")
+    for seed, digest in found["seeds"].items():
+        if seed not in seeds:
+            raise edited(path, f"it holds rows of seed {seed}, which its job did not write")
+        if seeds[seed] != digest:
+            raise edited(path, f"the rows of seed {seed} differ from what its job wrote")
+    missing = sorted(set(seeds) - set(found["seeds"]), key=int)
+    if missing:
+        raise edited(path, f"it lacks the rows of seeds {missing}, which its job wrote")
 
 
 def with_run_info(table: pa.Table, info: dict[str, str]) -> pa.Table:
@@ -175,16 +217,17 @@ def with_run_info(table: pa.Table, info: dict[str, str]) -> pa.Table:
     return table.replace_schema_metadata(metadata)
 
 
-def with_identity(table: pa.Table, ident: dict) -> pa.Table:
-    """`table` with the file's identity in its metadata (read back by read_table)."""
+def with_identity(table: pa.Table, ident: dict | list[dict]) -> pa.Table:
+    """`table` with the file's identity in its metadata (read back by read_table): a dict,
+    or the identity of each seed, in seed order, for a run table of every seed."""
     metadata = {**(table.schema.metadata or {}), IDENTITY_META: canonical_json(ident)}
     return table.replace_schema_metadata(metadata)
 
 
-def read_table(path, expect: dict | None = None) -> pa.Table:
+def read_table(path, expect: dict | list[dict] | None = None) -> pa.Table:
     """A Parquet file, checked against the checksum its writer recorded and its identity
-    against `expect` where given; an unreadable or edited file raises FileContractError
-    naming it."""
+    against `expect` where given (a list: each seed's, in seed order); an unreadable or
+    edited file raises FileContractError naming it."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -197,59 +240,93 @@ def read_table(path, expect: dict | None = None) -> pa.Table:
     _check_table_checksum(path, table)
     metadata = table.schema.metadata or {}
     found = json.loads(metadata[IDENTITY_META]) if IDENTITY_META in metadata else None
-    check_identity(path, found, expect)
+    if isinstance(expect, list):
+        check_seed_identities(path, _by_seed(path, found), expect)
+    else:
+        check_identity(path, found, expect)
     if expect is not None and {"experiment", "optimizer", "seed"} <= set(table.column_names):
         _check_rows(path, table, expect)
     return table
 
 
-def _check_rows(path, table: pa.Table, expect: dict) -> None:
-    """The rows of a run's table name the run its identity names."""
+def _by_seed(path, found) -> dict[int, dict]:
+    """The identities a run table of every seed stores (a list), by seed."""
+    if found is not None and not isinstance(found, list):
+        raise FileContractError(
+            f"{path} holds one identity, not one per seed (written by an older attnbias, "
+            f"before a run table held every seed); {rebuild_hint(path)}"
+        )
+    return {ident.get("seed"): ident for ident in found or []}
+
+
+def _check_rows(path, table: pa.Table, expect: dict | list[dict]) -> None:
+    """The rows of a run's table name the run (or the seeds) its identity names."""
+    seeds = [e["seed"] for e in expect] if isinstance(expect, list) else None
+    first = expect[0] if isinstance(expect, list) else expect
     for column in ("experiment", "optimizer", "seed"):
-        if column not in expect:
+        if column not in first:
             continue
+        allowed = set(seeds) if column == "seed" and seeds is not None else {first[column]}
         values = set(table.column(column).unique().to_pylist())
-        if values - {expect[column]}:
+        if values - allowed:
             raise FileContractError(
                 f"{path} holds rows of {column} {sorted(values)}, but its path calls for "
-                f"{expect[column]}; {rebuild_hint(path)}"
+                f"{', '.join(map(str, sorted(allowed)))}; {rebuild_hint(path)}"
             )
 
 
 def run_info(path) -> dict[str, str]:
     """What with_run_info stored in a Parquet file (checked against its checksum, as every
     read); {} if the file holds nothing."""
-    metadata = read_table(path).schema.metadata or {}
+    return _run_info(read_table(path))
+
+
+def _run_info(table: pa.Table) -> dict[str, str]:
+    metadata = table.schema.metadata or {}
     return json.loads(metadata[RUN_INFO_KEY]) if RUN_INFO_KEY in metadata else {}
 
 
-def concat_tables(paths, expect: list[dict] | None = None) -> pa.Table:
-    """Concatenate per-run tables into one, in a stable row order.
+def run_records(path) -> list[dict]:
+    """Where the runs of a table trained: an aggregate's record of its runs (RUNS_META:
+    one entry per optimizer and seed), else the table's own run info as one entry."""
+    metadata = read_table(path).schema.metadata or {}
+    if RUNS_META in metadata:
+        return json.loads(metadata[RUNS_META])
+    return [json.loads(metadata[RUN_INFO_KEY]) if RUN_INFO_KEY in metadata else {}]
 
-    `expect`: each file's identity, in the order of `paths`. A run that appears twice is
-    refused. Each run's metadata (with_run_info, identity) is dropped: it describes one run,
-    not the whole.
+
+def concat_tables(paths, expect: list | None = None) -> pa.Table:
+    """Concatenate run tables into one, in a stable row order, with the merged record of
+    where its runs trained (RUNS_META: each run's optimizer, seed and with_run_info).
+
+    `expect`: each file's identity (a list of each seed's, for a table of every seed), in
+    the order of `paths`. A run that appears twice is refused. The files' own metadata
+    (run info, identity) is dropped from the rows' table: it describes their runs, which
+    the merged record names.
     """
     import pyarrow as pa
 
     expect = [None] * len(paths) if expect is None else list(expect)
     if len(expect) != len(paths):
         raise ValueError(f"{len(paths)} run files but {len(expect)} identities")
-    tables, seen = [], {}
+    tables, seen, records = [], {}, []
     for path, ident in zip(paths, expect, strict=True):
         table = read_table(path, ident)
         keys = table.select(["experiment", "optimizer", "seed"]).to_pylist()
-        for key in {tuple(k.values()) for k in keys}:
+        info = _run_info(table)
+        for key in sorted({tuple(k.values()) for k in keys}):
             if key in seen:
                 raise FileContractError(
                     f"{path} and {seen[key]} both hold the run experiment {key[0]}, optimizer "
                     f"{key[1]}, seed {key[2]}; {rebuild_hint(path)}"
                 )
             seen[key] = path
+            records.append({**info, "optimizer": key[1], "seed": key[2]})
         tables.append(table.replace_schema_metadata())
     table = pa.concat_tables(tables)
     order = [(c, "ascending") for c in ("optimizer", "seed", "metric", "iteration")]
-    return table.sort_by(order)
+    records.sort(key=lambda r: (r["optimizer"], r["seed"]))
+    return table.sort_by(order).replace_schema_metadata({RUNS_META: canonical_json(records)})
 
 
 def save_frame(path, frame) -> None:

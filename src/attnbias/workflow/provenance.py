@@ -12,8 +12,9 @@ chunks of the same names). The record:
   config, config_sha256   the config values of the jobs behind the figure (their params) and
                           the sha256 of their canonical JSON (sorted keys, no spaces)
   packages                versions in the figure job's own environment
-  training                devices and torch versions of the training runs (each run's file
-                          records them: io.with_run_info)
+  training                devices and torch versions of the training runs (each run table
+                          records them, io.with_run_info, and an aggregate table carries its
+                          runs' records merged, io.concat_tables)
   wall_time_s             per upstream rule: jobs, total and longest wall time in seconds, as
                           Snakemake measured them (`benchmark:` files), and the sum
   inputs_sha256           every input file of the job (tables, data, code; not the wall-time
@@ -147,10 +148,10 @@ def trained_on(training: dict) -> str:
     return names + (f" ({devices})" if devices else "")
 
 
-def training_info(run_files: Iterable) -> dict:
+def training_info(infos: list[dict]) -> dict:
     """The devices (and their names), torch versions and, where recorded, the backends
-    (attnbias.training.kernel: "c", the compiled kernel; or "torch") that the runs' files record."""
-    infos = [io.run_info(path) for path in run_files]
+    (attnbias.training.kernel: "c", the compiled kernel; or "torch") of the runs whose
+    records (io.run_records) are `infos`."""
 
     def values(key):
         return sorted({info.get(key, UNKNOWN) for info in infos})
@@ -183,7 +184,7 @@ def collect(
         "config_sha256": config_sha256(config),
         "config": config,
         "packages": package_versions(),
-        "training": training_info(run_files),
+        "training": training_info([r for path in run_files for r in io.run_records(path)]),
         "wall_time_s": wall_times(benchmark_files),
         "inputs_sha256": files_sha256(input_files),
     }
@@ -198,9 +199,10 @@ def files_sha256(paths: Iterable) -> dict[str, str]:
     return out
 
 
-def of_job(job, *, figure: str, title: str) -> dict:
+def of_job(job, *, figure: str, title: str, training: Iterable | None = None) -> dict:
     """`collect` for a Snakemake figure (or claims) job: its params.config, its benchmark
-    inputs, (where it has them) its training runs' files, and every other input's sha256."""
+    inputs, the runs' records of the `training` files (default: its `runs` input, where it
+    has one; a figure's: its aggregate table) and every other input's sha256."""
     benchmarks = set(job.input.get("benchmarks", []))
     # a job without params.config (claims) records the params it has
     config = job.params.get("config", None) or dict(job.params.items())
@@ -210,7 +212,7 @@ def of_job(job, *, figure: str, title: str) -> dict:
         config=config,
         source_dir=job.scriptdir,
         benchmark_files=benchmarks,
-        run_files=job.input.get("runs", []),
+        run_files=job.input.get("runs", []) if training is None else training,
         input_files=[path for path in job.input if path not in benchmarks],
     )
 

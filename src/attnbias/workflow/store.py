@@ -78,6 +78,22 @@ def check_identity(path, found: dict | None, expect: dict | None) -> None:
     raise FileContractError(f"{path} {reason}; {rebuild_hint(path)}")
 
 
+def check_seed_identities(path, found: dict[int, dict | None], expect: list | None) -> None:
+    """Raise FileContractError unless `path` holds exactly the seeds of `expect` (their
+    identities, in seed order) and `found` (seed -> the identity stored for it) holds each
+    seed's own: a changed seed count or an edited seed is refused by name."""
+    if expect is None:
+        return
+    wanted = [ident["seed"] for ident in expect]
+    if sorted(found) != wanted:
+        raise FileContractError(
+            f"{path} holds seeds {sorted(found)}, but its path and the config call for seeds "
+            f"{wanted}; {rebuild_hint(path)}"
+        )
+    for ident in expect:
+        check_identity(path, found[ident["seed"]], ident)
+
+
 def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
