@@ -135,31 +135,7 @@ def check_real_data_first():
         raise WorkflowError(str(err)) from None
 
 
-# ---- a job's wildcards -> attnbias.workflow.config ----------------------------------
-
-
-def _values(wildcards):
-    """A job's wildcards by name; a real-data figure's `figure` is its experiment."""
-    values = dict(wildcards.items())
-    if "figure" in values:
-        values.setdefault("experiment", values["figure"])
-    return values
-
-
-def of_job(method, *args):
-    """Params helper: `method(*args, ...)` given the job's wildcards that it names."""
-    names = inspect.signature(method).parameters
-
-    def get(wildcards):
-        values = _values(wildcards)
-        return method(*args, **{k: v for k, v in values.items() if k in names})
-
-    return get
-
-
-def section(*keys):
-    """Params helper: the canonical value at `keys` in the experiment's config section."""
-    return lambda wildcards: at(WF.section(_values(wildcards)["experiment"]), *keys)
+# ---- params and inputs: functions of a job's wildcards ------------------------------
 
 
 def config_value(dpath):
@@ -178,8 +154,8 @@ def benchmarks(*rule_names, jobs=None):
     """
 
     def get(wildcards):
-        values = _values(wildcards)
-        values.update(jobs(wildcards) if jobs else WF.jobs(values["experiment"]))
+        values = dict(wildcards.items())
+        values.update(jobs(wildcards) if jobs else WF.jobs(job_experiment(wildcards)))
         paths = (
             path
             for name in rule_names
@@ -294,6 +270,63 @@ def get_claims_inputs(wildcards):
     return inputs
 
 
+# ---- the global-convergence study (study.smk) and the sweeps (sweep.smk) -------------
+
+
+def get_study_jobs(wildcards):
+    return WF.study_jobs()
+
+
+def get_sweep_points(wildcards):
+    return {"point": list(SWEEPS.points(wildcards.sweep))}
+
+
+def get_study_setting(wildcards):
+    return WF.study_setting(wildcards.setting)
+
+
+def get_study_optimizer(wildcards):
+    return WF.study_optimizer(wildcards.optimizer)
+
+
+def get_study_identity(wildcards):
+    return WF.study_identity("runs", wildcards.setting, wildcards.optimizer)
+
+
+def get_study_assumptions_identity(wildcards):
+    return WF.study_identity("assumptions", wildcards.setting, wildcards.optimizer)
+
+
+def get_sweep_experiment(wildcards):
+    return SWEEPS.experiment(wildcards.sweep, wildcards.point)
+
+
+def get_sweep_identity(wildcards):
+    return SWEEPS.identity(wildcards.sweep, wildcards.point)
+
+
+def get_sweep_metrics(wildcards):
+    return SWEEPS.metrics(wildcards.sweep)
+
+
+def get_sweep_summary(wildcards):
+    """What a sweep's summary reads of its config: the grid, the points' identities, the
+    axes, the claims and their texts, the legend."""
+    sweep = wildcards.sweep
+    return {
+        "grid": SWEEPS.grid_table(sweep),
+        "identities": SWEEPS.identities(sweep),
+        "axes": SWEEPS.axes(sweep),
+        "claims": SWEEPS.claims(sweep),
+        "claim_texts": SWEEPS.claim_texts(sweep),
+        "legend": SWEEPS.legend(sweep),
+    }
+
+
+def get_sweep_config(wildcards):
+    return SWEEPS.figure_config(wildcards.sweep)
+
+
 def sweep_files(pattern):
     """Input helper: `pattern` for every point of the job's sweep."""
     return lambda wildcards: expand(
@@ -302,6 +335,30 @@ def sweep_files(pattern):
 
 
 # ---- the real-data figures (realdata.smk): a training job per optimizer and seed ---
+
+
+def get_real_needs(wildcards):
+    return WF.real_needs(wildcards.figure)
+
+
+def get_real_threads(wildcards):
+    return WF.real_threads(wildcards.figure)
+
+
+def get_real_settings(wildcards):
+    return WF.real_settings(wildcards.figure)
+
+
+def get_real_optimizers(wildcards):
+    return at(WF.real_experiments[wildcards.figure], "optimizers")
+
+
+def get_real_run_identity(wildcards):
+    return WF.identity("run", wildcards.figure, wildcards.seed, wildcards.optimizer)
+
+
+def get_real_run_identities(wildcards):
+    return WF.run_identities(rules.train_real.output.metrics, wildcards.figure)
 
 
 def get_real_runs(wildcards):
@@ -325,3 +382,15 @@ def similarity_values(wildcards):
     return expand(
         rules.token_similarity.output[0], figure=wildcards.figure, dataset=datasets
     )
+
+
+def get_similarity_settings(wildcards):
+    return WF.similarity_settings(wildcards.figure, wildcards.dataset)
+
+
+def get_similarity_title(wildcards):
+    return WF.similarity_title(wildcards.figure)
+
+
+def get_similarity_config(wildcards):
+    return WF.similarity_config(wildcards.figure)

@@ -25,7 +25,7 @@ rule check_real_data:
     conda:
         "../../envs/train-real.yaml"
     params:
-        needs=of_job(WF.real_needs),
+        needs=get_real_needs,
         data_root=REAL["data_root"],
         download=REAL["download"],
         fetch=REAL["fetch_wheels"],
@@ -47,17 +47,17 @@ rule train_real:
         figure=REAL_TRAINING,
     conda:
         "../../envs/train-real.yaml"
-    threads: of_job(WF.real_threads)
+    threads: get_real_threads
     resources:
         gpu=REAL_GPUS,
     params:
-        experiment=of_job(WF.real_settings),
-        optimizer=of_job(WF.optimizer),
+        experiment=get_real_settings,
+        optimizer=get_optimizer,
         data_root=REAL["data_root"],
         device=REAL["device"],
         autocast=REAL["autocast"],
         checkpoint=results("checkpoints/{figure}/{optimizer}/seed{seed}.pt"),
-        identity=of_job(WF.identity, "run"),
+        identity=get_real_run_identity,
     script:
         "../scripts/train_real.py"
 
@@ -77,8 +77,8 @@ rule aggregate_real:
     conda:
         "../../envs/plot.yaml"
     params:
-        identity=of_job(WF.identity, "metrics"),
-        runs=of_job(WF.run_identities, rules.train_real.output.metrics),
+        identity=get_metrics_identity,
+        runs=get_real_run_identities,
     script:
         "../scripts/aggregate.py"
 
@@ -111,11 +111,11 @@ rule figure_real:
     conda:
         "../../envs/plot.yaml"
     params:
-        title=of_job(WF.title),
-        legend=of_job(WF.legend),
-        settings=of_job(WF.real_settings),
-        config=of_job(WF.figure_config),
-        identity=of_job(WF.identity, "metrics"),
+        title=get_title,
+        legend=get_legend,
+        settings=get_real_settings,
+        config=get_figure_config,
+        identity=get_metrics_identity,
     script:
         "../scripts/figure_real.py"
 
@@ -138,7 +138,7 @@ rule token_similarity:
     resources:
         gpu=REAL_GPUS,
     params:
-        settings=of_job(WF.similarity_settings),
+        settings=get_similarity_settings,
         data_root=REAL["data_root"],
         device=REAL["device"],
     script:
@@ -173,8 +173,8 @@ rule figure_similarity:
     conda:
         "../../envs/plot.yaml"
     params:
-        title=of_job(WF.similarity_title),
-        config=of_job(WF.similarity_config),
+        title=get_similarity_title,
+        config=get_similarity_config,
     script:
         "../scripts/figure_similarity.py"
 
@@ -194,7 +194,7 @@ rule final_values_real:
     conda:
         "../../envs/plot.yaml"
     params:
-        optimizers=section("optimizers"),
-        identity=of_job(WF.identity, "metrics"),
+        optimizers=get_real_optimizers,
+        identity=get_metrics_identity,
     script:
         "../scripts/final_values_real.py"

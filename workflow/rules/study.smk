@@ -17,8 +17,8 @@ rule study_runs:
         "../../envs/train.yaml"
     threads: config["threads"]
     params:
-        setting=of_job(WF.study_setting),
-        optimizer=of_job(WF.study_optimizer),
+        setting=get_study_setting,
+        optimizer=get_study_optimizer,
         inits=config_value("global_convergence/inits"),
         scales=config_value("global_convergence/scales"),
         iterations=config_value("global_convergence/iterations"),
@@ -26,8 +26,8 @@ rule study_runs:
         log_points=config_value("global_convergence/log_points"),
         seed=config_value("global_convergence/seed"),
         device=config["device"],
-        identity=of_job(WF.study_identity, "runs"),
-        assumptions_identity=of_job(WF.study_identity, "assumptions"),
+        identity=get_study_identity,
+        assumptions_identity=get_study_assumptions_identity,
     script:
         "../scripts/study_runs.py"
 
@@ -36,7 +36,7 @@ rule study_summary:
     input:
         runs=expand(rules.study_runs.output.runs, **WF.study_jobs()),
         assumptions=expand(rules.study_runs.output.assumptions, **WF.study_jobs()),
-        benchmarks=benchmarks("study_runs", jobs=lambda wildcards: WF.study_jobs()),
+        benchmarks=benchmarks("study_runs", jobs=get_study_jobs),
         code=code("study_summary.py"),
     output:
         runs=results("global_convergence.csv"),

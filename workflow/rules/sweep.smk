@@ -25,9 +25,9 @@ rule sweep_point:
         "../../envs/train.yaml"
     threads: config["threads"]
     params:
-        experiment=of_job(SWEEPS.experiment),
-        identity=of_job(SWEEPS.identity),
-        metrics=of_job(SWEEPS.metrics),
+        experiment=get_sweep_experiment,
+        identity=get_sweep_identity,
+        metrics=get_sweep_metrics,
         device=config["device"],
         dtype=config["dtype"],
     script:
@@ -38,10 +38,7 @@ rule sweep_summary:
     input:
         runs=sweep_files(rules.sweep_point.output.runs),
         curves=sweep_files(rules.sweep_point.output.curves),
-        benchmarks=benchmarks(
-            "sweep_point",
-            jobs=lambda wildcards: {"point": list(SWEEPS.points(wildcards.sweep))},
-        ),
+        benchmarks=benchmarks("sweep_point", jobs=get_sweep_points),
         code=code("sweep_summary.py"),
     output:
         csv=results("sweeps/{sweep}.csv"),
@@ -66,15 +63,10 @@ rule sweep_summary:
     conda:
         "../../envs/plot.yaml"
     params:
-        grid=of_job(SWEEPS.grid_table),
-        identities=of_job(SWEEPS.identities),
-        axes=of_job(SWEEPS.axes),
+        sweep=get_sweep_summary,
         metrics=lookup(dpath="sweeps/{sweep}/metrics", within=config),
-        needed=of_job(SWEEPS.metrics),
-        claims=of_job(SWEEPS.claims),
-        claim_texts=of_job(SWEEPS.claim_texts),
-        legend=of_job(SWEEPS.legend),
-        config=of_job(SWEEPS.figure_config),
+        needed=get_sweep_metrics,
+        config=get_sweep_config,
     script:
         "../scripts/sweep_summary.py"
 

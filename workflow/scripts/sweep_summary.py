@@ -10,33 +10,34 @@ from attnbias.workflow import io, joblog, provenance
 
 joblog.start(snakemake)
 p = snakemake.params
+sweep = p.sweep  # the grid, identities, axes, claims, legend (common.smk)
 
 
 def load(paths) -> pd.DataFrame:
     """Each point's file, checked to be that point's (its name is the file's stem)."""
     return pd.concat(
-        [io.load_frame(path, p.identities[Path(path).stem]) for path in paths],
+        [io.load_frame(path, sweep["identities"][Path(path).stem]) for path in paths],
         ignore_index=True,
     )
 
 
 runs, curves = load(snakemake.input.runs), load(snakemake.input.curves)
-grid = pd.DataFrame(p.grid)
-long, points, verdicts = sweep_tables.tables(runs, curves, grid, p.needed, p.claims)
+grid = pd.DataFrame(sweep["grid"])
+long, points, verdicts = sweep_tables.tables(runs, curves, grid, p.needed, sweep["claims"])
 io.save_csv(snakemake.output.csv, long)
 io.save_csv(snakemake.output.points, points)
 io.save_csv(snakemake.output.verdicts, verdicts)
 sweep_figure.log_verdicts(verdicts)
 name = snakemake.wildcards.sweep
-title = sweep_figure.title(name, p.config["sweeps"][name]["base"], p.axes)
+title = sweep_figure.title(name, p.config["sweeps"][name]["base"], sweep["axes"])
 record = provenance.of_job(snakemake, figure=f"sweeps/{name}", title=title)
 sweep_figure.draw(
     long,
     points,
     verdicts,
-    axes=p.axes,
+    axes=sweep["axes"],
     metrics=p.metrics,
-    legend=p.legend,
+    legend=sweep["legend"],
     title=title,
     outputs=[snakemake.output.pdf, snakemake.output.png, snakemake.output.caption],
     provenance=record,
