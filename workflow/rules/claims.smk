@@ -29,16 +29,8 @@ rule claims:
         unpack(get_claims_inputs),
         code=code("claims.py"),
     output:
-        md=report(
-            results("claims.md"),
-            caption="../report/claims.rst",
-            category="Claims",
-        ),
-        html=report(
-            results("claims.html"),
-            caption="../report/claims.rst",
-            category="Claims",
-        ),
+        md=in_report(results("claims.md"), "claims.rst", "Claims"),
+        html=in_report(results("claims.html"), "claims.rst", "Claims"),
         csv=results("claims.csv"),
         tex=results("claims.tex"),
         provenance=results("claims.provenance.json"),

@@ -94,6 +94,12 @@ def all_targets():
     ]
 
 
+def in_report(path, caption, category, subcategory=None):
+    """`path` in the HTML report (`snakemake --report`), captioned by workflow/report/."""
+    caption = f"../report/{caption}"
+    return report(path, caption=caption, category=category, subcategory=subcategory)
+
+
 def code(script):
     """The script and the package modules it imports: a change to any reruns the rule."""
     return [str(SCRIPTS / script), *module_files(str(SCRIPTS / script))]

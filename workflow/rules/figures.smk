@@ -6,23 +6,17 @@ rule figure:
         benchmarks=benchmarks("data", "svm", "train", "aggregate"),
         code=code("figure.py"),
     output:
-        pdf=report(
-            results("{experiment}.pdf"),
-            caption="../report/figure.rst",
-            category="Figures",
-            subcategory="{experiment}",
+        pdf=in_report(
+            results("{experiment}.pdf"), "figure.rst", "Figures", "{experiment}"
         ),
-        png=report(
-            results("{experiment}.png"),
-            caption="../report/figure.rst",
-            category="Figures",
-            subcategory="{experiment}",
+        png=in_report(
+            results("{experiment}.png"), "figure.rst", "Figures", "{experiment}"
         ),
-        caption=report(
+        caption=in_report(
             results("{experiment}.caption.md"),
-            caption="../report/figure_caption.rst",
-            category="Figures",
-            subcategory="{experiment}",
+            "figure_caption.rst",
+            "Figures",
+            "{experiment}",
         ),
         provenance=results("{experiment}.provenance.json"),
     log:
@@ -46,11 +40,11 @@ rule contact_sheet:
         pngs=expand(rules.figure.output.png, experiment=DEFAULT_EXPERIMENTS),
         code=code("contact_sheet.py"),
     output:
-        report(
+        in_report(
             results("contact_sheet.png"),
-            caption="../report/contact_sheet.rst",
-            category="Figures",
-            subcategory="contact sheet",
+            "contact_sheet.rst",
+            "Figures",
+            "contact sheet",
         ),
     log:
         results("logs/figure/contact_sheet.log"),

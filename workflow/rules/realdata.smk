@@ -90,17 +90,11 @@ rule figure_real:
         benchmarks=benchmarks("train_real", "aggregate_real"),
         code=code("figure_real.py"),
     output:
-        pdf=report(
-            results("{figure}.pdf"),
-            caption="../report/real_figure.rst",
-            category="Real-data figures",
-            subcategory="{figure}",
+        pdf=in_report(
+            results("{figure}.pdf"), "real_figure.rst", "Real-data figures", "{figure}"
         ),
-        png=report(
-            results("{figure}.png"),
-            caption="../report/real_figure.rst",
-            category="Real-data figures",
-            subcategory="{figure}",
+        png=in_report(
+            results("{figure}.png"), "real_figure.rst", "Real-data figures", "{figure}"
         ),
         caption=results("{figure}.caption.md"),
         provenance=results("{figure}.provenance.json"),
@@ -152,17 +146,11 @@ rule figure_similarity:
         benchmarks=benchmarks("token_similarity", jobs=similarity_datasets),
         code=code("figure_similarity.py"),
     output:
-        pdf=report(
-            results("{figure}.pdf"),
-            caption="../report/similarity.rst",
-            category="Real-data figures",
-            subcategory="{figure}",
+        pdf=in_report(
+            results("{figure}.pdf"), "similarity.rst", "Real-data figures", "{figure}"
         ),
-        png=report(
-            results("{figure}.png"),
-            caption="../report/similarity.rst",
-            category="Real-data figures",
-            subcategory="{figure}",
+        png=in_report(
+            results("{figure}.png"), "similarity.rst", "Real-data figures", "{figure}"
         ),
         caption=results("{figure}.caption.md"),
         provenance=results("{figure}.provenance.json"),

@@ -44,17 +44,17 @@ rule study_summary:
         assumptions=results("global_convergence_assumptions.csv"),
         claims_csv=results("global_convergence_claims.csv"),
         claims_md=results("global_convergence_claims.md"),
-        pdf=report(
+        pdf=in_report(
             results("global_convergence.pdf"),
-            caption="../report/study.rst",
-            category="Figures",
-            subcategory="global_convergence",
+            "study.rst",
+            "Figures",
+            "global_convergence",
         ),
-        png=report(
+        png=in_report(
             results("global_convergence.png"),
-            caption="../report/study.rst",
-            category="Figures",
-            subcategory="global_convergence",
+            "study.rst",
+            "Figures",
+            "global_convergence",
         ),
         caption=results("global_convergence.caption.md"),
         provenance=results("global_convergence.provenance.json"),

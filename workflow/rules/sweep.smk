@@ -44,18 +44,8 @@ rule sweep_summary:
         csv=results("sweeps/{sweep}.csv"),
         points=results("sweeps/{sweep}_points.csv"),
         verdicts=results("sweeps/{sweep}_verdicts.csv"),
-        pdf=report(
-            results("sweeps/{sweep}.pdf"),
-            caption="../report/sweep.rst",
-            category="Sweeps",
-            subcategory="{sweep}",
-        ),
-        png=report(
-            results("sweeps/{sweep}.png"),
-            caption="../report/sweep.rst",
-            category="Sweeps",
-            subcategory="{sweep}",
-        ),
+        pdf=in_report(results("sweeps/{sweep}.pdf"), "sweep.rst", "Sweeps", "{sweep}"),
+        png=in_report(results("sweeps/{sweep}.png"), "sweep.rst", "Sweeps", "{sweep}"),
         caption=results("sweeps/{sweep}.caption.md"),
         provenance=results("sweeps/{sweep}.provenance.json"),
     log:
