@@ -9,6 +9,7 @@ import torch
 
 from attnbias.model.gradients import ScaledGradient
 from attnbias.optim.full_batch import Optimizer, OptimizerSpec
+from attnbias.optim.spec import config_settings
 
 F64 = torch.float64
 
@@ -286,3 +287,18 @@ def test_caption_shows_settings():
     assert "eta_max=100" in OptimizerSpec("polyak", eta_max=100.0).caption()
     assert "momentum=0.9" in OptimizerSpec("ngd", momentum=0.9).caption()
     assert "separately" in OptimizerSpec("ngd", normalize="per_block").caption()
+
+
+def test_a_config_entry_becomes_its_spec_less_its_label():
+    entry = {"label": "NGD, u faster", "rule": "ngd", "lr": 0.1, "lr_u": 0.5}
+    assert config_settings(entry) == {"rule": "ngd", "lr": 0.1, "lr_u": 0.5}
+    assert OptimizerSpec.from_config(entry) == OptimizerSpec("ngd", lr=0.1, lr_u=0.5)
+    assert OptimizerSpec.from_config({"rule": "gd"}) == OptimizerSpec("gd")  # the defaults
+    with pytest.raises(TypeError, match="colour"):
+        OptimizerSpec.from_config({"rule": "gd", "colour": "red"})
+
+
+def test_u_steps_at_lr_unless_lr_u_is_set():
+    assert OptimizerSpec("gd", lr=0.3).lr_of("u") == 0.3
+    spec = OptimizerSpec("gd", lr=0.3, lr_u=0.05)
+    assert (spec.lr_of("W"), spec.lr_of("u")) == (0.3, 0.05)

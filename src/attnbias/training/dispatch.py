@@ -115,7 +115,7 @@ def run_seeds(
     Returns (log iterations, [metrics {name: (len,)}] and [final {"W", "u"}] per seed, record).
     threads: torch's thread count, where torch trains.
     """
-    spec = OptimizerSpec(**optimizer_config)
+    spec = OptimizerSpec.from_config(optimizer_config)
     chosen = backend(device, dtype, spec)
 
     def reference(key):
