@@ -14,6 +14,7 @@ from snakemake.utils import validate
 from attnbias.workflow import configcheck
 from attnbias.workflow import results_folder
 from attnbias.workflow.codedeps import module_files, package_module_files
+from attnbias.data.models import data_model
 from attnbias.figures.panels import describe
 from attnbias.studies import sweep_check
 from attnbias.studies.sweep_config import SweepConfig
@@ -182,7 +183,9 @@ def config_value(dpath):
 def figure_description(wildcards):
     """The report caption's description of a synthetic figure's panels (figures.panels)."""
     experiment = EXPERIMENTS[wildcards.experiment]
-    return describe(experiment["layout"], experiment["data"]["model"])
+    # the data model's description: part of its registry entry
+    data = data_model(experiment["data"]["model"])
+    return describe(experiment["layout"], data.description)
 
 
 def geometry_files(wildcards):

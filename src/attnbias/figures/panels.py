@@ -3,15 +3,15 @@
 `attnbias.figures.drawing` draws from these panels, and the report caption (`describe`, through the
 figure rule's params) is written from the same descriptions, so reordering or editing a
 panel changes the picture and its caption together; the caption opens with the data
-model's description, from its registry entry (attnbias.data.models). Plain Python: the
-workflow reads this module at parse time, without matplotlib or torch.
+model's description, which the workflow takes from the model's registry entry
+(attnbias.data.models; this module does not import it, so the figure jobs need neither the
+generators nor what they import). Plain Python: the workflow reads this module at parse
+time, without matplotlib or torch.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-
-from attnbias.data import models
 
 
 @dataclass(frozen=True)
@@ -196,11 +196,10 @@ def panel_descriptions(kind: str) -> list[str]:
     return described
 
 
-def describe(kind: str, data_model: str) -> str:
-    """The report caption's description of a figure: its data model's description (the
-    model's registry entry, attnbias.data.models), then each panel."""
+def describe(kind: str, data: str) -> str:
+    """The report caption's description of a figure: `data`, its data model's description
+    (attnbias.data.models.DataModel.description), then each panel."""
     described = panel_descriptions(kind)  # first: it names an unknown kind
-    summary = models.data_model(data_model).description
     panels = ", ".join(f"{letter(i)} {text}" for i, text in enumerate(described))
     references = [
         f"{letter(i)} {ref.shape}{f' ({ref.source})' if ref.source else ''}, starting on "
@@ -213,4 +212,4 @@ def describe(kind: str, data_model: str) -> str:
         if references
         else ""
     )
-    return f"{summary} Panels: {panels}.{drawn}"
+    return f"{data} Panels: {panels}.{drawn}"
