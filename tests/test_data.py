@@ -176,6 +176,16 @@ def test_unknown_model_raises():
     assert issubclass(models.DataError, ValueError)
 
 
+def test_a_data_model_is_registered_with_its_description():
+    """The description opens its figures' captions: an entry without one is refused."""
+    with pytest.raises(TypeError, match="description"):
+        models.DataModel(models.example1)
+    with pytest.raises(models.DataError, match="'example1': give it a description"):
+        models.DataModel(models.example1, "  ")
+    # a generator in a module of its own is found by the model's name, when asked
+    assert models.generator("bad_direction").__module__ == "attnbias.data.bad_direction"
+
+
 @pytest.mark.parametrize(
     ("model", "params", "match"),
     [

@@ -25,6 +25,7 @@ LEGEND = {
     "joint-ngd": ("joint NGD", "NGD, one norm"),
     "eq10": ("Eq. 10", "NGD, decays"),
 }
+DATA = "Some data (a data model's description)."
 NOTE = "Hypotheses on the data (worst seed): Ass. 1 holds (rho = 0.1, ours: <= 0.5)."
 GEOMETRY = {
     "X": np.array([[[0.5, 0.5], [1.0, -1.0]], [[0.0, 0.5], [1.0, -0.5]]]),
@@ -93,7 +94,7 @@ def drawn(tmp_path_factory):
             drawing.draw(
                 kind, _table(kind), title=f"A {kind} figure", legend=_legend(kind),
                 outputs=[out / f"{kind}.pdf", out / f"{kind}.caption.md"], note=NOTE,
-                geometry=GEOMETRY, description=panels.describe(kind),
+                geometry=GEOMETRY, description=panels.describe(kind, DATA),
             )  # fmt: skip
         finally:
             drawing.save_figure = save
@@ -114,7 +115,7 @@ def test_figure_fits_a_page_in_legible_type_with_few_words(drawn, kind):
 def test_the_notes_are_in_the_caption_not_in_the_image(drawn, kind):
     caption = (drawn[0] / f"{kind}.caption.md").read_text()
     assert caption.startswith(f"**{markdown.text(f'A {kind} figure')}**")  # the Markdown of
-    assert markdown.text(NOTE) in caption and markdown.text(panels.describe(kind)) in caption
+    assert markdown.text(NOTE) in caption and markdown.text(panels.describe(kind, DATA)) in caption
     assert "Optimizers: GD: GD lr=1; NGD: NGD lr=0.1" in caption
     image = " ".join(words(drawn[0] / f"{kind}.pdf")) if _poppler() else ""
     assert "Hypotheses" not in image and "Optimizers" not in image

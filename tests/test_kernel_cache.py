@@ -131,3 +131,11 @@ def test_an_unwritable_cache_falls_back_to_torch_naming_the_folder(cache, monkey
     assert dispatch.backend("auto", "float64") == "torch"
     line = dispatch.backend_line("auto", "float64")
     assert "training on torch" in line and str(folder) in line
+
+
+def test_kernel_is_built_once_per_source(tmp_path, monkeypatch):
+    monkeypatch.setenv("ATTNBIAS_CACHE", str(tmp_path))
+    first = kernel_library.kernel_path()
+    assert first.parent == tmp_path and first.exists()
+    assert kernel_library.kernel_path() == first
+    assert [p.name for p in tmp_path.iterdir()] == [first.name]  # no temporary left over

@@ -114,7 +114,7 @@ def test_the_example_passes_the_spec_and_the_config_checks(example):
     config = _config(entry, name)
     configcheck.check_optimizers(config)
     configcheck.check_specs(config)
-    spec = OptimizerSpec(**configcheck._spec_settings(entry))
+    spec = OptimizerSpec.from_config(entry)
     assert spec.caption() == "loss-NGD lr=0.1"
     assert spec.reads("f_star") and spec.reads("momentum") and not spec.reads("eta_max")
     assert not kernel.supports(spec)
@@ -162,7 +162,7 @@ def test_the_example_trains_on_torch(example):
     _, entry = _config_entry()
     ds = models.generate("example1", 0, dict(n=6, T=4, d=10))
     solution = max_margin.to_arrays(max_margin.solve_for_dataset(ds, False, "test"))
-    spec = OptimizerSpec(**configcheck._spec_settings(entry))
+    spec = OptimizerSpec.from_config(entry)
     table, final, record = dispatch.train_batch(
         [ds], spec, W_mm=solution["W_mm"][None], iterations=200, log_iterations=log_grid(200, 10)
     )

@@ -198,9 +198,11 @@ def test_polyak_step_matches_sec2(eta_max):
     _close(new, reference.polyak_step(W, g, excess, eta_max))
 
 
+@pytest.mark.parametrize("lr_u", [0.2, None])
 @pytest.mark.parametrize("normalize", ["per_block", "global"])
-def test_joint_ngd_steps_match_eq10(normalize):
-    """NGD of Fig. 3 (W and u each normalised) and joint NGD (one norm over (W, u))."""
+def test_joint_ngd_steps_match_eq10(normalize, lr_u):
+    """NGD of Fig. 3 (W and u each normalised) and joint NGD (one norm over (W, u)); u's
+    own step, or lr where none is set (the reference states that fallback on its own)."""
     datasets, problem, A = _problem("dm_random_u", seeds=(5,))
     u = problem.u0.clone()
     loss_fn = get_loss("exponential")
@@ -210,12 +212,12 @@ def test_joint_ngd_steps_match_eq10(normalize):
         "u": gradients.u_gradient(problem, fwd, loss_fn),
     }
     params = {"W": A.clone(), "u": u.clone()}
-    Optimizer(OptimizerSpec("ngd", lr=0.1, lr_u=0.2, normalize=normalize)).step(params, grads)
+    Optimizer(OptimizerSpec("ngd", lr=0.1, lr_u=lr_u, normalize=normalize)).step(params, grads)
     X, y, u_ref = _tensors(datasets[0])
     W = problem.W(A)[0]
     gW, gu = reference.grad_W(X, y, u_ref, W), reference.grad_u(X, y, u_ref, W)
     want_W, want_u = reference.joint_ngd_step(
-        W, u_ref, gW, gu, 0.1, 0.2, per_block=normalize == "per_block"
+        W, u_ref, gW, gu, 0.1, lr_u, per_block=normalize == "per_block"
     )
     _close(problem.W(params["W"])[0], want_W)
     _close(params["u"][0], want_u)

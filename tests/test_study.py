@@ -190,7 +190,7 @@ def test_run_setting_deterministic_and_batching_invariant(small_problem):
 def test_run_setting_keeps_the_other_runs_when_one_diverges(small_problem, monkeypatch):
     """On the torch backend torch_loop.train stops a whole batch on a non-finite loss: the batch
     is split, and only that run is lost. (The compiled backend trains the runs independently
-    and gives a diverged run NaN directly: tests/test_fast.py.)"""
+    and gives a diverged run NaN directly: tests/test_dispatch.py.)"""
     ds, W0s, _ = small_problem
     reference = _run(ds, W0s)
     monkeypatch.setattr(kernel, "supports", lambda spec: False)  # dispatch's hook: torch

@@ -1,5 +1,5 @@
 """Tiny BERT and ViT-small tasks and `trainer.fit` runs on them, for any device: the CPU
-tests of the trainer (tests/test_trainer.py) and the GPU tests (tests/test_cuda.py) share
+tests of the trainer (tests/test_realdata_trainer.py) and the GPU tests (tests/test_cuda.py) share
 them."""
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ from snakemake.utils import validate
 from attnbias.workflow import configcheck
 from attnbias.workflow import results_folder
 from attnbias.workflow.codedeps import module_files, package_module_files
+from attnbias.data.models import data_model
 from attnbias.figures.panels import describe
 from attnbias.studies import sweep_check
 from attnbias.studies.sweep_config import SweepConfig
@@ -252,7 +253,8 @@ def get_figure_config(wildcards):
 def get_figure_description(wildcards):
     """The report caption's description of a synthetic figure's panels (figures.panels)."""
     experiment = EXPERIMENTS[wildcards.experiment]
-    return describe(experiment["layout"], experiment["data"]["model"])
+    # the data model's description: part of its registry entry
+    return describe(experiment["layout"], data_model(experiment["data"]["model"]).description)
 
 
 def get_claims_inputs(wildcards):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from attnbias.data import hypotheses as hyp
 from attnbias.optim import rules
-from attnbias.optim.spec import OptimizerSpec, without
+from attnbias.optim.spec import OptimizerSpec
 
 # The algorithm of a run, from its optimizer's settings: each statement covers some of them.
 ALGORITHMS = {
@@ -49,7 +49,7 @@ def algorithm(settings: dict, layout: str) -> str:
     rule = settings["rule"]
     if rule not in rules.RULES:  # a stochastic rule of the real-data runs: its own name
         return rule
-    spec = OptimizerSpec(**without(settings, "label"))
+    spec = OptimizerSpec.from_config(settings)
     if rule == "gd":
         return "gd"
     if rule == "polyak":

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import importlib
 import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -294,27 +296,76 @@ def source_note(model: str, params: dict) -> str | None:
     return f"digits {digits[0]} vs {digits[1]} from {origin}"
 
 
-GENERATORS = {
-    "example1": example1,
-    "dm": data_model_dm,
-    "two_token": two_token,
-    "app_c1": app_c1,
-    "binary_digits": binary_digits,
+@dataclass(frozen=True)
+class DataModel:
+    """A registered data model.
+
+    generator: its function, or the dotted name of the module that defines a function of
+      the model's name, imported only when asked.
+    description: what the data are and where the paper uses them. It opens the caption of
+      every figure drawn on the model (figures.panels.describe), so it is required.
+    """
+
+    generator: Callable | str
+    description: str
+
+    def __post_init__(self):
+        if not isinstance(self.description, str) or not self.description.strip():
+            name = getattr(self.generator, "__name__", self.generator)
+            raise DataError(
+                f"data model {name!r}: give it a description (what the data are; it opens "
+                f"its figures' captions), got {self.description!r}"
+            )
+
+
+# The registry: a new data model is one entry here (docs/layout.md, "Adding a data model").
+DATA_MODELS = {
+    "example1": DataModel(example1, "Example 1 with a fixed decoder u (Fig. 2 of the paper)."),
+    "dm": DataModel(data_model_dm, "Data model DM, W and u trained jointly (Fig. 3 of the paper)."),
+    "two_token": DataModel(
+        two_token, "The two-token example of Sec. 3.3, whose W_mm is known in closed form."
+    ),
+    "app_c1": DataModel(
+        app_c1,
+        "App. C.1's 2-D instance (Fig. 8 of the paper): two samples of two tokens, labels +1 "
+        "and -1, training started in a bad stationary direction that favours the non-optimal "
+        "token of sample 1 and violates its W-SVM constraint.",
+    ),
+    "binary_digits": DataModel(
+        binary_digits,
+        "Binary digits (Fig. 9 of the paper, App. C.2): one patch of each sequence is a real "
+        "0 or 1 image, the others Gaussian noise, and u is a fixed linear classifier fitted "
+        "on other images of the same two digits.",
+    ),
+    # in a module of its own: bad_direction solves an SVM, so only its experiments' data
+    # jobs depend on the SVM module (SEPARATE_GENERATORS below)
+    "bad_direction": DataModel(
+        "attnbias.data.bad_direction",
+        "Training started in a bad stationary direction, which favours a non-optimal token "
+        "(Fig. 8 of the paper); training still reaches the direction of W_mm.",
+    ),
 }
-# Generators in a module of their own, imported only when asked: bad_direction solves an
-# SVM, so only its experiments' data jobs depend on the SVM module (the workflow adds the module's
-# files to those jobs' code: codedeps.package_module_files).
-SEPARATE_GENERATORS = {"bad_direction": "attnbias.data.bad_direction"}
-MODELS = sorted({*GENERATORS, *SEPARATE_GENERATORS})
+MODELS = sorted(DATA_MODELS)
+# The models whose generator lies in a module of its own: the workflow adds that module's
+# files to their data jobs' code (codedeps.package_module_files).
+SEPARATE_GENERATORS = {
+    name: model.generator for name, model in DATA_MODELS.items() if isinstance(model.generator, str)
+}
+
+
+def data_model(model: str) -> DataModel:
+    """The registry entry of data model `model`."""
+    if model not in DATA_MODELS:
+        raise DataError(f"unknown data model {model!r}; choose one of {MODELS}")
+    return DATA_MODELS[model]
 
 
 def generator(model: str):
     """The function that generates data model `model`."""
-    if model in GENERATORS:
-        return GENERATORS[model]
-    if model in SEPARATE_GENERATORS:
-        return getattr(importlib.import_module(SEPARATE_GENERATORS[model]), model)
-    raise DataError(f"unknown data model {model!r}; choose one of {MODELS}")
+    function = data_model(model).generator
+    if isinstance(function, str):
+        return getattr(importlib.import_module(function), model)
+    return function
 
 
 def keyword_defaults(function) -> dict:

@@ -2,8 +2,11 @@
 
 `attnbias.figures.drawing` draws from these panels, and the report caption (`describe`, through the
 figure rule's params) is written from the same descriptions, so reordering or editing a
-panel changes the picture and its caption together. Plain Python: the workflow reads this
-module at parse time, without matplotlib or torch.
+panel changes the picture and its caption together; the caption opens with the data
+model's description, which the workflow takes from the model's registry entry
+(attnbias.data.models; this module does not import it, so the figure jobs need neither the
+generators nor what they import). Plain Python: the workflow reads this module at parse
+time, without matplotlib or torch.
 """
 
 from __future__ import annotations
@@ -177,23 +180,6 @@ GEOMETRY_DESCRIPTION = (
     "directions only (sample 2's drawn shorter)"
 )
 
-# What a figure kind shows, before its panels; a data model may say it more precisely.
-SUMMARY = {
-    "fixed_decoder": "Example 1 with a fixed decoder u (Fig. 2 of the paper).",
-    "joint": "Data model DM, W and u trained jointly (Fig. 3 of the paper).",
-    "bad_init": "Training started in a bad stationary direction, which favours a non-optimal "
-    "token (Fig. 8 of the paper); training still reaches the direction of W_mm.",
-    "bad_init_2d": "App. C.1's 2-D instance (Fig. 8 of the paper): two samples of two tokens, "
-    "labels +1 and -1, training started in a bad stationary direction that favours the "
-    "non-optimal token of sample 1 and violates its W-SVM constraint.",
-    "two_token": "The two-token example of Sec. 3.3, whose W_mm is known in closed form.",
-}
-DATA_SUMMARY = {
-    "binary_digits": "Binary digits (Fig. 9 of the paper, App. C.2): one patch of each "
-    "sequence is a real 0 or 1 image, the others Gaussian noise, and u is a fixed linear "
-    "classifier fitted on other images of the same two digits.",
-}
-
 
 def letter(index: int) -> str:
     """The panel label: (a), (b), ..."""
@@ -210,10 +196,10 @@ def panel_descriptions(kind: str) -> list[str]:
     return described
 
 
-def describe(kind: str, data_model: str | None = None) -> str:
-    """The report caption's description of a figure: what it shows, then each panel."""
+def describe(kind: str, data: str) -> str:
+    """The report caption's description of a figure: `data`, its data model's description
+    (attnbias.data.models.DataModel.description), then each panel."""
     described = panel_descriptions(kind)  # first: it names an unknown kind
-    summary = DATA_SUMMARY.get(data_model, SUMMARY[kind])
     panels = ", ".join(f"{letter(i)} {text}" for i, text in enumerate(described))
     references = [
         f"{letter(i)} {ref.shape}{f' ({ref.source})' if ref.source else ''}, starting on "
@@ -226,4 +212,4 @@ def describe(kind: str, data_model: str | None = None) -> str:
         if references
         else ""
     )
-    return f"{summary} Panels: {panels}.{drawn}"
+    return f"{data} Panels: {panels}.{drawn}"

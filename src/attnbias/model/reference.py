@@ -188,6 +188,8 @@ def joint_ngd_step(
     The factors that Eq. 10 adds to the step of W (Thm. 3) were lost in extraction and are
     not implemented here or in the package.
     """
+    # u steps at lr unless lr_u is set: the rule OptimizerSpec.lr_of states, restated here
+    # because the oracle imports nothing of the package it checks
     lr_u = lr if lr_u is None else lr_u
     if per_block:
         return W - lr * grad_W / torch.linalg.norm(grad_W), u - lr_u * grad_u / grad_u.norm()

@@ -62,10 +62,7 @@ class Optimizer:
 
     def _log_step_lengths(self, grads, excess) -> dict[str, torch.Tensor]:
         spec = self.spec
-        lrs = {
-            name: spec.lr_u if (name == "u" and spec.lr_u is not None) else spec.lr
-            for name in grads
-        }
+        lrs = {name: spec.lr_of(name) for name in grads}
         if spec.normalize == "global":
             log_norms = dict.fromkeys(grads, _log_global_norm(grads))
         else:

@@ -1,6 +1,10 @@
 """An optimizer's settings as written in the config (no torch: the fast path and the
 workflow's config checks import it; full_batch re-exports it). Which settings a rule reads
-is the rule's entry in attnbias.optim.rules."""
+is the rule's entry in attnbias.optim.rules.
+
+A config entry becomes settings here and nowhere else: `config_settings` (the entry less
+its label, which run identities hash) and `OptimizerSpec.from_config` (the spec, defaults
+filled in), for training, the config checks, the figures' legends and the claims alike."""
 
 from __future__ import annotations
 
@@ -13,6 +17,12 @@ def without(mapping: dict, *keys: str) -> dict:
     """A copy of `mapping` without `keys` (order kept): e.g. an optimizer's config entry
     without its legend `label`, which changes no result."""
     return {k: v for k, v in mapping.items() if k not in keys}
+
+
+def config_settings(entry: dict) -> dict:
+    """An optimizer's config entry less its legend `label`: what its runs depend on (their
+    identities hash this, so a label change retrains nothing)."""
+    return without(entry, "label")
 
 
 @dataclass(frozen=True)
@@ -43,6 +53,16 @@ class OptimizerSpec:
             )
         if not 0.0 <= self.momentum < 1.0:
             raise ValueError(f"momentum must lie in [0, 1), got {self.momentum}")
+
+    @classmethod
+    def from_config(cls, entry: dict) -> OptimizerSpec:
+        """The spec of an optimizer's config entry (its `label` aside); settings it leaves
+        out take the defaults above, so every reader of the config gets the same values."""
+        return cls(**config_settings(entry))
+
+    def lr_of(self, block: str) -> float:
+        """The step of parameter block `block` ("W" or "u"): lr, or lr_u for u where set."""
+        return self.lr_u if block == "u" and self.lr_u is not None else self.lr
 
     def reads(self, setting: str) -> bool:
         """Whether this rule reads `setting` (every rule reads rules.SHARED)."""

@@ -175,7 +175,7 @@ def study_table(
     where the runs trained.
 
     settings: dicts of perturbed_example1 parameters plus a `name`. optimizers: name ->
-    OptimizerSpec keyword arguments. Each setting draws its dataset from
+    config entry (OptimizerSpec.from_config). Each setting draws its dataset from
     default_rng([seed, 0]) and its initialisations from default_rng([seed, 1]); since the
     knobs draw after models.example1, settings of equal sizes share the base dataset and the
     initial directions, so their differences come from the knobs alone (paired design).
@@ -186,7 +186,7 @@ def study_table(
     names = [s["name"] for s in settings]
     if len(set(names)) != len(names):
         raise ValueError(f"setting names must be unique; got {names}")
-    specs = {name: OptimizerSpec(**kwargs) for name, kwargs in optimizers.items()}
+    specs = {name: OptimizerSpec.from_config(entry) for name, entry in optimizers.items()}
     runs, reports, records = [], [], []
     for setting in settings:
         params = without(setting, "name")

@@ -71,7 +71,7 @@ def _check_values(entry: dict, base: dict, schema: dict, path: tuple) -> None:
                 raise ConfigError(where, f"value {row}: {found[0].message}")
             for opt_name, opt in experiment["optimizers"].items():
                 try:
-                    OptimizerSpec(**{k: v for k, v in opt.items() if k != "label"})
+                    OptimizerSpec.from_config(opt)
                 except ValueError as err:
                     raise ConfigError(where, f"value {row}, optimizer {opt_name}: {err}") from None
 

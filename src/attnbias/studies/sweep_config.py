@@ -8,10 +8,10 @@ the points whose experiment it changes.
 
 from __future__ import annotations
 
-from attnbias.optim.spec import OptimizerSpec
+from attnbias.optim.spec import OptimizerSpec, without
 from attnbias.studies import sweep_claims, sweep_grid
 from attnbias.workflow import io as files
-from attnbias.workflow.config import canonical, spec_settings, without
+from attnbias.workflow.config import canonical
 
 
 class SweepConfig:
@@ -75,7 +75,7 @@ class SweepConfig:
         """Optimizer -> (label, a caption of its base settings)."""
         out = {}
         for name, opt in self.base(sweep)["optimizers"].items():
-            out[name] = (opt.get("label", name), OptimizerSpec(**spec_settings(opt)).caption())
+            out[name] = (opt.get("label", name), OptimizerSpec.from_config(opt).caption())
         return out
 
     def claim_texts(self, sweep: str) -> dict[str, str]:

@@ -23,6 +23,8 @@ import itertools
 import re
 from collections import Counter
 
+from attnbias.optim.spec import config_settings
+
 MAX_POINTS = 100_000  # more points than this are refused (the workflow's DAG would crawl)
 ZIP = "zip"  # the grid key of the group of keys whose lists advance together
 
@@ -157,8 +159,7 @@ def point_experiment(entry: dict, experiment: dict, values: dict) -> dict:
     point = apply(trained(entry, experiment), values)
     for key in ("title", "default_build", "paper_figure"):
         point.pop(key, None)
-    for opt in point["optimizers"].values():
-        opt.pop("label", None)
+    point["optimizers"] = {n: config_settings(o) for n, o in point["optimizers"].items()}
     if entry.get("seeds") is not None:
         point["seeds"] = entry["seeds"]
     return point

@@ -11,7 +11,7 @@ the kernel does not implement.
 
 Each entry returns the results and `record`: the backend record that a run's file stores
 for the provenance (attnbias.workflow.provenance.training_info). torch is imported only
-when it trains, so the training job's entry stays torch-free (tests/test_fast.py).
+when it trains, so the training job's entry stays torch-free (tests/test_dispatch.py).
 """
 
 from __future__ import annotations
@@ -109,13 +109,13 @@ def run_seeds(
 ):
     """The runs of one optimizer on every seed's data and svm files (the training job), in
     one batch: one kernel call, or one torch loop, for all seeds (of equal (n, T, d)). The
-    runs are independent: each gives the numbers it gives alone (tests/test_fast.py).
+    runs are independent: each gives the numbers it gives alone (tests/test_dispatch.py).
 
     A run whose metric or parameter stops being finite raises metrics.NonFiniteError.
     Returns (log iterations, [metrics {name: (len,)}] and [final {"W", "u"}] per seed, record).
     threads: torch's thread count, where torch trains.
     """
-    spec = OptimizerSpec(**optimizer_config)
+    spec = OptimizerSpec.from_config(optimizer_config)
     chosen = backend(device, dtype, spec)
 
     def reference(key):

@@ -13,7 +13,7 @@ identity is `canonical` (sorted keys), so reordering a config file reruns nothin
 from __future__ import annotations
 
 from attnbias.data.models import source_note
-from attnbias.optim.spec import OptimizerSpec
+from attnbias.optim.spec import OptimizerSpec, config_settings, without
 from attnbias.workflow import io as files
 
 REAL_GLOBALS = ("data_root", "models", "device", "autocast", "download")
@@ -31,15 +31,6 @@ def at(value, *keys):
     for key in keys:
         value = value[key]
     return canonical(value)
-
-
-def without(mapping: dict, *keys: str) -> dict:
-    return {k: v for k, v in mapping.items() if k not in keys}
-
-
-def spec_settings(opt: dict) -> dict:
-    """An optimizer's settings without its display label (a label change retrains nothing)."""
-    return without(opt, "label")
 
 
 class WorkflowConfig:
@@ -74,7 +65,7 @@ class WorkflowConfig:
 
     def optimizer(self, experiment: str, optimizer: str) -> dict:
         """An optimizer's settings as its training job reads them (no label)."""
-        return canonical(spec_settings(self.section(experiment)["optimizers"][optimizer]))
+        return canonical(config_settings(self.section(experiment)["optimizers"][optimizer]))
 
     def title(self, experiment: str) -> str:
         """The figure's title; for synthetic data drawn from real images, which ones."""
@@ -94,7 +85,7 @@ class WorkflowConfig:
                 text = ", ".join(f"{k}={v:g}" for k, v in sorted(settings.items()))
                 caption = f"{opt['rule'].upper()} {text}".strip()
             else:
-                caption = OptimizerSpec(**spec_settings(opt)).caption()
+                caption = OptimizerSpec.from_config(opt).caption()
             legend[name] = (opt.get("label", name), caption)
         return legend
 
@@ -222,7 +213,7 @@ class WorkflowConfig:
         return canonical({**self.study["data"], **self.study["settings"][setting]})
 
     def study_optimizer(self, optimizer: str) -> dict:
-        return canonical(spec_settings(self.study["optimizers"][optimizer]))
+        return canonical(config_settings(self.study["optimizers"][optimizer]))
 
     def study_identity(self, kind: str, setting: str, optimizer: str) -> dict:
         """A study file's identity: its setting, optimizer and every study value it reads."""

@@ -407,7 +407,7 @@ def check_specs(config: dict) -> None:
 
     for path, opt, train_u in _optimizers(config):
         try:
-            spec = OptimizerSpec(**_spec_settings(opt))
+            spec = OptimizerSpec.from_config(opt)
         except ValueError as err:
             raise ConfigError(path, str(err)) from None
         if spec.reads("f_star") and spec.f_star == "opt" and train_u:
@@ -416,10 +416,6 @@ def check_specs(config: dict) -> None:
                 "f_star 'opt' needs a fixed decoder, but the experiment's train.train_u is "
                 "true; set f_star: 0",
             )
-
-
-def _spec_settings(opt: dict) -> dict:
-    return {k: v for k, v in opt.items() if k != "label"}
 
 
 def check_real(config: dict) -> None:

@@ -1,5 +1,5 @@
-"""The training loop: grid, metrics, single steps against autograd, batching, the default
-regime's claims and the long-run numerical stability of NGD."""
+"""The torch training loop (attnbias.training.torch_loop): its metrics, single steps against
+autograd, batching, the default regime's claims and the long-run numerical stability of NGD."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from attnbias.data import models
 from attnbias.model import attention
 from attnbias.optim.full_batch import OptimizerSpec
 from attnbias.svm import max_margin
-from attnbias.training import devices, metrics, torch_loop
+from attnbias.training import metrics, torch_loop
 
 F64 = torch.float64
 
@@ -36,46 +36,6 @@ def gap(W, W_ref):
     a = W / np.linalg.norm(W)
     b = W_ref / np.linalg.norm(W_ref)
     return 0.5 * np.sum((a - b) ** 2)
-
-
-# ---------------------------------------------------------------- log_grid
-
-
-@pytest.mark.parametrize(
-    ("iterations", "points"), [(0, 5), (1, 5), (10, 50), (1000, 20), (10**5, 40), (7, 1)]
-)
-@pytest.mark.parametrize("spacing", ["log", "linear"])
-def test_log_grid(iterations, points, spacing):
-    grid = metrics.log_grid(iterations, points, spacing)
-    assert grid[0] == 0 and grid[-1] == iterations
-    assert np.issubdtype(grid.dtype, np.integer)
-    assert np.all(np.diff(grid) > 0)  # sorted and unique
-    assert np.all((grid >= 0) & (grid <= iterations))
-    assert len(grid) <= points + 2
-
-
-def test_log_grid_is_log_spaced():
-    grid = metrics.log_grid(10**4, 5)
-    np.testing.assert_array_equal(grid, [0, 1, 10, 100, 1000, 10000])
-    np.testing.assert_array_equal(metrics.log_grid(100, 5, "linear"), [0, 25, 50, 75, 100])
-
-
-def test_log_grid_bad_spacing():
-    with pytest.raises(ValueError, match="cubic"):
-        metrics.log_grid(10, 3, "cubic")
-
-
-# ---------------------------------------------------------------- resolve_device
-
-
-@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the CPU-only fallback")
-def test_resolve_device_cpu_only():
-    assert devices.resolve_device("auto") == torch.device("cpu")
-    assert devices.resolve_device("cpu") == torch.device("cpu")
-    with pytest.raises(RuntimeError, match="cuda"):
-        devices.resolve_device("cuda")
-    with pytest.raises(RuntimeError, match="cuda:1"):
-        devices.resolve_device("cuda:1")
 
 
 # ---------------------------------------------------------------- metrics and single steps

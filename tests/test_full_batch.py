@@ -1,4 +1,5 @@
-"""Each optimizer rule against a step computed by hand on tiny tensors."""
+"""The full-batch optimizer (attnbias.optim.full_batch): each rule's step against a step
+computed by hand on tiny tensors."""
 
 from __future__ import annotations
 
@@ -257,32 +258,3 @@ def test_momentum_buffers_are_per_block():
         torch.testing.assert_close(
             params[name], -(step + (beta * step + step)), rtol=1e-14, atol=1e-15
         )
-
-
-@pytest.mark.parametrize(
-    ("kwargs", "match"),
-    [
-        (dict(rule="adam"), "adam"),
-        (dict(rule="polyak", normalize="per_block"), "global"),
-        (dict(rule="ngd", momentum=1.0), "momentum"),
-        (dict(rule="ngd", momentum=-0.1), "momentum"),
-        (dict(rule="ngd", normalize="blockwise"), "blockwise"),
-    ],
-)
-def test_invalid_specs(kwargs, match):
-    with pytest.raises(ValueError, match=match):
-        OptimizerSpec(**kwargs)
-
-
-def test_valid_edge_specs():
-    OptimizerSpec("ngd", momentum=0.0)
-    OptimizerSpec("ngd", momentum=0.999)
-    OptimizerSpec("gd", normalize="per_block")
-
-
-def test_caption_shows_settings():
-    assert OptimizerSpec("ngd", lr=0.1, max_step=50.0).caption() == "NGD lr=0.1 max_step=50"
-    assert "eta_max=none" in OptimizerSpec("polyak").caption()
-    assert "eta_max=100" in OptimizerSpec("polyak", eta_max=100.0).caption()
-    assert "momentum=0.9" in OptimizerSpec("ngd", momentum=0.9).caption()
-    assert "separately" in OptimizerSpec("ngd", normalize="per_block").caption()

@@ -1,0 +1,52 @@
+"""An optimizer's settings (attnbias.optim.spec): the specs it refuses, its caption, and
+how a config entry becomes a spec."""
+
+from __future__ import annotations
+
+import pytest
+
+from attnbias.optim.spec import OptimizerSpec, config_settings
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        (dict(rule="adam"), "adam"),
+        (dict(rule="polyak", normalize="per_block"), "global"),
+        (dict(rule="ngd", momentum=1.0), "momentum"),
+        (dict(rule="ngd", momentum=-0.1), "momentum"),
+        (dict(rule="ngd", normalize="blockwise"), "blockwise"),
+    ],
+)
+def test_invalid_specs(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        OptimizerSpec(**kwargs)
+
+
+def test_valid_edge_specs():
+    OptimizerSpec("ngd", momentum=0.0)
+    OptimizerSpec("ngd", momentum=0.999)
+    OptimizerSpec("gd", normalize="per_block")
+
+
+def test_caption_shows_settings():
+    assert OptimizerSpec("ngd", lr=0.1, max_step=50.0).caption() == "NGD lr=0.1 max_step=50"
+    assert "eta_max=none" in OptimizerSpec("polyak").caption()
+    assert "eta_max=100" in OptimizerSpec("polyak", eta_max=100.0).caption()
+    assert "momentum=0.9" in OptimizerSpec("ngd", momentum=0.9).caption()
+    assert "separately" in OptimizerSpec("ngd", normalize="per_block").caption()
+
+
+def test_a_config_entry_becomes_its_spec_less_its_label():
+    entry = {"label": "NGD, u faster", "rule": "ngd", "lr": 0.1, "lr_u": 0.5}
+    assert config_settings(entry) == {"rule": "ngd", "lr": 0.1, "lr_u": 0.5}
+    assert OptimizerSpec.from_config(entry) == OptimizerSpec("ngd", lr=0.1, lr_u=0.5)
+    assert OptimizerSpec.from_config({"rule": "gd"}) == OptimizerSpec("gd")  # the defaults
+    with pytest.raises(TypeError, match="colour"):
+        OptimizerSpec.from_config({"rule": "gd", "colour": "red"})
+
+
+def test_u_steps_at_lr_unless_lr_u_is_set():
+    assert OptimizerSpec("gd", lr=0.3).lr_of("u") == 0.3
+    spec = OptimizerSpec("gd", lr=0.3, lr_u=0.05)
+    assert (spec.lr_of("W"), spec.lr_of("u")) == (0.3, 0.05)
