@@ -16,7 +16,6 @@ import pytest
 
 from attnbias import claims
 from attnbias.claims import measure
-from attnbias.claims.rows import Rows
 from attnbias.claims.statements import by_key
 from attnbias.data import hypotheses, models
 from attnbias.svm import max_margin
@@ -551,17 +550,6 @@ def test_study_rows_hold_only_where_every_small_start_reaches():
     assert verdicts["plain plain study gd global"] == "does not hold"  # one small start missed
     assert verdicts["spread spread study ngd global"] == "holds (outside hypotheses: Ass. 2 broken)"
     assert table.loc[0, "mean"] == 1.0 and "over every scale: 0.67" in table.loc[0, "quantity"]
-
-
-def test_rows_show_the_experiments_labels_and_cite_its_own_figure():
-    rows = Rows("mine", None, {"gd": "GD", "ngd-mom": "NGD-mom"}, figure="Fig. 9")
-    assert rows.label("ngd-mom") == "NGD-mom" and rows.label("ps") == "ps"  # no label: the name
-    assert rows.source("Sec. 3.3, Thm. 1 against Eq. 3", "; {}") == (
-        "Sec. 3.3, Thm. 1 against Eq. 3; Fig. 9"
-    )
-    assert rows.source("Thm. 2 against GD", " ({})") == "Thm. 2 against GD (Fig. 9)"
-    no_figure = Rows("fig9", None)  # the name is no figure: only the config key gives one
-    assert no_figure.source("Thm. 1, App. C.1", ", {} (plots 3-4)") == "Thm. 1, App. C.1"
 
 
 def test_a_table_cites_the_configured_figure_and_the_legends_labels():

@@ -1,45 +1,36 @@
-"""What the caption and the panels say about curves that nearly cover each other (issue
-24), and the backend the caption names."""
+"""A metric figure's caption notes (figures.notes): the reference lines drawn, the panels
+that begin late, and the backend the runs record."""
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
-from attnbias.figures import drawing
+from attnbias.figures import notes
+
+LEGEND = {"gd": ("GD", "GD lr=1")}
 
 
-def _table(curves: dict) -> pd.DataFrame:
-    t = np.arange(1, 11)
-    rows = [
-        {"iteration": i, "optimizer": name, "value": v}
-        for name, values in curves.items()
-        for i, v in zip(t, values, strict=True)
-    ]
-    return pd.DataFrame(rows)
+def _table():
+    return pd.DataFrame({"optimizer": ["gd", "gd"], "seed": [0, 1]})
 
 
-def test_curves_within_the_height_fraction_are_named_and_apart_ones_not():
-    base = np.geomspace(1, 1e4, 10)
-    near = _table({"a": base, "b": base * 10**0.1, "c": base * 10**0.5})
-    # span 4.5 decades: b is 0.1 decade (2%) from a, c 0.5 decade (11%)
-    assert drawing.coinciding(near, "log", 0.05) == [("a", "b")]
-    assert drawing.coinciding(near, "log", 0.01) == []
-    labels = {"a": "NGD", "b": "joint NGD"}
-    assert drawing.overlap_labels({("a", "b"): ["(a)", "(c)"]}, labels) == [
-        "NGD \u2248 joint NGD in (a), (c)"
-    ]
+def test_caption_describes_only_the_reference_lines_drawn():
+    assert "Black" not in notes.notes(_table(), LEGEND)
+    assert "starting on the curve" in notes.notes(_table(), LEGEND, references={"--"})
+    dashed = notes.notes(_table(), LEGEND, references={"--"})
+    assert "Black dashed lines" in dashed and "dotted" not in dashed
+    both = notes.notes(_table(), LEGEND, references={"--", ":"})
+    assert "Black dashed and dotted lines" in both
 
 
-def test_pairs_that_share_a_curve_join_one_group():
-    pairs = [("a", "b"), ("c", "d"), ("b", "c"), ("e", "f")]
-    assert drawing.coinciding_groups(pairs) == [("a", "b", "c", "d"), ("e", "f")]
-    assert drawing.coinciding_groups([]) == []
+def test_caption_names_panels_that_begin_late():
+    text = notes.notes(_table(), LEGEND, late_starts=[("(b)", 2), ("(e)", 2)])
+    assert "(b), (e) begin at t = 2" in text
 
 
 def test_the_caption_names_the_backend_the_runs_record():
     kernel = {"training": {"backends": ["c"], "devices": ["cpu"]}}
-    assert drawing.backend_note(kernel) == "Trained on the compiled C kernel (cpu)."
+    assert notes.backend_note(kernel) == "Trained on the compiled C kernel (cpu)."
     fallback = {"training": {"backends": ["torch"], "devices": ["cpu"]}}
-    assert drawing.backend_note(fallback) == "Trained on torch (cpu)."
-    assert drawing.backend_note({"training": {"devices": ["cpu"]}}) == ""  # not recorded
+    assert notes.backend_note(fallback) == "Trained on torch (cpu)."
+    assert notes.backend_note({"training": {"devices": ["cpu"]}}) == ""  # not recorded

@@ -14,7 +14,7 @@ from pdf_text import body_sizes, font_sizes, page_inches, words
 from system_packages import requires
 
 from attnbias.data import hypotheses
-from attnbias.figures import drawing, panels, style
+from attnbias.figures import drawing, lines, panels, style
 from attnbias.workflow import io, markdown
 
 MAX_WORDS = 150
@@ -139,7 +139,7 @@ def test_palette_has_distinct_colours_markers_and_no_pale_yellow():
     colours = style.optimizer_colours(8)
     assert len(set(colours)) == 8
     assert sns_colour("colorblind", 8) not in colours  # invisible on white
-    styles = drawing.optimizer_styles(["A", "B", "C"], focus="C")
+    styles = lines.optimizer_styles(["A", "B", "C"], focus="C")
     assert styles["palette"]["C"] == colours[0] and styles["dashes"]["C"] == ""
     assert styles["sizes"]["C"] > styles["sizes"]["A"] == styles["sizes"]["B"]
 
@@ -170,18 +170,6 @@ def test_font_check_catches_small_type(tmp_path):
     plt.close(fig)
     assert min(body_sizes(font_sizes(tmp_path / "small.pdf"))) == 6
     assert page_inches(tmp_path / "small.pdf") == (12, 8)
-
-
-def test_a_curve_far_below_the_others_leaves_the_axis_marked():
-    """The steep NGD curve of (b) ends 100 times deeper: the axis stops above it, and the
-    caption says where it leaves and how low it ends."""
-    table = _table("fixed_decoder")
-    panel = panels.PANELS["fixed_decoder"][1]
-    data = drawing._panel_data(table, panel)
-    low, high = drawing.axis_floor(data)
-    ends = data[data["iteration"] == data["iteration"].max()].groupby("optimizer")["value"]
-    assert ends.mean()["ngd"] < low < ends.mean()["gd"] < high
-    assert drawing.axis_floor(data[data["optimizer"] != "ngd"]) is None  # nothing to cut
 
 
 def test_built_captions_carry_the_hypotheses_the_jobs_stored(built_project):

@@ -1,9 +1,8 @@
 """One description per figure: attnbias.figures.panels feeds both the drawing and the captions."""
 
-import pandas as pd
 import pytest
 
-from attnbias.figures import drawing, panels
+from attnbias.figures import panels
 
 DATA = "Some data (a data model's description)."
 
@@ -37,23 +36,3 @@ def test_the_caption_opens_with_the_data_description_it_is_given(kind):
 def test_unknown_kind_is_named():
     with pytest.raises(ValueError, match="'nope'"):
         panels.describe("nope", DATA)
-
-
-def _table():
-    return pd.DataFrame({"optimizer": ["gd", "gd"], "seed": [0, 1]})
-
-
-def test_caption_describes_only_the_reference_lines_drawn():
-    legend = {"gd": ("GD", "GD lr=1")}
-    assert "Black" not in drawing._caption(_table(), legend)
-    assert "starting on the curve" in drawing._caption(_table(), legend, references={"--"})
-    dashed = drawing._caption(_table(), legend, references={"--"})
-    assert "Black dashed lines" in dashed and "dotted" not in dashed
-    both = drawing._caption(_table(), legend, references={"--", ":"})
-    assert "Black dashed and dotted lines" in both
-
-
-def test_caption_names_panels_that_begin_late():
-    legend = {"gd": ("GD", "GD lr=1")}
-    text = drawing._caption(_table(), legend, late_starts=[("(b)", 2), ("(e)", 2)])
-    assert "(b), (e) begin at t = 2" in text

@@ -308,7 +308,7 @@ AXES = [
 def test_the_figure_has_lines_for_one_key_and_heat_maps_for_two(
     tiny_runs, tmp_path, monkeypatch, swept, heat_maps
 ):
-    import attnbias.figures.drawing as figures
+    import attnbias.figures.save as figures
 
     drawn = []
     monkeypatch.setattr(figures, "save_figure", lambda fig, *args, **kwargs: drawn.append(fig))

@@ -138,7 +138,7 @@ def test_optimizer_change_reruns_training_aggregation_and_figures_only(built):
 
 @pytest.mark.slow
 def test_plotting_change_reruns_figures_only(built):
-    with edited(built / "src/attnbias/figures/drawing.py", "\n# a change\n"):
+    with edited(built / "src/attnbias/figures/lines.py", "\n# a change\n"):
         assert planned_jobs(built) == Counter(figure=5, all=1)
 
 

@@ -4,7 +4,7 @@ provenance goes into its files and into results/global_convergence.provenance.js
 import pandas as pd
 
 from attnbias import claims
-from attnbias.figures import drawing
+from attnbias.figures import study_figure
 from attnbias.studies import global_convergence_summary
 from attnbias.workflow import io, joblog, provenance
 
@@ -27,8 +27,8 @@ io.save_csv(snakemake.output.assumptions, assumptions)
 study_rows = claims.study_claims(runs, assumptions, snakemake.params.settings)
 io.save_csv(snakemake.output.claims_csv, study_rows)
 io.save_text(snakemake.output.claims_md, claims.to_markdown(study_rows))
-record = provenance.of_job(snakemake, figure="global_convergence", title=drawing.STUDY_TITLE)
-drawing.draw_study(
+record = provenance.of_job(snakemake, figure="global_convergence", title=study_figure.TITLE)
+study_figure.draw(
     runs,
     summary,
     legend=snakemake.params.legend,

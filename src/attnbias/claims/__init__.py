@@ -18,7 +18,12 @@ function in the module of its result):
   consistency         near-tautologies of NGD (norm growth, Lem. 1), outside the count
   coverage            a run's algorithm (from the optimizer registry), each section's hypotheses
   layouts             `claims`: the registry measured on every experiment, duplicates once
-  rows                a row (Claim), its kinds and verdict words, one experiment's rows (Rows)
+  claim               a statement of the paper (Statement) and a row (Claim): its kinds of
+                      test and their verdict words; rows as a table
+  rows                one experiment's rows (Rows): each added as what it says (Said), what
+                      was measured on which run (Measured) and its verdict (Verdict)
+  races, thresholds, monotone   the rows of the tests that several statements share: a race,
+                      a threshold (ours: how far it sits from flipping), a no-decrease check
   measure             reading the tables: windows, fits, crossings, races, bounds; thresholds
                       (the sweeps judge with the same functions)
   write               Markdown, HTML and LaTeX of the table, its summary line and registry

@@ -4,7 +4,7 @@ boosts NGD) and Fig. 3's (every other algorithm faster than GD, PS the fastest, 
 faster than joint NGD, the loss at a similar rate).
 
 A race on first crossings uses the exact crossings of CROSSING_THRESHOLDS; "ahead" is read
-over the whole run after a burn-in (measure.ahead, rows.race_row). The rivals are chosen by
+over the whole run after a burn-in (measure.ahead, races.race_row). The rivals are chosen by
 their algorithm, never by their config names.
 """
 
@@ -24,7 +24,9 @@ from attnbias.claims.measure import (
     series,
     window,
 )
-from attnbias.claims.rows import Rows, race_row, spread, threshold_row
+from attnbias.claims.races import race_row
+from attnbias.claims.rows import Measured, Rows, Said, Verdict, spread
+from attnbias.claims.thresholds import threshold_row
 from attnbias.training.metrics import CROSSING_THRESHOLDS  # a leaf: no torch in claims
 
 # Fig. 3's "NGD is slightly faster than joint-NGD": ours, "slightly" as within this factor
@@ -47,21 +49,27 @@ def crossing_race_rows(rows: Rows) -> None:
             first = first_crossing(table, opt, threshold, seeds)
             holds, undecided = race(first, gd_first)
             rows.add(
-                f"faster than gd {opt} {threshold:g}",
-                f"reaches 1 - cos(W_t, W_mm) < {threshold:g} before GD.",
-                f"first iteration with 1 - cos(W_t, W_mm) < {threshold:g} (exact, every step "
-                "checked), against GD's",
-                f"t <= {t_last}",
-                first,
-                "holds if it crosses first on every seed, does not hold if GD crosses first on "
-                "one, undecided where neither crosses",
-                holds,
-                value_text=f"{rows.label(opt)} {describe_passage(first, t_last)}; "
-                f"{rows.label(gd)} {describe_passage(gd_first, t_last)}",
-                opt=opt,
-                undecided=undecided,
-                covers=("ngd", "ps") if two_token else (),
-                scope="" if two_token else scope,
+                Said(
+                    f"faster than gd {opt} {threshold:g}",
+                    f"reaches 1 - cos(W_t, W_mm) < {threshold:g} before GD.",
+                    covers=("ngd", "ps") if two_token else (),
+                    scope="" if two_token else scope,
+                ),
+                Measured(
+                    f"first iteration with 1 - cos(W_t, W_mm) < {threshold:g} (exact, every step "
+                    "checked), against GD's",
+                    f"t <= {t_last}",
+                    first,
+                    opt=opt,
+                    value_text=f"{rows.label(opt)} {describe_passage(first, t_last)}; "
+                    f"{rows.label(gd)} {describe_passage(gd_first, t_last)}",
+                ),
+                Verdict(
+                    "holds if it crosses first on every seed, does not hold if GD crosses first on "
+                    "one, undecided where neither crosses",
+                    holds,
+                    undecided=undecided,
+                ),
             )
 
 
@@ -72,7 +80,7 @@ def fig2_ngd_vs_gd_rows(rows: Rows) -> None:
         return
     for opt in rows.runs("ngd", "ngd-capped"):
         claim = "1 - cos(W_t, W_mm) is below GD's at every logged t after the burn-in."
-        race_row(rows, opt, gd, "gap_W", "1 - cos(W_t, W_mm)", f"ahead of gd {opt}", claim)
+        race_row(rows, opt, gd, "gap_W", "1 - cos(W_t, W_mm)", Said(f"ahead of gd {opt}", claim))
 
 
 def fig2_ps_fastest_rows(rows: Rows) -> None:
@@ -90,19 +98,24 @@ def fig2_ps_fastest_rows(rows: Rows) -> None:
         first = first_crossing(table, opt, threshold, seeds)
         holds, undecided = race(first, rival)
         rows.add(
-            "ps fastest",
-            "reaches W_mm's direction first (PS 'empirically outperforms NGD').",
-            f"first iteration with 1 - cos(W_t, W_mm) < {threshold:g}, against the earliest of "
-            f"{' and '.join(map(rows.label, others))} per seed",
-            f"t <= {t_last}",
-            first,
-            "holds if PS crosses first on every seed, undecided where none crosses",
-            holds,
-            value_text=f"{rows.label(opt)} {describe_passage(first, t_last)}; "
-            f"{' or '.join(map(rows.label, others))} (the earliest per seed) "
-            f"{describe_passage(rival, t_last)}",
-            opt=opt,
-            undecided=undecided,
+            Said(
+                "ps fastest", "reaches W_mm's direction first (PS 'empirically outperforms NGD')."
+            ),
+            Measured(
+                f"first iteration with 1 - cos(W_t, W_mm) < {threshold:g}, against the earliest of "
+                f"{' and '.join(map(rows.label, others))} per seed",
+                f"t <= {t_last}",
+                first,
+                opt=opt,
+                value_text=f"{rows.label(opt)} {describe_passage(first, t_last)}; "
+                f"{' or '.join(map(rows.label, others))} (the earliest per seed) "
+                f"{describe_passage(rival, t_last)}",
+            ),
+            Verdict(
+                "holds if PS crosses first on every seed, undecided where none crosses",
+                holds,
+                undecided=undecided,
+            ),
         )
     # and over the whole run
     w_races(rows, rows.runs("ps", "ps-capped"), rows.runs("ngd", "ngd-capped", twins=True), "")
@@ -115,8 +128,8 @@ def w_races(rows: Rows, subjects: list, rivals: list, why: str) -> None:
         for rival in rivals:
             claim = (f"1 - cos(W_t, W_mm) is below {rows.label(rival)}'s at every logged t after "
                      f"the burn-in{why}.")  # fmt: skip
-            race_row(rows, opt, rival, "gap_W", "1 - cos(W_t, W_mm)", f"{opt} ahead of {rival}",
-                     claim)  # fmt: skip
+            said = Said(f"{opt} ahead of {rival}", claim)
+            race_row(rows, opt, rival, "gap_W", "1 - cos(W_t, W_mm)", said)
 
 
 def fig2_momentum_rows(rows: Rows) -> None:
@@ -141,7 +154,9 @@ def fig3_faster_than_gd_rows(rows: Rows) -> None:
             continue
         for metric, what in (("gap_W", "1 - cos(W_t, W_mm)"), ("log_loss", "ln L")):
             claim = f"{what} is below GD's at every logged t after the burn-in."
-            race_row(rows, opt, gd, metric, what, f"ahead of gd {opt} {metric}", claim, **scope)
+            race_row(
+                rows, opt, gd, metric, what, Said(f"ahead of gd {opt} {metric}", claim, **scope)
+            )
 
 
 def fig3_ps_fastest_rows(rows: Rows) -> None:
@@ -162,16 +177,24 @@ def fig3_ngd_vs_joint_rows(rows: Rows) -> None:
         for rival in rows.runs("joint-ngd", twins=True):
             for metric, what in (("gap_W", "1 - cos(W_t, W_mm)"), ("gap_u", "1 - cos(u_t, u_mm)")):
                 claim = f"{what} is below joint NGD's at every logged t after the burn-in."
-                race_row(rows, opt, rival, metric, what, f"{opt} ahead of {rival} {metric}", claim)
+                said = Said(f"{opt} ahead of {rival} {metric}", claim)
+                race_row(rows, opt, rival, metric, what, said)
             gap = series(table, rival, "gap_W").iloc[-1] / series(table, opt, "gap_W").iloc[-1]
-            threshold_row(
-                rows, f"{opt} slightly ahead of {rival}",
+            said = Said(
+                f"{opt} slightly ahead of {rival}",
                 "only slightly ahead of joint NGD in W: joint NGD's 1 - cos(W_t, W_mm) at the "
                 f"last t is within a factor {SLIGHTLY:g} of NGD's.",
+            )
+            measured = Measured(
                 f"joint NGD's 1 - cos(W_t, W_mm) over NGD's at t = {t_last}",
-                f"t = {t_last}", gap.to_numpy(), SLIGHTLY, above=False,
-                ours="'slightly' read as within a factor 2", opt=opt,
+                f"t = {t_last}",
+                gap.to_numpy(),
+                opt=opt,
                 value_text=f"ratio {spread(gap)} over the seeds",
+            )
+            threshold_row(
+                rows, said, measured, SLIGHTLY, above=False,
+                ours="'slightly' read as within a factor 2",
             )  # fmt: skip
 
 
@@ -193,19 +216,25 @@ def fig3_similar_loss_rows(rows: Rows) -> None:
             close = np.all(np.abs(ratio - 1) <= CLOSENESS_TOLERANCE)
             holds, undecided = fitted_bound(None, np.minimum(r2, r2_rival), close)
             rows.add(
-                f"{opt} loss rate like {rival}",
-                "the train loss converges at a similar rate as joint NGD's.",
-                "exponent k of -ln L ~ t^k (slope of ln(-ln L) against ln t), NGD's over "
-                "joint NGD's",
-                f"t in [{t_last // 10}, {t_last}]",
-                ratio,
-                f"holds if within 1 +- {CLOSENESS_TOLERANCE:g} (our tolerance) on every seed "
-                f"(R^2 >= {R2_MIN:g}, else undecided)",
-                holds,
-                r2=np.minimum(r2, r2_rival),
-                opt=opt,
-                undecided=undecided,
-                value_text=f"ratio {spread(ratio)} (k: NGD {spread(k)}, joint NGD "
-                f"{spread(k_rival)}); tolerance 1 +- {CLOSENESS_TOLERANCE:g}",
-                detail=f"ratio {spread(ratio)}, tolerance 1 +- {CLOSENESS_TOLERANCE:g}",
+                Said(
+                    f"{opt} loss rate like {rival}",
+                    "the train loss converges at a similar rate as joint NGD's.",
+                ),
+                Measured(
+                    "exponent k of -ln L ~ t^k (slope of ln(-ln L) against ln t), NGD's over "
+                    "joint NGD's",
+                    f"t in [{t_last // 10}, {t_last}]",
+                    ratio,
+                    opt=opt,
+                    value_text=f"ratio {spread(ratio)} (k: NGD {spread(k)}, joint NGD "
+                    f"{spread(k_rival)}); tolerance 1 +- {CLOSENESS_TOLERANCE:g}",
+                    r2=np.minimum(r2, r2_rival),
+                ),
+                Verdict(
+                    f"holds if within 1 +- {CLOSENESS_TOLERANCE:g} (our tolerance) on every seed "
+                    f"(R^2 >= {R2_MIN:g}, else undecided)",
+                    holds,
+                    undecided=undecided,
+                    detail=f"ratio {spread(ratio)}, tolerance 1 +- {CLOSENESS_TOLERANCE:g}",
+                ),
             )

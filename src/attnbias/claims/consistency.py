@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from attnbias.claims.measure import CLOSENESS_TOLERANCE, fit_per_seed, series, window
-from attnbias.claims.rows import Rows, spread
+from attnbias.claims.rows import Measured, Rows, Said, Verdict, spread
 from attnbias.optim.spec import OptimizerSpec
 
 
@@ -18,18 +18,21 @@ def norm_growth_rows(rows: Rows) -> None:
         norm = window(series(table, opt, "W_norm"), t_last / 10, t_last)
         slopes, r2 = fit_per_seed(norm, lambda t: t, lambda v: v)
         rows.add(
-            "ngd norm slope",
-            "||W_t|| grows linearly in t.",
-            "slope of ||W_t|| against t",
-            f"t in [{t_last // 10}, {t_last}]",
-            slopes,
-            f"lr = {lr:g} per step (each step adds at most lr, so ||W_t|| <= lr t always); "
-            "consistent if within 5% and R^2 > 0.999",
-            np.all(np.abs(slopes / lr - 1) < 0.05) and np.all(r2 > 0.999),
-            r2=r2,
-            predicted=lr,
-            opt=opt,
-            value_text=f"slope {spread(slopes, '.4g')} per step against lr = {lr:g}",
+            Said("ngd norm slope", "||W_t|| grows linearly in t."),
+            Measured(
+                "slope of ||W_t|| against t",
+                f"t in [{t_last // 10}, {t_last}]",
+                slopes,
+                opt=opt,
+                value_text=f"slope {spread(slopes, '.4g')} per step against lr = {lr:g}",
+                r2=r2,
+                predicted=lr,
+            ),
+            Verdict(
+                f"lr = {lr:g} per step (each step adds at most lr, so ||W_t|| <= lr t always); "
+                "consistent if within 5% and R^2 > 0.999",
+                np.all(np.abs(slopes / lr - 1) < 0.05) and np.all(r2 > 0.999),
+            ),
         )
 
 
@@ -43,18 +46,25 @@ def softmax_rate_rows(rows: Rows) -> None:
         slopes, r2 = fit_per_seed(log1m, lambda t: t, lambda v: v)
         predicted = lr * exponents
         rows.add(
-            "ngd softmax rate",
-            "The optimal token's softmax approaches 1 exponentially fast, at the rate of Lem. 1 "
-            "('closely aligns with the empirical rate').",
-            "slope of ln(1 - mean opt softmax) against t",
-            f"t in [{t_last // 2}, {t_last}]",
-            slopes,
-            f"-lr/||W_mm|| = {float(np.mean(predicted)):.4g} (mean over seeds): OUR derivation "
-            "of Lem. 1's exponent, which follows once ||W_t|| = lr t and W_t's direction is "
-            f"W_mm's; consistent if every seed is within {CLOSENESS_TOLERANCE:.0%}",
-            np.all(np.abs(slopes / predicted - 1) < CLOSENESS_TOLERANCE),
-            r2=r2,
-            predicted=float(np.mean(predicted)),
-            opt=opt,
-            value_text=f"slope {spread(slopes, '.4g')} per step against {spread(predicted, '.4g')}",
+            Said(
+                "ngd softmax rate",
+                "The optimal token's softmax approaches 1 exponentially fast, at the rate of "
+                "Lem. 1 ('closely aligns with the empirical rate').",
+            ),
+            Measured(
+                "slope of ln(1 - mean opt softmax) against t",
+                f"t in [{t_last // 2}, {t_last}]",
+                slopes,
+                opt=opt,
+                value_text=f"slope {spread(slopes, '.4g')} per step against "
+                f"{spread(predicted, '.4g')}",
+                r2=r2,
+                predicted=float(np.mean(predicted)),
+            ),
+            Verdict(
+                f"-lr/||W_mm|| = {float(np.mean(predicted)):.4g} (mean over seeds): OUR derivation "
+                "of Lem. 1's exponent, which follows once ||W_t|| = lr t and W_t's direction is "
+                f"W_mm's; consistent if every seed is within {CLOSENESS_TOLERANCE:.0%}",
+                np.all(np.abs(slopes / predicted - 1) < CLOSENESS_TOLERANCE),
+            ),
         )

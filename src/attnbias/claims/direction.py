@@ -21,7 +21,8 @@ from attnbias.claims.measure import (
     series,
     window,
 )
-from attnbias.claims.rows import Rows, no_decrease_row, spread
+from attnbias.claims.monotone import no_decrease_row
+from attnbias.claims.rows import Measured, Rows, Said, Verdict, spread
 
 # The rate of Thm. 1 as we read it (the exponent survived only in our reading of the text).
 THM1_SLOPE = -0.75
@@ -51,20 +52,26 @@ def rate_bound_rows(rows: Rows) -> None:
             else "Thm. 7's rate was lost in extraction; as Thm. 1's analogue we test t^-3/4"
         )
         rows.add(
-            f"{opt} rate bound",
-            f"the direction converges to W_mm at least at the rate of {rows.statement.result}.",
-            SLOPE_QUANTITY,
-            window_text,
-            slopes,
-            f"{note}, a bound whose constant was lost: consistent if every slope <= "
-            f"{THM1_SLOPE:g} (R^2 >= {R2_MIN:g}, else undecided); slower reads undecided",
-            holds,
-            r2=r2,
-            predicted=THM1_SLOPE,
-            opt=opt,
-            undecided=undecided,
-            detail=detail,
-            value_text=f"slope {spread(slopes)} (per seed)",
+            Said(
+                f"{opt} rate bound",
+                f"the direction converges to W_mm at least at the rate of {rows.statement.result}.",
+            ),
+            Measured(
+                SLOPE_QUANTITY,
+                window_text,
+                slopes,
+                opt=opt,
+                value_text=f"slope {spread(slopes)} (per seed)",
+                r2=r2,
+                predicted=THM1_SLOPE,
+            ),
+            Verdict(
+                f"{note}, a bound whose constant was lost: consistent if every slope <= "
+                f"{THM1_SLOPE:g} (R^2 >= {R2_MIN:g}, else undecided); slower reads undecided",
+                holds,
+                undecided=undecided,
+                detail=detail,
+            ),
         )
 
 
@@ -79,21 +86,25 @@ def closeness_rows(rows: Rows) -> None:
         close = np.all(np.abs(ratios - 1) <= CLOSENESS_TOLERANCE)
         holds, undecided = fitted_bound(slopes, r2, close)
         rows.add(
-            f"{opt} rate closeness",
-            "the alignment is 'closely predicted by Thm. 1'.",
-            f"{SLOPE_QUANTITY}, over Thm. 1's {THM1_SLOPE:g}",
-            window_text,
-            ratios,
-            f"holds if measured / predicted is within 1 +- {CLOSENESS_TOLERANCE:g} (our "
-            f"tolerance) on every seed (R^2 >= {R2_MIN:g}, else undecided); Thm. 1 is a bound "
-            "(App. A.4: 'may not be the optimal rate'), so a faster rate does not contradict it",
-            holds,
-            r2=r2,
-            opt=opt,
-            undecided=undecided,
-            value_text=f"ratio {spread(ratios)} (slope {spread(slopes)} against "
-            f"{THM1_SLOPE:g}); tolerance 1 +- {CLOSENESS_TOLERANCE:g}",
-            detail=f"ratio {spread(ratios)}, tolerance 1 +- {CLOSENESS_TOLERANCE:g}",
+            Said(f"{opt} rate closeness", "the alignment is 'closely predicted by Thm. 1'."),
+            Measured(
+                f"{SLOPE_QUANTITY}, over Thm. 1's {THM1_SLOPE:g}",
+                window_text,
+                ratios,
+                opt=opt,
+                value_text=f"ratio {spread(ratios)} (slope {spread(slopes)} against "
+                f"{THM1_SLOPE:g}); tolerance 1 +- {CLOSENESS_TOLERANCE:g}",
+                r2=r2,
+            ),
+            Verdict(
+                f"holds if measured / predicted is within 1 +- {CLOSENESS_TOLERANCE:g} (our "
+                f"tolerance) on every seed (R^2 >= {R2_MIN:g}, else undecided); Thm. 1 is a bound "
+                "(App. A.4: 'may not be the optimal rate'), so a faster rate does not contradict "
+                "it",
+                holds,
+                undecided=undecided,
+                detail=f"ratio {spread(ratios)}, tolerance 1 +- {CLOSENESS_TOLERANCE:g}",
+            ),
         )
 
 
@@ -104,12 +115,11 @@ def softmax_monotone_rows(rows: Rows) -> None:
         metric = "min_opt_softmax" if has(table, opt, "min_opt_softmax") else "opt_softmax"
         no_decrease_row(
             rows,
+            Said(f"{opt} softmax monotone", "the optimal token's softmax does not decrease."),
             series(table, opt, metric),
             metric.replace("_", " "),
             f"t in [0, {t_last}]",
-            f"{opt} softmax monotone",
-            "the optimal token's softmax does not decrease.",
-            opt=opt,
+            opt,
         )
 
 
@@ -127,23 +137,29 @@ def two_token_rate_rows(rows: Rows) -> None:
             close = np.all(np.abs(slopes / predicted - 1) <= tol)
             holds, undecided = fitted_bound(slopes, r2, close)
             rows.add(
-                f"two token {opt} rate",
-                f"the alignment gap decays like {law}.",
-                f"slope of ln(1 - cos(W_t, W_mm)) against {x_text}; window ratio: the largest "
-                "measured over predicted from the window's first value",
-                f"t in [{t_last // 100}, {t_last}]",
-                slopes,
-                f"{predicted:g} (gap ~ {law}; our derivation from Sec. 3.3's example, "
-                f"constants included); holds if measured / predicted is within 1 +- {tol:g} "
-                f"on every seed (R^2 >= {R2_MIN:g}, else undecided)",
-                holds,
-                r2=r2,
-                predicted=predicted,
-                opt=opt,
-                undecided=undecided,
-                window_ratio=float(ratio.max()),
-                covers=("gd", "ngd"),
-                value_text=f"slope {spread(slopes)} against {predicted:g}",
+                Said(
+                    f"two token {opt} rate",
+                    f"the alignment gap decays like {law}.",
+                    covers=("gd", "ngd"),
+                ),
+                Measured(
+                    f"slope of ln(1 - cos(W_t, W_mm)) against {x_text}; window ratio: the largest "
+                    "measured over predicted from the window's first value",
+                    f"t in [{t_last // 100}, {t_last}]",
+                    slopes,
+                    opt=opt,
+                    value_text=f"slope {spread(slopes)} against {predicted:g}",
+                    r2=r2,
+                    predicted=predicted,
+                    window_ratio=float(ratio.max()),
+                ),
+                Verdict(
+                    f"{predicted:g} (gap ~ {law}; our derivation from Sec. 3.3's example, "
+                    f"constants included); holds if measured / predicted is within 1 +- {tol:g} "
+                    f"on every seed (R^2 >= {R2_MIN:g}, else undecided)",
+                    holds,
+                    undecided=undecided,
+                ),
             )
 
 
@@ -172,19 +188,27 @@ def log_norm_rows(rows: Rows) -> None:
         # undecided only where neither form describes the curve
         holds, undecided = fitted_bound(None, np.maximum(r2_log, r2_pow), np.all(delta > 0))
         rows.add(
-            "gd norm log growth",
-            "||W_t|| grows like log t (a + b ln t fits better than a power law c t^k).",
-            "AIC(power law) - AIC(a + b ln t), fitted to ||W_t|| (> 0 favours log growth); R^2 "
-            f"of the power law {min(r2_pow):.4f} at least",
-            f"t in [{t_last // 100}, {t_last}]",
-            delta,
-            f"holds if > 0 on every seed; undecided where neither fit reaches R^2 {R2_MIN:g}",
-            holds,
-            r2=r2_log,
-            opt=opt,
-            covers=("gd",) if two_token else (),
-            undecided=undecided,
-            scope="" if two_token else f"{ALGORITHMS['gd']} outside Sec. 3.3's two-token example",
-            value_text=f"AIC difference {spread(delta)} in favour of "
-            f"{'log growth' if np.all(delta > 0) else 'the power law on some seed'}",
+            Said(
+                "gd norm log growth",
+                "||W_t|| grows like log t (a + b ln t fits better than a power law c t^k).",
+                covers=("gd",) if two_token else (),
+                scope=""
+                if two_token
+                else f"{ALGORITHMS['gd']} outside Sec. 3.3's two-token example",
+            ),
+            Measured(
+                "AIC(power law) - AIC(a + b ln t), fitted to ||W_t|| (> 0 favours log growth); R^2 "
+                f"of the power law {min(r2_pow):.4f} at least",
+                f"t in [{t_last // 100}, {t_last}]",
+                delta,
+                opt=opt,
+                value_text=f"AIC difference {spread(delta)} in favour of "
+                f"{'log growth' if np.all(delta > 0) else 'the power law on some seed'}",
+                r2=r2_log,
+            ),
+            Verdict(
+                f"holds if > 0 on every seed; undecided where neither fit reaches R^2 {R2_MIN:g}",
+                holds,
+                undecided=undecided,
+            ),
         )

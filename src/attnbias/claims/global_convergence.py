@@ -7,10 +7,22 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from attnbias.claims.claim import Statement, frame
 from attnbias.claims.measure import series, window
-from attnbias.claims.rows import Rows, Statement, frame, spread
+from attnbias.claims.rows import Measured, Rows, Said, Verdict, spread
 
 CLAIM = "convergence is global: from a bad stationary direction training reaches W_mm."
+
+
+def _final_gap(misalignment, opt: str, t_last: int) -> Measured:
+    """What a global-convergence row measures: 1 - cos(W_t, W_mm) of `opt` at the last t."""
+    return Measured(
+        "1 - cos(W_t, W_mm) at the last t",
+        f"t = {t_last}",
+        misalignment.iloc[-1].to_numpy(),
+        opt=opt,
+        value_text=f"1 - cos(W_t, W_mm) = {spread(misalignment.iloc[-1])} at t = {t_last}",
+    )
 
 
 def bad_init_rows(rows: Rows) -> None:
@@ -22,21 +34,17 @@ def bad_init_rows(rows: Rows) -> None:
         misalignment = series(table, opt, "gap_W")
         late = window(misalignment, t_last / 100, t_last)
         rows.add(
-            f"{opt} global",
-            CLAIM,
-            "1 - cos(W_t, W_mm) at the last t",
-            f"t = {t_last}",
-            misalignment.iloc[-1].to_numpy(),
-            f"opt softmax starts below 1/T = {1 / T_tokens:.3g} "
-            f"(measured {softmax.iloc[0].max():.3g} at most) and ends above 0.99 "
-            f"({softmax.iloc[-1].min():.4g} at least); the gap decreases over "
-            f"[{t_last // 100}, {t_last}]",
-            np.all(softmax.iloc[0] < 1 / T_tokens)
-            and np.all(softmax.iloc[-1] > 0.99)
-            and bool(np.all(np.diff(late.to_numpy(), axis=0) <= 0)),
-            opt=opt,
-            source=rows.source("Thm. 1, App. C.1"),
-            value_text=f"1 - cos(W_t, W_mm) = {spread(misalignment.iloc[-1])} at t = {t_last}",
+            Said(f"{opt} global", CLAIM, source=rows.source("Thm. 1, App. C.1")),
+            _final_gap(misalignment, opt, t_last),
+            Verdict(
+                f"opt softmax starts below 1/T = {1 / T_tokens:.3g} "
+                f"(measured {softmax.iloc[0].max():.3g} at most) and ends above 0.99 "
+                f"({softmax.iloc[-1].min():.4g} at least); the gap decreases over "
+                f"[{t_last // 100}, {t_last}]",
+                np.all(softmax.iloc[0] < 1 / T_tokens)
+                and np.all(softmax.iloc[-1] > 0.99)
+                and bool(np.all(np.diff(late.to_numpy(), axis=0) <= 0)),
+            ),
         )
 
 
@@ -60,40 +68,44 @@ def bad_init_2d_rows(rows: Rows) -> None:
             when = s.idxmin().to_numpy()
             others_rise = all(np.all(softmax[j].iloc[1] > softmax[j].iloc[0]) for j in good)
             rows.add(
-                f"{opt} sample {i + 1} dips",
-                "from a start that favours a non-optimal token, that sample's optimal "
-                "softmax first falls, while the other sample's rises.",
-                f"lowest opt softmax of sample {i + 1} (at t = "
-                f"{', '.join(f'{w:g}' for w in when)})",
-                f"t in [0, {t_last}]",
-                lowest,
-                f"starts at {start.max():.3g} < 1/T = {1 / T_tokens:.3g}; holds if it "
-                f"falls from t = {s.index[0]:g} to t = {s.index[1]:g} and the opt softmax "
-                f"of sample(s) {', '.join(str(j + 1) for j in good) or 'none'} rises",
-                bool(np.all(start < 1 / T_tokens) and np.all(first < start) and others_rise),
-                opt=opt,
-                source=rows.source("App. C.1", ", {} (plots 1-2)"),
-                value_text=f"lowest opt softmax {spread(lowest)}",
+                Said(
+                    f"{opt} sample {i + 1} dips",
+                    "from a start that favours a non-optimal token, that sample's optimal "
+                    "softmax first falls, while the other sample's rises.",
+                    source=rows.source("App. C.1", ", {} (plots 1-2)"),
+                ),
+                Measured(
+                    f"lowest opt softmax of sample {i + 1} (at t = "
+                    f"{', '.join(f'{w:g}' for w in when)})",
+                    f"t in [0, {t_last}]",
+                    lowest,
+                    opt=opt,
+                    value_text=f"lowest opt softmax {spread(lowest)}",
+                ),
+                Verdict(
+                    f"starts at {start.max():.3g} < 1/T = {1 / T_tokens:.3g}; holds if it "
+                    f"falls from t = {s.index[0]:g} to t = {s.index[1]:g} and the opt softmax "
+                    f"of sample(s) {', '.join(str(j + 1) for j in good) or 'none'} rises",
+                    bool(np.all(start < 1 / T_tokens) and np.all(first < start) and others_rise),
+                ),
             )
         misalignment = series(table, opt, "gap_W")
         late = window(misalignment, t_last / 100, t_last)
         ends = min(float(softmax[i].iloc[-1].min()) for i in samples)
         loss = series(table, opt, "loss")
         rows.add(
-            f"{opt} global",
-            CLAIM,
-            "1 - cos(W_t, W_mm) at the last t",
-            f"t = {t_last}",
-            misalignment.iloc[-1].to_numpy(),
-            f"every sample's opt softmax ends above 0.99 ({ends:.4g} at least); the gap "
-            f"decreases over [{t_last // 100}, {t_last}] and the loss at every logged step",
-            bool(bad)
-            and ends > 0.99
-            and bool(np.all(np.diff(late.to_numpy(), axis=0) <= 0))
-            and bool(np.all(np.diff(loss.to_numpy(), axis=0) <= 0)),
-            opt=opt,
-            source=rows.source("Thm. 1, App. C.1", ", {} (plots 3-4)"),
-            value_text=f"1 - cos(W_t, W_mm) = {spread(misalignment.iloc[-1])} at t = {t_last}",
+            Said(
+                f"{opt} global", CLAIM, source=rows.source("Thm. 1, App. C.1", ", {} (plots 3-4)")
+            ),
+            _final_gap(misalignment, opt, t_last),
+            Verdict(
+                f"every sample's opt softmax ends above 0.99 ({ends:.4g} at least); the gap "
+                f"decreases over [{t_last // 100}, {t_last}] and the loss at every logged step",
+                bool(bad)
+                and ends > 0.99
+                and bool(np.all(np.diff(late.to_numpy(), axis=0) <= 0))
+                and bool(np.all(np.diff(loss.to_numpy(), axis=0) <= 0)),
+            ),
         )
 
 
@@ -129,17 +141,23 @@ def study_claims(runs: pd.DataFrame, assumptions: pd.DataFrame, settings: dict) 
             reached = group[group["scale"] == small]["reached"].to_numpy(dtype=float)
             everywhere = group["reached"].mean()
             rows.add(
-                f"study {opt} global",
-                "from any initial direction with a small norm, it reaches W_mm's direction.",
-                f"{rows.label(opt)}: fraction of the {len(reached)} random W0 with ||W0|| = "
-                f"{small:g} that reach ({budget}); over every scale: {everywhere:.2f}",
-                f"t <= {settings['iterations']}",
-                reached,
-                "holds if every run at the smallest scale reaches; the paper's claim is "
-                "asymptotic, so a slow optimizer (GD) may miss a finite budget",
-                bool(np.all(reached == 1)),
-                opt=opt,
-                value_text=f"{reached.mean():.0%} of {len(reached)} starts reached",
+                Said(
+                    f"study {opt} global",
+                    "from any initial direction with a small norm, it reaches W_mm's direction.",
+                ),
+                Measured(
+                    f"{rows.label(opt)}: fraction of the {len(reached)} random W0 with ||W0|| = "
+                    f"{small:g} that reach ({budget}); over every scale: {everywhere:.2f}",
+                    f"t <= {settings['iterations']}",
+                    reached,
+                    opt=opt,
+                    value_text=f"{reached.mean():.0%} of {len(reached)} starts reached",
+                ),
+                Verdict(
+                    "holds if every run at the smallest scale reaches; the paper's claim is "
+                    "asymptotic, so a slow optimizer (GD) may miss a finite budget",
+                    bool(np.all(reached == 1)),
+                ),
             )
         out += rows.rows
     return frame(out)

@@ -22,7 +22,9 @@ from attnbias.claims.measure import (
     series,
     window,
 )
-from attnbias.claims.rows import Rows, moved_by, no_decrease_row, spread, threshold_row
+from attnbias.claims.monotone import no_decrease_row
+from attnbias.claims.rows import Measured, Rows, Said, Verdict, spread
+from attnbias.claims.thresholds import moved_by, threshold_row
 
 U_MARGIN_MIN = 0.99  # Thm. 4's factor was lost; GD reaches 0.92 on fig3 at 10^4 (measured)
 U_GAP_MAX = 1e-3  # Thm. 4's rate constant was lost: "converged" in u's direction, ours
@@ -43,11 +45,16 @@ def u_direction_rows(rows: Rows) -> None:
     t_last = rows.run.t_last
     for opt in rows.runs():
         gap = series(rows.run.table, opt, "gap_u").iloc[-1].to_numpy()
-        threshold_row(
-            rows, f"{opt} u direction", "u converges in direction to u_mm.",
-            "1 - cos(u_t, u_mm) at the last t", f"t = {t_last}", gap, U_GAP_MAX, above=False,
-            ours="Thm. 4's rate constant was lost", opt=opt,
+        measured = Measured(
+            "1 - cos(u_t, u_mm) at the last t",
+            f"t = {t_last}",
+            gap,
+            opt=opt,
             value_text=f"1 - cos(u_t, u_mm) = {spread(gap)}",
+        )
+        threshold_row(
+            rows, Said(f"{opt} u direction", "u converges in direction to u_mm."), measured,
+            U_GAP_MAX, above=False, ours="Thm. 4's rate constant was lost",
         )  # fmt: skip
 
 
@@ -58,12 +65,17 @@ def u_margin_rows(rows: Rows) -> None:
         if opt not in margins:
             continue
         ratio = np.asarray(margins[opt])
-        threshold_row(
-            rows, f"{opt} u margin", "the learned u attains a constant factor of u_mm's margin.",
+        said = Said(f"{opt} u margin", "the learned u attains a constant factor of u_mm's margin.")
+        measured = Measured(
             "min_i y_i u^T x_opt,i / ||u||, over u_mm's margin 1/||u_mm||",
-            f"t = {rows.run.t_last}", ratio, U_MARGIN_MIN, above=True,
-            ours="the factor was lost in extraction", opt=opt,
+            f"t = {rows.run.t_last}",
+            ratio,
+            opt=opt,
             value_text=f"margin ratio {spread(ratio, '.4g')}",
+        )
+        threshold_row(
+            rows, said, measured, U_MARGIN_MIN, above=True,
+            ours="the factor was lost in extraction",
         )  # fmt: skip
 
 
@@ -82,21 +94,26 @@ def loss_rate_rows(rows: Rows) -> None:
         worst = float(exponents.min())
         factor = max(worst / THM2_EXPONENT, THM2_EXPONENT / worst) if worst > 0 else math.nan
         rows.add(
-            f"{opt} loss rate",
-            "the train loss falls fast: -ln L grows like a power t^k of t.",
-            "exponent k of -ln L ~ t^k (slope of ln(-ln L) against ln t)",
-            f"t in [{t_last // 10}, {t_last}]",
-            exponents,
-            f"holds if k >= {THM2_EXPONENT:g} on every seed (ours: Eq. 10's u-steps (t+1)^-1/2 "
-            f"give ||u_t|| ~ sqrt t, k = 1/2; GD's -ln L grows like ln t, k near 0), R^2 >= "
-            f"{R2_MIN:g} (else undecided)",
-            holds,
-            r2=r2,
-            opt=opt,
-            undecided=undecided,
-            kind="threshold",
-            value_text=f"k = {spread(exponents)}",
-            detail=f"our threshold {THM2_EXPONENT:g}; it flips if moved {moved_by(factor)}",
+            Said(
+                f"{opt} loss rate", "the train loss falls fast: -ln L grows like a power t^k of t."
+            ),
+            Measured(
+                "exponent k of -ln L ~ t^k (slope of ln(-ln L) against ln t)",
+                f"t in [{t_last // 10}, {t_last}]",
+                exponents,
+                opt=opt,
+                value_text=f"k = {spread(exponents)}",
+                r2=r2,
+            ),
+            Verdict(
+                f"holds if k >= {THM2_EXPONENT:g} on every seed (ours: Eq. 10's u-steps (t+1)^-1/2 "
+                f"give ||u_t|| ~ sqrt t, k = 1/2; GD's -ln L grows like ln t, k near 0), R^2 >= "
+                f"{R2_MIN:g} (else undecided)",
+                holds,
+                undecided=undecided,
+                kind="threshold",
+                detail=f"our threshold {THM2_EXPONENT:g}; it flips if moved {moved_by(factor)}",
+            ),
         )
 
 
@@ -114,21 +131,27 @@ def w_rate_rows(rows: Rows) -> None:
             slopes, r2, -1.0, x, lambda x: np.exp(x) / math.log(10), "ln ln t"
         )
         rows.add(
-            f"{opt} W rate bound",
-            "W converges in direction to W_mm at least at the 1/log t rate.",
-            "slope of ln(1 - cos(W_t, W_mm)) against ln ln t",
-            f"t in [{t_last // 10}, {t_last}]",
-            slopes,
-            "a bound whose constant was lost: consistent if every slope <= -1 (1/log t), "
-            f"R^2 >= {R2_MIN:g} (else undecided); a slower decay reads undecided",
-            holds,
-            r2=r2,
-            predicted=-1.0,
-            opt=opt,
-            undecided=undecided,
-            window_ratio=float(ratio.max()),
-            detail=detail,
-            value_text=f"slope {spread(slopes)} against -1",
+            Said(
+                f"{opt} W rate bound",
+                "W converges in direction to W_mm at least at the 1/log t rate.",
+            ),
+            Measured(
+                "slope of ln(1 - cos(W_t, W_mm)) against ln ln t",
+                f"t in [{t_last // 10}, {t_last}]",
+                slopes,
+                opt=opt,
+                value_text=f"slope {spread(slopes)} against -1",
+                r2=r2,
+                predicted=-1.0,
+                window_ratio=float(ratio.max()),
+            ),
+            Verdict(
+                "a bound whose constant was lost: consistent if every slope <= -1 (1/log t), "
+                f"R^2 >= {R2_MIN:g} (else undecided); a slower decay reads undecided",
+                holds,
+                undecided=undecided,
+                detail=detail,
+            ),
         )
 
 
@@ -140,13 +163,20 @@ def loss_ratio_rows(rows: Rows) -> None:
             continue
         ratio = series(table, opt, "log_loss_ratio")
         growth = late_max_growth(ratio.index.to_numpy(), ratio.to_numpy().T)
-        threshold_row(
-            rows, f"{opt} loss ratio", "the loss ratio across samples stays bounded by a constant.",
+        said = Said(
+            f"{opt} loss ratio", "the loss ratio across samples stays bounded by a constant."
+        )
+        measured = Measured(
             f"growth of max_t ln(max_i l_i / min_i l_i) from [0, {t_last // 10}] to "
             f"[{t_last // 10}, {t_last}] (late max {ratio.max().max():.3g})",
-            f"t in [0, {t_last}]", growth, LOSS_RATIO_GROWTH_MAX, above=False,
-            ours="the constant was lost; at most a factor e", opt=opt,
+            f"t in [0, {t_last}]",
+            growth,
+            opt=opt,
             value_text=f"growth {spread(growth)} in ln (max_i l_i / min_i l_i)",
+        )
+        threshold_row(
+            rows, said, measured, LOSS_RATIO_GROWTH_MAX, above=False,
+            ours="the constant was lost; at most a factor e",
         )  # fmt: skip
 
 
@@ -159,20 +189,25 @@ def score_gap_rows(rows: Rows) -> None:
         score_gap = window(series(table, opt, "min_score_gap"), 1, t_last)
         drops = largest_decrease(score_gap)
         rows.add(
-            f"{opt} score gap",
-            "the score gap between optimal and non-optimal tokens grows.",
-            "largest relative decrease of min_i (gamma_opt - max non-opt gamma) between logged "
-            "iterations",
-            f"t in [1, {t_last}]",
-            drops,
-            f"holds if <= {MONOTONE_TOLERANCE:g} on every seed and the gap ends positive",
-            np.all(drops <= MONOTONE_TOLERANCE) and np.all(score_gap.iloc[-1] > 0),
-            opt=opt,
-            value_text=(
-                "no decrease on any seed" if not drops.any()
-                else f"largest relative decrease {spread(drops)}"
-            ) + f"; final gap {spread(score_gap.iloc[-1])}",
-        )  # fmt: skip
+            Said(f"{opt} score gap", "the score gap between optimal and non-optimal tokens grows."),
+            Measured(
+                "largest relative decrease of min_i (gamma_opt - max non-opt gamma) between logged "
+                "iterations",
+                f"t in [1, {t_last}]",
+                drops,
+                opt=opt,
+                value_text=(
+                    "no decrease on any seed"
+                    if not drops.any()
+                    else f"largest relative decrease {spread(drops)}"
+                )
+                + f"; final gap {spread(score_gap.iloc[-1])}",
+            ),
+            Verdict(
+                f"holds if <= {MONOTONE_TOLERANCE:g} on every seed and the gap ends positive",
+                np.all(drops <= MONOTONE_TOLERANCE) and np.all(score_gap.iloc[-1] > 0),
+            ),
+        )
 
 
 def softmax_monotone_rows(rows: Rows) -> None:
@@ -182,7 +217,10 @@ def softmax_monotone_rows(rows: Rows) -> None:
         if not has(rows.run.table, opt, "min_opt_softmax"):
             continue
         no_decrease_row(
-            rows, series(rows.run.table, opt, "min_opt_softmax"), "min opt softmax",
-            f"t in [0, {t_last}]", f"{opt} softmax monotone",
-            "the optimal tokens' softmax does not decrease.", opt=opt,
-        )  # fmt: skip
+            rows,
+            Said(f"{opt} softmax monotone", "the optimal tokens' softmax does not decrease."),
+            series(rows.run.table, opt, "min_opt_softmax"),
+            "min opt softmax",
+            f"t in [0, {t_last}]",
+            opt,
+        )

@@ -15,8 +15,9 @@ from dataclasses import replace
 
 import pandas as pd
 
+from attnbias.claims.claim import Claim, by_result, frame
 from attnbias.claims.coverage import algorithm
-from attnbias.claims.rows import Claim, Rows, Run, by_result, frame
+from attnbias.claims.rows import Rows, Run
 from attnbias.claims.statements import STATEMENTS, Statement
 
 

@@ -4,7 +4,7 @@ value; metrics train_loss, test accuracy, and per-layer norms "norm/NN layer" wh
 experiment logs them). The optimizers are found by their rule (sgd, sngd, sps, adam).
 
 "Faster" is read as a race on the train loss: below SGD's at every logged step after the
-burn-in, on every seed (rows.race_row); "no significant gap" as the final train losses within
+burn-in, on every seed (races.race_row); "no significant gap" as the final train losses within
 a factor ADAM_GAP of each other (ours); "the layer norms grow" as every layer's norm ending
 above its start; Fig. 10's near-orthogonality as at least ORTHOGONAL_SHARE of the token pairs
 inside the figure's band |cos| < band (the similarity tables: one row per bin, with the
@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from attnbias.claims.rows import Rows, race_row, spread, threshold_row
+from attnbias.claims.races import race_row
+from attnbias.claims.rows import Measured, Rows, Said, Verdict, spread
+from attnbias.claims.thresholds import threshold_row
 
 ADAM_GAP = (
     2.0  # "no significant gap between Adam and SGD": final train losses within this factor (ours)
@@ -37,9 +39,12 @@ def faster_than_sgd_rows(rows: Rows) -> None:
     if sgd is None:
         return
     for opt in rows.runs(*rows.statement.covers):
-        race_row(rows, opt, sgd, LOSS, "train loss", f"{opt} faster than {sgd}",
-                 "trains faster than SGD: its train loss is below SGD's at every logged step "
-                 "after the burn-in.")  # fmt: skip
+        said = Said(
+            f"{opt} faster than {sgd}",
+            "trains faster than SGD: its train loss is below SGD's at every logged step "
+            "after the burn-in.",
+        )
+        race_row(rows, opt, sgd, LOSS, "train loss", said)
 
 
 def sngd_slower_rows(rows: Rows) -> None:
@@ -48,10 +53,13 @@ def sngd_slower_rows(rows: Rows) -> None:
     if sgd is None:
         return
     for opt in rows.runs("sngd", twins=True):
-        race_row(rows, sgd, opt, LOSS, "train loss", f"{sgd} faster than {opt}",
-                 f"trains faster than {rows.label(opt)}: its train loss is below "
-                 f"{rows.label(opt)}'s at every logged step after the burn-in.",
-                 covers=("sgd",))  # fmt: skip
+        said = Said(
+            f"{sgd} faster than {opt}",
+            f"trains faster than {rows.label(opt)}: its train loss is below "
+            f"{rows.label(opt)}'s at every logged step after the burn-in.",
+            covers=("sgd",),
+        )
+        race_row(rows, sgd, opt, LOSS, "train loss", said)
 
 
 def adam_no_gap_rows(rows: Rows) -> None:
@@ -63,14 +71,21 @@ def adam_no_gap_rows(rows: Rows) -> None:
     for opt in rows.runs("adam"):
         final = {o: _final(table, o) for o in (opt, sgd)}
         gap = np.maximum(final[opt] / final[sgd], final[sgd] / final[opt])
-        threshold_row(
-            rows, f"{opt} like {sgd}",
+        said = Said(
+            f"{opt} like {sgd}",
             f"no significant gap to SGD: the final train losses are within a factor {ADAM_GAP:g}.",
+        )
+        measured = Measured(
             "the larger over the smaller of Adam's and SGD's final train loss",
-            f"step {rows.run.t_last}", gap, ADAM_GAP, above=False,
-            ours="'no significant gap' read as within a factor 2", opt=opt,
+            f"step {rows.run.t_last}",
+            gap,
+            opt=opt,
             value_text=f"{rows.label(opt)} {spread(final[opt])}, {rows.label(sgd)} "
             f"{spread(final[sgd])}; factor {spread(gap)}",
+        )
+        threshold_row(
+            rows, said, measured, ADAM_GAP, above=False,
+            ours="'no significant gap' read as within a factor 2",
         )  # fmt: skip
 
 
@@ -87,15 +102,17 @@ def layer_norms_grow_rows(rows: Rows) -> None:
         )
         grew = (wide.iloc[:, -1] > wide.iloc[:, 0]).groupby(level="seed").mean().to_numpy()
         rows.add(
-            f"{opt} layer norms grow",
-            "the parameter norm of every layer grows over training.",
-            f"fraction of the {len(layers)} layers whose norm ends above its start",
-            f"steps 0 to {rows.run.t_last}",
-            grew,
-            "holds if every layer grows on every seed",
-            bool(np.all(grew == 1)),
-            opt=opt,
-            value_text=f"{spread(grew, '.0%')} of the layers grow",
+            Said(
+                f"{opt} layer norms grow", "the parameter norm of every layer grows over training."
+            ),
+            Measured(
+                f"fraction of the {len(layers)} layers whose norm ends above its start",
+                f"steps 0 to {rows.run.t_last}",
+                grew,
+                opt=opt,
+                value_text=f"{spread(grew, '.0%')} of the layers grow",
+            ),
+            Verdict("holds if every layer grows on every seed", bool(np.all(grew == 1))),
         )
 
 
@@ -109,13 +126,18 @@ def orthogonal_rows(rows: Rows) -> None:
     """Token embeddings nearly orthogonal within a text: the share of pairs in the band."""
     first = rows.run.table.iloc[0]
     band, share = float(first["band"]), float(first["within_band"])
-    threshold_row(
-        rows, f"{rows.run.dataset} orthogonal",
+    said = Said(
+        f"{rows.run.dataset} orthogonal",
         f"a significant fraction of the token pairs' cosine similarities falls within "
         f"|cos| < {band:g}.",
+    )
+    measured = Measured(
         f"share of the pairs of distinct positions in a text with |cos| < {band:g}",
-        f"{int(first['pairs']):,} pairs from {int(first['texts']):,} texts", [share],
-        ORTHOGONAL_SHARE, above=True,
-        ours=f"'a significant fraction' read as at least {ORTHOGONAL_SHARE:.0%} of the pairs",
+        f"{int(first['pairs']):,} pairs from {int(first['texts']):,} texts",
+        [share],
         value_text=f"{share:.1%} of the pairs",
+    )
+    threshold_row(
+        rows, said, measured, ORTHOGONAL_SHARE, above=True,
+        ours=f"'a significant fraction' read as at least {ORTHOGONAL_SHARE:.0%} of the pairs",
     )  # fmt: skip

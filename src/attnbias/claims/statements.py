@@ -12,7 +12,7 @@ module of its result.
 from __future__ import annotations
 
 from attnbias.claims import comparisons, consistency, direction, global_convergence, joint, real
-from attnbias.claims.rows import Statement
+from attnbias.claims.claim import Statement
 
 FIXED = ("fixed_decoder",)
 JOINT = ("joint",)

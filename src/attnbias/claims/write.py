@@ -9,8 +9,8 @@ import re
 
 import pandas as pd
 
+from attnbias.claims.claim import Claim, by_result
 from attnbias.claims.measure import BURN_IN, R2_MIN
-from attnbias.claims.rows import Claim, by_result
 from attnbias.workflow import markdown
 
 TITLE = "The paper's claims, measured"

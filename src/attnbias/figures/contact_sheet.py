@@ -17,7 +17,7 @@ COLUMNS = 2
 
 def draw(pngs: list, output, provenance: dict | None = None) -> None:
     """Tile the figures `pngs` (paths) in COLUMNS columns into `output` (a PNG or PDF)."""
-    from attnbias.figures.drawing import save_figure
+    from attnbias.figures.save import save_figure
 
     if not pngs:
         raise ValueError("a contact sheet needs at least one figure")

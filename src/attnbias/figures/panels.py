@@ -20,7 +20,7 @@ class Reference:
     t = anchor * t_max (C puts it there)."""
 
     optimizer: str
-    shape: str  # key of attnbias.figures.drawing.SHAPES
+    shape: str  # key of attnbias.figures.references.SHAPES
     label: str  # drawn at the line's end
     source: str = ""  # where the paper states it, for the caption
     anchor: float = 0.003

@@ -81,7 +81,7 @@ def _summary(values: pd.Series, metric: str) -> float:
 
 
 def _styles(optimizers: list[str]) -> dict:
-    from attnbias.figures.drawing import LINE_STYLES, MARKERS, optimizer_colours
+    from attnbias.figures.style import LINE_STYLES, MARKERS, optimizer_colours
 
     colours = optimizer_colours(len(optimizers))
     return {
@@ -276,7 +276,8 @@ def draw(
     import matplotlib.pyplot as plt
 
     from attnbias.figures import caption as captions
-    from attnbias.figures.drawing import coinciding, coinciding_groups, save_figure, say_coinciding
+    from attnbias.figures.overlap import coinciding, coinciding_groups, say_coinciding
+    from attnbias.figures.save import save_figure
     from attnbias.figures.style import FULL_WIDTH, MAX_HEIGHT, apply_theme
 
     apply_theme()

@@ -10,18 +10,15 @@ import pandas as pd
 import seaborn as sns
 
 from attnbias.figures import caption as captions
-from attnbias.figures.drawing import (
-    LINE_STYLES,
+from attnbias.figures.lines import optimizer_styles, seed_lines, space_markers
+from attnbias.figures.overlap import (
     OVERLAP_HEIGHT,
     coinciding,
     coinciding_groups,
-    optimizer_styles,
-    save_figure,
     say_coinciding,
-    seed_lines,
-    space_markers,
 )
-from attnbias.figures.style import FULL_WIDTH, MARKERS, apply_theme
+from attnbias.figures.save import save_figure
+from attnbias.figures.style import FULL_WIDTH, LINE_STYLES, MARKERS, apply_theme
 
 NORM_PREFIX = "norm/"
 MAX_STYLED = len(MARKERS)  # optimizers that optimizer_styles has distinct styles for

@@ -1,5 +1,5 @@
 """The figures' curves: each optimizer's mean over seeds in a band from the lowest to the
-highest seed, reduced in one grouped pass (drawing.seed_summary). Checked against
+highest seed, reduced in one grouped pass (figures.lines.seed_summary). Checked against
 seaborn's own per-iteration aggregation (lineplot, estimator="mean", errorbar=("pi",
 100)), the way the figures drew them before, on log and linear axes."""
 
@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 import seaborn as sns
 
-from attnbias.figures import drawing
+from attnbias.figures import lines
 
 ORDER = ["GD", "NGD", "one seed"]
 
@@ -33,12 +33,12 @@ def _drawn(yscale: str, draw) -> tuple[list, list]:
     fig, ax = plt.subplots()
     ax.set_xscale("log")
     ax.set_yscale(yscale)
-    draw(ax, _runs(), drawing.optimizer_styles(ORDER))
-    lines = [(ln.get_xdata().astype(float), ln.get_ydata().astype(float)) for ln in ax.lines]
+    draw(ax, _runs(), lines.optimizer_styles(ORDER))
+    curves = [(ln.get_xdata().astype(float), ln.get_ydata().astype(float)) for ln in ax.lines]
     # seaborn leaves an empty band for the single seed
     bands = [np.asarray(c.get_paths()[0].vertices) for c in ax.collections if c.get_paths()]
     plt.close(fig)
-    return lines, bands
+    return curves, bands
 
 
 def _seaborn(ax, data, styles):
@@ -49,7 +49,7 @@ def _seaborn(ax, data, styles):
 
 
 def _ours(ax, data, styles):
-    drawing.seed_lines(ax, data, styles, legend=False)
+    lines.seed_lines(ax, data, styles, legend=False)
 
 
 @pytest.mark.parametrize("yscale", ["log", "linear"])
@@ -72,9 +72,9 @@ def test_summary_is_the_geometric_mean_on_a_log_axis_and_spans_the_seeds():
     )
     fig, ax = plt.subplots()
     ax.set_yscale("log")
-    log_row = drawing.seed_summary(ax, data, "optimizer_label").iloc[0]
+    log_row = lines.seed_summary(ax, data, "optimizer_label").iloc[0]
     ax.set_yscale("linear")
-    linear_row = drawing.seed_summary(ax, data, "optimizer_label").iloc[0]
+    linear_row = lines.seed_summary(ax, data, "optimizer_label").iloc[0]
     plt.close(fig)
     assert log_row["mean"] == pytest.approx(10.0, rel=1e-12)
     assert linear_row["mean"] == pytest.approx(37.0, rel=1e-12)

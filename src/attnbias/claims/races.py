@@ -1,0 +1,56 @@
+"""A race (a test of kind "race"): one method's quantity below another's at every logged t
+after the burn-in, on every seed (measure.ahead), with both methods' numbers and the
+margin at the last t. Fig. 2's and Fig. 3's remarks and the real-data "faster than SGD"
+are races."""
+
+from __future__ import annotations
+
+from attnbias.claims.measure import BURN_IN, after_burn_in, ahead
+from attnbias.claims.rows import Measured, Rows, Said, Verdict, spread
+
+
+def race_row(rows: Rows, opt: str, rival: str, metric: str, what: str, said: Said) -> None:
+    """A race: `metric` (lower is ahead; `what`, in words) of `opt` below `rival`'s at every
+    logged t after the burn-in (measure.ahead), on every seed. Shows both methods' numbers
+    at the last t, the margin (a ratio; a difference for logs) and how often `opt` was not
+    ahead."""
+    t_last = rows.run.t_last
+    mine = after_burn_in(rows.run.table, opt, metric, t_last)
+    theirs = after_burn_in(rows.run.table, rival, metric, t_last)
+    mine, theirs = mine.align(theirs, join="inner")
+    last, holds, undecided = ahead(mine, theirs)
+    a, b = rows.label(opt), rows.label(rival)
+    logs = metric.startswith("log")
+    margin = (mine.iloc[-1] - theirs.iloc[-1]) if logs else (mine.iloc[-1] / theirs.iloc[-1])
+    margin_text = f"{a} - {b}" if logs else f"{a} / {b}"
+    behind = mine.to_numpy() >= theirs.to_numpy()
+    seeds_behind = int(behind[-1].sum())
+    n = behind.shape[1]
+    if holds:
+        detail = f"{a} ahead on every seed at every logged t >= {t_last // BURN_IN}"
+    elif undecided:
+        detail = (
+            f"ahead at t = {t_last} on every seed, not ahead at {behind.mean():.0%} of the "
+            f"logged points (last at t = {last.max():g})"
+        )
+    else:
+        detail = f"{b} ahead at t = {t_last} on {seeds_behind} of {n} seeds"
+    measured = Measured(
+        f"{what} at t = {t_last}: {a}'s and {b}'s; margin {margin_text}",
+        f"t in [{t_last // BURN_IN}, {t_last}]",
+        margin.to_numpy(),
+        opt=opt,
+        value_text=f"{a} {spread(mine.iloc[-1])}, {b} {spread(theirs.iloc[-1])}; margin "
+        f"{margin_text} {spread(margin)}; {a} not ahead at {behind.mean():.0%} of the "
+        f"{behind.size} (t, seed) points",
+    )
+    verdict = Verdict(
+        f"holds if below {b}'s at every logged t after the burn-in (t >= {t_last // BURN_IN}) "
+        f"on every seed; does not hold if at or above it at t = {t_last} on a seed; "
+        "undecided if below at the end but not throughout",
+        holds,
+        undecided=undecided,
+        kind="race",
+        detail=detail,
+    )
+    rows.add(said, measured, verdict)

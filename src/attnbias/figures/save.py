@@ -1,0 +1,31 @@
+"""A figure's files: every format its outputs name, written atomically with the provenance
+in their metadata, and its caption beside them."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+
+from attnbias.figures import caption as captions
+from attnbias.workflow.io import atomic_path
+from attnbias.workflow.provenance import savefig
+
+
+def save_figure(fig, outputs, provenance: dict | None = None, caption: str | None = None) -> None:
+    """Save `fig` to every path (its format from the suffix), atomically, and close it; a
+    `.caption.md` path gets `caption` instead.
+
+    `provenance` (a record of attnbias.workflow.provenance) goes into each file's metadata.
+    """
+    for path in outputs:
+        if captions.is_caption(path):
+            if caption is None:
+                raise ValueError(f"{path}: this figure has no caption to write")
+            captions.write(path, caption)
+            continue
+        with atomic_path(path) as tmp:
+            savefig(fig, tmp, str(path).rsplit(".", 1)[-1], provenance, dpi=150)
+        # the layout is fixed by the first file (in inches, so the same at any dpi): the
+        # other formats keep it instead of solving it again (a second of CPU per figure).
+        # No engine at all, not "none": with one, savefig draws the figure twice
+        fig.set_layout_engine(None)
+    plt.close(fig)

@@ -1,0 +1,95 @@
+"""Where a figure's panels go (figures.layout, figures.geometry_2d): a plain grid of metric
+panels, or App. C.1's geometry panel beside them; the drawing asks the kind's layout
+(drawing.LAYOUTS) and names no kind itself."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+
+from attnbias.figures import drawing, panels
+from attnbias.figures.geometry_2d import Geometry2D
+from attnbias.figures.layout import Grid
+
+# two samples of three 2-D tokens (App. C.1's has two of two: tests/test_figure_print.py)
+GEOMETRY = {
+    "X": np.array([[[0.5, 0.5], [1.0, -1.0], [0.0, 1.0]], [[0.0, 0.5], [1.0, -0.5], [-1.0, 0.0]]]),
+    "opt": np.array([1, 2]),
+    "y": np.array([1.0, -1.0]),
+    "W0": np.array([[0.0, 1.0], [2.0, 0.0]]),
+    "W_mm": np.array([[1.0, 0.0], [0.0, 1.0]]),
+}
+
+
+def test_a_grid_has_an_axis_per_metric_panel():
+    for kind in panels.PANELS:
+        if kind in drawing.LAYOUTS:
+            continue
+        fig, axes = Grid(kind).figure()
+        plt.close(fig)
+        assert len(axes) == len(panels.PANELS[kind]) == len(fig.axes)
+
+
+def test_the_geometry_layout_puts_its_panel_first_and_needs_the_geometry():
+    with pytest.raises(ValueError, match="needs `geometry`"):
+        Geometry2D("bad_init_2d")
+    layout = Geometry2D("bad_init_2d", GEOMETRY)
+    fig, axes = layout.figure()
+    plt.close(fig)
+    assert len(axes) == len(panels.PANELS["bad_init_2d"])
+    assert fig.axes[0] not in axes and fig.axes[0].get_title(loc="left") == "(a)"
+    assert (layout.first, layout.x_shift) == (1, 1)  # letters from (b), t + 1 on the axes
+    assert layout.notes() == [
+        "Here ||W_0||_F = 2.24 and 1/T = 0.333. The t axes show t + 1 on a log scale, so that "
+        "t = 0 is drawn."
+    ]
+
+
+def test_the_geometry_layout_marks_a_softmax_dip():
+    layout = Geometry2D("bad_init_2d", GEOMETRY)
+    softmax, gap = panels.PANELS["bad_init_2d"][0], panels.PANELS["bad_init_2d"][2]
+    data = pd.DataFrame({"optimizer_label": "GD", "iteration": [1, 2, 3], "value": [0.4, 0.2, 0.9]})
+    fig, ax = plt.subplots()
+    layout.decorate(ax, gap, data, {"GD": "C0"})  # not a softmax panel: nothing
+    assert not ax.get_lines()
+    layout.decorate(ax, softmax, data, {"GD": "C0"})
+    plt.close(fig)
+    stars = [ln for ln in ax.get_lines() if ln.get_marker() == "*"]
+    assert [(ln.get_xdata()[0], ln.get_ydata()[0]) for ln in stars] == [(2, 0.2)]
+    assert ax.get_ylim() == (0, 1.02)
+    assert [ln.get_ydata()[0] for ln in ax.get_lines()][0] == pytest.approx(1 / 3)  # 1/T
+
+
+def _two_token_table() -> pd.DataFrame:
+    t = np.unique(np.geomspace(1, 1e3, 20).astype(int))
+    rows = [
+        (name, 0, it, panel.metric, float((it + 1.0) ** -rate))
+        for name, rate in (("gd", 0.5), ("ngd", 2.0))
+        for panel in panels.PANELS["two_token"]
+        for it in t
+    ]
+    return pd.DataFrame(rows, columns=["optimizer", "seed", "iteration", "metric", "value"])
+
+
+def test_a_kind_gets_the_layout_the_registry_names(monkeypatch, tmp_path):
+    """A layout of one's own, registered for a kind, places its panels and adds its notes:
+    nothing in the drawing changes."""
+
+    class Noted(Grid):
+        def notes(self):
+            return ["A layout's own note."]
+
+    monkeypatch.setitem(drawing.LAYOUTS, "two_token", Noted)
+    monkeypatch.setattr(drawing, "save_figure", lambda *args, **kwargs: plt.close(args[0]))
+    legend = {"gd": ("GD", "GD lr=1"), "ngd": ("NGD", "NGD lr=0.1")}
+    caption = drawing.draw(
+        "two_token", _two_token_table(), title="t", legend=legend, outputs=[tmp_path / "x.png"]
+    )
+    assert "A layout's own note." in caption
+    monkeypatch.delitem(drawing.LAYOUTS, "two_token")
+    caption = drawing.draw(
+        "two_token", _two_token_table(), title="t", legend=legend, outputs=[tmp_path / "x.png"]
+    )
+    assert "A layout's own note." not in caption
