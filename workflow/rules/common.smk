@@ -254,7 +254,9 @@ def get_figure_description(wildcards):
     """The report caption's description of a synthetic figure's panels (figures.panels)."""
     experiment = EXPERIMENTS[wildcards.experiment]
     # the data model's description: part of its registry entry
-    return describe(experiment["layout"], data_model(experiment["data"]["model"]).description)
+    return describe(
+        experiment["layout"], data_model(experiment["data"]["model"]).description
+    )
 
 
 def get_claims_inputs(wildcards):
