@@ -53,7 +53,7 @@ table = claims.claims(
 )
 # as the figures' footnotes say it: where the runs trained, from the aggregates' records
 aggregates = [path("metrics", name) for name in experiments]
-records = [record for path in aggregates for record in io.run_records(path)]
+records = [record for table_path in aggregates for record in io.run_records(table_path)]
 backend = provenance.trained_on(provenance.training_info(records)) or "not recorded"
 io.save_text(snakemake.output.md, claims.to_markdown(table, backend))
 io.save_text(snakemake.output.html, claims.to_html(table, backend))
