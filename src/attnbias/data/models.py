@@ -1,7 +1,7 @@
 """Synthetic datasets of the paper, as plain numpy arrays.
 
-Every generator returns a dict that follows the data file contract
-(`results/data/{experiment}/seed{seed}.npz`):
+Every generator returns one seed's dataset as the data file holds it
+(`results/data/{experiment}.npz`, under `seed{s}/`: docs/file-contract.md):
   X   (n, T, d)  token sequences; row 0 of each sequence is the query token x_1
   y   (n,)       labels in {+1, -1}
   opt (n,)       index of the optimal token of each sequence

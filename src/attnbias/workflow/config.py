@@ -116,8 +116,8 @@ class WorkflowConfig:
     # file must hold (from its own wildcards and the config) and refuses any other.
 
     def seed_identities(self, kind, experiment, optimizer=None) -> list[dict]:
-        """The identities of an experiment's per-seed files of `kind` (data, svm, run), in
-        seed order: what a job that makes or reads every seed checks."""
+        """Each seed's identity in an experiment's file of `kind` (data, svm, run: a file
+        with a seed axis), in seed order: what a job that makes or reads every seed checks."""
         return [self.identity(kind, experiment, s, optimizer) for s in self.seeds(experiment)]
 
     def identity(self, kind, experiment, seed=None, optimizer=None) -> dict:
