@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 
 from attnbias.data.models import source_note
-from attnbias.optim.spec import OptimizerSpec, config_settings, without
+from attnbias.optim.spec import OptimizerSpec, StochasticSpec, config_settings, without
 from attnbias.workflow import io as files
 
 REAL_GLOBALS = ("data_root", "models", "device", "autocast", "download")
@@ -82,12 +82,8 @@ class WorkflowConfig:
         """Figure params: optimizer name -> (label, a caption of its settings)."""
         legend = {}
         for name, opt in self.section(experiment)["optimizers"].items():
-            if self.is_real(experiment):
-                settings = without(opt, "label", "rule")
-                text = ", ".join(f"{k}={v:g}" for k, v in sorted(settings.items()))
-                caption = f"{opt['rule'].upper()} {text}".strip()
-            else:
-                caption = OptimizerSpec.from_config(opt).caption()
+            spec = StochasticSpec if self.is_real(experiment) else OptimizerSpec
+            caption = spec.from_config(opt).caption()
             legend[name] = (opt.get("label", name), caption)
         return legend
 
