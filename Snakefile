@@ -9,16 +9,12 @@ from attnbias.workflow import configfiles
 min_version("9.0")
 
 
-# The default config, unless one is given with --configfile: that one then replaces it
-# (Snakemake would otherwise deep-merge the two, mixing experiments of both files). The
-# default is config/config.yaml of the working directory where it has one (the workflow
-# catalog's `--directory .test` reads .test/config/config.yaml), else the repository's.
+# The default config (the working directory's config/config.yaml, else the repository's),
+# unless --configfile names one, which then replaces it (no deep merge); a YTE template
+# config is refused by name before it is evaluated (docs/workflow.md, docs/running.md).
 DEFAULT_CONFIG = Path("config/config.yaml")
 if not DEFAULT_CONFIG.exists():
     DEFAULT_CONFIG = Path(workflow.basedir) / "config" / "config.yaml"
-# A config file is code where it is a YTE template (`__use_yte__: true`): refused by name,
-# the default before Snakemake loads (and would evaluate) it; a --configfile Snakemake has
-# loaded already, before this file runs (attnbias.workflow.configfiles, docs/running.md).
 try:
     configfiles.refuse_templates(workflow.overwrite_configfiles or [DEFAULT_CONFIG])
 except configfiles.ConfigFileError as err:
@@ -46,12 +42,8 @@ rule all:
         all_targets(),
 
 
-# Before any job (`-n` runs none of this), on the console: every missing real-data item of
-# this run, in one message; the config files that write the results folder, its one owner
-# (attnbias.workflow.results_folder: any other config is refused there); then, where it
-# has synthetic jobs, which backend trains them, and why when it is not the compiled kernel
-# (a missing C compiler would otherwise show only in the jobs' logs; building it here also
-# spares the jobs the race).
+# Before any job (not with -n): every missing real-data item, in one message; the results
+# folder's owner (attnbias.workflow.results_folder); which backend trains the synthetic jobs.
 onstart:
     check_real_data_first()
     results_folder.claim(config, workflow.overwrite_configfiles, DEFAULT_CONFIG)

@@ -257,6 +257,17 @@ def test_binary_digits_from_mnist_files(tmp_path):
     assert models.source_note("binary_digits", params) == "digits 0 vs 1 from MNIST (28x28)"
 
 
+def test_a_data_models_source_note_is_its_registry_entrys():
+    """The figure title's note of real images comes from the model's entry (`source`), with
+    the generator's defaults; synthetic models have none."""
+    assert models.source_note("binary_digits", {}) == (
+        "digits 0 vs 1 from scikit-learn's handwritten digits (8x8)"
+    )
+    assert models.source_note("binary_digits", {"digits": [3, 8]}).startswith("digits 3 vs 8")
+    assert [name for name in models.MODELS if models.data_model(name).source] == ["binary_digits"]
+    assert models.source_note("example1", {"n": 4}) is None
+
+
 APP_C1 = dict(init_norm=0.5, direction=[[-1.0, -2.0], [3.0, 4.0]])  # config.yaml's fig8
 
 

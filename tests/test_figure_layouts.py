@@ -41,6 +41,9 @@ def test_the_geometry_layout_puts_its_panel_first_and_needs_the_geometry():
     assert len(axes) == len(panels.PANELS["bad_init_2d"])
     assert fig.axes[0] not in axes and fig.axes[0].get_title(loc="left") == "(a)"
     assert (layout.first, layout.x_shift) == (1, 1)  # letters from (b), t + 1 on the axes
+    # the figure job reads seed 0's data and W_mm for this layout only
+    assert drawing.layout_of("bad_init_2d").needs_geometry
+    assert not any(drawing.layout_of(k).needs_geometry for k in panels.PANELS if k != "bad_init_2d")
     assert layout.notes() == [
         "Here ||W_0||_F = 2.24 and 1/T = 0.333. The t axes show t + 1 on a log scale, so that "
         "t = 0 is drawn."

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from attnbias.optim.spec import OptimizerSpec, config_settings
+from attnbias.optim.spec import OptimizerSpec, StochasticSpec, config_settings
 
 
 @pytest.mark.parametrize(
@@ -50,3 +50,14 @@ def test_u_steps_at_lr_unless_lr_u_is_set():
     assert OptimizerSpec("gd", lr=0.3).lr_of("u") == 0.3
     spec = OptimizerSpec("gd", lr=0.3, lr_u=0.05)
     assert (spec.lr_of("W"), spec.lr_of("u")) == (0.3, 0.05)
+
+
+def test_a_real_data_entry_becomes_its_rule_and_constructor_settings():
+    """StochasticSpec: the torch optimizer's rule and keywords (no label), and the caption
+    that the legend and the final-values table show."""
+    entry = {"label": "SPS", "rule": "sps", "eta_max": 0.5, "c": 0.5}
+    spec = StochasticSpec.from_config(entry)
+    assert (spec.rule, spec.settings) == ("sps", {"eta_max": 0.5, "c": 0.5})
+    assert spec.settings_text() == "c=0.5, eta_max=0.5"  # sorted by name
+    assert spec.caption() == "SPS c=0.5, eta_max=0.5"
+    assert StochasticSpec.from_config({"rule": "sgd"}).caption() == "SGD"  # none set

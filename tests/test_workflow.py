@@ -152,7 +152,7 @@ def test_svm_change_reruns_from_the_svm_stage(built):
 
 
 def test_only_the_bad_direction_data_depends_on_the_svm_module():
-    """The data rule's code (common.smk's get_data_code): the SVM module only for
+    """The data rule's code (JobParams.data_generator_code): the SVM module only for
     bad_direction's jobs."""
     from attnbias.data.models import SEPARATE_GENERATORS
     from attnbias.workflow.codedeps import module_files, package_module_files
@@ -446,6 +446,48 @@ def test_identities_ignore_labels_and_key_order():
     lr = _workflow_config(lambda c: c["experiments"]["fig2"]["optimizers"]["ngd"].update(lr=0.2))
     assert lr.identity("run", "fig2", 0, "ngd") != plain.identity("run", "fig2", 0, "ngd")
     assert lr.identity("run", "fig2", 0, "gd") == plain.identity("run", "fig2", 0, "gd")
+
+
+def test_job_params_take_a_jobs_names_from_its_wildcards():
+    """attnbias.workflow.job_params: an aggregate's run tables, one per optimizer (synthetic)
+    or per optimizer and seed (real data), each with the identity it must hold; a real-data
+    job's experiment is its figure."""
+    from types import SimpleNamespace
+
+    from attnbias.workflow.job_params import JobParams
+
+    wf = _workflow_config()
+    job = JobParams(wf, sweeps=None)
+    fig2, fig1 = SimpleNamespace(experiment="fig2"), SimpleNamespace(figure="fig1")
+    synthetic = "t/{experiment}/{optimizer}.parquet"
+    assert job.run_tables(synthetic)(fig2) == [
+        f"t/fig2/{o}.parquet" for o in ("gd", "ngd", "ps", "ngd-mom")
+    ]
+    identities = job.run_table_identities(synthetic)(fig2)
+    assert identities["t/fig2/ngd.parquet"] == wf.seed_identities("run", "fig2", "ngd")
+    real = job.run_tables("t/{figure}/{optimizer}/seed{seed}.parquet")(fig1)
+    assert real == [f"t/fig1/{o}/seed0.parquet" for o in ("sgd", "sngd", "sps", "adam")]
+    sps = job.optimizer(SimpleNamespace(figure="fig1", optimizer="sps"))
+    assert sps == wf.optimizer("fig1", "sps") and sps["rule"] == "sps"
+    assert job.metrics_identity(fig1) == wf.identity("metrics", "fig1")
+    assert job.seeds(fig2) == [0, 1]
+
+
+def test_claims_inputs_are_named_by_kind_and_experiment():
+    wf = _workflow_config()
+    inputs = wf.claims_inputs(
+        "m/{experiment}", "d/{experiment}", "s/{experiment}", "f/{experiment}/{optimizer}"
+    )
+    assert inputs["metrics/fig2"] == "m/fig2"
+    assert inputs["svm/fig8"] == "s/fig8"
+    # u's final state: for the joint-training experiments only (fig3)
+    assert sorted(k for k in inputs if k.startswith("final/")) == [
+        f"final/fig3/{o}" for o in sorted(["gd", "ngd", "ps", "joint-ngd"])
+    ]
+    identities = wf.claims_identities(
+        "m/{experiment}", "s/{experiment}", "d/{experiment}", "f/{experiment}/{optimizer}"
+    )
+    assert set(inputs.values()) == set(identities)
 
 
 @pytest.mark.parametrize(

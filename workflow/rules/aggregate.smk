@@ -1,6 +1,6 @@
 rule aggregate:
     input:
-        runs=get_train_tables,
+        runs=JOB.run_tables(rules.train.output.metrics),
         code=code("aggregate.py"),
     output:
         results("{experiment}/metrics.parquet"),
@@ -11,7 +11,7 @@ rule aggregate:
     conda:
         "../../envs/plot.yaml"
     params:
-        identity=get_metrics_identity,
-        runs=get_train_table_identities,
+        identity=JOB.metrics_identity,
+        runs=JOB.run_table_identities(rules.train.output.metrics),
     script:
         "../scripts/aggregate.py"

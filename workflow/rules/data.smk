@@ -1,6 +1,7 @@
 rule data:
     input:
-        code=get_data_code,
+        code=code("data.py"),
+        generator=JOB.data_generator_code,
     output:
         results("data/{experiment}.npz"),
     log:
@@ -10,8 +11,8 @@ rule data:
     conda:
         "../../envs/data-svm.yaml"
     params:
-        seeds=get_seeds,
-        data=get_data_settings,
-        identities=get_data_identities,
+        seeds=JOB.seeds,
+        data=JOB.data_settings,
+        identities=JOB.data_identities,
     script:
         "../scripts/data.py"

@@ -26,10 +26,10 @@ rule figure:
     params:
         kind=lookup(dpath="experiments/{experiment}/layout", within=config),
         description=get_figure_description,
-        title=get_title,
-        legend=get_legend,
-        config=get_figure_config,
-        identity=get_metrics_identity,
+        title=JOB.title,
+        legend=JOB.legend,
+        config=JOB.figure_config,
+        identity=JOB.metrics_identity,
     script:
         "../scripts/figure.py"
 

@@ -1,6 +1,5 @@
-# Real-data figures (Figs. 1, 4, 6, 7 and 10): check that data and weights are where the
-# config says, train per optimizer and seed, aggregate, draw. Their settings and file
-# identities come from attnbias.workflow.config, like the synthetic experiments'.
+# Real-data figures (Figs. 1, 4, 6, 7 and 10; docs/real-data.md): check that data and
+# weights are there, train per optimizer and seed, aggregate, draw.
 
 REAL_TRAINING = _alternatives(WF.real_experiments)
 SIMILARITY_FIGURES = _alternatives(REAL["similarity"])
@@ -25,7 +24,7 @@ rule check_real_data:
     conda:
         "../../envs/train-real.yaml"
     params:
-        needs=get_real_needs,
+        needs=JOB.real_needs,
         data_root=REAL["data_root"],
         download=REAL["download"],
         fetch=REAL["fetch_wheels"],
@@ -47,24 +46,24 @@ rule train_real:
         figure=REAL_TRAINING,
     conda:
         "../../envs/train-real.yaml"
-    threads: get_real_threads
+    threads: JOB.real_threads
     resources:
         gpu=REAL_GPUS,
     params:
-        experiment=get_real_settings,
-        optimizer=get_optimizer,
+        experiment=JOB.real_settings,
+        optimizer=JOB.optimizer,
         data_root=REAL["data_root"],
         device=REAL["device"],
         autocast=REAL["autocast"],
         checkpoint=results("checkpoints/{figure}/{optimizer}/seed{seed}.pt"),
-        identity=get_real_run_identity,
+        identity=JOB.real_run_identity,
     script:
         "../scripts/train_real.py"
 
 
 rule aggregate_real:
     input:
-        runs=get_real_runs,
+        runs=JOB.run_tables(rules.train_real.output.metrics),
         code=code("aggregate.py"),
     output:
         results("{figure}/metrics.parquet"),
@@ -77,8 +76,8 @@ rule aggregate_real:
     conda:
         "../../envs/plot.yaml"
     params:
-        identity=get_metrics_identity,
-        runs=get_real_run_identities,
+        identity=JOB.metrics_identity,
+        runs=JOB.run_table_identities(rules.train_real.output.metrics),
     script:
         "../scripts/aggregate.py"
 
@@ -105,11 +104,11 @@ rule figure_real:
     conda:
         "../../envs/plot.yaml"
     params:
-        title=get_title,
-        legend=get_legend,
-        settings=get_real_settings,
-        config=get_figure_config,
-        identity=get_metrics_identity,
+        title=JOB.title,
+        legend=JOB.legend,
+        settings=JOB.real_settings,
+        config=JOB.figure_config,
+        identity=JOB.metrics_identity,
     script:
         "../scripts/figure_real.py"
 
@@ -132,7 +131,7 @@ rule token_similarity:
     resources:
         gpu=REAL_GPUS,
     params:
-        settings=get_similarity_settings,
+        settings=JOB.similarity_settings,
         data_root=REAL["data_root"],
         device=REAL["device"],
     script:
@@ -141,9 +140,9 @@ rule token_similarity:
 
 rule figure_similarity:
     input:
-        values=similarity_values,
+        values=JOB.similarity_tables(rules.token_similarity.output[0]),
         source=rules.check_real_data.output[0],
-        benchmarks=benchmarks("token_similarity", jobs=similarity_datasets),
+        benchmarks=benchmarks("token_similarity", jobs=JOB.similarity_datasets),
         code=code("figure_similarity.py"),
     output:
         pdf=in_report(
@@ -161,8 +160,8 @@ rule figure_similarity:
     conda:
         "../../envs/plot.yaml"
     params:
-        title=get_similarity_title,
-        config=get_similarity_config,
+        title=JOB.similarity_title,
+        config=JOB.similarity_config,
     script:
         "../scripts/figure_similarity.py"
 
@@ -182,7 +181,7 @@ rule final_values_real:
     conda:
         "../../envs/plot.yaml"
     params:
-        optimizers=get_real_optimizers,
-        identity=get_metrics_identity,
+        optimizers=JOB.real_optimizers,
+        identity=JOB.metrics_identity,
     script:
         "../scripts/final_values_real.py"

@@ -17,17 +17,12 @@ rule study_runs:
         "../../envs/train.yaml"
     threads: config["threads"]
     params:
-        setting=get_study_setting,
-        optimizer=get_study_optimizer,
-        inits=config_value("global_convergence/inits"),
-        scales=config_value("global_convergence/scales"),
-        iterations=config_value("global_convergence/iterations"),
-        threshold=config_value("global_convergence/threshold"),
-        log_points=config_value("global_convergence/log_points"),
-        seed=config_value("global_convergence/seed"),
+        setting=JOB.study_setting,
+        optimizer=JOB.study_optimizer,
+        study=WF.study_run_settings(),
         device=config["device"],
-        identity=get_study_identity,
-        assumptions_identity=get_study_assumptions_identity,
+        identity=JOB.study_identity,
+        assumptions_identity=JOB.study_assumptions_identity,
     script:
         "../scripts/study_runs.py"
 
@@ -36,7 +31,7 @@ rule study_summary:
     input:
         runs=expand(rules.study_runs.output.runs, **WF.study_jobs()),
         assumptions=expand(rules.study_runs.output.assumptions, **WF.study_jobs()),
-        benchmarks=benchmarks("study_runs", jobs=get_study_jobs),
+        benchmarks=benchmarks("study_runs", jobs=JOB.study_jobs),
         code=code("study_summary.py"),
     output:
         runs=results("global_convergence.csv"),

@@ -12,7 +12,7 @@ rule svm:
         "../../envs/data-svm.yaml"
     params:
         train_u=lookup(dpath="experiments/{experiment}/train/train_u", within=config),
-        identities=get_svm_identities,
-        data=get_data_identities,
+        identities=JOB.svm_identities,
+        data=JOB.data_identities,
     script:
         "../scripts/svm.py"

@@ -1,7 +1,5 @@
-# Sweeps (`sweeps:` in the config), each a target `results/sweeps/<name>.pdf`, none in rule
-# all. A point of a sweep's grid is one job that trains every optimizer x seed (its
-# wildcard reads `d~100_lr~0.1`); one job judges the claims and draws them all. On a
-# cluster, the `sweep_points` group bundles point jobs (profiles/slurm: group-components).
+# Sweeps (`sweeps:`; docs/studies.md), each a target `results/sweeps/<name>.pdf`: a job per
+# point of the grid (`d~100_lr~0.1`) trains every optimizer x seed; one judges and draws.
 
 
 wildcard_constraints:
@@ -25,9 +23,9 @@ rule sweep_point:
         "../../envs/train.yaml"
     threads: config["threads"]
     params:
-        experiment=get_sweep_experiment,
-        identity=get_sweep_identity,
-        metrics=get_sweep_metrics,
+        experiment=JOB.sweep_experiment,
+        identity=JOB.sweep_identity,
+        metrics=JOB.sweep_metrics,
         device=config["device"],
         dtype=config["dtype"],
     script:
@@ -36,9 +34,9 @@ rule sweep_point:
 
 rule sweep_summary:
     input:
-        runs=sweep_files(rules.sweep_point.output.runs),
-        curves=sweep_files(rules.sweep_point.output.curves),
-        benchmarks=benchmarks("sweep_point", jobs=get_sweep_points),
+        runs=JOB.sweep_files(rules.sweep_point.output.runs),
+        curves=JOB.sweep_files(rules.sweep_point.output.curves),
+        benchmarks=benchmarks("sweep_point", jobs=JOB.sweep_points),
         code=code("sweep_summary.py"),
     output:
         csv=results("sweeps/{sweep}.csv"),
@@ -53,10 +51,10 @@ rule sweep_summary:
     conda:
         "../../envs/plot.yaml"
     params:
-        sweep=get_sweep_summary,
+        sweep=JOB.sweep_summary,
         metrics=lookup(dpath="sweeps/{sweep}/metrics", within=config),
-        needed=get_sweep_metrics,
-        config=get_sweep_config,
+        needed=JOB.sweep_metrics,
+        config=JOB.sweep_config,
     script:
         "../scripts/sweep_summary.py"
 

@@ -14,12 +14,12 @@ rule train:
         "../../envs/train.yaml"
     threads: config["threads"]
     params:
-        train=get_train_settings,
-        optimizer=get_optimizer,
+        train=JOB.train_settings,
+        optimizer=JOB.optimizer,
         device=config["device"],
         dtype=config["dtype"],
-        identities=get_run_identities,
-        data=get_data_identities,
-        svm=get_svm_identities,
+        identities=JOB.run_identities,
+        data=JOB.data_identities,
+        svm=JOB.svm_identities,
     script:
         "../scripts/train.py"

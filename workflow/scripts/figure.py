@@ -17,7 +17,7 @@ record = provenance.of_job(
     snakemake, figure=snakemake.wildcards.experiment, title=title, training=[i.metrics]
 )
 geometry = None
-if p.kind == "bad_init_2d":  # the geometry panel: seed 0's tokens and W_mm
+if drawing.layout_of(p.kind).needs_geometry:  # a geometry panel: seed 0's tokens and W_mm
     geometry = {**io.load_data(i.data)[0], "W_mm": io.load_seeds(i.svm)[0]["W_mm"]}
 # as the data and svm jobs measured and stored them: no array is read for the caption
 note = hypotheses.describe(hypotheses.summarize(io.hypotheses_by_seed(i.data, i.svm)))

@@ -10,12 +10,7 @@ p = snakemake.params
 runs, assumptions, record = global_convergence.study_table(
     [{"name": snakemake.wildcards.setting, **p.setting}],
     {snakemake.wildcards.optimizer: p.optimizer},
-    inits=p.inits,
-    scales=p.scales,
-    iterations=p.iterations,
-    threshold=p.threshold,
-    seed=p.seed,
-    log_points=p.log_points,
+    **p.study,  # inits, scales, iterations, threshold, seed, log_points
     device=p.device,
     threads=snakemake.threads,
 )

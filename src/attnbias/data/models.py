@@ -1,7 +1,7 @@
 """Synthetic datasets of the paper, as plain numpy arrays.
 
-Every generator returns a dict that follows the data file contract
-(`results/data/{experiment}/seed{seed}.npz`):
+Every generator returns one seed's dataset as the data file holds it
+(`results/data/{experiment}.npz`, under `seed{s}/`: docs/file-contract.md):
   X   (n, T, d)  token sequences; row 0 of each sequence is the query token x_1
   y   (n,)       labels in {+1, -1}
   opt (n,)       index of the optimal token of each sequence
@@ -284,12 +284,11 @@ def binary_digits(
     return {"X": X, "y": y, "opt": opt, "u": u, "W0": np.zeros((d, d)), "signal": signal}
 
 
-def source_note(model: str, params: dict) -> str | None:
-    """What real data a dataset was drawn from, for the figure's title (None: synthetic)."""
-    if model != "binary_digits":
-        return None
-    digits = params.get("digits", (0, 1))
-    if params.get("source", "sklearn") == "mnist":
+def binary_digits_source(params: dict) -> str:
+    """Which real images binary_digits draws from (its `source` and `digits`)."""
+    params = {**keyword_defaults(binary_digits), **params}
+    digits = params["digits"]
+    if params["source"] == "mnist":
         origin = "MNIST (28x28)"
     else:
         origin = "scikit-learn's handwritten digits (8x8)"
@@ -304,10 +303,13 @@ class DataModel:
       the model's name, imported only when asked.
     description: what the data are and where the paper uses them. It opens the caption of
       every figure drawn on the model (figures.panels.describe), so it is required.
+    source: for data drawn from real images, a function of the model's params that says
+      which (a note under the figure's title); None for synthetic data.
     """
 
     generator: Callable | str
     description: str
+    source: Callable[[dict], str] | None = None
 
     def __post_init__(self):
         if not isinstance(self.description, str) or not self.description.strip():
@@ -336,6 +338,7 @@ DATA_MODELS = {
         "Binary digits (Fig. 9 of the paper, App. C.2): one patch of each sequence is a real "
         "0 or 1 image, the others Gaussian noise, and u is a fixed linear classifier fitted "
         "on other images of the same two digits.",
+        source=binary_digits_source,
     ),
     # in a module of its own: bad_direction solves an SVM, so only its experiments' data
     # jobs depend on the SVM module (SEPARATE_GENERATORS below)
@@ -358,6 +361,12 @@ def data_model(model: str) -> DataModel:
     if model not in DATA_MODELS:
         raise DataError(f"unknown data model {model!r}; choose one of {MODELS}")
     return DATA_MODELS[model]
+
+
+def source_note(model: str, params: dict) -> str | None:
+    """What real data a dataset was drawn from, for the figure's title (None: synthetic)."""
+    source = data_model(model).source
+    return source(params) if source else None
 
 
 def generator(model: str):

@@ -47,6 +47,11 @@ from attnbias.figures.style import apply_theme  # noqa: E402
 LAYOUTS: dict[str, type[Grid]] = {"bad_init_2d": Geometry2D}
 
 
+def layout_of(kind: str) -> type[Grid]:
+    """The layout that draws figure `kind` (its `needs_geometry` says what it reads)."""
+    return LAYOUTS.get(kind, Grid)
+
+
 def panel_data(table: pd.DataFrame, panel: Panel) -> pd.DataFrame:
     """The rows of `table` that `panel` draws, in the unit it draws them."""
     # every panel starts at t = 1: t = 0 cannot be drawn on a log axis, and a common start
@@ -104,7 +109,7 @@ def draw(
     styles = optimizer_styles(order, focus=focus)
     colours = {name: styles["palette"][label] for name, label in labels.items()}
     table = table.assign(optimizer_label=table["optimizer"].map(labels))
-    layout = LAYOUTS.get(kind, Grid)(kind, geometry)
+    layout = layout_of(kind)(kind, geometry)
     fig, axes = layout.figure()
     x_shift, first = layout.x_shift, layout.first
     table = table.assign(iteration=table["iteration"] + x_shift)

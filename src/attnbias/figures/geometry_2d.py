@@ -22,7 +22,7 @@ class Geometry2D(Grid):
     file contents plus its `W_mm`."""
 
     x_shift = 1
-    first = 1
+    needs_geometry = True
 
     def __init__(self, kind: str, geometry: dict | None = None):
         if geometry is None:

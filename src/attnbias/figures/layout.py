@@ -12,7 +12,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from attnbias.figures.panels import LAYOUT, Panel
+from attnbias.figures.panels import LAYOUT, Panel, first_metric_panel
 from attnbias.figures.style import FULL_WIDTH
 
 PANEL_HEIGHT = 1.9  # in, one row of panels
@@ -27,10 +27,12 @@ class Grid:
     a Grid needs none."""
 
     x_shift = 0  # added to t on the log axes (1: t + 1, so that t = 0 is drawn)
-    first = 0  # the letter of the first metric panel: panels before it are the layout's
+    needs_geometry = False  # whether the figure job must read seed 0's data and W_mm
 
     def __init__(self, kind: str, geometry: dict | None = None):
         self.kind = kind
+        # the letter of the first metric panel: those before it are the layout's own
+        self.first = first_metric_panel(kind)
 
     def figure(self) -> tuple:
         """The figure and the axes of its metric panels, in PANELS order."""

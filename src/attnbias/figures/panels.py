@@ -172,13 +172,16 @@ FOCUS = {
     "joint": "eq10",  # Thms. 2-4
 }
 
-# The geometry panel of bad_init_2d, which no metric backs.
-GEOMETRY_DESCRIPTION = (
-    "the tokens x_it of the two samples (filled: the optimal token, hollow: the other; + the "
-    "origin) and, for each sample i, the direction of W x_i1 (a token's attention logit is "
-    "its inner product with W x_i1): dashed for W = W_0, solid for W = W_mm; arrows show "
-    "directions only (sample 2's drawn shorter)"
-)
+# The panels a kind's layout draws before its metric panels (figures.drawing.LAYOUTS),
+# which no metric backs: their descriptions, in drawing order.
+LEADING_PANELS = {
+    "bad_init_2d": (
+        "the tokens x_it of the two samples (filled: the optimal token, hollow: the other; + "
+        "the origin) and, for each sample i, the direction of W x_i1 (a token's attention "
+        "logit is its inner product with W x_i1): dashed for W = W_0, solid for W = W_mm; "
+        "arrows show directions only (sample 2's drawn shorter)",
+    ),
+}
 
 
 def letter(index: int) -> str:
@@ -186,14 +189,16 @@ def letter(index: int) -> str:
     return f"({chr(97 + index)})"
 
 
+def first_metric_panel(kind: str) -> int:
+    """The index (letter) of a kind's first metric panel: after its LEADING_PANELS."""
+    return len(LEADING_PANELS.get(kind, ()))
+
+
 def panel_descriptions(kind: str) -> list[str]:
-    """One description per drawn panel, in drawing order (the geometry panel first)."""
+    """One description per drawn panel, in drawing order (LEADING_PANELS first)."""
     if kind not in PANELS:
         raise ValueError(f"unknown figure kind {kind!r}; choose one of {sorted(PANELS)}")
-    described = [panel.description for panel in PANELS[kind]]
-    if kind == "bad_init_2d":
-        described.insert(0, GEOMETRY_DESCRIPTION)
-    return described
+    return [*LEADING_PANELS.get(kind, ()), *(panel.description for panel in PANELS[kind])]
 
 
 def describe(kind: str, data: str) -> str:
@@ -204,7 +209,7 @@ def describe(kind: str, data: str) -> str:
     references = [
         f"{letter(i)} {ref.shape}{f' ({ref.source})' if ref.source else ''}, starting on "
         f"{ref.optimizer}'s curve"
-        for i, panel in enumerate(PANELS[kind], start=int(kind == "bad_init_2d"))
+        for i, panel in enumerate(PANELS[kind], start=first_metric_panel(kind))
         for ref in panel.references
     ]
     drawn = (

@@ -4,7 +4,8 @@ is the rule's entry in attnbias.optim.rules.
 
 A config entry becomes settings here and nowhere else: `config_settings` (the entry less
 its label, which run identities hash) and `OptimizerSpec.from_config` (the spec, defaults
-filled in), for training, the config checks, the figures' legends and the claims alike."""
+filled in), for training, the config checks, the figures' legends and the claims alike;
+`StochasticSpec.from_config` for the real-data runs' torch optimizers (optim.stochastic)."""
 
 from __future__ import annotations
 
@@ -80,3 +81,25 @@ class OptimizerSpec:
         if self.decay_W or self.decay_u:
             text += f" steps x (t+1)^-{self.decay_W:g} (W), (t+1)^-{self.decay_u:g} (u)"
         return text
+
+
+@dataclass(frozen=True)
+class StochasticSpec:
+    """A real-data run's torch optimizer (attnbias.optim.stochastic, or torch's own) as
+    written in the config: its rule and the keyword settings its constructor takes."""
+
+    rule: str  # a name of attnbias.optim.stochastic.OPTIMIZERS
+    settings: dict
+
+    @classmethod
+    def from_config(cls, entry: dict) -> StochasticSpec:
+        """The spec of an optimizer's config entry (its `label` aside)."""
+        return cls(entry["rule"], without(entry, "label", "rule"))
+
+    def settings_text(self) -> str:
+        """Its settings as `k=v, ...`, sorted by name."""
+        return ", ".join(f"{k}={v:g}" for k, v in sorted(self.settings.items()))
+
+    def caption(self) -> str:
+        """A short description for figure captions: `RULE k=v, ...`."""
+        return f"{self.rule.upper()} {self.settings_text()}".strip()

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from attnbias.optim.spec import StochasticSpec
+
 COLUMNS = [
     "optimizer", "label", "rule", "settings", "seeds", "final_iteration",
     "final_train_loss", "final_test_accuracy", "best_of_rule",
@@ -27,13 +29,13 @@ def final_values(table: pd.DataFrame, optimizers: dict[str, dict]) -> pd.DataFra
         runs = table[table["optimizer"] == name]
         last = runs.loc[runs.groupby(["seed", "metric"])["iteration"].idxmax()]
         final = last.groupby("metric")["value"].mean()
-        settings = {k: v for k, v in entry.items() if k not in ("label", "rule")}
+        spec = StochasticSpec.from_config(entry)
         rows.append(
             {
                 "optimizer": name,
                 "label": entry.get("label", name),
-                "rule": entry["rule"],
-                "settings": ", ".join(f"{k}={v:g}" for k, v in sorted(settings.items())),
+                "rule": spec.rule,
+                "settings": spec.settings_text(),
                 "seeds": runs["seed"].nunique(),
                 "final_iteration": int(last["iteration"].max()),
                 "final_train_loss": float(final["train_loss"]),

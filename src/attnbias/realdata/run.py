@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from attnbias.optim.spec import without
+from attnbias.optim.spec import StochasticSpec
 from attnbias.optim.stochastic import make_optimizer
 from attnbias.realdata import tasks
 from attnbias.realdata.trainer import Schedule, fit
@@ -30,8 +30,8 @@ def train_run(
     """
     torch_device = resolve_device(device)
     task = tasks.build(settings, seed=seed, data_root=data_root)
-    options = without(optimizer, "rule", "label")
-    torch_optimizer = make_optimizer(optimizer["rule"], task.model.parameters(), **options)
+    spec = StochasticSpec.from_config(optimizer)
+    torch_optimizer = make_optimizer(spec.rule, task.model.parameters(), **spec.settings)
     train = settings["train"]
     schedule = Schedule(
         epochs=train["epochs"],

@@ -1,8 +1,8 @@
 """The workflow's reading of its config: what each job depends on, as plain Python.
 
-workflow/rules/*.smk call these through thin wrappers that pass a job's wildcards; here
-they take the config and names only, so they are tested without Snakemake and import no
-torch (parsing the workflow must stay fast).
+workflow/rules/*.smk call these through attnbias.workflow.job_params, which hands them a
+job's names from its wildcards; here they take the config and names only, so they are
+tested without Snakemake and import no torch (parsing the workflow must stay fast).
 
 One accessor per concern serves the synthetic experiments (`experiments`) and the
 real-data ones (`real_data.experiments`) alike: an experiment's name says which it is (the
@@ -12,8 +12,10 @@ identity is `canonical` (sorted keys), so reordering a config file reruns nothin
 
 from __future__ import annotations
 
+import os
+
 from attnbias.data.models import source_note
-from attnbias.optim.spec import OptimizerSpec, config_settings, without
+from attnbias.optim.spec import OptimizerSpec, StochasticSpec, config_settings, without
 from attnbias.workflow import io as files
 
 REAL_GLOBALS = ("data_root", "models", "device", "autocast", "download")
@@ -80,12 +82,8 @@ class WorkflowConfig:
         """Figure params: optimizer name -> (label, a caption of its settings)."""
         legend = {}
         for name, opt in self.section(experiment)["optimizers"].items():
-            if self.is_real(experiment):
-                settings = without(opt, "label", "rule")
-                text = ", ".join(f"{k}={v:g}" for k, v in sorted(settings.items()))
-                caption = f"{opt['rule'].upper()} {text}".strip()
-            else:
-                caption = OptimizerSpec.from_config(opt).caption()
+            spec = StochasticSpec if self.is_real(experiment) else OptimizerSpec
+            caption = spec.from_config(opt).caption()
             legend[name] = (opt.get("label", name), caption)
         return legend
 
@@ -114,8 +112,8 @@ class WorkflowConfig:
     # file must hold (from its own wildcards and the config) and refuses any other.
 
     def seed_identities(self, kind, experiment, optimizer=None) -> list[dict]:
-        """The identities of an experiment's per-seed files of `kind` (data, svm, run), in
-        seed order: what a job that makes or reads every seed checks."""
+        """Each seed's identity in an experiment's file of `kind` (data, svm, run: a file
+        with a seed axis), in seed order: what a job that makes or reads every seed checks."""
         return [self.identity(kind, experiment, s, optimizer) for s in self.seeds(experiment)]
 
     def identity(self, kind, experiment, seed=None, optimizer=None) -> dict:
@@ -190,6 +188,19 @@ class WorkflowConfig:
             for name, e in self.default.items()
         }
 
+    def claims_inputs(self, metrics, data, svm, final) -> dict:
+        """Claims inputs, named by kind and experiment: metrics/<name>, data/<name>,
+        svm/<name> and, for joint training, final/<name>/<optimizer> (scripts/claims.py
+        reads them so); the arguments are the path patterns."""
+        inputs = {}
+        for n in self.default:
+            for kind, pattern in [("metrics", metrics), ("data", data), ("svm", svm)]:
+                inputs[f"{kind}/{n}"] = pattern.format(experiment=n)
+        for n in self.joint():
+            for o in self.experiments[n]["optimizers"]:
+                inputs[f"final/{n}/{o}"] = final.format(experiment=n, optimizer=o)
+        return inputs
+
     def claims_identities(self, metrics, svm, data, final) -> dict:
         """Claims params: input file -> its identity (a list of each seed's, for a file of
         every seed); the arguments are the path patterns."""
@@ -214,6 +225,12 @@ class WorkflowConfig:
 
     def study_optimizer(self, optimizer: str) -> dict:
         return canonical(config_settings(self.study["optimizers"][optimizer]))
+
+    def study_run_settings(self) -> dict:
+        """What every study job runs: its starts, scales, iterations, success threshold,
+        seed and logged points (global_convergence.study_table's keywords)."""
+        keys = ("inits", "scales", "iterations", "threshold", "seed", "log_points")
+        return canonical({key: self.study.get(key) for key in keys})
 
     def study_identity(self, kind: str, setting: str, optimizer: str) -> dict:
         """A study file's identity: its setting, optimizer and every study value it reads."""
@@ -293,6 +310,27 @@ class WorkflowConfig:
             "labels": {o: opt.get("label", o) for o, opt in e["optimizers"].items()},
             "paper_figure": None,
             "identity": self.identity("metrics", experiment),
+        }
+
+    def claims_real_built(self, table: str) -> dict:
+        """Claims params: what the claims read of each real-data experiment whose aggregate
+        table (`table`, a pattern of {figure}) this build holds; the others are "not
+        measured". Params, not inputs: the claims never ask for a real-data training job,
+        and a table that appears reruns the claims job only."""
+        built = {}
+        for name in self.claimed_real_experiments():
+            if os.path.exists(path := table.format(figure=name)):
+                built[name] = {**self.claims_real(name), "table": path}
+        return built
+
+    def claims_similarity_built(self, table: str) -> dict:
+        """Claims params, as claims_real_built: each token-similarity panel's histogram table
+        (`table`, a pattern of {figure} and {dataset}) this build holds."""
+        return {
+            f"{figure}/{dataset}": {**self.claims_similarity(figure, dataset), "table": path}
+            for figure in self.similarity_figures()
+            for dataset in self.similarity_section(figure)["samples"]
+            if os.path.exists(path := table.format(figure=figure, dataset=dataset))
         }
 
     def claims_similarity(self, figure: str, dataset: str) -> dict:
