@@ -21,18 +21,44 @@ Every refusal is a ConfigError whose message starts with the dotted key path
                     schema's defaults are filled in, like the check below)
   check_real        real-data names that clash, model keys that name no model
 
-The sweeps' entries are checked by attnbias.studies.sweep_check, which common.smk runs next
-(this module is below the studies: it imports none of them).
+The text checks live in configcheck_texts, the optimizer checks in configcheck_optimizers, and
+ConfigError with the key paths in configkeys; this module runs them all and re-exports their
+public names. The sweeps' entries are checked by attnbias.studies.sweep_check, which
+common.smk runs next (this module is below the studies: it imports none of them).
 """
 
 from __future__ import annotations
 
 import math
-import re
-import unicodedata
 from collections.abc import Iterator
 
+from attnbias.workflow.configcheck_optimizers import check_optimizers, check_specs
+from attnbias.workflow.configcheck_texts import check_markup, check_texts
+from attnbias.workflow.configkeys import ConfigError, key_path, walk
 from attnbias.workflow.validator import validator_class
+
+# the names callers use, wherever they are defined
+__all__ = [
+    "RESERVED_NAMES",
+    "MAX_CONSTRAINTS",
+    "RENAMED",
+    "ConfigError",
+    "key_path",
+    "check_renamed",
+    "check_finite",
+    "check_markup",
+    "validate",
+    "check_optimizers",
+    "check_names",
+    "check_sizes",
+    "check_signals",
+    "check_digits",
+    "check_texts",
+    "check_specs",
+    "check_real",
+    "check_workflow",
+    "check",
+]
 
 # <results>/<name>.pdf and <results>/<name>/... of these belong to the workflow itself
 # ({results}: the config's results folder)
@@ -54,32 +80,6 @@ RESERVED_NAMES = {
 }
 
 MAX_CONSTRAINTS = 10_000  # n (T - 1) rows of the W-SVM's Gram matrix (8 bytes each squared)
-
-
-class ConfigError(ValueError):
-    """A config value that the workflow refuses; the message names its key path."""
-
-    def __init__(self, path, message: str):
-        self.key = key_path(path)
-        super().__init__(f"config key {self.key}: {message}")
-
-
-def key_path(path) -> str:
-    """('experiments', 'fig2', 'seeds') -> 'experiments.fig2.seeds'; list items as [i]."""
-    text = ""
-    for part in path:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
-    return text or "(top level)"
-
-
-def _walk(value, path=()) -> Iterator[tuple[tuple, object]]:
-    yield path, value
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield from _walk(item, (*path, key))
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            yield from _walk(item, (*path, i))
 
 
 # (section path pattern, old key, new key); "*" is any name in that place
@@ -118,29 +118,9 @@ def check_renamed(config: dict) -> None:
 
 def check_finite(config: dict) -> None:
     """Refuse NaN and +-inf anywhere in the config."""
-    for path, value in _walk(config):
+    for path, value in walk(config):
         if isinstance(value, float) and not math.isfinite(value):
             raise ConfigError(path, f"{value} is not a finite number")
-
-
-MARKUP = "<>"  # what would open or close an HTML element in the report's <script> JSON
-
-
-def check_markup(config: dict) -> None:
-    """No `<` or `>` in any key or string of the config: every config value may reach a
-    job's params, which `snakemake --report` writes unescaped into a <script> element."""
-    for path, value in _walk(config):
-        texts = [(path, value)] if isinstance(value, str) else []
-        if isinstance(value, dict):
-            texts += [((*path, key), key) for key in value if isinstance(key, str)]
-        for where, text in texts:
-            found = sorted({c for c in text if c in MARKUP})
-            if found:
-                raise ConfigError(
-                    where,
-                    f"{text!r} holds {' and '.join(map(repr, found))}, which the HTML report "
-                    "would read as markup; leave them out",
-                )
 
 
 def _set(config, path, value) -> None:
@@ -182,64 +162,6 @@ def _get(config, path):
     for key in path:
         config = config[key]
     return config
-
-
-def _spec_default(key: str):
-    """An optimizer setting's default: OptimizerSpec's, its one home."""
-    from dataclasses import fields
-
-    from attnbias.optim.spec import OptimizerSpec
-
-    return {f.name: f.default for f in fields(OptimizerSpec)}[key]
-
-
-def _optimizers(config: dict) -> Iterator[tuple[tuple, dict, bool]]:
-    import inspect
-
-    from attnbias.training import kernel  # the trainer, whose train_u default this reads (no torch)
-
-    default_train_u = inspect.signature(kernel.train).parameters["train_u"].default
-    for name, experiment in config["experiments"].items():
-        train_u = experiment.get("train", {}).get("train_u", default_train_u)
-        for opt_name, opt in experiment["optimizers"].items():
-            yield ("experiments", name, "optimizers", opt_name), opt, train_u
-    for opt_name, opt in config.get("global_convergence", {}).get("optimizers", {}).items():
-        yield ("global_convergence", "optimizers", opt_name), opt, False
-
-
-def _ignored(rule) -> list[str]:
-    """The OptimizerSpec settings that `rule` (of attnbias.optim.rules) never reads."""
-    from dataclasses import fields
-
-    from attnbias.optim import rules
-    from attnbias.optim.spec import OptimizerSpec
-
-    reads = {"rule", *rules.SHARED, *rule.settings}
-    return [f.name for f in fields(OptimizerSpec) if f.name not in reads]
-
-
-def check_optimizers(config: dict) -> None:
-    """Refuse unknown rules, and settings that the rule ignores (they would only mislead):
-    written, not null, and not the default (which changes nothing)."""
-    from attnbias.optim import rules
-
-    for path, opt, train_u in _optimizers(config):
-        name = opt["rule"]
-        if name not in rules.RULES:
-            raise ConfigError(
-                (*path, "rule"),
-                f"unknown rule {name!r}; choose one of {', '.join(rules.RULES)} "
-                "(attnbias.optim.rules)",
-            )
-        for key in _ignored(rules.RULES[name]):
-            if opt.get(key) is not None and opt[key] != _spec_default(key):
-                raise ConfigError(
-                    (*path, key), f"rule {name} ignores {key}; remove it (or change the rule)"
-                )
-        if opt.get("lr_u") is not None and not train_u:
-            raise ConfigError(
-                (*path, "lr_u"), "lr_u is the step of u, but u is not trained here; remove it"
-            )
 
 
 def check_names(config: dict) -> None:
@@ -334,88 +256,6 @@ def _defaults(model: str) -> dict:
         models.perturbed_example1 if model == "perturbed_example1" else models.generator(model)
     )
     return models.keyword_defaults(function)
-
-
-def _texts(config: dict) -> Iterator[tuple[tuple, str]]:
-    """(path, text) of every string that reaches a figure or a caption as free text."""
-    for name, e in config["experiments"].items():
-        yield ("experiments", name, "title"), e.get("title", "")
-        for opt_name, opt in e["optimizers"].items():
-            if "label" in opt:
-                yield ("experiments", name, "optimizers", opt_name, "label"), opt["label"]
-    for opt_name, opt in config.get("global_convergence", {}).get("optimizers", {}).items():
-        if "label" in opt:
-            yield ("global_convergence", "optimizers", opt_name, "label"), opt["label"]
-    real = config.get("real_data", {})
-    for name, e in real.get("experiments", {}).items():
-        yield ("real_data", "experiments", name, "title"), e.get("title", "")
-        for opt_name, opt in e["optimizers"].items():
-            if "label" in opt:
-                path = ("real_data", "experiments", name, "optimizers", opt_name, "label")
-                yield path, opt["label"]
-    for name, s in real.get("similarity", {}).items():
-        yield ("real_data", "similarity", name, "title"), s.get("title", "")
-
-
-def check_texts(config: dict) -> None:
-    """Titles and labels: printable, no math that matplotlib cannot parse, labels shown.
-
-    matplotlib reads text between two unescaped `$` as math and fails on bad math only when
-    it draws, after all training; a label starting with `_` is left out of the legend.
-    """
-    for path, text in _texts(config):
-        if not isinstance(text, str):
-            continue
-        bad = [c for c in text if unicodedata.category(c) in ("Cc", "Cf") and c != "\n"]
-        if bad:
-            raise ConfigError(path, f"holds the control character {bad[0]!r}; remove it")
-        if path[-1] == "label" and text.startswith("_"):
-            raise ConfigError(path, "a label starting with '_' is hidden from the legend")
-        if path[-1] == "label" and not text.strip():
-            raise ConfigError(path, "an empty label would show nothing in the legend")
-        if path[-1] == "label" and len(re.findall(r"(?<!\\)\$", text)) % 2:
-            # the labels are joined into the figure's settings line, where a lone $ would
-            # pair with another label's as math
-            raise ConfigError(path, "holds an odd number of $; escape a dollar sign as \\$")
-        _check_math(path, text)
-
-
-def _check_math(path, text: str) -> None:
-    if "$" not in text:
-        return
-    from matplotlib.mathtext import MathTextParser
-    from matplotlib.text import Text
-
-    for line in text.split("\n"):  # matplotlib parses each line of a title on its own
-        body, is_math = Text()._preprocess_math(line)
-        if not is_math:
-            continue
-        try:
-            MathTextParser("path").parse(body, dpi=72)
-        except ValueError as err:
-            lines = [part.strip() for part in str(err).splitlines() if part.strip()]
-            raise ConfigError(
-                path,
-                f"matplotlib cannot parse the math in {line!r} ({lines[-1] if lines else err}); "
-                "escape each $ as \\$ for a dollar sign",
-            ) from None
-
-
-def check_specs(config: dict) -> None:
-    """Build every OptimizerSpec now, so a bad combination fails before any job runs."""
-    from attnbias.optim.spec import OptimizerSpec
-
-    for path, opt, train_u in _optimizers(config):
-        try:
-            spec = OptimizerSpec.from_config(opt)
-        except ValueError as err:
-            raise ConfigError(path, str(err)) from None
-        if spec.reads("f_star") and spec.f_star == "opt" and train_u:
-            raise ConfigError(
-                path,
-                "f_star 'opt' needs a fixed decoder, but the experiment's train.train_u is "
-                "true; set f_star: 0",
-            )
 
 
 def check_real(config: dict) -> None:
