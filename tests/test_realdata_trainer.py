@@ -28,7 +28,7 @@ from tiny_runs import (
     tiny_bert,
 )
 
-from attnbias.realdata import bert, mnli, tasks, trainer
+from attnbias.realdata import bert, checkpoints, mnli, sample_order, tasks, trainer
 from attnbias.realdata.bert import trim_padding
 from attnbias.workflow import io
 
@@ -47,7 +47,7 @@ def plain_losses(model_name: str, optimizer_name: str) -> list[float]:
     task.model.train()
     for step in range(total):
         epoch, position = divmod(step, per_epoch)
-        order = trainer.epoch_order(0, epoch, len(task.train["labels"]))
+        order = sample_order.epoch_order(0, epoch, len(task.train["labels"]))
         index = order[position * schedule.batch_size : (position + 1) * schedule.batch_size]
         batch = {k: v[index] for k, v in task.train.items()}
 
@@ -146,7 +146,9 @@ def test_a_checkpoint_from_a_machine_with_more_gpus_resumes(tmp_path):
         fit_run("vit", "sps", "cpu", checkpoint=checkpoint, stop_at=7)
     payload = torch.load(checkpoint, weights_only=True)
     payload["rng"]["cuda"] = [torch.zeros(16, dtype=torch.uint8)] * 8
-    payload[trainer.DIGEST_KEY] = trainer.checkpoint_sha256(payload)  # as a writer stamps it
+    payload[checkpoints.DIGEST_KEY] = checkpoints.checkpoint_sha256(
+        payload
+    )  # as a writer stamps it
     torch.save(payload, checkpoint)
     resumed, _ = fit_run("vit", "sps", "cpu", checkpoint=checkpoint)
     assert_same_run(resumed, reference, "resumed from an eight-GPU checkpoint")
@@ -186,10 +188,10 @@ class FakeCuda:
 @pytest.mark.parametrize("saved_on", ["cuda:0", "cuda:3"])
 def test_only_the_run_device_random_state_is_saved_and_restored(monkeypatch, saved_on):
     writer = FakeCuda(monkeypatch, count=4)
-    state = trainer.rng_state(torch.device(saved_on))
+    state = checkpoints.rng_state(torch.device(saved_on))
     assert torch.equal(state["cuda"], writer.states[int(saved_on[-1])])  # one state, not four
     reader = FakeCuda(monkeypatch, count=1)  # a one-GPU machine
-    trainer.set_rng_state(state, torch.device("cuda:0"))
+    checkpoints.set_rng_state(state, torch.device("cuda:0"))
     assert torch.equal(reader.states[0], state["cuda"])
 
 
@@ -201,7 +203,7 @@ def test_an_old_all_gpu_checkpoint_restores_the_run_device_only(monkeypatch):
     reader = FakeCuda(monkeypatch, count=1)
     with pytest.raises(RuntimeError, match="invalid device ordinal"):  # what failed before
         torch.cuda.set_rng_state_all(old["cuda"])
-    trainer.set_rng_state(old, torch.device("cuda:0"))
+    checkpoints.set_rng_state(old, torch.device("cuda:0"))
     assert torch.equal(reader.states[0], old["cuda"][0])
 
 
@@ -386,14 +388,14 @@ def _mnli_like_lengths(n: int) -> torch.Tensor:
 
 def test_bucketed_order_uses_the_epoch_samples_in_batches_of_alike_lengths():
     lengths, batch = _mnli_like_lengths(1000), 32  # 31 batches, 8 samples dropped
-    plain = trainer.epoch_order(3, 1, 1000)
-    bucketed = trainer.bucketed_order(3, 1, lengths, batch, pool=8)
+    plain = sample_order.epoch_order(3, 1, 1000)
+    bucketed = sample_order.bucketed_order(3, 1, lengths, batch, pool=8)
     used = 1000 // batch * batch
     assert sorted(bucketed.tolist()) == list(range(1000))
     assert set(bucketed[:used].tolist()) == set(plain[:used].tolist())  # same samples used
     assert torch.equal(bucketed[used:], plain[used:])  # and the same ones dropped
-    assert torch.equal(bucketed, trainer.bucketed_order(3, 1, lengths, batch, pool=8))
-    assert not torch.equal(bucketed, trainer.bucketed_order(3, 2, lengths, batch, pool=8))
+    assert torch.equal(bucketed, sample_order.bucketed_order(3, 1, lengths, batch, pool=8))
+    assert not torch.equal(bucketed, sample_order.bucketed_order(3, 2, lengths, batch, pool=8))
 
     def mean_padded(order):  # columns per batch under dynamic padding
         return float(lengths[order[:used]].view(-1, batch).max(dim=1).values.double().mean())
@@ -408,8 +410,10 @@ def test_bucketed_runs_resume_exactly(monkeypatch, tmp_path):
     monkeypatch.setitem(SCHEDULE, "length_buckets", 2)
     reference, again, resumed = resume_against_uninterrupted("bert", "sps", "cpu", tmp_path)
     assert_same_run(resumed, reference, "bucketed run resumed against uninterrupted")
-    plain = trainer.epoch_order(0, 0, 40)
-    bucketed = trainer.bucketed_order(0, 0, bert_data(40, seed=1)["attention_mask"].sum(1), 8, 2)
+    plain = sample_order.epoch_order(0, 0, 40)
+    bucketed = sample_order.bucketed_order(
+        0, 0, bert_data(40, seed=1)["attention_mask"].sum(1), 8, 2
+    )
     assert not torch.equal(plain, bucketed)  # the option changed the batches
 
 
@@ -454,7 +458,7 @@ def test_a_planted_checkpoint_runs_no_code_and_is_refused_by_name(tmp_path):
     planted, target = tmp_path / "seed0.pt", tmp_path / "created-by-the-checkpoint"
     torch.save({"fingerprint": {}, "payload": _OpensAFile(target)}, planted)
     with pytest.raises(io.FileContractError, match=str(planted)):
-        trainer.load_checkpoint(planted, {"total_steps": 1})
+        checkpoints.load_checkpoint(planted, {"total_steps": 1})
     assert not target.exists()
 
 
@@ -463,7 +467,7 @@ def test_a_damaged_checkpoint_is_refused_by_name(tmp_path, content):
     path = tmp_path / "seed0.pt"
     path.write_bytes(content)
     with pytest.raises(io.FileContractError, match=str(path)):
-        trainer.load_checkpoint(path, {"total_steps": 1})
+        checkpoints.load_checkpoint(path, {"total_steps": 1})
 
 
 def test_the_checkpoint_fit_writes_loads_with_weights_only(tmp_path):
@@ -508,30 +512,32 @@ def test_a_checkpoint_with_zeroed_weights_is_refused_not_resumed(tmp_path, caplo
         lambda p: p["state"].update(step=p["state"]["step"] + 1),  # a number
         lambda p: p["state"]["logged"][0].update(test_accuracy=0.5),  # a logged metric
         lambda p: p["optimizer"]["param_groups"][0].update(lr=1.0),  # an optimizer setting
-        lambda p: p.pop(trainer.DIGEST_KEY),  # no digest: written before, or by hand
+        lambda p: p.pop(checkpoints.DIGEST_KEY),  # no digest: written before, or by hand
     ],
     ids=["step", "logged", "optimizer", "no-digest"],
 )
 def test_any_change_to_a_loadable_checkpoint_is_refused_by_name(tmp_path, change):
     checkpoint, payload = _saved(tmp_path)
-    assert payload[trainer.DIGEST_KEY] == trainer.checkpoint_sha256(payload)
+    assert payload[checkpoints.DIGEST_KEY] == checkpoints.checkpoint_sha256(payload)
     change(payload)
     torch.save(payload, checkpoint)
     with pytest.raises(io.FileContractError, match=f"^{re.escape(str(checkpoint))}"):
-        trainer.load_checkpoint(checkpoint, payload["fingerprint"])
+        checkpoints.load_checkpoint(checkpoint, payload["fingerprint"])
 
 
 def test_the_digest_sees_dtype_shape_and_nan():
     base = {"a": torch.zeros(2, 2), "b": [1.0, float("nan")]}
-    digest = trainer.checkpoint_sha256(base)
-    assert digest == trainer.checkpoint_sha256({"b": [1.0, float("nan")], "a": torch.zeros(2, 2)})
+    digest = checkpoints.checkpoint_sha256(base)
+    assert digest == checkpoints.checkpoint_sha256(
+        {"b": [1.0, float("nan")], "a": torch.zeros(2, 2)}
+    )
     for other in (
         {**base, "a": torch.zeros(4)},
         {**base, "a": torch.zeros(2, 2, dtype=torch.float64)},
         {**base, "b": [1.0, 0.0]},
         {**base, "b": (1.0, float("nan"))},
     ):
-        assert trainer.checkpoint_sha256(other) != digest
+        assert checkpoints.checkpoint_sha256(other) != digest
 
 
 def test_a_checkpoint_linked_to_a_text_file_is_refused_by_name(tmp_path):
@@ -540,7 +546,7 @@ def test_a_checkpoint_linked_to_a_text_file_is_refused_by_name(tmp_path):
     text.write_text("some notes\nnot a checkpoint\n" * 20)
     link.symlink_to(text)
     with pytest.raises(io.FileContractError) as err:
-        trainer.load_checkpoint(link, {"total_steps": 1})
+        checkpoints.load_checkpoint(link, {"total_steps": 1})
     assert str(err.value).startswith(f"{link} (a link to {text}) is not a checkpoint")
     assert "delete" in str(err.value)
 
@@ -549,7 +555,7 @@ def test_the_refusal_of_a_planted_checkpoint_quotes_no_unsafe_advice(tmp_path):
     planted = tmp_path / "seed0.pt"
     torch.save({"payload": _OpensAFile(tmp_path / "x")}, planted)
     with pytest.raises(io.FileContractError) as err:
-        trainer.load_checkpoint(planted, {"total_steps": 1})
+        checkpoints.load_checkpoint(planted, {"total_steps": 1})
     message = str(err.value)
     assert "\x1b" not in message
     assert "weights_only=False" not in message and "trust the source" not in message
