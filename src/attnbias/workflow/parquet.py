@@ -147,12 +147,18 @@ def _string_buffers(chunk) -> tuple[np.ndarray, memoryview]:
 
 
 def _seed_rows(table: pa.Table) -> dict[int, pa.Table]:
-    """{seed: that seed's rows, without the file's metadata}, seeds in order."""
-    import pyarrow.compute as pc
-
+    """{seed: that seed's rows, without the file's metadata}, seeds in order. The rows are
+    picked by index from the seed column's buffers: pyarrow's filter on a comparison
+    imports pandas, about 0.3 s of CPU in every training job."""
     rows = table.replace_schema_metadata()
-    seeds = sorted(table.column("seed").unique().to_pylist())
-    return {seed: rows.filter(pc.equal(rows.column("seed"), seed)) for seed in seeds}
+    column = table.column("seed")
+    seeds = np.concatenate(
+        [np.frombuffer(_value_bytes(chunk), dtype=np.int64) for chunk in column.chunks]
+        or [np.zeros(0, dtype=np.int64)]
+    )
+    return {
+        int(seed): rows.take(_numbers(np.flatnonzero(seeds == seed))) for seed in np.unique(seeds)
+    }
 
 
 def _seed_sha256s(table: pa.Table) -> dict:
