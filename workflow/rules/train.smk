@@ -2,6 +2,8 @@ rule train:
     input:
         data=rules.data.output[0],
         svm=rules.svm.output[0],
+        # a geometry experiment's each-norm SVM solutions (none for the others)
+        geometry=JOB.svm_geometry_file(rules.svm_geometry.output[0]),
         code=code("train.py"),
     output:
         metrics=results("train/{experiment}/{optimizer}.parquet"),
@@ -21,5 +23,6 @@ rule train:
         identities=JOB.run_identities,
         data=JOB.data_identities,
         svm=JOB.svm_identities,
+        geometry=JOB.train_geometry,
     script:
         "../scripts/train.py"

@@ -10,6 +10,8 @@ import logging
 
 import pyarrow as pa
 
+from attnbias.geometry.measures import extra_metrics
+from attnbias.geometry.solutions import load_solutions
 from attnbias.training import dispatch
 from attnbias.workflow import io, joblog
 from attnbias.workflow.svm_file import load_svm
@@ -20,10 +22,19 @@ datasets = io.load_data(i.data, p.data)
 solutions = load_svm(i.svm, datasets, p.svm)
 seeds = list(datasets)
 settings = dict(device=p.device, dtype=p.dtype, threads=snakemake.threads)
+# a geometry experiment (p.geometry: its norms; {} for the others): each norm's SVM
+# solution, and its measures logged at every logged iteration (attnbias.geometry)
+norms = p.geometry.get("norms", [])
+if norms:
+    geometry = load_solutions(i.geometry[0], datasets, norms, p.geometry["identities"])
 
 
 def train(chosen):
     """dispatch.run_seeds on the `chosen` seeds."""
+    if norms:
+        chosen_data = [datasets[s] for s in chosen]
+        measure = extra_metrics(chosen_data, [geometry[s] for s in chosen], norms)
+        settings["extra_metrics"] = measure
     return dispatch.run_seeds(
         [datasets[s] for s in chosen], [solutions[s] for s in chosen], p.train, p.optimizer,
         **settings,

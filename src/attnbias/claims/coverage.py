@@ -28,6 +28,12 @@ ALGORITHMS = {
     "sngd": "SNGD",
     "sps": "SPS",
     "adam": "Adam",
+    # beyond the paper (the geometry experiments): each its rule's name
+    "sign": "sign descent",
+    "nsd": "normalized steepest descent",
+    "muon": "spectral descent / Muon",
+    "mirror": "l_p mirror descent",
+    "kq": "GD on separate K, Q",
 }
 
 # The hypotheses each section's proofs use (keys of data.hypotheses.summarize). Results
@@ -41,6 +47,9 @@ SECTION_HYPOTHESES = {
     # a remark about a figure or a real-data experiment: a statement about that run, which
     # no proof's hypotheses restrict (the run's data are the figure's)
     "experiment": (),
+    # beyond the paper: each published result's own conditions, said in its entry
+    # (claims.beyond), none of the paper's
+    "beyond": (),
 }
 
 

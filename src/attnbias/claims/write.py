@@ -57,6 +57,41 @@ def _claims(table: pd.DataFrame) -> list[Claim]:
     return [Claim(**{k: r[k] for k in Claim.__dataclass_fields__}) for _, r in table.iterrows()]
 
 
+BEYOND_TITLE = "Beyond the paper: which max-margin does an optimizer find?"
+BEYOND_HOW_TO_READ = (
+    "Not the paper's statements, and not in its counts above: published results on the "
+    "implicit bias of other optimizers (a registry of their own, listed at the end), each "
+    "saying what it was proved for. A result proved for linear models only is a conjecture "
+    "test on attention; a row that does not hold is a finding (the optimizer does not find "
+    "its geometry's margin on attention), reported with its numbers. Measured on the "
+    "geometry experiments (results/geometry.pdf) where this build holds their tables: for "
+    "each run, at the last logged iteration on every seed, whether W_t aligns more with its "
+    "expected norm's SVM solution than with any other norm's, and whether its normalized "
+    "margin in that norm reaches a fraction of the optimum 1/||W*||."
+)
+
+
+def beyond_rows(table: pd.DataFrame) -> pd.Series:
+    """Which rows measure a statement beyond the paper (claims.beyond.BEYOND)."""
+    from attnbias.claims.beyond import KEYS
+
+    return table["statement"].isin(KEYS)
+
+
+def beyond_summary_line(table: pd.DataFrame) -> str:
+    """The counts of the rows beyond the paper (`table`: those rows only)."""
+    rows = _claims(table)
+    measured = [r for r in rows if r.kind != "not measured"]
+    holds = sum(r.outcome == "holds" for r in measured)
+    statements = table["statement"].nunique()
+    unmeasured = table.loc[table["kind"] == "not measured", "statement"].nunique()
+    return (
+        f"{len(measured)} rows measure {statements - unmeasured} of {statements} published "
+        f"results beyond the paper ({unmeasured} not measured here): {holds} hold, "
+        f"{len(measured) - holds} do not hold (findings)."
+    )
+
+
 def summary_line(table: pd.DataFrame) -> str:
     """The counts by category (Claim.category): covered and within hypotheses (hold / do
     not hold / undecided), comparisons, outside hypotheses; consistency checks and
@@ -125,18 +160,18 @@ def _groups(table: pd.DataFrame):
         yield current, group
 
 
-def registry_lines(table: pd.DataFrame) -> list[str]:
-    """The registry of statements as a Markdown table: each entry's words, where it
-    stands, what it is made for, its test, and what this build measured of it."""
+def registry_lines(table: pd.DataFrame, statements=None, title="The registry of statements") -> list[str]:
+    """The registry of statements (default: the paper's) as a Markdown table: each entry's
+    words, where it stands, what it is made for, its test, and what this build measured."""
     from attnbias.claims.statements import STATEMENTS
 
     lines = [
-        "## The registry of statements",
+        f"## {title}",
         "",
         "| statement | where | made for | data | test | this build |",
         "|---|---|---|---|---|---|",
     ]
-    for st in STATEMENTS:
+    for st in STATEMENTS if statements is None else statements:
         mine = table[table["statement"] == st.key]
         if (mine["kind"] == "not measured").all():
             measured = f"not measured: {st.missing}"
@@ -156,13 +191,39 @@ def markdown_cell(text: str) -> str:
 
 
 def to_markdown(table: pd.DataFrame, backend: str = "") -> str:
-    """The claims as compact Markdown tables (COMPACT), one per result, under a summary."""
+    """The claims as compact Markdown tables (COMPACT), one per result, under a summary;
+    the results beyond the paper in a section of their own, counted apart."""
     table = by_result(table)
+    beyond = beyond_rows(table)
+    lines = _markdown_part(table[~beyond], backend)
+    if beyond.any():
+        lines += _markdown_beyond(table[beyond])
+    return "\n".join(lines)
+
+
+def _markdown_beyond(table: pd.DataFrame) -> list[str]:
+    from attnbias.claims.beyond import BEYOND
+
+    lines = [f"# {BEYOND_TITLE}", "", f"**{beyond_summary_line(table)}**", "",
+             BEYOND_HOW_TO_READ, ""]  # fmt: skip
+    lines += _markdown_groups(table)
+    return lines + registry_lines(table, BEYOND, "The registry of results beyond the paper")
+
+
+def _markdown_part(table: pd.DataFrame, backend: str) -> list[str]:
     lines = [f"# {TITLE}", "", f"**{summary_line(table)}**", "", HOW_TO_READ, ""]
     if backend:
         lines += [f"The runs trained on {backend}.", ""]
     lines += ["Every column (measured quantity, window, reference, R^2, hypotheses, algorithm) "
               "is in claims.csv and claims.html.", ""]  # fmt: skip
+    lines += _markdown_groups(table)
+    if "study" not in set(table["statement"]):  # the study's own table lists no registry
+        lines += registry_lines(table)
+    return lines
+
+
+def _markdown_groups(table: pd.DataFrame) -> list[str]:
+    lines = []
     for result, group in _groups(table):
         lines += [
             f"## {result}",
@@ -178,24 +239,19 @@ def to_markdown(table: pd.DataFrame, backend: str = "") -> str:
                 shown[-1] = f"**{shown[-1]}**"
             lines.append("| " + " | ".join(shown) + " |")
         lines.append("")
-    if "study" not in set(table["statement"]):  # the study's own table lists no registry
-        lines += registry_lines(table)
-    return "\n".join(lines)
+    return lines
 
 
 def to_html(table: pd.DataFrame, backend: str = "") -> str:
     """The same tables with every column, as a standalone HTML page (shown in the report)."""
     table = by_result(table)
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in COLUMNS)
-    body = []
-    for result, group in _groups(table):
-        body.append(f"<h2>{html.escape(result)}</h2>\n<table><thead><tr>{head}</tr></thead><tbody>")
-        for cells, ok in group:
-            tds = [f"<td>{html.escape(str(c))}</td>" for c in cells[:-1]]
-            verdict = html.escape(cells[-1])
-            verdict = verdict if ok else f"<strong>{verdict}</strong>"
-            body.append("<tr>" + "".join(tds) + f"<td>{verdict}</td></tr>")
-        body.append("</tbody></table>")
+    beyond = beyond_rows(table)
+    body = _html_groups(table[~beyond])
+    if beyond.any():
+        body += [f"<h1>{html.escape(BEYOND_TITLE)}</h1>",
+                 f"<p><strong>{html.escape(beyond_summary_line(table[beyond]))}</strong></p>",
+                 f"<p>{html.escape(BEYOND_HOW_TO_READ)}</p>", *_html_groups(table[beyond])]  # fmt: skip
+    table = table[~beyond]
     style = (
         "body{font-family:sans-serif;font-size:13px;margin:1em}"
         "table{border-collapse:collapse;margin-bottom:1em}th,td{border:1px solid #ccc;"
@@ -208,6 +264,20 @@ def to_html(table: pd.DataFrame, backend: str = "") -> str:
         f"<p><strong>{html.escape(summary_line(table))}</strong></p>\n"
         f"<p>{html.escape(HOW_TO_READ)}</p>\n{provenance}" + "\n".join(body) + "\n</body></html>\n"
     )
+
+
+def _html_groups(table: pd.DataFrame) -> list[str]:
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in COLUMNS)
+    body = []
+    for result, group in _groups(table):
+        body.append(f"<h2>{html.escape(result)}</h2>\n<table><thead><tr>{head}</tr></thead><tbody>")
+        for cells, ok in group:
+            tds = [f"<td>{html.escape(str(c))}</td>" for c in cells[:-1]]
+            verdict = html.escape(cells[-1])
+            verdict = verdict if ok else f"<strong>{verdict}</strong>"
+            body.append("<tr>" + "".join(tds) + f"<td>{verdict}</td></tr>")
+        body.append("</tbody></table>")
+    return body
 
 
 _DIGITS = "Zero One Two Three Four Five Six Seven Eight Nine".split()

@@ -19,6 +19,7 @@ from attnbias.optim.spec import OptimizerSpec, StochasticSpec, config_settings, 
 from attnbias.workflow import io as files
 
 REAL_GLOBALS = ("data_root", "models", "device", "autocast", "download")
+GEOMETRY = "geometry"  # the layout of the optimizer-geometry experiments
 
 
 def canonical(value):
@@ -44,8 +45,15 @@ class WorkflowConfig:
         self.study = config.get("global_convergence", {})
         self.real = config["real_data"]
         self.real_experiments = self.real["experiments"]
+        # the geometry experiments (beyond the paper): parts of results/geometry.pdf, never
+        # of `rule all` or the claims' inputs (the claims read their tables where built)
+        self.geometry = {n: e for n, e in self.experiments.items() if e["layout"] == GEOMETRY}
         # the experiments of `rule all` and of the claims table (the others: extra targets)
-        self.default = {n: e for n, e in self.experiments.items() if e["default_build"]}
+        self.default = {
+            n: e
+            for n, e in self.experiments.items()
+            if e["default_build"] and n not in self.geometry
+        }
 
     # ---- one experiment, synthetic or real ---------------------------------------------
 
@@ -145,6 +153,8 @@ class WorkflowConfig:
                 device=self.config["device"],
                 dtype=self.config["dtype"],
             )
+            if experiment in self.geometry:  # and the norms it is measured in
+                settings["norms"] = list(e["norms"])
         if kind == "data":
             settings = settings["data"]
         return files.identity(kind, experiment, settings, seed=seed, optimizer=optimizer)

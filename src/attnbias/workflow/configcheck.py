@@ -20,6 +20,7 @@ Every refusal is a ConfigError whose message starts with the dotted key path
   check_specs       optimizer settings that attnbias.optim.spec.OptimizerSpec refuses (after the
                     schema's defaults are filled in, like the check below)
   check_real        real-data names that clash, model keys that name no model
+  check_geometry    the geometry experiments' norms (configcheck_geometry)
 
 The text checks live in configcheck_texts, the optimizer checks in configcheck_optimizers, and
 ConfigError with the key paths in configkeys; this module runs them all and re-exports their
@@ -32,6 +33,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
+from attnbias.workflow.configcheck_geometry import check_geometry
 from attnbias.workflow.configcheck_optimizers import check_optimizers, check_specs
 from attnbias.workflow.configcheck_texts import check_markup, check_texts
 from attnbias.workflow.configkeys import ConfigError, key_path, walk
@@ -56,6 +58,7 @@ __all__ = [
     "check_texts",
     "check_specs",
     "check_real",
+    "check_geometry",
     "check_workflow",
     "check",
 ]
@@ -77,6 +80,7 @@ RESERVED_NAMES = {
     "fig10": "the token-similarity figure {results}/fig10.pdf",
     "fig3_sweep": "fig3's sweep under its earlier name, {results}/fig3_sweep.pdf",
     "sweeps": "the sweeps' folder {results}/sweeps/",
+    "geometry": "the optimizer-geometry figure {results}/geometry.pdf",
 }
 
 MAX_CONSTRAINTS = 10_000  # n (T - 1) rows of the W-SVM's Gram matrix (8 bytes each squared)
@@ -300,6 +304,7 @@ def check_workflow(config: dict, schema: dict) -> None:
     """The checks that read the schema's defaults: run after Snakemake's validation."""
     check_specs(config)
     check_real(config)
+    check_geometry(config)
 
 
 def check(config: dict, schema: dict) -> None:

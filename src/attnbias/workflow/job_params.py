@@ -12,6 +12,7 @@ from __future__ import annotations
 from attnbias.data.models import SEPARATE_GENERATORS
 from attnbias.workflow.codedeps import package_module_files
 from attnbias.workflow.config import WorkflowConfig, at
+from attnbias.workflow.geometry_config import GeometryConfig
 
 
 def experiment_of(wildcards) -> str:
@@ -26,6 +27,7 @@ class JobParams:
     def __init__(self, wf: WorkflowConfig, sweeps):
         self.wf = wf
         self.sweeps = sweeps
+        self.geometry = GeometryConfig(wf)
 
     # ---- the synthetic stages: a job per experiment (data, svm) and optimizer (train) ---
 
@@ -50,6 +52,17 @@ class JobParams:
 
     def optimizer(self, wildcards) -> dict:
         return self.wf.optimizer(experiment_of(wildcards), wildcards.optimizer)
+
+    def svm_geometry_file(self, pattern: str):
+        """Input: a geometry experiment's svm-geometry file (`pattern`); none for the others."""
+        return lambda wildcards: self.geometry.svm_file(pattern, wildcards.experiment)
+
+    def train_geometry(self, wildcards, input) -> dict:
+        """Params: the norms and svm-geometry identities of a geometry run; {} for the
+        others. A function of the job's `input` (its svm-geometry file), which keeps it out
+        of Snakemake's params trigger: the other experiments' train jobs keep the params
+        they recorded. A geometry run's norms are also in its run identity (identities)."""
+        return self.geometry.train(wildcards.experiment)
 
     def data_identities(self, wildcards) -> list[dict]:
         return self.wf.seed_identities("data", wildcards.experiment)

@@ -1,0 +1,154 @@
+"""results/geometry.pdf: which norm's max-margin each optimizer finds (beyond the paper).
+
+One row of two panels per geometry experiment (data model): (a) the optimizer x norm
+matrix of the final alignment <W_t, W*_N> / (||W_t||_F ||W*_N||_F), mean over seeds, the
+cell of the norm each optimizer is expected to find framed; (b) each optimizer's alignment
+with its own expected norm's solution against t (log t), mean over seeds. Reads the
+aggregate tables only (metrics align_<norm>, attnbias.geometry.measures).
+"""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from matplotlib.patches import Rectangle  # noqa: E402
+
+from attnbias.figures import caption as captions  # noqa: E402
+from attnbias.figures import style  # noqa: E402
+from attnbias.figures.save import save_figure  # noqa: E402
+from attnbias.geometry.measures import metric_name  # noqa: E402
+
+ROW_HEIGHT = 3.0  # in: one data model's two panels
+LEGEND_HEIGHT = 0.7  # in: the shared legend under the rows
+EXTRA_COLOUR = (0.0, 0.0, 0.0)  # black: a tenth algorithm beyond the palette's nine
+PANEL_TITLES = ("final alignment with each W*_N", "alignment with own norm's W*_N")
+
+
+def colours(count: int) -> list:
+    """One colour-blind safe colour per algorithm (style.optimizer_colours), black after
+    the palette's nine."""
+    palette = style.optimizer_colours(min(count, 9))
+    return palette + [EXTRA_COLOUR] * (count - len(palette))
+
+
+def final_alignment(table: pd.DataFrame, order: list[str], norms: list[str]) -> pd.DataFrame:
+    """Optimizer x norm: the alignment at the last logged iteration, mean over seeds."""
+    last = table[table["iteration"] == table["iteration"].max()]
+    out = pd.DataFrame(index=order, columns=norms, dtype=float)
+    for norm in norms:
+        rows = last[last["metric"] == metric_name("align", norm)]
+        means = rows.groupby("optimizer", observed=True)["value"].mean()
+        out[norm] = [float(means[o]) for o in order]
+    return out
+
+
+def own_alignment(table: pd.DataFrame, optimizer: str, norm: str) -> pd.DataFrame:
+    """One optimizer's alignment with its expected norm's solution: iteration -> the mean
+    over seeds (columns mean, low, high: the smallest and largest seed)."""
+    rows = table[(table["optimizer"] == optimizer) & (table["metric"] == metric_name("align", norm))]
+    grouped = rows.groupby("iteration")["value"]
+    return pd.DataFrame({"mean": grouped.mean(), "low": grouped.min(), "high": grouped.max()})
+
+
+def _matrix_panel(ax, matrix: pd.DataFrame, labels: list[str], expected: list[str]) -> None:
+    values = matrix.to_numpy()
+    # colour from the smallest cell (rounded down to a tenth) to 1: the differences between
+    # norms are what the panel is for; the numbers give the values
+    low = min(np.floor(np.nanmin(values) * 10) / 10, 0.9)
+    image = ax.imshow(values, cmap="cividis", vmin=low, vmax=1.0, aspect="auto")
+    for i, row in enumerate(values):
+        for j, value in enumerate(row):
+            light = image.norm(value) < 0.55  # white on the dark half of cividis
+            ax.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=style.MIN_FONT_PT,
+                    color="white" if light else "black")  # fmt: skip
+    for i, norm in enumerate(expected):
+        j = list(matrix.columns).index(norm)
+        ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="#d55e00", lw=1.8))
+    ax.set_xticks(range(len(matrix.columns)), list(matrix.columns))
+    ax.set_yticks(range(len(labels)), labels)
+    ax.set_xlabel("SVM norm N (framed: the optimizer's expected norm)")
+    ax.grid(False)
+
+
+def _curves_panel(ax, table, order, labels, expected, palette) -> list:
+    handles = []
+    for k, opt in enumerate(order):
+        curve = own_alignment(table, opt, expected[k])
+        curve = curve[curve.index > 0]  # log t: the start (t = 0) is left out
+        dashes = style.LINE_STYLES[k % len(style.LINE_STYLES)]
+        (line,) = ax.plot(curve.index, curve["mean"], color=palette[k],
+                          label=f"{labels[opt]} ({expected[k]})")  # fmt: skip
+        if dashes:
+            line.set_dashes(dashes)
+        ax.fill_between(curve.index, curve["low"], curve["high"], color=palette[k], alpha=0.15,
+                        lw=0)  # fmt: skip
+        handles.append(line)
+    ax.set_xscale("log")
+    ax.set_xlabel("iteration t")
+    ax.set_ylabel("alignment with own norm's W*")
+    return handles
+
+
+def draw(tables: dict, settings: dict, outputs, provenance: dict | None = None,
+         hypotheses: dict | None = None) -> str:  # fmt: skip
+    """Draw every geometry experiment (`tables`: name -> aggregate table; `settings`: name
+    -> GeometryConfig.figure's entry) and write `outputs` (pdf, png, caption). Returns
+    the caption."""
+    style.apply_theme()
+    names = list(settings)
+    height = ROW_HEIGHT * len(names) + LEGEND_HEIGHT
+    fig, axes = plt.subplots(len(names), 2, figsize=(style.FULL_WIDTH, height), squeeze=False,
+                             gridspec_kw={"width_ratios": [1.0, 1.15]}, layout="constrained")  # fmt: skip
+    legend = {}
+    for row, name in enumerate(names):
+        s, table = settings[name], tables[name]
+        order, labels = s["order"], s["labels"]
+        expected = [s["expected"][o] for o in order]
+        palette = colours(len(order))
+        matrix = final_alignment(table, order, s["norms"])
+        _matrix_panel(axes[row, 0], matrix, [labels[o] for o in order], expected)
+        handles = _curves_panel(axes[row, 1], table, order, labels, expected, palette)
+        legend.update({h.get_label(): h for h in handles})
+        for col, what in enumerate(PANEL_TITLES):
+            tag = "ab"[col] + (f"{row + 1}" if len(names) > 1 else "")
+            axes[row, col].set_title(f"({tag}) {s['data']['model']}: {what}", loc="left")
+    fig.legend(legend.values(), legend.keys(), loc="outside lower center", ncol=4, frameon=False)
+    text = caption(tables, settings, hypotheses or {})
+    save_figure(fig, outputs, provenance, text)
+    return text
+
+
+def caption(tables: dict, settings: dict, hypotheses: dict) -> str:
+    """What the figure is drawn from (data, model, sizes) and its numbers (final alignments)."""
+    parts = [
+        "Beyond the paper: which norm's attention-SVM solution W*_N (the max-margin "
+        "direction under norm N) does each optimizer's W_t approach? Left: the alignment "
+        "<W_t, W*_N> / (||W_t||_F ||W*_N||_F) at the last iteration, mean over seeds, for each "
+        "optimizer (rows) and norm (columns), coloured from the smallest cell (rounded down to a tenth) to 1; the framed cell is the norm the optimizer is "
+        "expected to find (linear models: Fan, Schmidt, Thrampoulidis 2025; attention: "
+        "Julistiono, Tarzanagh, Azizan 2024 for mirror descent; Tarzanagh et al. 2023 and "
+        "Sheen et al. 2024 for separate K, Q). Right: each optimizer's alignment with its "
+        "expected norm's solution against t (log axis), mean over seeds, the band from the "
+        "smallest to the largest seed; the legend names the expected norm."
+    ]
+    for name, s in settings.items():
+        params = ", ".join(f"{k} = {v}" for k, v in s["data"].get("params", {}).items())
+        matrix = final_alignment(tables[name], s["order"], s["norms"])
+        found = "; ".join(
+            f"{s['labels'][o]}: {matrix.loc[o, s['expected'][o]]:.3f} with its {s['expected'][o]}"
+            f" solution (best: {matrix.loc[o].idxmax()}, {matrix.loc[o].max():.3f})"
+            for o in s["order"]
+        )
+        decoder = "W and u trained jointly" if s["train"]["train_u"] else "fixed decoder u"
+        parts.append(
+            f"{s['title']}: {s['description']} Data model {s['data']['model']} ({params}), "
+            f"{decoder}, {s['seeds']} seeds, {s['train']['iterations']} iterations "
+            f"({s['train']['loss']} loss). {hypotheses.get(name, '')} Final alignment with "
+            f"the expected norm's solution: {found}."
+        )
+    return captions.compose("Which max-margin does an optimizer find?", *parts)

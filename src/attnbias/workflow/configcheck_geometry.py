@@ -1,0 +1,54 @@
+"""The refusals of the geometry experiments' config (layout `geometry`, key `norms`): every
+norm a name attnbias.svm.norms reads, each named once; `norms` on a geometry experiment
+only; and each optimizer's expected norm (its rule's implicit_norm) among them, so that the
+figure and the claims can compare it with the others."""
+
+from __future__ import annotations
+
+from attnbias.workflow.configkeys import ConfigError
+
+GEOMETRY = "geometry"
+
+
+def check_geometry(config: dict) -> None:
+    """The geometry experiments' `norms` and optimizers (after the schema's defaults)."""
+    for name, e in config["experiments"].items():
+        path = ("experiments", name, "norms")
+        if e["layout"] != GEOMETRY:
+            if "norms" in e:
+                raise ConfigError(path, f"norms belong to layout {GEOMETRY} only, not {e['layout']}")
+            continue
+        norms = e.get("norms") or []
+        if not norms:
+            raise ConfigError(path, "a geometry experiment names its norms (e.g. [fro, max])")
+        _check_names(path, norms)
+        _check_expected(config, name, e, norms)
+
+
+def _check_names(path: tuple, norms: list) -> None:
+    from attnbias.svm.norms import parse_norm
+
+    canonical = {}
+    for i, norm in enumerate(norms):
+        try:
+            parsed = parse_norm(norm)
+        except ValueError as err:
+            raise ConfigError((*path, i), str(err)) from None
+        if parsed.name in canonical:
+            raise ConfigError((*path, i), f"{norm!r} is {canonical[parsed.name]!r} again")
+        if parsed.name != norm:
+            raise ConfigError((*path, i), f"write {norm!r} as {parsed.name!r}")
+        canonical[parsed.name] = norm
+
+
+def _check_expected(config: dict, name: str, experiment: dict, norms: list) -> None:
+    from attnbias.geometry.expected import expected_norm
+
+    for opt, settings in experiment["optimizers"].items():
+        norm = expected_norm(settings)
+        if norm not in norms:
+            raise ConfigError(
+                ("experiments", name, "norms"),
+                f"optimizer {opt} (rule {settings['rule']}) is expected to find the {norm} "
+                f"SVM: add {norm!r} to the norms {norms}",
+            )

@@ -1,0 +1,24 @@
+"""Draw results/geometry.pdf (and its PNG twin) from the geometry experiments' aggregate
+tables, with its caption (data, model, the hypotheses the data and svm jobs measured, the
+final alignments) and provenance. Inputs named metrics/<name>, data/<name>, svm/<name>."""
+
+from attnbias.data import hypotheses
+from attnbias.figures import geometry_figure
+from attnbias.workflow import io, joblog, provenance
+
+joblog.start(snakemake)
+i, o = snakemake.input, snakemake.output
+settings = snakemake.params.experiments
+if not settings:
+    raise ValueError("results/geometry.pdf: the config has no experiment of layout geometry")
+tables = {name: io.load_metrics(i[f"metrics/{name}"], s["identity"]) for name, s in settings.items()}
+measured = {
+    name: hypotheses.describe(
+        hypotheses.summarize(io.hypotheses_by_seed(i[f"data/{name}"], i[f"svm/{name}"]))
+    )
+    for name in settings
+}
+aggregates = [i[f"metrics/{name}"] for name in settings]
+record = provenance.of_job(snakemake, figure="geometry", title="geometry", training=aggregates)
+geometry_figure.draw(tables, settings, [o.pdf, o.png, o.caption], record, measured)
+provenance.save(o.provenance, record)
