@@ -16,12 +16,12 @@ computed in numpy from W and u materialised, with the torch loop's formulas
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import numpy as np
 
 from attnbias.model.losses import get_loss
+from attnbias.optim import rules
 from attnbias.optim.rules import check_polyak_fires
 from attnbias.optim.spec import OptimizerSpec
 from attnbias.training import kernel_library, metric_formulas
@@ -34,7 +34,8 @@ from attnbias.training.metrics import (
 from attnbias.training.token_problem import TokenProblem
 
 LOSS_CODES = {"exponential": 0, "logistic": 1}
-# the rules of attnbias.optim.rules that _kernel.c implements, each with all its settings
+# the C codes of the rules of attnbias.optim.rules that _kernel.c implements (each entry
+# says so: Rule.kernel), each with all its settings
 RULE_CODES = {"gd": 0, "ngd": 1, "polyak": 2}
 
 
@@ -45,13 +46,16 @@ KERNEL_SETTINGS = frozenset(
 
 
 def supports(spec) -> bool:
-    """Whether this kernel implements the optimizer `spec`: a rule of RULE_CODES whose every
-    setting (dataclass field) is one the kernel reads, with a normalisation and an f* it
-    knows. Any other spec (an optimizer added in attnbias.optim without a kernel
-    counterpart) trains on torch: dispatch.backend asks this first."""
-    if not dataclasses.is_dataclass(spec) or getattr(spec, "rule", None) not in RULE_CODES:
+    """Whether this kernel implements the optimizer `spec`, from what its rule declares
+    (attnbias.optim.rules): an entry marked `kernel` whose settings are all ones the kernel
+    reads, with a normalisation and an f* it knows. Never from the spec's list of fields: a
+    setting added to OptimizerSpec for another rule is one this rule does not read, and
+    OptimizerSpec refuses it away from its default, so it changes nothing here. Any other
+    rule trains elsewhere: dispatch.backend asks this first."""
+    entry = rules.RULES.get(getattr(spec, "rule", None))
+    if entry is None or not entry.kernel or entry.name not in RULE_CODES:
         return False
-    if {field.name for field in dataclasses.fields(spec)} - KERNEL_SETTINGS:
+    if {"rule", *entry.shared, *entry.settings} - KERNEL_SETTINGS:
         return False
     f_star_known = spec.f_star == "opt" or isinstance(spec.f_star, (int, float))
     return spec.normalize in ("global", "per_block") and f_star_known
