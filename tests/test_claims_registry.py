@@ -14,6 +14,7 @@ from project import REPO
 from test_claims_table import GOOD, fixed_table, gd_like, joint_curves, long_table, ngd_like
 
 from attnbias import claims
+from attnbias.claims.beyond import BEYOND
 from attnbias.claims.statements import STATEMENTS
 
 REAL_COLUMNS = ["experiment", "optimizer", "seed", "iteration", "metric", "value"]
@@ -23,7 +24,7 @@ def test_every_registry_entry_yields_rows_or_a_not_measured_line():
     """With no run at all, each entry is one "not measured" line naming what is missing;
     with runs of a layout, its entries are measured (none of them also 'not measured')."""
     empty = claims.claims({}, {})
-    assert sorted(empty["statement"]) == sorted(s.key for s in STATEMENTS)
+    assert sorted(empty["statement"]) == sorted(s.key for s in STATEMENTS + BEYOND)
     assert (empty["kind"] == "not measured").all()
     assert all(v.startswith("not measured: ") and len(v) > 20 for v in empty["verdict"])
     assert "0 rows measure 0 of the" in claims.summary_line(empty)
@@ -36,7 +37,7 @@ def test_every_registry_entry_yields_rows_or_a_not_measured_line():
     }
     table = claims.claims({"x": experiment}, {"x": fixed_table(gd=gd_like(), ngd=ngd_like(-0.9))},
                           {"x": [2.0, 2.0]}, {"x": 3}, {"x": GOOD})  # fmt: skip
-    assert set(table["statement"]) == {s.key for s in STATEMENTS}
+    assert set(table["statement"]) == {s.key for s in STATEMENTS + BEYOND}
     for key, rows in table.groupby("statement"):
         kinds = set(rows["kind"])
         assert kinds == {"not measured"} and len(rows) == 1 or "not measured" not in kinds, key

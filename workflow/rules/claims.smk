@@ -25,6 +25,9 @@ rule claims:
         similarity=WF.claims_similarity_built(
             results("{figure}/similarity/{dataset}.parquet")
         ),
+        # the geometry experiments' tables this build holds (beyond the paper), read where
+        # they exist; without them the section reads "not measured"
+        geometry=JOB.geometry.claims_built(results("{experiment}/metrics.parquet")),
         identities=WF.claims_identities(
             rules.aggregate.output[0],
             rules.svm.output[0],

@@ -48,8 +48,17 @@ for name, experiment in real.items():
 similarity = snakemake.params.similarity
 for name, panel in similarity.items():
     tables[name] = io.load_frame(panel["table"])
+# the geometry experiments whose tables this build holds (beyond the paper)
+geometry = snakemake.params.geometry
+for name, experiment in geometry.items():
+    tables[name] = io.load_metrics(experiment["table"], experiment["identity"])
 table = claims.claims(
-    experiments | real | similarity, tables, W_mm_norms, T_tokens, data_hypotheses, u_margins
+    experiments | real | similarity | geometry,
+    tables,
+    W_mm_norms,
+    T_tokens,
+    data_hypotheses,
+    u_margins,
 )
 # as the figures' footnotes say it: where the runs trained, from the aggregates' records
 aggregates = [path("metrics", name) for name in experiments]

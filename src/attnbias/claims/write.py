@@ -95,8 +95,9 @@ def beyond_summary_line(table: pd.DataFrame) -> str:
 def summary_line(table: pd.DataFrame) -> str:
     """The counts by category (Claim.category): covered and within hypotheses (hold / do
     not hold / undecided), comparisons, outside hypotheses; consistency checks and
-    statements not measured apart."""
-    rows = _claims(table)
+    statements not measured apart. The paper's statements only: the results beyond the
+    paper are counted apart (beyond_summary_line)."""
+    rows = _claims(table[~beyond_rows(table)])
     covered = [r for r in rows if r.category == "covered"]
     count = {
         c: sum(r.category == c for r in rows)
@@ -105,7 +106,7 @@ def summary_line(table: pd.DataFrame) -> str:
     outcomes = {
         o: sum(r.outcome == o for r in covered) for o in ("holds", "does not hold", "undecided")
     }
-    statements = table["statement"].nunique()
+    statements = table.loc[~beyond_rows(table), "statement"].nunique()
     return (
         f"{len(rows) - count['not measured']} rows measure {statements - count['not measured']}"
         f" of the {statements} checkable statements of the paper ({count['not measured']} not "
@@ -204,7 +205,7 @@ def to_markdown(table: pd.DataFrame, backend: str = "") -> str:
 def _markdown_beyond(table: pd.DataFrame) -> list[str]:
     from attnbias.claims.beyond import BEYOND
 
-    lines = [f"# {BEYOND_TITLE}", "", f"**{beyond_summary_line(table)}**", "",
+    lines = [f"# {BEYOND_TITLE}", "", beyond_summary_line(table), "",
              BEYOND_HOW_TO_READ, ""]  # fmt: skip
     lines += _markdown_groups(table)
     return lines + registry_lines(table, BEYOND, "The registry of results beyond the paper")

@@ -1,0 +1,82 @@
+"""The claims beyond the paper (attnbias.claims.beyond) on fixture tables: a geometry run
+that finds its norm's margin holds, one that does not is a finding with its numbers, and
+both are counted apart from the paper's statements."""
+
+import numpy as np
+import pandas as pd
+
+from attnbias import claims
+from attnbias.claims.beyond import BEYOND, MARGIN_FRACTION
+
+NORMS = ("fro", "max", "spectral", "nuclear", "l3")
+OPTIMIZERS = {
+    "sign": {"rule": "sign", "lr": 0.01, "schedule": "sqrt"},
+    "kq": {"rule": "kq", "lr": 1.0, "init_scale": 0.1},
+}
+
+
+def geometry_table(final: dict, margin: dict, seeds=(0, 1)) -> pd.DataFrame:
+    """align_<norm> rising to `final[opt][norm]` and margin_ratio_<norm> to `margin[opt]`
+    (for every norm) at t = 1000; seed 1 a little below seed 0."""
+    rows = []
+    for opt in final:
+        for seed in seeds:
+            for t in (0, 10, 100, 1000):
+                grow = t / 1000
+                for norm in NORMS:
+                    rows.append((opt, seed, t, f"align_{norm}", grow * final[opt][norm] - 0.001 * seed))
+                    rows.append((opt, seed, t, f"margin_ratio_{norm}", grow * margin[opt] - 0.001 * seed))
+    frame = pd.DataFrame(rows, columns=["optimizer", "seed", "iteration", "metric", "value"])
+    frame.insert(0, "experiment", "geo")
+    return frame
+
+
+def beyond(table: pd.DataFrame) -> pd.DataFrame:
+    experiment = {"layout": "geometry", "optimizers": OPTIMIZERS, "seeds": 2,
+                  "labels": {"sign": "sign descent", "kq": "K, Q"}}  # fmt: skip
+    out = claims.claims({"geo": experiment}, {"geo": table})
+    return out[out["statement"].isin({s.key for s in BEYOND})]
+
+
+def test_found_margin_holds_and_a_missed_one_is_a_finding():
+    # sign descent closest to the max solution, margin 0.97: holds; K, Q closest to the
+    # Frobenius solution (not its nuclear one), margin 0.5: a finding on both rows
+    final = {
+        "sign": {"fro": 0.8, "max": 0.98, "spectral": 0.7, "nuclear": 0.6, "l3": 0.9},
+        "kq": {"fro": 0.95, "max": 0.7, "spectral": 0.8, "nuclear": 0.9, "l3": 0.85},
+    }
+    rows = beyond(geometry_table(final, {"sign": 0.97, "kq": 0.5}))
+    measured = rows[rows["kind"] != "not measured"]
+    assert set(measured["statement"]) == {"geo-max", "geo-kq"}
+    sign = measured[measured["statement"] == "geo-max"]
+    assert len(sign) == 2 and sign["holds"].all()
+    lead = sign[sign["kind"] == "race"].iloc[0]
+    np.testing.assert_allclose([lead["low"], lead["high"]], [0.08, 0.08], atol=1e-9)  # 0.98 - 0.9
+    kq = measured[measured["statement"] == "geo-kq"]
+    assert len(kq) == 2 and not kq["holds"].any()
+    race = kq[kq["kind"] == "race"].iloc[0]
+    assert "a finding" in race["verdict"] and "fro solution" in race["verdict"]
+    assert race["mean"] < 0  # 0.9 - 0.95
+    margin = kq[kq["kind"] == "threshold"].iloc[0]
+    assert f"our threshold {MARGIN_FRACTION:g}" in margin["verdict"]
+    # every other entry: not measured, with what to build
+    rest = rows[rows["kind"] == "not measured"]
+    assert set(rest["statement"]) == {s.key for s in BEYOND} - {"geo-max", "geo-kq"}
+    assert rest["verdict"].str.contains("build results/geometry.pdf").all()
+
+
+def test_counted_apart_from_the_papers_statements():
+    # both closest to the max solution: sign descent finds its norm, K, Q does not
+    final = {o: {n: 0.9 if n == "max" else 0.5 for n in NORMS} for o in OPTIMIZERS}
+    table = claims.claims(
+        {"geo": {"layout": "geometry", "optimizers": OPTIMIZERS, "seeds": 2}},
+        {"geo": geometry_table(final, {"sign": 0.95, "kq": 0.95})},
+    )
+    paper_only = claims.claims({}, {})
+    # the paper's summary line is the same with and without the geometry rows
+    assert claims.summary_line(table) == claims.summary_line(paper_only)
+    md = claims.to_markdown(table)
+    assert "# Beyond the paper" in md and "The registry of results beyond the paper" in md
+    assert "4 rows measure 2 of 6 published results beyond the paper (4 not measured here): " \
+        "3 hold, 1 do not hold (findings)." in md  # fmt: skip
+    assert md.index("# Beyond the paper") > md.index("## The registry of statements")
