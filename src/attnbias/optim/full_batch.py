@@ -59,10 +59,10 @@ class Optimizer:
         if not callable(excess):
             return excess
         log_abs, sign = excess()
-        if self.steps == 0 and self.spec.f_star != "opt":  # L = f* + (L - f*), per run
-            initial = float((self.spec.f_star + sign * log_abs.exp()).min())
-            rules.check_polyak_fires(self.spec, initial)
         xp = namespace(log_abs)
+        if self.steps == 0 and self.spec.f_star != "opt":  # L = f* + (L - f*), per run
+            initial = float((self.spec.f_star + sign * xp.exp(log_abs)).min())
+            rules.check_polyak_fires(self.spec, initial)
         return xp.where(sign > 0, log_abs, -math.inf)  # no excess: no step
 
     def _log_step_lengths(self, grads, excess) -> dict:

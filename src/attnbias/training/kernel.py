@@ -28,8 +28,8 @@ from attnbias.training import kernel_library, metric_formulas
 from attnbias.training.metrics import (
     CROSSING_METRICS,
     CROSSING_THRESHOLDS,
-    acceptable,
     check_finite,
+    finite_runs,
 )
 from attnbias.training.token_problem import TokenProblem
 
@@ -109,17 +109,6 @@ def _settings(spec: OptimizerSpec, loss: str, train_u: bool, opt_is_best: bool) 
     return np.array([float(values[k]) for k in _SETTINGS])
 
 
-def _finite_runs(out: dict, params: dict) -> np.ndarray:
-    """(B,): whether each run's logged metrics and parameters are finite (allowed NaNs aside)."""
-    ok = np.ones(len(next(iter(params.values()))), dtype=bool)
-    for name, value in out.items():
-        good = acceptable(name, value, out, np)
-        ok &= good if good.ndim == 1 else good.all(axis=tuple(range(1, good.ndim)))
-    for value in params.values():
-        ok &= np.isfinite(value).reshape(len(ok), -1).all(axis=1)
-    return ok
-
-
 def train(
     problem: TokenProblem,
     spec: OptimizerSpec,
@@ -194,7 +183,7 @@ def train(
                     **problem.forward(z, ku, signed),
                 )  # fmt: skip
             logged.append(row)
-            finite = _finite_runs(row, {"W": beta, "u": mu})
+            finite = finite_runs(row, {"W": beta, "u": mu})
             if nonfinite == "raise" and not finite.all():  # as torch_loop.train: raise,
                 check_finite(row, {"W": beta, "u": mu}, t, spec.caption(), np)  # naming them
             diverged |= ~finite

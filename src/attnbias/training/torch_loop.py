@@ -22,19 +22,11 @@ from attnbias.training.metrics import CROSSING_THRESHOLDS, check_finite, crossin
 
 
 def log_excess_loss(fwd: Forward, loss, f_star, log_loss: torch.Tensor):
-    """log|L - f*| and the sign of L - f*, per run.
-
-    f* = "opt" is the loss with all attention on the optimal tokens, summed in logs
-    (signed: where opt is not the best-scoring token, its sample's share is negative).
-    """
-    if f_star == "opt":
-        return metric_formulas.log_excess_over_opt(
-            torch, loss, fwd.scores.gamma_opt, fwd.delta, fwd.log_abs_delta, fwd.delta_sign
-        )
-    if f_star == 0:
-        return log_loss, torch.ones_like(log_loss)
-    excess = log_loss.exp() - f_star
-    return torch.log(excess.abs()), torch.sign(excess)
+    """log|L - f*| and the sign of L - f*, per run (metric_formulas.log_excess_loss)."""
+    return metric_formulas.log_excess_loss(
+        torch, loss, f_star, log_loss, fwd.scores.gamma_opt, fwd.delta, fwd.log_abs_delta,
+        fwd.delta_sign,
+    )  # fmt: skip
 
 
 def excess_loss(fwd: Forward, loss, f_star) -> tuple[torch.Tensor, torch.Tensor]:
