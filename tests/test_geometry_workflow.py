@@ -1,0 +1,62 @@
+"""End-to-end: results/geometry.pdf and the claims beyond the paper, built by the real
+workflow on config/tiny_geometry.yaml in a temporary copy of the project."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+import yaml
+from project import copy_project, planned_jobs, snakemake
+
+CONFIG = "config/tiny_geometry.yaml"
+RESULTS = "results-tiny-geometry"
+
+
+@pytest.fixture(scope="module")
+def geometry_build(tmp_path_factory):
+    workdir = copy_project(tmp_path_factory.mktemp("geometry"))
+    snakemake(workdir, f"{RESULTS}/geometry.pdf", "-c2", "-q", config=CONFIG)
+    return workdir
+
+
+def test_geometry_figure_and_caption(geometry_build):
+    out = geometry_build / RESULTS
+    assert (out / "geometry.pdf").read_bytes().startswith(b"%PDF")
+    assert (out / "geometry.png").read_bytes().startswith(b"\x89PNG")
+    caption = (out / "geometry.caption.md").read_text()
+    config = yaml.safe_load((geometry_build / CONFIG).read_text())["experiments"]
+    for name, experiment in config.items():
+        assert f"Data model {experiment['data']['model']}" in caption
+        for label in {o["label"] for o in experiment["optimizers"].values()}:
+            assert label in caption
+    assert "Ass. 1" in caption  # the hypotheses the data jobs measured
+
+
+def test_every_run_logs_each_norms_measures(geometry_build):
+    config = yaml.safe_load((geometry_build / CONFIG).read_text())["experiments"]
+    for name, experiment in config.items():
+        table = pq.read_table(geometry_build / RESULTS / name / "metrics.parquet").to_pandas()
+        wanted = {f"{p}_{n}" for p in ("align", "margin", "margin_ratio") for n in experiment["norms"]}
+        for opt in experiment["optimizers"]:
+            mine = table[table["optimizer"] == opt]
+            assert wanted <= set(mine["metric"]), (name, opt)
+            last = mine[mine["iteration"] == mine["iteration"].max()]
+            values = last[last["metric"].isin(wanted)]["value"]
+            assert values.notna().all() and (values.abs() <= 1 + 1e-9).sum() > 0
+
+
+def test_claims_read_the_geometry_tables_where_built(geometry_build):
+    snakemake(geometry_build, f"{RESULTS}/claims.md", "-c2", "-q", config=CONFIG)
+    table = pd.read_csv(geometry_build / RESULTS / "claims.csv")
+    beyond = table[table["statement"].str.startswith("geo-")]
+    measured = beyond[beyond["kind"] != "not measured"]
+    assert set(measured["statement"]) == {
+        "geo-fro", "geo-max", "geo-lp-nsd", "geo-spectral", "geo-mirror", "geo-kq"
+    }  # fmt: skip
+    assert set(measured["experiment"]) == {"geometry_example1", "geometry_dm"}
+    assert "# Beyond the paper" in (geometry_build / RESULTS / "claims.md").read_text()
+
+
+def test_nothing_to_do_after_the_build(geometry_build):
+    assert not planned_jobs(geometry_build, CONFIG, f"{RESULTS}/geometry.pdf")
