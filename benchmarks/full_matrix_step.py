@@ -105,7 +105,8 @@ def main() -> None:
             )
             times[name].append((time.perf_counter() - start) / args.steps)
     floor = floors(problem)
-    print(f"fig2 size: B={RUNS}, n={SIZE['n']}, T={SIZE['T']}, d={SIZE['d']}; target <= {TARGET:g}x")
+    size = ", ".join(f"{k}={v}" for k, v in SIZE.items())
+    print(f"fig2 size: B={RUNS}, {size}; target <= {TARGET:g}x (machine load: see uptime)")
     print(f"{'rule':14s} {'step us':>9s} {'floor us':>9s} {'ratio':>6s}")
     for name in SPECS:
         step = statistics.median(times[name])

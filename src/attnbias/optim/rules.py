@@ -124,7 +124,8 @@ def capped(lengths: dict, cap: float | None) -> dict:
     """Each block's log step length, at most log(cap) (cap None: unchanged)."""
     if cap is None:
         return lengths
-    return {name: namespace(v).minimum(v, _full_like(v, math.log(cap))) for name, v in lengths.items()}
+    log_cap = math.log(cap)
+    return {name: namespace(v).minimum(v, _full_like(v, log_cap)) for name, v in lengths.items()}
 
 
 # ---------------------------------------------------------------- the rules
@@ -316,9 +317,9 @@ class _Adam(Update):
                 self.state.get((name, "v")), log_b2, 2 * g.log_scale + math.log1p(-s.beta2), G
             )
             self.state[(name, "m")], self.state[(name, "v")] = (log_m, m), (log_v, v)
-            # m^ / (sqrt(v^) + eps) = e^(log_m - k) m~ / (1 - b1^(t+1))
-            #                         / (e^(log_v / 2 - k) sqrt(v~ / (1 - b2^(t+1))) + e^(log eps - k))
-            # with k = max(log_v / 2, log eps) per run: no factor above 1, nothing overflows
+            # m^ / (sqrt(v^) + eps) = head m~ / (root sqrt(v~) + e^(log eps - k)), with
+            # head = e^(log_m - k) / (1 - b1^(t+1)), root = e^(log_v / 2 - k) / sqrt(1 - b2^(t+1))
+            # and k = max(log_v / 2, log eps) per run: no factor above 1, nothing overflows
             k = np.maximum(log_v / 2, math.log(s.eps))
             with np.errstate(invalid="ignore", over="ignore"):
                 root = geometry.coefficient(log_v / 2 - k) / math.sqrt(1 - s.beta2 ** (t + 1))
@@ -407,7 +408,8 @@ class _KeyQuery(Update):
 
     def step(self, t, params, grads):
         for name, g in grads.items():
-            coef = _col(geometry.coefficient(math.log(self.spec.lr_of(name)) + g.log_scale), g.direction)
+            log_coef = math.log(self.spec.lr_of(name)) + g.log_scale
+            coef = _col(geometry.coefficient(log_coef), g.direction)
             if name == "u":
                 params["u"] -= coef * g.direction
                 continue
