@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-
 from typing import Any
 
 from attnbias.model.arrays import logsumexp, namespace

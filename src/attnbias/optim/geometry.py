@@ -7,7 +7,8 @@ under the exponential loss s falls far below log(smallest float). A normalized d
 (sign, l_p, U V^T) reads G~ alone: it is scale invariant. Rules whose state mixes gradients
 of different steps (Adam's m and v, Muon's M) or sets them against an absolute constant
 (Adam's eps) are not: there each stored sum is kept as e^a S~ with its own log scale a
-(log_scaled_sum), and Adam's m / (sqrt(v) + eps) is formed in logs, so the step is the one
+(accumulate), and Adam's m / (sqrt(v) + eps) takes its per-run factors in logs, so the
+step is the one
 exact arithmetic gives (eps dominating once sqrt(v) < eps), never 0 / eps or inf / inf.
 
 The spectral direction. Every gradient in W is L Q (L: (B, d, n), Q: the n query tokens as
@@ -77,15 +78,22 @@ class QueryBasis:
         return (U * keep[:, None, :]) @ (Vt @ np.swapaxes(self.Qr, 1, 2))
 
 
-@dataclass
 class Block:
     """One gradient block for a direction rule: e^log_scale * G~ per run. For W, G~ =
-    left @ Q (basis) and `direction` is that product, formed once per step."""
+    left @ Q (basis), formed on first use of `direction` (the spectral rules never need it);
+    a rule may overwrite `direction` in place (it is the step's scratch)."""
 
-    log_scale: np.ndarray  # (B,)
-    direction: np.ndarray  # (B, d, d) or (B, d)
-    left: np.ndarray | None = None  # (B, d, n) for W
-    basis: QueryBasis | None = None
+    def __init__(self, log_scale, direction=None, left=None, basis: QueryBasis | None = None):
+        self.log_scale = log_scale  # (B,)
+        self._direction = direction  # (B, d, d) or (B, d)
+        self.left = left  # (B, d, n) for W
+        self.basis = basis
+
+    @property
+    def direction(self) -> np.ndarray:
+        if self._direction is None:
+            self._direction = self.basis.full(self.left)
+        return self._direction
 
 
 def _per_run(values: np.ndarray, like: np.ndarray) -> np.ndarray:
@@ -97,21 +105,29 @@ def coefficient(log_coef: np.ndarray) -> np.ndarray:
     return np.where(np.isneginf(log_coef), 0.0, np.exp(log_coef))
 
 
-def log_scaled_sum(terms) -> tuple[np.ndarray, np.ndarray]:
-    """sum_k e^{c_k} S_k as (a, S~) with e^a S~ equal to it and a = max_k c_k per run (terms:
-    (c_k (B,), S_k) pairs): every coefficient e^{c_k - a} is at most 1, so nothing overflows,
-    and a term far below the largest underflows only where it is negligible."""
-    top = np.max(np.stack([c for c, _ in terms]), axis=0)
+def accumulate(stored, log_decay: float, log_coef: np.ndarray, G: np.ndarray):
+    """decay * S + e^log_coef * G for S = e^a S~ stored as (a (B,), S~) (None: S = 0),
+    returned as (a', S~') with a' = max(a + log_decay, log_coef) per run: both factors
+    e^(a + log_decay - a') and e^(log_coef - a') are at most 1, so nothing overflows, and a
+    term far below the other underflows only where it is negligible. S~ is updated in place
+    (a new array when stored is None)."""
+    if stored is None:
+        stored = (np.full(len(G), -math.inf), np.zeros_like(G))
+    log_a, S = stored
+    top = np.maximum(log_a + log_decay, log_coef)
     safe = np.where(np.isfinite(top), top, 0.0)
-    total = sum(_per_run(coefficient(c - safe), S) * S for c, S in terms)
-    return top, total
+    S *= _per_run(coefficient(log_a + log_decay - safe), S)
+    S += _per_run(coefficient(log_coef - safe), G) * G
+    return top, S
 
 
 def steepest(kind: str, p: float | None, block: Block, direction=None) -> np.ndarray:
     """D = argmax_{||D|| <= 1} <G, D> of the block's G~ (scale free) in the norm `kind`:
     max: sign(G); lp: sign(G) |G|^(q-1) / ||G||_q^(q-1) (1/p + 1/q = 1); spectral: U V^T on
-    a matrix, G / ||G||_2 on a vector. `direction`: G~ in left coordinates for a matrix
-    (Muon's M), else block.direction."""
+    a matrix, G / ||G||_2 on a vector. `direction`: what to take it of instead of G~ (Muon's
+    M, in left coordinates L for a matrix L Q: spectral only)."""
+    if kind == "spectral" and block.left is not None:  # a matrix: U V^T, via the basis
+        return block.basis.polar(block.left if direction is None else direction)
     G = block.direction if direction is None else direction
     if kind == "max":
         return np.sign(G)
@@ -123,8 +139,6 @@ def steepest(kind: str, p: float | None, block: Block, direction=None) -> np.nda
             powered = np.nan_to_num(a ** (q - 1))
             norm = np.sum(np.nan_to_num(a**q), axis=axes) ** ((q - 1) / q)
             return np.nan_to_num(np.sign(G) * powered / _per_run(norm, G))
-    if G.ndim == 2:  # a vector (u): its spectral norm is l_2
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.nan_to_num(G / np.linalg.norm(G, axis=1, keepdims=True))
-    left = block.left if direction is None else direction
-    return block.basis.polar(left)
+    # spectral on a vector (u): its spectral norm is l_2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.nan_to_num(G / np.linalg.norm(G, axis=1, keepdims=True))

@@ -124,7 +124,8 @@ def capped(lengths: dict, cap: float | None) -> dict:
     """Each block's log step length, at most log(cap) (cap None: unchanged)."""
     if cap is None:
         return lengths
-    return {name: namespace(v).minimum(v, _full_like(v, math.log(cap))) for name, v in lengths.items()}
+    log_cap = math.log(cap)
+    return {name: namespace(v).minimum(v, _full_like(v, log_cap)) for name, v in lengths.items()}
 
 
 # ---------------------------------------------------------------- the rules
@@ -221,8 +222,10 @@ class _Sign(Update):
     """W <- W - lr_t sign(G) (u likewise)."""
 
     def step(self, t, params, grads):
-        for name, g in grads.items():
-            params[name] -= geometry.step_size(self.spec, name, t) * np.sign(g.direction)
+        for name, g in grads.items():  # in place: g.direction is the step's scratch
+            step = np.sign(g.direction, out=g.direction)
+            step *= geometry.step_size(self.spec, name, t)
+            params[name] -= step
 
 
 @direction_rule(
@@ -258,16 +261,17 @@ def _muon_check(spec) -> None:
 )
 class _Muon(Update):
     """M <- beta M + G, W <- W - lr_t U V^T(M) (beta 0: spectral descent); on u, M / ||M||.
-    M is kept as e^a M~ (geometry.log_scaled_sum: it mixes gradients of different scales),
+    M is kept as e^a M~ (geometry.accumulate: it mixes gradients of different scales),
     for W in the left coordinates of M = L Q (geometry.QueryBasis)."""
 
     def step(self, t, params, grads):
         log_beta = math.log(self.spec.beta) if self.spec.beta > 0 else -math.inf
         for name, g in grads.items():
             current = g.direction if g.left is None else g.left
-            log_a, M = self.state.get(name, (np.full(len(current), -math.inf), 0 * current))
-            log_a, M = geometry.log_scaled_sum([(log_a + log_beta, M), (g.log_scale, current)])
-            self.state[name] = (log_a, M)
+            self.state[name] = geometry.accumulate(
+                self.state.get(name), log_beta, g.log_scale, current
+            )
+            M = self.state[name][1]
             step = geometry.step_size(self.spec, name, t)
             params[name] -= step * geometry.steepest("spectral", None, g, direction=M)
 
@@ -296,33 +300,36 @@ def _log_or_minus_inf(x: float) -> float:
 class _Adam(Update):
     """Full-batch Adam with bias correction: m <- b1 m + (1-b1) G, v <- b2 v + (1-b2) G^2,
     W <- W - lr_t m^ / (sqrt(v^) + eps), m^ = m / (1 - b1^(t+1)), v^ likewise. m and v are
-    kept as e^a m~, e^c v~ (geometry.log_scaled_sum), and the step as
-    m~^ exp(a - log(e^(c/2) sqrt(v~^) + eps)) by logaddexp: eps is an absolute scale, so
-    with gradients of e^-700 the plain formula would give 0 / eps where exact arithmetic
-    gives m / eps (see geometry's module doc)."""
+    kept as e^a m~, e^c v~ (geometry.accumulate), and the step's per-run factors are formed
+    in logs: eps is an absolute scale, so with gradients of e^-700 the plain formula would
+    give 0 / eps where exact arithmetic gives m / eps (see geometry's module doc)."""
 
     def step(self, t, params, grads):
         s = self.spec
         log_b1, log_b2 = _log_or_minus_inf(s.beta1), _log_or_minus_inf(s.beta2)
         for name, g in grads.items():
             G = g.direction
-            none = (np.full(len(G), -math.inf), np.zeros_like(G))
-            log_m, m = self.state.get((name, "m"), none)
-            log_v, v = self.state.get((name, "v"), none)
-            log_m, m = geometry.log_scaled_sum(
-                [(log_m + log_b1, m), (g.log_scale + math.log1p(-s.beta1), G)]
+            log_m, m = geometry.accumulate(
+                self.state.get((name, "m")), log_b1, g.log_scale + math.log1p(-s.beta1), G
             )
-            log_v, v = geometry.log_scaled_sum(
-                [(log_v + log_b2, v), (2 * g.log_scale + math.log1p(-s.beta2), G * G)]
+            G *= G  # in place: g.direction is the step's scratch
+            log_v, v = geometry.accumulate(
+                self.state.get((name, "v")), log_b2, 2 * g.log_scale + math.log1p(-s.beta2), G
             )
             self.state[(name, "m")], self.state[(name, "v")] = (log_m, m), (log_v, v)
-            m_hat = m / (1 - s.beta1 ** (t + 1))
-            with np.errstate(divide="ignore"):
-                log_root_v = 0.5 * (np.log(v / (1 - s.beta2 ** (t + 1))) + _col(log_v, v))
-            log_den = np.logaddexp(log_root_v, math.log(s.eps))
-            with np.errstate(invalid="ignore"):
-                ratio = np.nan_to_num(np.exp(_col(log_m, m) - log_den), nan=0.0)
-            params[name] -= geometry.step_size(s, name, t) * m_hat * ratio
+            # m^ / (sqrt(v^) + eps) = head m~ / (root sqrt(v~) + e^(log eps - k)), with
+            # head = e^(log_m - k) / (1 - b1^(t+1)), root = e^(log_v / 2 - k) / sqrt(1 - b2^(t+1))
+            # and k = max(log_v / 2, log eps) per run: no factor above 1, nothing overflows
+            k = np.maximum(log_v / 2, math.log(s.eps))
+            with np.errstate(invalid="ignore", over="ignore"):
+                root = geometry.coefficient(log_v / 2 - k) / math.sqrt(1 - s.beta2 ** (t + 1))
+                head = geometry.coefficient(log_m - k) / (1 - s.beta1 ** (t + 1))
+            den = np.sqrt(v, out=G)
+            den *= _col(root, den)
+            den += _col(np.exp(math.log(s.eps) - k), den)
+            step = np.divide(m, den, out=den)
+            step *= _col(geometry.step_size(s, name, t) * head, step)
+            params[name] -= step
 
 
 def _col(per_run: np.ndarray, like: np.ndarray) -> np.ndarray:
@@ -401,7 +408,8 @@ class _KeyQuery(Update):
 
     def step(self, t, params, grads):
         for name, g in grads.items():
-            coef = _col(geometry.coefficient(math.log(self.spec.lr_of(name)) + g.log_scale), g.direction)
+            log_coef = math.log(self.spec.lr_of(name)) + g.log_scale
+            coef = _col(geometry.coefficient(log_coef), g.direction)
             if name == "u":
                 params["u"] -= coef * g.direction
                 continue

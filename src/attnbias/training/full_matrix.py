@@ -83,16 +83,16 @@ class _State:
             np, log_neg_slope, fwd["log_attn"], log_abs_gap, gap_sign, p.X, x_bar
         )
         left = np.swapaxes(v, 1, 2) / p.n  # (B, d, n)
-        grads = {"W": Block(log_scale, self.basis.full(left), left, self.basis)}
+        grads = {"W": Block(log_scale, None, left, self.basis)}
         if self.train_u:
             grads["u"] = Block(*u_direction(np, log_neg_slope, p.y, x_bar))
         return grads
 
 
 def _log_norm(block: Block) -> np.ndarray:
-    axes = tuple(range(1, block.direction.ndim))
+    flat = block.direction.reshape(len(block.direction), 1, -1)
     with np.errstate(divide="ignore"):
-        return 0.5 * np.log(np.sum(block.direction**2, axis=axes)) + block.log_scale
+        return 0.5 * np.log((flat @ np.swapaxes(flat, 1, 2))[:, 0, 0]) + block.log_scale
 
 
 class _Stepper:
@@ -203,14 +203,20 @@ class _Crossings:
     Crossings, in numpy): checked every step until every run has crossed every one."""
 
     def __init__(self, W_mm: np.ndarray):
-        self.W_mm = W_mm
+        flat = W_mm.reshape(len(W_mm), -1, 1)
+        self.unit_mm = flat / np.sqrt(np.sum(flat * flat, axis=1, keepdims=True))
         self.first = np.full((len(W_mm), len(CROSSING_THRESHOLDS)), math.nan)
 
     def update(self, t: int, W: np.ndarray) -> None:
         pending = np.isnan(self.first)
         if not pending.any():
             return
-        gap = metric_formulas.cosine_and_gap(np, W, self.W_mm)[1]
+        # 1 - <W, W_mm> / (|W| |W_mm|) from two dot products per run (no (B, d, d) temporary:
+        # this runs every step); the threshold tests need no more than its absolute accuracy
+        flat = W.reshape(len(W), 1, -1)
+        dots = (flat @ self.unit_mm)[:, 0, 0]
+        norms = np.sqrt((flat @ np.swapaxes(flat, 1, 2))[:, 0, 0])
+        gap = 1.0 - dots / norms
         new = pending & (gap[:, None] < np.array(CROSSING_THRESHOLDS))
         self.first[new] = float(t)
 

@@ -121,6 +121,7 @@ def train(
     loss: str = "exponential",
     only: str | None = None,
     nonfinite: str = "raise",
+    extra_metrics=None,
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     """torch_loop.train on the fast path: same arguments (numpy W_mm (B|1, d, d), u_mm (B|1, d)),
     same metrics table {name: (B, len(log_iterations))} and final {"W", "u"} (numpy).
@@ -129,7 +130,9 @@ def train(
     of raising NonFiniteError as torch_loop.train does when a run's loss is not finite at a
     logged iteration, give that run NaN everywhere (metrics and final W, u) and keep the
     others: what dispatch gets from torch_loop.train by splitting the batch (the runs here are
-    independent, so they are computed once).
+    independent, so they are computed once). extra_metrics(W, u): more metrics {name: (B,)}
+    at each logged iteration, from the materialised parameters (full_matrix.ExtraMetrics;
+    outside the finite checks); None changes nothing.
     """
     if nonfinite not in ("raise", "nan"):
         raise ValueError(f"nonfinite must be 'raise' or 'nan', got {nonfinite!r}")
@@ -187,6 +190,8 @@ def train(
             if nonfinite == "raise" and not finite.all():  # as torch_loop.train: raise,
                 check_finite(row, {"W": beta, "u": mu}, t, spec.caption(), np)  # naming them
             diverged |= ~finite
+            if extra_metrics is not None:
+                row.update(extra_metrics(problem.W(beta), problem.u(mu)))
             if t == 0 and spec.rule == "polyak":  # the lowest initial loss of the batch
                 check_polyak_fires(spec, float(np.exp(np.min(row["log_loss"]))))
         t_next = grid[k + 1] if k + 1 < len(grid) else t

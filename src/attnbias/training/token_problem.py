@@ -95,7 +95,8 @@ class TokenProblem:
         """The forward quantities that metric_formulas.row reads, at the logits l0 + z and
         the scores at ku: the attention in logs and delta = sum_t a_t gap_t formed in logs
         (model.delta, as attention.forward in torch); `signed`: some gap may be negative."""
-        return self.forward_of((self.l0 + z).reshape(self.B, self.n, self.T), self.scores(ku), signed)
+        logits = (self.l0 + z).reshape(self.B, self.n, self.T)
+        return self.forward_of(logits, self.scores(ku), signed)
 
     def forward_of(self, logits: np.ndarray, scores: tuple, signed: bool) -> dict[str, np.ndarray]:
         """forward() at the logits x_it^T W x_i1 (B, n, T) and the decoder's `scores`
