@@ -24,8 +24,12 @@ def geometry_table(final: dict, margin: dict, seeds=(0, 1)) -> pd.DataFrame:
             for t in (0, 10, 100, 1000):
                 grow = t / 1000
                 for norm in NORMS:
-                    rows.append((opt, seed, t, f"align_{norm}", grow * final[opt][norm] - 0.001 * seed))
-                    rows.append((opt, seed, t, f"margin_ratio_{norm}", grow * margin[opt] - 0.001 * seed))
+                    rows.append(
+                        (opt, seed, t, f"align_{norm}", grow * final[opt][norm] - 0.001 * seed)
+                    )
+                    rows.append(
+                        (opt, seed, t, f"margin_ratio_{norm}", grow * margin[opt] - 0.001 * seed)
+                    )
     frame = pd.DataFrame(rows, columns=["optimizer", "seed", "iteration", "metric", "value"])
     frame.insert(0, "experiment", "geo")
     return frame

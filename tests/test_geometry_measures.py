@@ -10,7 +10,10 @@ from attnbias.geometry import measures
 # two samples of two 2-D tokens, the query optimal in the first and the other token in the
 # second: constraints a_k^T W b_k with a_1 = (1, -1), b_1 = (1, 0) and a_2 = (1, 1),
 # b_2 = (0, 1)
-DATA = {"X": np.array([[[1.0, 0.0], [0.0, 1.0]], [[0.0, 1.0], [1.0, 2.0]]]), "opt": np.array([0, 1])}
+DATA = {
+    "X": np.array([[[1.0, 0.0], [0.0, 1.0]], [[0.0, 1.0], [1.0, 2.0]]]),
+    "opt": np.array([0, 1]),
+}
 # a_1^T W b_1 = W00 - W10 and a_2^T W b_2 = W01 + W11: 3 and 4 here, the smallest 3
 W2 = np.array([[2.0, 1.0], [-1.0, 3.0]])
 

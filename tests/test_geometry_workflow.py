@@ -26,7 +26,7 @@ def test_geometry_figure_and_caption(geometry_build):
     assert (out / "geometry.png").read_bytes().startswith(b"\x89PNG")
     caption = (out / "geometry.caption.md").read_text()
     config = yaml.safe_load((geometry_build / CONFIG).read_text())["experiments"]
-    for name, experiment in config.items():
+    for experiment in config.values():
         assert f"Data model {experiment['data']['model']}" in caption
         for label in {o["label"] for o in experiment["optimizers"].values()}:
             assert label in caption
@@ -37,7 +37,9 @@ def test_every_run_logs_each_norms_measures(geometry_build):
     config = yaml.safe_load((geometry_build / CONFIG).read_text())["experiments"]
     for name, experiment in config.items():
         table = pq.read_table(geometry_build / RESULTS / name / "metrics.parquet").to_pandas()
-        wanted = {f"{p}_{n}" for p in ("align", "margin", "margin_ratio") for n in experiment["norms"]}
+        wanted = {
+            f"{p}_{n}" for p in ("align", "margin", "margin_ratio") for n in experiment["norms"]
+        }
         for opt in experiment["optimizers"]:
             mine = table[table["optimizer"] == opt]
             assert wanted <= set(mine["metric"]), (name, opt)

@@ -11,7 +11,9 @@ i, o = snakemake.input, snakemake.output
 settings = snakemake.params.experiments
 if not settings:
     raise ValueError("results/geometry.pdf: the config has no experiment of layout geometry")
-tables = {name: io.load_metrics(i[f"metrics/{name}"], s["identity"]) for name, s in settings.items()}
+tables = {
+    name: io.load_metrics(i[f"metrics/{name}"], s["identity"]) for name, s in settings.items()
+}
 measured = {
     name: hypotheses.describe(
         hypotheses.summarize(io.hypotheses_by_seed(i[f"data/{name}"], i[f"svm/{name}"]))

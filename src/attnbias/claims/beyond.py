@@ -68,12 +68,12 @@ def _own_norm_first(rows: Rows, opt: str, norm: str, norms: list[str]) -> None:
     lead = align[norm] - rival
     holds = bool(np.all(lead > 0))
     label = rows.label(opt)
+    missed = sorted({c for c, d in zip(closest, lead, strict=True) if d <= 0})
     detail = (
         f"{label} is closest to its own {norm} solution on every seed"
         if holds
         else f"a finding: on {int(np.sum(lead <= 0))} of {lead.size} seeds {label} is closer "
-        f"to the {', '.join(sorted(set(c for c, d in zip(closest, lead) if d <= 0)))} "
-        f"solution than to its own {norm} solution"
+        f"to the {', '.join(missed)} solution than to its own {norm} solution"
     )
     rows.add(
         Said(
@@ -186,8 +186,7 @@ BEYOND: tuple[Statement, ...] = (
     _entry(
         "geo-kq",
         "separate K, Q find the nuclear-norm margin",
-        "training K and Q separately (W = K Q^T) biases W toward the nuclear-norm attention "
-        "SVM",
+        "training K and Q separately (W = K Q^T) biases W toward the nuclear-norm attention SVM",
         "Tarzanagh et al. 2023, arXiv 2308.16898 (the regularization path of (K, Q)); Sheen "
         "et al. 2024, arXiv 2403.08699 (gradient flow on K, Q)",
         ("kq",),

@@ -161,7 +161,9 @@ def _groups(table: pd.DataFrame):
         yield current, group
 
 
-def registry_lines(table: pd.DataFrame, statements=None, title="The registry of statements") -> list[str]:
+def registry_lines(
+    table: pd.DataFrame, statements=None, title="The registry of statements"
+) -> list[str]:
     """The registry of statements (default: the paper's) as a Markdown table: each entry's
     words, where it stands, what it is made for, its test, and what this build measured."""
     from attnbias.claims.statements import STATEMENTS
@@ -249,9 +251,10 @@ def to_html(table: pd.DataFrame, backend: str = "") -> str:
     beyond = beyond_rows(table)
     body = _html_groups(table[~beyond])
     if beyond.any():
-        body += [f"<h1>{html.escape(BEYOND_TITLE)}</h1>",
-                 f"<p><strong>{html.escape(beyond_summary_line(table[beyond]))}</strong></p>",
-                 f"<p>{html.escape(BEYOND_HOW_TO_READ)}</p>", *_html_groups(table[beyond])]  # fmt: skip
+        summary = html.escape(beyond_summary_line(table[beyond]))
+        how = html.escape(BEYOND_HOW_TO_READ)
+        body += [f"<h1>{html.escape(BEYOND_TITLE)}</h1>", f"<p><strong>{summary}</strong></p>",
+                 f"<p>{how}</p>", *_html_groups(table[beyond])]  # fmt: skip
     table = table[~beyond]
     style = (
         "body{font-family:sans-serif;font-size:13px;margin:1em}"

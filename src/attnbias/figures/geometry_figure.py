@@ -50,7 +50,9 @@ def final_alignment(table: pd.DataFrame, order: list[str], norms: list[str]) -> 
 def own_alignment(table: pd.DataFrame, optimizer: str, norm: str) -> pd.DataFrame:
     """One optimizer's alignment with its expected norm's solution: iteration -> the mean
     over seeds (columns mean, low, high: the smallest and largest seed)."""
-    rows = table[(table["optimizer"] == optimizer) & (table["metric"] == metric_name("align", norm))]
+    rows = table[
+        (table["optimizer"] == optimizer) & (table["metric"] == metric_name("align", norm))
+    ]
     grouped = rows.groupby("iteration")["value"]
     return pd.DataFrame({"mean": grouped.mean(), "low": grouped.min(), "high": grouped.max()})
 
@@ -102,8 +104,10 @@ def draw(tables: dict, settings: dict, outputs, provenance: dict | None = None,
     style.apply_theme()
     names = list(settings)
     height = ROW_HEIGHT * len(names) + LEGEND_HEIGHT
-    fig, axes = plt.subplots(len(names), 2, figsize=(style.FULL_WIDTH, height), squeeze=False,
-                             gridspec_kw={"width_ratios": [1.0, 1.15]}, layout="constrained")  # fmt: skip
+    fig, axes = plt.subplots(
+        len(names), 2, figsize=(style.FULL_WIDTH, height), squeeze=False,
+        gridspec_kw={"width_ratios": [1.0, 1.15]}, layout="constrained",
+    )  # fmt: skip
     legend = {}
     for row, name in enumerate(names):
         s, table = settings[name], tables[name]
@@ -129,8 +133,9 @@ def caption(tables: dict, settings: dict, hypotheses: dict) -> str:
         "Beyond the paper: which norm's attention-SVM solution W*_N (the max-margin "
         "direction under norm N) does each optimizer's W_t approach? Left: the alignment "
         "<W_t, W*_N> / (||W_t||_F ||W*_N||_F) at the last iteration, mean over seeds, for each "
-        "optimizer (rows) and norm (columns), coloured from the smallest cell (rounded down to a tenth) to 1; the framed cell is the norm the optimizer is "
-        "expected to find (linear models: Fan, Schmidt, Thrampoulidis 2025; attention: "
+        "optimizer (rows) and norm (columns), coloured from the smallest cell (rounded down "
+        "to a tenth) to 1; the framed cell is the norm the optimizer is expected to find "
+        "(linear models: Fan, Schmidt, Thrampoulidis 2025; attention: "
         "Julistiono, Tarzanagh, Azizan 2024 for mirror descent; Tarzanagh et al. 2023 and "
         "Sheen et al. 2024 for separate K, Q). Right: each optimizer's alignment with its "
         "expected norm's solution against t (log axis), mean over seeds, the band from the "

@@ -1,8 +1,8 @@
 """Beyond the paper: which max-margin an optimizer finds (the geometry experiments).
 
-  measures   the logged measures of a geometry run: the alignment of W_t with each norm's
-             attention-SVM solution, and W_t's normalized margin in each norm (an
-             extra_metrics function of the training backends)
-  solutions  the svm-geometry file (results/svm_geometry/{experiment}.npz) read for a job
-  expected   which norm each optimizer is expected to find (its rule's implicit_norm)
+measures   the logged measures of a geometry run: the alignment of W_t with each norm's
+           attention-SVM solution, and W_t's normalized margin in each norm (an
+           extra_metrics function of the training backends)
+solutions  the svm-geometry file (results/svm_geometry/{experiment}.npz) read for a job
+expected   which norm each optimizer is expected to find (its rule's implicit_norm)
 """

@@ -16,7 +16,9 @@ def check_geometry(config: dict) -> None:
         path = ("experiments", name, "norms")
         if e["layout"] != GEOMETRY:
             if "norms" in e:
-                raise ConfigError(path, f"norms belong to layout {GEOMETRY} only, not {e['layout']}")
+                raise ConfigError(
+                    path, f"norms belong to layout {GEOMETRY} only, not {e['layout']}"
+                )
             continue
         norms = e.get("norms") or []
         if not norms:
