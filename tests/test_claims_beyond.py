@@ -84,3 +84,24 @@ def test_counted_apart_from_the_papers_statements():
     assert "4 rows measure 2 of 6 published results beyond the paper (4 not measured here): " \
         "3 hold, 1 do not hold (findings)." in md  # fmt: skip
     assert md.index("# Beyond the paper") > md.index("## The registry of statements")
+
+
+def test_findings_section_is_generated_from_the_claims_table():
+    from attnbias.geometry import findings
+
+    final = {o: {n: 0.9 if n == "max" else 0.5 for n in NORMS} for o in OPTIMIZERS}
+    table = claims.claims(
+        {"geo": {"layout": "geometry", "optimizers": OPTIMIZERS, "seeds": 2}},
+        {"geo": geometry_table(final, {"sign": 0.95, "kq": 0.95})},
+    )
+    text = findings.section(table)
+    assert "3 hold, 1 do not hold (findings)." in text
+    assert text.count("\n- geo, ") == 4 and "a finding: on 2 of 2 seeds" in text
+    page = f"# Findings\n\nbefore\n{findings.START}\nSTALE\n{findings.END}\nafter\n"
+    new = findings.replace_section(page, text)
+    assert "STALE" not in new and new.startswith("# Findings\n\nbefore\n") and "after" in new
+    # the page itself holds the section that the command rewrites
+    from project import REPO
+
+    docs = (REPO / "docs/findings.md").read_text()
+    assert findings.START in docs and findings.END in docs
