@@ -77,17 +77,21 @@ def _matrix_panel(ax, matrix: pd.DataFrame, labels: list[str], expected: list[st
     ax.grid(False)
 
 
-def _curves_panel(ax, table, order, labels, expected, palette) -> list:
+def _curves_panel(ax, table, order, labels, expected, everyone) -> list:
+    """`everyone`: every experiment's optimizers in order, so that an optimizer keeps its
+    colour and line style in every row."""
+    palette = colours(len(everyone))
     handles = []
     for k, opt in enumerate(order):
         curve = own_alignment(table, opt, expected[k])
         curve = curve[curve.index > 0]  # log t: the start (t = 0) is left out
-        dashes = style.LINE_STYLES[k % len(style.LINE_STYLES)]
-        (line,) = ax.plot(curve.index, curve["mean"], color=palette[k],
+        at = everyone.index(opt)
+        colour, dashes = palette[at], style.LINE_STYLES[at % len(style.LINE_STYLES)]
+        (line,) = ax.plot(curve.index, curve["mean"], color=colour,
                           label=f"{labels[opt]} ({expected[k]})")  # fmt: skip
         if dashes:
             line.set_dashes(dashes)
-        ax.fill_between(curve.index, curve["low"], curve["high"], color=palette[k], alpha=0.15,
+        ax.fill_between(curve.index, curve["low"], curve["high"], color=colour, alpha=0.15,
                         lw=0)  # fmt: skip
         handles.append(line)
     ax.set_xscale("log")
@@ -109,14 +113,14 @@ def draw(tables: dict, settings: dict, outputs, provenance: dict | None = None,
         gridspec_kw={"width_ratios": [1.0, 1.15]}, layout="constrained",
     )  # fmt: skip
     legend = {}
+    everyone = list(dict.fromkeys(o for name in names for o in settings[name]["order"]))
     for row, name in enumerate(names):
         s, table = settings[name], tables[name]
         order, labels = s["order"], s["labels"]
         expected = [s["expected"][o] for o in order]
-        palette = colours(len(order))
         matrix = final_alignment(table, order, s["norms"])
         _matrix_panel(axes[row, 0], matrix, [labels[o] for o in order], expected)
-        handles = _curves_panel(axes[row, 1], table, order, labels, expected, palette)
+        handles = _curves_panel(axes[row, 1], table, order, labels, expected, everyone)
         legend.update({h.get_label(): h for h in handles})
         for col, what in enumerate(PANEL_TITLES):
             tag = "ab"[col] + (f"{row + 1}" if len(names) > 1 else "")
@@ -152,7 +156,8 @@ def caption(tables: dict, settings: dict, hypotheses: dict) -> str:
         decoder = "W and u trained jointly" if s["train"]["train_u"] else "fixed decoder u"
         parts.append(
             f"{s['title']}: {s['description']} Data model {s['data']['model']} ({params}), "
-            f"{decoder}, {s['seeds']} seeds, {s['train']['iterations']} iterations "
+            f"{decoder}, {s['seeds']} seed{'s' * (s['seeds'] > 1)}, "
+            f"{s['train']['iterations']} iterations "
             f"({s['train']['loss']} loss). {hypotheses.get(name, '')} Final alignment with "
             f"the expected norm's solution: {found}."
         )
