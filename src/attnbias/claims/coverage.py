@@ -28,12 +28,6 @@ ALGORITHMS = {
     "sngd": "SNGD",
     "sps": "SPS",
     "adam": "Adam",
-    # beyond the paper (the geometry experiments): each its rule's name
-    "sign": "sign descent",
-    "nsd": "normalized steepest descent",
-    "muon": "spectral descent / Muon",
-    "mirror": "l_p mirror descent",
-    "kq": "GD on separate K, Q",
 }
 
 # The hypotheses each section's proofs use (keys of data.hypotheses.summarize). Results

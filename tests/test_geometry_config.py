@@ -1,0 +1,81 @@
+"""The geometry experiments' config (layout geometry, key norms): the refusals naming their
+key, and what the workflow reads of them (attnbias.workflow.geometry_config): kept out of
+the default build and the claims' inputs, their runs' identities hold the norms."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import yaml
+from project import REPO
+
+from attnbias.workflow import configcheck
+from attnbias.workflow.config import WorkflowConfig
+from attnbias.workflow.geometry_config import GeometryConfig
+
+SCHEMA = yaml.safe_load((REPO / "workflow/schemas/config.schema.yaml").read_text())
+
+
+def config() -> dict:
+    """config/tiny_geometry.yaml, validated with its defaults filled in (as common.smk)."""
+    from snakemake.utils import validate
+
+    cfg = yaml.safe_load((REPO / "config/tiny_geometry.yaml").read_text())
+    configcheck.check(cfg, SCHEMA)
+    validate(cfg, str(REPO / "workflow/schemas/config.schema.yaml"), set_default=True)
+    configcheck.check_workflow(cfg, SCHEMA)
+    return cfg
+
+
+@pytest.mark.parametrize(
+    ("change", "key", "words"),
+    [
+        (lambda e: e.update(norms=["fro", "l1"]), "norms[1]", "l1"),
+        (lambda e: e.update(norms=["fro", "l3.0"]), "norms[1]", "'l3'"),
+        (lambda e: e.update(norms=["fro", "max", "spectral", "l3"]), "norms", "nuclear"),
+        (lambda e: e.pop("norms"), "norms", "names its norms"),
+    ],
+)
+def test_bad_norms_are_refused_naming_the_key(change, key, words):
+    cfg = config()
+    change(cfg["experiments"]["geometry_example1"])
+    with pytest.raises(configcheck.ConfigError) as err:
+        configcheck.check_geometry(cfg)
+    assert err.value.key == f"experiments.geometry_example1.{key}"
+    assert words in str(err.value)
+
+
+def test_norms_on_another_layout_are_refused():
+    cfg = config()
+    other = copy.deepcopy(cfg["experiments"]["geometry_example1"])
+    other["layout"] = "fixed_decoder"
+    cfg["experiments"]["fig"] = other
+    with pytest.raises(configcheck.ConfigError, match="norms belong to layout geometry"):
+        configcheck.check_geometry(cfg)
+
+
+def test_geometry_experiments_stay_out_of_the_default_build():
+    wf = WorkflowConfig(config())
+    assert list(wf.geometry) == ["geometry_example1", "geometry_dm"] and not wf.default
+    assert wf.claims_settings() == {} and wf.claims_inputs("{experiment}", "", "", "") == {}
+
+
+def test_a_geometry_runs_identity_holds_its_norms():
+    cfg = config()
+    before = WorkflowConfig(cfg).identity("run", "geometry_example1", 0, "gd")
+    cfg["experiments"]["geometry_example1"]["norms"].append("l1.5")
+    after = WorkflowConfig(cfg).identity("run", "geometry_example1", 0, "gd")
+    assert before["config_sha256"] != after["config_sha256"]
+
+
+def test_what_a_train_job_reads():
+    geometry = GeometryConfig(WorkflowConfig(config()))
+    read = geometry.train("geometry_dm")
+    assert read["norms"] == ["fro", "max", "spectral", "nuclear", "l3"]
+    assert [i["seed"] for i in read["identities"]] == [0]
+    assert geometry.svm_file("svm_geometry/{experiment}.npz", "geometry_dm") == [
+        "svm_geometry/geometry_dm.npz"
+    ]
+    # another experiment's train job reads nothing more
+    assert geometry.train("fig2") == {} and geometry.svm_file("x/{experiment}", "fig2") == []
