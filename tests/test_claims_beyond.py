@@ -63,6 +63,7 @@ def test_found_margin_holds_and_a_missed_one_is_a_finding():
     assert race["mean"] < 0  # 0.9 - 0.95
     margin = kq[kq["kind"] == "threshold"].iloc[0]
     assert f"our threshold {MARGIN_FRACTION:g}" in margin["verdict"]
+    assert "a finding: K, Q reaches 0.499 to 0.5 of its nuclear margin" in margin["verdict"]
     # every other entry: not measured, with what to build
     rest = rows[rows["kind"] == "not measured"]
     assert set(rest["statement"]) == {s.key for s in BEYOND} - {"geo-max", "geo-kq"}

@@ -55,10 +55,24 @@ def test_norms_on_another_layout_are_refused():
         configcheck.check_geometry(cfg)
 
 
-def test_geometry_experiments_stay_out_of_the_default_build():
-    wf = WorkflowConfig(config())
+def test_geometry_experiments_have_no_figure_of_their_own():
+    """No results/<name>.pdf and no paper's claims: the geometry figure (in rule all with
+    default_build) and its own claims inputs."""
+    cfg = config()
+    wf = WorkflowConfig(cfg)
     assert list(wf.geometry) == ["geometry_example1", "geometry_dm"] and not wf.default
     assert wf.claims_settings() == {} and wf.claims_inputs("{experiment}", "", "", "") == {}
+    geometry = GeometryConfig(wf)
+    assert geometry.targets("geometry.pdf") == ["geometry.pdf"]
+    assert geometry.claims_inputs("{experiment}.parquet") == {
+        "geometry/geometry_example1": "geometry_example1.parquet",
+        "geometry/geometry_dm": "geometry_dm.parquet",
+    }
+    for e in cfg["experiments"].values():
+        e["default_build"] = False
+    geometry = GeometryConfig(WorkflowConfig(cfg))
+    assert geometry.targets("geometry.pdf") == [] and geometry.claims_inputs("{experiment}") == {}
+    assert geometry.claims_built("/nonexistent/{experiment}") == {}
 
 
 def test_a_geometry_runs_identity_holds_its_norms():

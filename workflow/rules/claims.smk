@@ -6,6 +6,8 @@ rule claims:
             rules.svm.output[0],
             rules.train.output.final,
         ),
+        # the default-build geometry experiments' tables (beyond the paper)
+        **JOB.geometry.claims_inputs(rules.aggregate.output[0]),
         code=code("claims.py"),
     output:
         md=in_report(results("claims.md"), "claims.rst", "Claims"),
@@ -25,8 +27,8 @@ rule claims:
         similarity=WF.claims_similarity_built(
             results("{figure}/similarity/{dataset}.parquet")
         ),
-        # the geometry experiments' tables this build holds (beyond the paper), read where
-        # they exist; without them the section reads "not measured"
+        # the geometry experiments' tables (beyond the paper): the default build's (inputs)
+        # and the others where they exist; without them the section reads "not measured"
         geometry=JOB.geometry.claims_built(results("{experiment}/metrics.parquet")),
         identities=WF.claims_identities(
             rules.aggregate.output[0],

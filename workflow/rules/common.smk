@@ -80,9 +80,11 @@ wildcard_constraints:
 
 
 def all_targets():
-    """Every default-build figure, and the claims table."""
+    """Every default-build figure (the geometry figure where a geometry experiment is of
+    the default build), and the claims table."""
     return [
         *expand(rules.figure.output.pdf, experiment=DEFAULT_EXPERIMENTS),
+        *JOB.geometry.targets(rules.geometry_figure.output.pdf),
         rules.claims.output.md,
     ]
 

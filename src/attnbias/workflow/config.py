@@ -46,7 +46,7 @@ class WorkflowConfig:
         self.real = config["real_data"]
         self.real_experiments = self.real["experiments"]
         # the geometry experiments (beyond the paper): parts of results/geometry.pdf, never
-        # of `rule all` or the claims' inputs (the claims read their tables where built)
+        # figures of their own (workflow.geometry_config: the figure, their claims)
         self.geometry = {n: e for n, e in self.experiments.items() if e["layout"] == GEOMETRY}
         # the experiments of `rule all` and of the claims table (the others: extra targets)
         self.default = {

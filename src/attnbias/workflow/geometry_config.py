@@ -1,6 +1,7 @@
 """The workflow's reading of the geometry experiments (layout `geometry`, beyond the paper):
 what their train jobs read besides the others' (each norm's SVM solution), what the
-geometry figure draws, and what the claims read of them where their tables are built.
+geometry figure draws, whether it is of the default build, and what the claims read of
+them (the default build's tables as inputs, the others' where built).
 
 Apart from WorkflowConfig (attnbias.workflow.config), which it reads: the other
 experiments' jobs never see these values, so their inputs and params stay as they were.
@@ -75,14 +76,32 @@ class GeometryConfig:
             for name, e in self.experiments.items()
         }
 
+    def default(self) -> list[str]:
+        """The geometry experiments of the default build (`default_build`): their figure,
+        results/geometry.pdf, is a target of `rule all`, and their tables claims inputs."""
+        return [name for name, e in self.experiments.items() if e["default_build"]]
+
+    def targets(self, figure: str) -> list[str]:
+        """`rule all`'s geometry figure (`figure`: its path), if any geometry experiment is
+        of the default build."""
+        return [figure] if self.default() else []
+
+    def claims_inputs(self, table: str) -> dict:
+        """Claims inputs: the aggregate table of each default-build geometry experiment,
+        named geometry/<name>, so that the claims job waits for it."""
+        return {f"geometry/{name}": table.format(experiment=name) for name in self.default()}
+
     def claims_built(self, table: str) -> dict:
-        """Claims params: what the claims read of each geometry experiment whose aggregate
-        table (`table`, a pattern of {experiment}) this build holds; without any, the
-        claims' section "Beyond the paper" reads "not measured" (BUILD_HINT). Params, not
-        inputs, as the real-data tables (WorkflowConfig.claims_real_built)."""
+        """Claims params: what the claims read of each geometry experiment of the default
+        build (its table an input) and of each other one whose aggregate table (`table`, a
+        pattern of {experiment}) this build holds, as the real-data tables
+        (WorkflowConfig.claims_real_built); without any, the claims' section "Beyond the
+        paper" reads "not measured" (BUILD_HINT)."""
         built = {}
+        default = self.default()
         for name, e in self.experiments.items():
-            if os.path.exists(path := table.format(experiment=name)):
+            path = table.format(experiment=name)
+            if name in default or os.path.exists(path):
                 built[name] = {
                     "layout": e["layout"],
                     "seeds": e["seeds"],
