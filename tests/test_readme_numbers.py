@@ -51,6 +51,11 @@ def test_the_test_counts():
 
 def test_the_default_configs_seeds_and_iterations():
     default = {n: e for n, e in CONFIG["experiments"].items() if e.get("default_build", True)}
+    # the geometry experiments (beyond the paper) are stated apart
+    geometry = {n: default.pop(n) for n in list(default) if default[n]["layout"] == "geometry"}
+    assert stated(r"beyond\s+the paper\) (\d+) seeds") == max(e["seeds"] for e in geometry.values())
+    iterations = {e["train"]["iterations"] for e in geometry.values()}
+    assert {stated(r"seeds and (\d+) iterations")} == iterations
     seeds = {e["seeds"] for e in default.values()}
     two_token = CONFIG["experiments"]["gd_vs_ngd"]["train"]["iterations"]
     others = {e["train"]["iterations"] for e in default.values()} - {two_token}
