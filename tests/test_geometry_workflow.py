@@ -7,7 +7,10 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 import yaml
+from pdf_text import body_sizes, font_sizes, page_inches
 from project import copy_project, planned_jobs, snakemake
+
+from attnbias.figures import style
 
 CONFIG = "config/tiny_geometry.yaml"
 RESULTS = "results-tiny-geometry"
@@ -31,6 +34,10 @@ def test_geometry_figure_and_caption(geometry_build):
         for label in {o["label"] for o in experiment["optimizers"].values()}:
             assert label in caption
     assert "Ass. 1" in caption  # the hypotheses the data jobs measured
+    # print size: 7 in wide at most, no type under 7 pt
+    width, height = page_inches(out / "geometry.pdf")
+    assert width <= style.FULL_WIDTH + 0.01 and height <= style.MAX_HEIGHT
+    assert min(body_sizes(font_sizes(out / "geometry.pdf"))) >= style.MIN_FONT_PT
 
 
 def test_every_run_logs_each_norms_measures(geometry_build):
