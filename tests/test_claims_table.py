@@ -592,6 +592,17 @@ def test_a_rule_no_result_is_proved_for_is_a_comparison_everywhere():
     assert coverage.algorithm({"rule": "ngd", "decay_W": 1.0, "decay_u": 0.5}, "joint") == "eq10"
 
 
+def test_a_rule_no_result_is_proved_for_gets_comparison_rows():
+    """A rule of optim/rules.py that claims nothing (here sign descent, as the page's own
+    loss-ngd example) gets rows that read "comparison" (it crashed with a KeyError on its
+    name before issue 43); GD's rows are unchanged by it."""
+    opts = {"gd": {"rule": "gd"}, "sign": {"rule": "sign", "lr": 0.1}}
+    rows = rows_of(fixed_table(gd=gd_like(), sign=ngd_like()), opts, figure="Fig. 2")
+    on_sign = [r for r in rows if " sign" in r.key or r.key.endswith("sign")]
+    assert on_sign and all(r.category == "comparison" for r in on_sign)
+    assert any("sign against GD off Sec. 3.3's two-token example" in r.verdict for r in on_sign)
+
+
 def test_a_markdown_link_in_a_label_stays_text():
     from attnbias.claims.write import markdown_cell
 

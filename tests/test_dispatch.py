@@ -5,6 +5,7 @@ batch of seeds against each seed's run alone."""
 from __future__ import annotations
 
 import dataclasses
+import math
 import subprocess
 import sys
 
@@ -14,6 +15,7 @@ import torch
 from backend_runs import DM, FIG8, assert_tables_agree, svm_solutions
 
 from attnbias.data import models
+from attnbias.optim import rules
 from attnbias.optim.full_batch import OptimizerSpec
 from attnbias.studies import global_convergence
 from attnbias.svm import max_margin
@@ -43,29 +45,32 @@ def test_a_file_of_runs_on_two_backends_records_both():
 
 @dataclasses.dataclass(frozen=True)
 class _SpecWithAnExtraSetting(OptimizerSpec):
-    nesterov: bool = True  # a setting the kernel does not read
+    nesterov: bool = True  # a setting of some other rule: the kernel does not read it
 
 
-@dataclasses.dataclass(frozen=True)
-class _OtherRule:
-    rule: str = "adam"  # a rule the kernel does not know
-    normalize: str = "global"
-    f_star: str = "opt"
-
-
-def test_an_optimizer_the_kernel_lacks_trains_on_torch():
-    """kernel.supports refuses a rule it does not know and a setting it does not read, and
-    the dispatcher then trains on torch (the hook an optimizer without a C counterpart uses)."""
+def test_the_backend_follows_what_the_rule_declares(monkeypatch):
+    """A setting added to the spec for another rule leaves NGD on the kernel (issue 43: the
+    old field list sent it to torch); a gradient multiple the kernel lacks trains on torch
+    (the hook an optimizer without a C counterpart uses); a direction rule on the full W."""
     extra = _SpecWithAnExtraSetting("ngd", lr=0.1)
-    for spec in (_OtherRule(), extra):
-        assert not kernel.supports(spec)
-        assert dispatch.backend("cpu", "float64", spec) == "torch"
+    assert kernel.supports(extra) and dispatch.backend("cpu", "float64", extra) == "c"
+    monkeypatch.setattr(rules, "RULES", dict(rules.RULES))
+    rules.rule("half-gd", ("lr",), caption=lambda s: "half GD")(
+        lambda s: {name: v * 0 + math.log(s.lrs[name] / 2) for name, v in s.log_norms.items()}
+    )
+    half = OptimizerSpec("half-gd", lr=0.2)
+    assert not kernel.supports(half) and dispatch.backend("cpu", "float64", half) == "torch"
+    assert dispatch.backend("cpu", "float64", OptimizerSpec("adam")) == "full"
     ds = models.generate("bad_direction", 0, FIG8)
     W_mm, _ = svm_solutions([ds], False)
-    table, _, record = dispatch.train_batch(
-        [ds], extra, W_mm=W_mm, iterations=20, log_iterations=log_grid(20, 5)
-    )
-    assert record["backend"] == "torch" and np.isfinite(table["log_loss"]).all()
+    runs = {}
+    for spec in (half, OptimizerSpec("gd", lr=0.1)):
+        table, _, record = dispatch.train_batch(
+            [ds], spec, W_mm=W_mm, iterations=20, log_iterations=log_grid(20, 5)
+        )
+        runs[record["backend"]] = table
+    assert set(runs) == {"torch", "c"}  # GD at lr 0.1 is half-GD at lr 0.2
+    np.testing.assert_allclose(runs["torch"]["log_loss"], runs["c"]["log_loss"], rtol=1e-10)
 
 
 def test_a_training_job_never_imports_torch(tmp_path):

@@ -168,7 +168,8 @@ def test_zero_gradient_block_is_skipped(normalize):
 def test_all_zero_gradient_gives_no_nan(rule):
     grads = {"W": sg([-math.inf], [[[0.0, 0.0]]], [-math.inf])}
     le = torch.tensor([math.log(0.3)], dtype=F64) if rule == "polyak" else None
-    params = apply(OptimizerSpec(rule, lr=0.1, max_step=1.0 if rule == "ngd" else None), grads, le)
+    settings = {"gd": dict(lr=0.1), "ngd": dict(lr=0.1, max_step=1.0), "polyak": {}}[rule]
+    params = apply(OptimizerSpec(rule, **settings), grads, le)
     assert torch.equal(params["W"], torch.ones(1, 1, 2, dtype=F64))
 
 

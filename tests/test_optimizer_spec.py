@@ -11,7 +11,17 @@ from attnbias.optim.spec import OptimizerSpec, StochasticSpec, config_settings
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        (dict(rule="adam"), "adam"),
+        (dict(rule="sign-gd"), "sign-gd"),
+        (dict(rule="gd", normalize="per_block"), "rule gd ignores normalize"),
+        (dict(rule="sign", beta1=0.5), "rule sign ignores beta1"),
+        (dict(rule="sign", momentum=0.5), "rule sign ignores momentum"),
+        (dict(rule="nsd"), "norm must be"),
+        (dict(rule="nsd", norm="l1"), "norm must be"),
+        (dict(rule="mirror"), "p > 1"),
+        (dict(rule="adam", eps=0.0), "eps"),
+        (dict(rule="muon", beta=1.0), "beta"),
+        (dict(rule="kq", init_scale=0.0), "init_scale"),
+        (dict(rule="sign", schedule="cosine"), "schedule"),
         (dict(rule="polyak", normalize="per_block"), "global"),
         (dict(rule="ngd", momentum=1.0), "momentum"),
         (dict(rule="ngd", momentum=-0.1), "momentum"),
@@ -26,7 +36,8 @@ def test_invalid_specs(kwargs, match):
 def test_valid_edge_specs():
     OptimizerSpec("ngd", momentum=0.0)
     OptimizerSpec("ngd", momentum=0.999)
-    OptimizerSpec("gd", normalize="per_block")
+    OptimizerSpec("ngd", normalize="per_block")
+    OptimizerSpec("gd", normalize="global", beta=0.9)  # settings it ignores, at their defaults
 
 
 def test_caption_shows_settings():

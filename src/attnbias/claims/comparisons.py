@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from attnbias.claims.coverage import ALGORITHMS
+from attnbias.claims.coverage import algorithm_name
 from attnbias.claims.measure import (
     CLOSENESS_TOLERANCE,
     R2_MIN,
@@ -43,7 +43,8 @@ def crossing_race_rows(rows: Rows) -> None:
     table, t_last, seeds = rows.run.table, rows.run.t_last, rows.run.seeds
     two_token = rows.run.layout == "two_token"
     for opt in [o for o in rows.runs() if o != gd]:
-        scope = f"{ALGORITHMS[rows.algorithms[opt]]} against GD off Sec. 3.3's two-token example"
+        name = algorithm_name(rows.algorithms[opt])
+        scope = f"{name} against GD off Sec. 3.3's two-token example"
         for threshold in CROSSING_THRESHOLDS:
             gd_first = first_crossing(table, gd, threshold, seeds)
             first = first_crossing(table, opt, threshold, seeds)

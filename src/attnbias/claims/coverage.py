@@ -44,6 +44,13 @@ SECTION_HYPOTHESES = {
 }
 
 
+def algorithm_name(key: str) -> str:
+    """How a row names the algorithm `key` (of `algorithm`): its ALGORITHMS entry, or for a
+    rule no result is proved for (added to optim/rules.py, or a real-data rule), the key
+    itself: its rows are comparisons (docs/layout.md, "Adding an optimizer")."""
+    return ALGORITHMS.get(key, key)
+
+
 def algorithm(settings: dict, layout: str) -> str:
     """The ALGORITHMS key of an optimizer, from its settings (the rule and what it reads)."""
     rule = settings["rule"]

@@ -24,36 +24,20 @@ lr 0.1): 1 - cos(W_t, W_mm) is 0.13 at t = 2000, where the stable run is at 3.3e
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import torch
 
 from attnbias.model.attention import Forward, Problem
+from attnbias.model.gradient_weights import ScaledGradient, u_direction, w_token_sums
 
-
-@dataclass
-class ScaledGradient:
-    """A gradient block equal to exp(log_scale) * direction, per run."""
-
-    log_scale: torch.Tensor  # (B,)  -inf where the gradient is exactly zero
-    direction: torch.Tensor  # (B, ...) G~, entries of order one
-    log_norm: torch.Tensor  # (B,)  log ||gradient||, -inf where it is zero
-
-
-def _finite_or_zero(x: torch.Tensor) -> torch.Tensor:
-    return torch.nan_to_num(x, neginf=0.0)
+__all__ = ["ScaledGradient", "u_gradient", "w_gradient"]
 
 
 def w_gradient(problem: Problem, fwd: Forward, loss) -> ScaledGradient:
     """grad_W L in the coordinates A of W = W0 + A Q (see attention.Problem)."""
-    log_weight = (
-        loss.log_neg_slope(fwd.margin).unsqueeze(-1) + fwd.log_attn + fwd.scores.log_abs_gap
-    )
-    log_scale = log_weight.flatten(1).amax(dim=1)
-    weight = fwd.scores.gap_sign * torch.exp(log_weight - _finite_or_zero(log_scale)[:, None, None])
-    # v_i = sum_t w_t (x_t - x_bar_i), as two products: w is 0 at opt and x_bar ~ x_opt,
-    # so both terms are of the size of v itself and nothing cancels catastrophically.
-    v = (weight.unsqueeze(-2) @ problem.X).squeeze(-2) - weight.sum(-1, keepdim=True) * fwd.x_bar
+    log_scale, v = w_token_sums(
+        torch, loss.log_neg_slope(fwd.margin), fwd.log_attn, fwd.scores.log_abs_gap,
+        fwd.scores.gap_sign, problem.X, fwd.x_bar,
+    )  # fmt: skip
     direction = v.transpose(1, 2) / problem.n  # (B, d, n): gradient = direction @ Q
     log_norm = 0.5 * torch.log(problem.coordinate_sq_norm(direction)) + log_scale
     return ScaledGradient(log_scale, direction, log_norm)
@@ -61,9 +45,6 @@ def w_gradient(problem: Problem, fwd: Forward, loss) -> ScaledGradient:
 
 def u_gradient(problem: Problem, fwd: Forward, loss) -> ScaledGradient:
     """grad_u L."""
-    log_weight = loss.log_neg_slope(fwd.margin)  # (B, n)
-    log_scale = log_weight.amax(dim=1)
-    weight = torch.exp(log_weight - _finite_or_zero(log_scale)[:, None]) * problem.y
-    direction = -(weight.unsqueeze(-1) * fwd.x_bar).sum(dim=1) / problem.n  # (B, d)
+    log_scale, direction = u_direction(torch, loss.log_neg_slope(fwd.margin), problem.y, fwd.x_bar)
     log_norm = torch.log(torch.linalg.vector_norm(direction, dim=-1)) + log_scale
     return ScaledGradient(log_scale, direction, log_norm)

@@ -1,5 +1,7 @@
-"""Full-batch optimizers on (W, u): the update rules of attnbias.optim.rules (GD, NGD,
-Polyak step), each optionally with momentum and Eq. 10's decay factors.
+"""Full-batch optimizers on (W, u): the step-length rules of attnbias.optim.rules (GD, NGD,
+Polyak step), each optionally with momentum and Eq. 10's decay factors. Written against the
+arrays' own module (numpy or torch, model.arrays): the torch loop steps A of W = W0 + A Q,
+training.full_matrix the full W, with the same code (no torch imported for numpy).
 
 An optimizer only chooses a step length for each gradient block and combines it with the
 block's direction; the numerics stay in `gradients`. All lengths are formed in logs, since
@@ -18,10 +20,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import Any
 
-import torch
-
-from attnbias.model.gradients import ScaledGradient
+from attnbias.model.arrays import logsumexp, namespace
+from attnbias.model.gradient_weights import ScaledGradient
 from attnbias.optim import rules
 from attnbias.optim.rules import RULES, StepInputs
 from attnbias.optim.spec import OptimizerSpec
@@ -29,13 +31,14 @@ from attnbias.optim.spec import OptimizerSpec
 __all__ = ["RULES", "ExcessLoss", "Optimizer", "OptimizerSpec"]
 
 # () -> (log|L - f*|, sign(L - f*)), per run: what the Polyak rule reads, computed on demand
-ExcessLoss = Callable[[], tuple[torch.Tensor, torch.Tensor]]
+ExcessLoss = Callable[[], tuple[Any, Any]]
 
 
-def _log_global_norm(grads: dict[str, ScaledGradient]) -> torch.Tensor:
+def _log_global_norm(grads: dict[str, ScaledGradient]):
     if len(grads) == 1:
         return next(iter(grads.values())).log_norm
-    return 0.5 * torch.logsumexp(torch.stack([2 * g.log_norm for g in grads.values()]), dim=0)
+    xp = namespace(next(iter(grads.values())).log_norm)
+    return 0.5 * logsumexp(xp, xp.stack([2 * g.log_norm for g in grads.values()]), axis=0)
 
 
 class Optimizer:
@@ -43,10 +46,10 @@ class Optimizer:
 
     def __init__(self, spec: OptimizerSpec):
         self.spec = spec
-        self.buffers: dict[str, torch.Tensor] = {}
+        self.buffers: dict[str, Any] = {}
         self.steps = 0
 
-    def _log_excess(self, excess: torch.Tensor | ExcessLoss | None) -> torch.Tensor:
+    def _log_excess(self, excess):
         """log(L - f*), for a rule that reads it (the Polyak step: rules.StepInputs)."""
         if excess is None:
             raise ValueError(
@@ -55,12 +58,13 @@ class Optimizer:
         if not callable(excess):
             return excess
         log_abs, sign = excess()
+        xp = namespace(log_abs)
         if self.steps == 0 and self.spec.f_star != "opt":  # L = f* + (L - f*), per run
-            initial = float((self.spec.f_star + sign * log_abs.exp()).min())
+            initial = float((self.spec.f_star + sign * xp.exp(log_abs)).min())
             rules.check_polyak_fires(self.spec, initial)
-        return torch.where(sign > 0, log_abs, -torch.inf)  # no excess: no step
+        return xp.where(sign > 0, log_abs, -math.inf)  # no excess: no step
 
-    def _log_step_lengths(self, grads, excess) -> dict[str, torch.Tensor]:
+    def _log_step_lengths(self, grads, excess) -> dict:
         spec = self.spec
         lrs = {name: spec.lr_of(name) for name in grads}
         if spec.normalize == "global":
@@ -70,7 +74,7 @@ class Optimizer:
         inputs = StepInputs(spec, lrs, log_norms, lambda: self._log_excess(excess))
         return self._decayed(rules.get(spec.rule).log_step(inputs))
 
-    def _decayed(self, lengths: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    def _decayed(self, lengths: dict) -> dict:
         """Eq. 10's extra factors: each block's step times (t + 1)^-decay, t = steps taken."""
         decay = {"W": self.spec.decay_W, "u": self.spec.decay_u}
         log_t1 = math.log(self.steps + 1)
@@ -78,10 +82,10 @@ class Optimizer:
 
     def step(
         self,
-        params: dict[str, torch.Tensor],
+        params: dict,
         grads: dict[str, ScaledGradient],
-        excess: torch.Tensor | ExcessLoss | None = None,
-    ) -> dict[str, torch.Tensor]:
+        excess=None,
+    ) -> dict:
         """One step. `excess` is what a rule reading f* (the Polyak step) reads, the others
         never do: log(L - f*) per run, or a closure giving (log|L - f*|, sign(L - f*)), called
         only by such a rule; then a run at or below f* gets log(L - f*) = -inf, and the first
@@ -96,13 +100,14 @@ class Optimizer:
             # step length): the block takes no step, never 0 * inf. Nothing else is
             # repaired: a NaN or infinite step makes the parameters non-finite, and
             # metrics.check_finite stops the run.
+            xp = namespace(g.log_scale)
             log_coef = lengths[name] + g.log_scale
-            zero = torch.isneginf(g.log_scale)
-            coef = torch.where(zero, torch.zeros_like(log_coef), torch.exp(log_coef))
-            update = coef.view(-1, *([1] * (g.direction.dim() - 1))) * g.direction
+            zero = xp.isneginf(g.log_scale)
+            coef = xp.where(zero, xp.zeros_like(log_coef), xp.exp(log_coef))
+            update = coef.reshape(-1, *([1] * (g.direction.ndim - 1))) * g.direction
             if self.spec.momentum:
                 buf = self.buffers.get(name)
                 update = update if buf is None else self.spec.momentum * buf + update
                 self.buffers[name] = update
-            params[name].sub_(update)
+            params[name] -= update  # in place, numpy or torch
         return lengths

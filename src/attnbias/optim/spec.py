@@ -9,7 +9,7 @@ filled in), for training, the config checks, the figures' legends and the claims
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from attnbias.optim import rules
 
@@ -42,9 +42,19 @@ class OptimizerSpec:
     # (t + 1)^-decay_W ((t + 1)^-decay_u); 0 = no factor (our reading: docs/model.md)
     decay_W: float = 0.0
     decay_u: float = 0.0
+    # the direction rules' settings (attnbias.optim.rules, geometry)
+    schedule: str = "constant"  # sign, nsd, muon, adam: lr_t = lr, or lr / sqrt(t + 1) ("sqrt")
+    norm: str | None = None  # nsd: "max", "spectral" or "l<p>" (entrywise l_p, p > 1)
+    beta: float = 0.9  # muon: momentum of M (0: spectral descent)
+    beta1: float = 0.9  # adam
+    beta2: float = 0.999  # adam
+    eps: float = 1e-8  # adam
+    p: float | None = None  # mirror: psi(W) = ||W||_p^p / p, p > 1
+    init_scale: float = 0.01  # kq: entries of K0, Q0 ~ N(0, init_scale^2)
 
     def __post_init__(self):
         rule = rules.get(self.rule)
+        self._refuse_ignored(rule)
         if self.normalize not in ("global", "per_block"):
             raise ValueError(f"normalize must be 'global' or 'per_block', got {self.normalize!r}")
         rule.check(self)
@@ -54,6 +64,18 @@ class OptimizerSpec:
             )
         if not 0.0 <= self.momentum < 1.0:
             raise ValueError(f"momentum must lie in [0, 1), got {self.momentum}")
+
+    def _refuse_ignored(self, rule) -> None:
+        """A setting the rule never reads, set away from its default, would be silently
+        ignored: refuse it (the config checks say the same, naming the key)."""
+        reads = {"rule", *rule.shared, *rule.settings}
+        for field in fields(self):
+            if field.name not in reads and getattr(self, field.name) != field.default:
+                raise ValueError(f"rule {rule.name} ignores {field.name}; remove it")
+
+    def implicit_norm(self) -> str:
+        """The norm whose attention SVM this rule's geometry is expected to find."""
+        return rules.get(self.rule).implicit_norm(self)
 
     @classmethod
     def from_config(cls, entry: dict) -> OptimizerSpec:
@@ -66,8 +88,9 @@ class OptimizerSpec:
         return self.lr_u if block == "u" and self.lr_u is not None else self.lr
 
     def reads(self, setting: str) -> bool:
-        """Whether this rule reads `setting` (every rule reads rules.SHARED)."""
-        return setting in rules.SHARED or setting in rules.get(self.rule).settings
+        """Whether this rule reads `setting` (a step-length rule also reads rules.SHARED)."""
+        rule = rules.get(self.rule)
+        return setting in rule.shared or setting in rule.settings
 
     def caption(self) -> str:
         """A short description for figure captions."""

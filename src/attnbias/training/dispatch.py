@@ -1,13 +1,20 @@
 """Which backend trains the synthetic runs, and the runs trained on it: the one place that
 chooses. The training job, the global-convergence study and the sweeps all call it.
 
-Backends: "c", the compiled kernel (attnbias.training.kernel), or "torch", the reference
-loop (attnbias.training.torch_loop). `auto` and `cpu` in float64 take the kernel where it
-builds and implements the optimizer (kernel.supports): at these sizes a step is a few
-microseconds of arithmetic, which a GPU cannot speed up (its launch latency alone is
-longer), so `auto` never moves the synthetic runs to CUDA. `cuda[:N]` and float32 take
-torch; so do a machine where the kernel cannot be built (no C compiler) and an optimizer
-the kernel does not implement.
+Backends: "c", the compiled kernel (attnbias.training.kernel), "torch", the reference
+loop (attnbias.training.torch_loop), both in token coordinates, or "full", the numpy loop
+on the full W (attnbias.training.full_matrix). What the rule declares decides
+(attnbias.optim.rules): a direction rule (not a gradient multiple: sign, Adam, ...) leaves
+the token coordinates and trains on "full", in float64 on the CPU whatever the device.
+For a gradient multiple, `auto` and `cpu` in float64 take the kernel where it builds and
+implements the rule (kernel.supports): at these sizes a step is a few microseconds of
+arithmetic, which a GPU cannot speed up (its launch latency alone is longer), so `auto`
+never moves the synthetic runs to CUDA. `cuda[:N]` and float32 take torch; so do a machine
+where the kernel cannot be built (no C compiler) and a rule the kernel does not implement.
+
+extra_metrics (run_seeds, train_batch): a function of the materialised W (B, d, d) and u
+(B, d), numpy, giving more metrics {name: (B,)} at every logged iteration, on every backend
+(None: nothing changes).
 
 Each entry returns the results and `record`: the backend record that a run's file stores
 for the provenance (attnbias.workflow.provenance.training_info). torch is imported only
@@ -18,8 +25,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from attnbias.optim import rules
 from attnbias.optim.spec import OptimizerSpec
-from attnbias.training import kernel, kernel_library
+from attnbias.training import full_matrix, kernel, kernel_library
 from attnbias.training.metrics import CROSSING_METRICS, log_grid, logged_metrics
 from attnbias.training.token_problem import TokenProblem
 
@@ -29,8 +37,10 @@ def _kernel_eligible(device: str, dtype: str) -> bool:
 
 
 def backend(device: str, dtype: str, spec: OptimizerSpec | None = None) -> str:
-    """ "c" or "torch" for runs on `device` in `dtype` with the optimizer `spec` (see the
-    module's doc); spec None: whichever trains the optimizers the kernel implements."""
+    """ "c", "torch" or "full" for runs on `device` in `dtype` with the optimizer `spec` (see
+    the module's doc); spec None: whichever trains the optimizers the kernel implements."""
+    if spec is not None and not rules.get(spec.rule).gradient_multiple:
+        return "full"
     supported = spec is None or kernel.supports(spec)
     if _kernel_eligible(device, dtype) and supported and kernel_library.available():
         return "c"
@@ -41,6 +51,8 @@ def record(chosen: str, device: str) -> dict[str, str]:
     """What provenance stores of runs trained on backend `chosen` ("c" or "torch")."""
     if chosen == "c":
         return kernel_library.kernel_info()
+    if chosen == "full":
+        return {"device": "cpu", "backend": "full", "numpy": np.__version__, "torch": "not used"}
     from attnbias.training import devices
 
     return {**devices.device_info(devices.resolve_device(device)), "backend": "torch"}
@@ -106,6 +118,7 @@ def run_seeds(
     device: str = "auto",
     dtype: str = "float64",
     threads: int | None = None,
+    extra_metrics: full_matrix.ExtraMetrics | None = None,
 ):
     """The runs of one optimizer on every seed's data and svm files (the training job), in
     one batch: one kernel call, or one torch loop, for all seeds (of equal (n, T, d)). The
@@ -113,7 +126,7 @@ def run_seeds(
 
     A run whose metric or parameter stops being finite raises metrics.NonFiniteError.
     Returns (log iterations, [metrics {name: (len,)}] and [final {"W", "u"}] per seed, record).
-    threads: torch's thread count, where torch trains.
+    threads: torch's thread count, where torch trains. extra_metrics: see the module doc.
     """
     spec = OptimizerSpec.from_config(optimizer_config)
     chosen = backend(device, dtype, spec)
@@ -132,8 +145,11 @@ def run_seeds(
         train_u=train_config["train_u"],
         loss=train_config["loss"],
     )
-    if chosen == "c":
-        table, final = kernel.train(TokenProblem(datasets), spec, **kwargs)
+    if extra_metrics is not None:
+        kwargs["extra_metrics"] = extra_metrics
+    if chosen in ("c", "full"):
+        numpy_backend = kernel if chosen == "c" else full_matrix
+        table, final = numpy_backend.train(TokenProblem(datasets), spec, **kwargs)
     else:
         from attnbias.training import torch_loop
 
@@ -159,6 +175,7 @@ def train_batch(
     device: str = "cpu",
     dtype: str = "float64",
     threads: int | None = None,
+    extra_metrics: full_matrix.ExtraMetrics | None = None,
 ):
     """Independent runs in one batch (the study, the sweeps): datasets of the data file
     contract, or with W0s one dataset and many initial matrices; W_mm (B|1, d, d), u_mm
@@ -166,15 +183,18 @@ def train_batch(
     metrics and final W, u); the others keep their numbers.
 
     only="study": the kernel computes only what the study reads (log_loss, opt_softmax,
-    gap_W: metric_formulas.row); torch computes all.
+    gap_W: metric_formulas.row); torch computes all. extra_metrics: see the module doc.
     Returns (table {name: (B, len(log_iterations)), crossings (B, 1)}, final {"W", "u"} as
     numpy, record).
     """
     chosen = backend(device, dtype, spec)
     kwargs = dict(iterations=iterations, log_iterations=log_iterations, train_u=train_u, loss=loss)
-    if chosen == "c":
+    if extra_metrics is not None:
+        kwargs["extra_metrics"] = extra_metrics
+    if chosen in ("c", "full"):
         problem = TokenProblem(datasets, W0s)
-        table, final = kernel.train(
+        numpy_backend = kernel if chosen == "c" else full_matrix
+        table, final = numpy_backend.train(
             problem, spec, W_mm=W_mm, u_mm=u_mm, only=only, nonfinite="nan", **kwargs
         )
         return table, final, record(chosen, device)
@@ -202,7 +222,12 @@ def train_batch(
     logged = len(log_iterations)
 
     def diverged():
-        table = {name: np.full((1, logged), np.nan) for name in logged_metrics(n, train_u)}
+        names = list(logged_metrics(n, train_u))
+        if extra_metrics is not None:  # their names, from the initial parameters
+            first = datasets[0]
+            u0 = np.asarray(first.get("u", np.zeros(d)), dtype=np.float64)
+            names += list(extra_metrics(np.asarray(first["W0"])[None], u0[None]))
+        table = {name: np.full((1, logged), np.nan) for name in names}
         table |= {name: np.full((1, 1), np.nan) for name in CROSSING_METRICS}
         return table, {"W": np.full((1, d, d), np.nan), "u": np.full((1, d), np.nan)}
 

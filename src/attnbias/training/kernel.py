@@ -16,25 +16,26 @@ computed in numpy from W and u materialised, with the torch loop's formulas
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import numpy as np
 
 from attnbias.model.losses import get_loss
+from attnbias.optim import rules
 from attnbias.optim.rules import check_polyak_fires
 from attnbias.optim.spec import OptimizerSpec
 from attnbias.training import kernel_library, metric_formulas
 from attnbias.training.metrics import (
     CROSSING_METRICS,
     CROSSING_THRESHOLDS,
-    acceptable,
     check_finite,
+    finite_runs,
 )
 from attnbias.training.token_problem import TokenProblem
 
 LOSS_CODES = {"exponential": 0, "logistic": 1}
-# the rules of attnbias.optim.rules that _kernel.c implements, each with all its settings
+# the C codes of the rules of attnbias.optim.rules that _kernel.c implements (each entry
+# says so: Rule.kernel), each with all its settings
 RULE_CODES = {"gd": 0, "ngd": 1, "polyak": 2}
 
 
@@ -45,13 +46,16 @@ KERNEL_SETTINGS = frozenset(
 
 
 def supports(spec) -> bool:
-    """Whether this kernel implements the optimizer `spec`: a rule of RULE_CODES whose every
-    setting (dataclass field) is one the kernel reads, with a normalisation and an f* it
-    knows. Any other spec (an optimizer added in attnbias.optim without a kernel
-    counterpart) trains on torch: dispatch.backend asks this first."""
-    if not dataclasses.is_dataclass(spec) or getattr(spec, "rule", None) not in RULE_CODES:
+    """Whether this kernel implements the optimizer `spec`, from what its rule declares
+    (attnbias.optim.rules): an entry marked `kernel` whose settings are all ones the kernel
+    reads, with a normalisation and an f* it knows. Never from the spec's list of fields: a
+    setting added to OptimizerSpec for another rule is one this rule does not read, and
+    OptimizerSpec refuses it away from its default, so it changes nothing here. Any other
+    rule trains elsewhere: dispatch.backend asks this first."""
+    entry = rules.RULES.get(getattr(spec, "rule", None))
+    if entry is None or not entry.kernel or entry.name not in RULE_CODES:
         return False
-    if {field.name for field in dataclasses.fields(spec)} - KERNEL_SETTINGS:
+    if {"rule", *entry.shared, *entry.settings} - KERNEL_SETTINGS:
         return False
     f_star_known = spec.f_star == "opt" or isinstance(spec.f_star, (int, float))
     return spec.normalize in ("global", "per_block") and f_star_known
@@ -105,17 +109,6 @@ def _settings(spec: OptimizerSpec, loss: str, train_u: bool, opt_is_best: bool) 
     return np.array([float(values[k]) for k in _SETTINGS])
 
 
-def _finite_runs(out: dict, params: dict) -> np.ndarray:
-    """(B,): whether each run's logged metrics and parameters are finite (allowed NaNs aside)."""
-    ok = np.ones(len(next(iter(params.values()))), dtype=bool)
-    for name, value in out.items():
-        good = acceptable(name, value, out, np)
-        ok &= good if good.ndim == 1 else good.all(axis=tuple(range(1, good.ndim)))
-    for value in params.values():
-        ok &= np.isfinite(value).reshape(len(ok), -1).all(axis=1)
-    return ok
-
-
 def train(
     problem: TokenProblem,
     spec: OptimizerSpec,
@@ -128,6 +121,7 @@ def train(
     loss: str = "exponential",
     only: str | None = None,
     nonfinite: str = "raise",
+    extra_metrics=None,
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     """torch_loop.train on the fast path: same arguments (numpy W_mm (B|1, d, d), u_mm (B|1, d)),
     same metrics table {name: (B, len(log_iterations))} and final {"W", "u"} (numpy).
@@ -136,7 +130,9 @@ def train(
     of raising NonFiniteError as torch_loop.train does when a run's loss is not finite at a
     logged iteration, give that run NaN everywhere (metrics and final W, u) and keep the
     others: what dispatch gets from torch_loop.train by splitting the batch (the runs here are
-    independent, so they are computed once).
+    independent, so they are computed once). extra_metrics(W, u): more metrics {name: (B,)}
+    at each logged iteration, from the materialised parameters (full_matrix.ExtraMetrics;
+    outside the finite checks); None changes nothing.
     """
     if nonfinite not in ("raise", "nan"):
         raise ValueError(f"nonfinite must be 'raise' or 'nan', got {nonfinite!r}")
@@ -190,10 +186,12 @@ def train(
                     **problem.forward(z, ku, signed),
                 )  # fmt: skip
             logged.append(row)
-            finite = _finite_runs(row, {"W": beta, "u": mu})
+            finite = finite_runs(row, {"W": beta, "u": mu})
             if nonfinite == "raise" and not finite.all():  # as torch_loop.train: raise,
                 check_finite(row, {"W": beta, "u": mu}, t, spec.caption(), np)  # naming them
             diverged |= ~finite
+            if extra_metrics is not None:
+                row.update(extra_metrics(problem.W(beta), problem.u(mu)))
             if t == 0 and spec.rule == "polyak":  # the lowest initial loss of the batch
                 check_polyak_fires(spec, float(np.exp(np.min(row["log_loss"]))))
         t_next = grid[k + 1] if k + 1 < len(grid) else t

@@ -54,6 +54,17 @@ def log_excess_over_opt(xp, loss, gamma_opt, delta, log_abs_delta, delta_sign):
     return log_abs_sum - math.log(delta.shape[-1]), sign
 
 
+def log_excess_loss(xp, loss, f_star, log_loss, gamma_opt, delta, log_abs_delta, delta_sign):
+    """log|L - f*| and the sign of L - f*, per run: what the Polyak step reads. f* = "opt"
+    is the loss with all attention on the optimal tokens (log_excess_over_opt)."""
+    if f_star == "opt":
+        return log_excess_over_opt(xp, loss, gamma_opt, delta, log_abs_delta, delta_sign)
+    if f_star == 0:
+        return log_loss, xp.ones_like(log_loss)
+    excess = xp.exp(log_loss) - f_star
+    return xp.log(xp.abs(excess)), xp.sign(excess)
+
+
 def row(
     xp, loss, W, u, W_mm, u_mm, train_u: bool, only: str | None = None, *,
     log_attn, opt, gamma_opt, gap, delta, log_abs_delta, delta_sign, margin,

@@ -79,8 +79,12 @@ class TokenProblem:
         gamma (B, n, T), gamma_opt (B, n), gap = gamma_opt - gamma, log|gap| and its sign
         (B, n, T), and whether the optimal token scores best everywhere (then no sum needs
         signs)."""
-        B, n, T = self.B, self.n, self.T
-        gamma = self.y[:, :, None] * (self.xu0 + ku).reshape(B, n, T)
+        return self.scores_of((self.xu0 + ku).reshape(self.B, self.n, self.T))
+
+    def scores_of(self, xu: np.ndarray):
+        """scores() from the decoder's token scores x_it^T u, (B, n, T), however formed
+        (training.full_matrix materialises u)."""
+        gamma = self.y[:, :, None] * xu
         gamma_opt = np.take_along_axis(gamma, self.opt[:, :, None], -1)[..., 0]
         gap = gamma_opt[..., None] - gamma
         with np.errstate(divide="ignore"):
@@ -91,8 +95,14 @@ class TokenProblem:
         """The forward quantities that metric_formulas.row reads, at the logits l0 + z and
         the scores at ku: the attention in logs and delta = sum_t a_t gap_t formed in logs
         (model.delta, as attention.forward in torch); `signed`: some gap may be negative."""
-        _, gamma_opt, gap, log_abs_gap, gap_sign, _ = self.scores(ku)
-        log_attn = log_softmax(np, (self.l0 + z).reshape(self.B, self.n, self.T))
+        logits = (self.l0 + z).reshape(self.B, self.n, self.T)
+        return self.forward_of(logits, self.scores(ku), signed)
+
+    def forward_of(self, logits: np.ndarray, scores: tuple, signed: bool) -> dict[str, np.ndarray]:
+        """forward() at the logits x_it^T W x_i1 (B, n, T) and the decoder's `scores`
+        (scores_of), however formed (training.full_matrix materialises W)."""
+        _, gamma_opt, gap, log_abs_gap, gap_sign, _ = scores
+        log_attn = log_softmax(np, logits)
         log_abs_delta, sign, delta = delta_in_logs(np, log_attn, log_abs_gap, gap_sign, signed)
         return dict(
             log_attn=log_attn, opt=self.opt, gamma_opt=gamma_opt, gap=gap, delta=delta,

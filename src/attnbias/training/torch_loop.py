@@ -22,19 +22,11 @@ from attnbias.training.metrics import CROSSING_THRESHOLDS, check_finite, crossin
 
 
 def log_excess_loss(fwd: Forward, loss, f_star, log_loss: torch.Tensor):
-    """log|L - f*| and the sign of L - f*, per run.
-
-    f* = "opt" is the loss with all attention on the optimal tokens, summed in logs
-    (signed: where opt is not the best-scoring token, its sample's share is negative).
-    """
-    if f_star == "opt":
-        return metric_formulas.log_excess_over_opt(
-            torch, loss, fwd.scores.gamma_opt, fwd.delta, fwd.log_abs_delta, fwd.delta_sign
-        )
-    if f_star == 0:
-        return log_loss, torch.ones_like(log_loss)
-    excess = log_loss.exp() - f_star
-    return torch.log(excess.abs()), torch.sign(excess)
+    """log|L - f*| and the sign of L - f*, per run (metric_formulas.log_excess_loss)."""
+    return metric_formulas.log_excess_loss(
+        torch, loss, f_star, log_loss, fwd.scores.gamma_opt, fwd.delta, fwd.log_abs_delta,
+        fwd.delta_sign,
+    )  # fmt: skip
 
 
 def excess_loss(fwd: Forward, loss, f_star) -> tuple[torch.Tensor, torch.Tensor]:
@@ -62,8 +54,11 @@ def train(
     u_mm: torch.Tensor | None = None,
     train_u: bool = False,
     loss: str = "exponential",
+    extra_metrics=None,
 ) -> tuple[dict[str, np.ndarray], dict[str, torch.Tensor]]:
-    """Run `iterations` steps from (W0, u0).
+    """Run `iterations` steps from (W0, u0). extra_metrics(W, u): more metrics {name: (B,)}
+    at each logged iteration, from the parameters as numpy (full_matrix.ExtraMetrics;
+    outside the finite checks); None changes nothing.
 
     Returns the metrics, each (B, len(log_iterations)), and the final parameters
     {"W": (B, d, d), "u": (B, d)}.
@@ -91,6 +86,8 @@ def train(
                 metrics(problem, fwd, loss_fn, params["W"], params["u"], W_mm, u_mm, train_u)
             )
             check_finite(logged[-1], params, t, spec.caption(), torch)
+            if extra_metrics is not None:
+                logged[-1].update(_extra(extra_metrics, problem.W(params["W"]), params["u"]))
         if t == iterations:
             break
         grads = {"W": gradients.w_gradient(problem, fwd, loss_fn)}
@@ -108,6 +105,11 @@ def train(
     }
     table.update(crossings.table())
     return table, {"W": problem.W(params["W"]), "u": params["u"]}
+
+
+def _extra(extra_metrics, W: torch.Tensor, u: torch.Tensor) -> dict[str, torch.Tensor]:
+    values = extra_metrics(W.cpu().numpy(), u.cpu().numpy())
+    return {name: torch.as_tensor(v, dtype=W.dtype, device=W.device) for name, v in values.items()}
 
 
 class Crossings:

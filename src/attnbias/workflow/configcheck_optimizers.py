@@ -36,10 +36,9 @@ def _ignored(rule) -> list[str]:
     """The OptimizerSpec settings that `rule` (of attnbias.optim.rules) never reads."""
     from dataclasses import fields
 
-    from attnbias.optim import rules
     from attnbias.optim.spec import OptimizerSpec
 
-    reads = {"rule", *rules.SHARED, *rule.settings}
+    reads = {"rule", *rule.shared, *rule.settings}
     return [f.name for f in fields(OptimizerSpec) if f.name not in reads]
 
 

@@ -134,7 +134,7 @@ def wall_times(benchmark_files: Iterable) -> dict:
 
 
 # the names of attnbias.training.dispatch.backend's values
-BACKEND_NAMES = {"c": "the compiled C kernel", "torch": "torch"}
+BACKEND_NAMES = {"c": "the compiled C kernel", "torch": "torch", "full": "numpy on the full W"}
 
 
 def trained_on(training: dict) -> str:

@@ -1,0 +1,144 @@
+"""The arithmetic of the direction rules (attnbias.optim.rules: sign, nsd, muon, adam,
+mirror, kq) on the full W and u, in numpy: steepest-descent directions in a norm, the
+schedule, and the bookkeeping of scales.
+
+Scales. A gradient block comes as e^s G~ (model.gradient_weights.ScaledGradient), and
+under the exponential loss s falls far below log(smallest float). A normalized direction
+(sign, l_p, U V^T) reads G~ alone: it is scale invariant. Rules whose state mixes gradients
+of different steps (Adam's m and v, Muon's M) or sets them against an absolute constant
+(Adam's eps) are not: there each stored sum is kept as e^a S~ with its own log scale a
+(accumulate), and Adam's m / (sqrt(v) + eps) takes its per-run factors in logs, so the
+step is the one
+exact arithmetic gives (eps dominating once sqrt(v) < eps), never 0 / eps or inf / inf.
+
+The spectral direction. Every gradient in W is L Q (L: (B, d, n), Q: the n query tokens as
+rows; gradients.w_gradient), and so is Muon's M, a sum of them. With Q^T = Qr R (thin QR,
+once per problem), L Q = (L R^T) Qr^T, and with L R^T = U S V^T (an SVD of d x n) the
+polar factor of L Q is U (Qr V)^T: no SVD of a d x d matrix (QueryBasis.polar).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+SCHEDULES = ("constant", "sqrt")
+# descent norms: "max" (entrywise l_inf), "spectral", "l<p>" (entrywise l_p, p > 1)
+_LP = re.compile(r"^l(\d+(\.\d+)?)$")
+
+
+def descent_norm(name) -> tuple[str, float | None]:
+    """(kind, p) of a steepest-descent norm name: ("max", None), ("spectral", None) or
+    ("lp", p); ValueError naming the string otherwise."""
+    if name in ("max", "spectral"):
+        return name, None
+    match = _LP.match(name) if isinstance(name, str) else None
+    if match is None or float(match.group(1)) <= 1:
+        raise ValueError(
+            f"norm must be 'max', 'spectral' or 'l<p>' with p > 1 (e.g. 'l3'), got {name!r}"
+        )
+    return "lp", float(match.group(1))
+
+
+def step_size(spec, block: str, t: int) -> float:
+    """lr_t of `block` at step t: lr (schedule "constant") or lr / sqrt(t + 1) ("sqrt")."""
+    lr = spec.lr_of(block)
+    return lr / math.sqrt(t + 1) if spec.schedule == "sqrt" else lr
+
+
+def check_schedule(spec) -> None:
+    if spec.schedule not in SCHEDULES:
+        raise ValueError(f"schedule must be one of {SCHEDULES}, got {spec.schedule!r}")
+
+
+@dataclass(frozen=True)
+class QueryBasis:
+    """The queries Q (B, n, d) and the thin QR Q^T = Qr R: see the module doc."""
+
+    Q: np.ndarray
+    Qr: np.ndarray  # (B, d, n)
+    R: np.ndarray  # (B, n, n)
+
+    @classmethod
+    def of(cls, Q: np.ndarray) -> QueryBasis:
+        Qr, R = np.linalg.qr(np.swapaxes(Q, 1, 2))
+        return cls(Q, Qr, R)
+
+    def full(self, left: np.ndarray) -> np.ndarray:
+        """left @ Q, (B, d, d)."""
+        return left @ self.Q
+
+    def polar(self, left: np.ndarray) -> np.ndarray:
+        """U V^T of left @ Q over its nonzero singular values (B, d, d); 0 where it is 0."""
+        U, S, Vt = np.linalg.svd(left @ np.swapaxes(self.R, 1, 2), full_matrices=False)
+        keep = S > S[:, :1] * (max(left.shape[1:]) * np.finfo(float).eps)
+        return (U * keep[:, None, :]) @ (Vt @ np.swapaxes(self.Qr, 1, 2))
+
+
+class Block:
+    """One gradient block for a direction rule: e^log_scale * G~ per run. For W, G~ =
+    left @ Q (basis), formed on first use of `direction` (the spectral rules never need it);
+    a rule may overwrite `direction` in place (it is the step's scratch)."""
+
+    def __init__(self, log_scale, direction=None, left=None, basis: QueryBasis | None = None):
+        self.log_scale = log_scale  # (B,)
+        self._direction = direction  # (B, d, d) or (B, d)
+        self.left = left  # (B, d, n) for W
+        self.basis = basis
+
+    @property
+    def direction(self) -> np.ndarray:
+        if self._direction is None:
+            self._direction = self.basis.full(self.left)
+        return self._direction
+
+
+def _per_run(values: np.ndarray, like: np.ndarray) -> np.ndarray:
+    return values.reshape(-1, *([1] * (like.ndim - 1)))
+
+
+def coefficient(log_coef: np.ndarray) -> np.ndarray:
+    """e^log_coef per run, 0 where it is -inf (a zero gradient takes no step, never 0 * inf)."""
+    return np.where(np.isneginf(log_coef), 0.0, np.exp(log_coef))
+
+
+def accumulate(stored, log_decay: float, log_coef: np.ndarray, G: np.ndarray):
+    """decay * S + e^log_coef * G for S = e^a S~ stored as (a (B,), S~) (None: S = 0),
+    returned as (a', S~') with a' = max(a + log_decay, log_coef) per run: both factors
+    e^(a + log_decay - a') and e^(log_coef - a') are at most 1, so nothing overflows, and a
+    term far below the other underflows only where it is negligible. S~ is updated in place
+    (a new array when stored is None)."""
+    if stored is None:
+        stored = (np.full(len(G), -math.inf), np.zeros_like(G))
+    log_a, S = stored
+    top = np.maximum(log_a + log_decay, log_coef)
+    safe = np.where(np.isfinite(top), top, 0.0)
+    S *= _per_run(coefficient(log_a + log_decay - safe), S)
+    S += _per_run(coefficient(log_coef - safe), G) * G
+    return top, S
+
+
+def steepest(kind: str, p: float | None, block: Block, direction=None) -> np.ndarray:
+    """D = argmax_{||D|| <= 1} <G, D> of the block's G~ (scale free) in the norm `kind`:
+    max: sign(G); lp: sign(G) |G|^(q-1) / ||G||_q^(q-1) (1/p + 1/q = 1); spectral: U V^T on
+    a matrix, G / ||G||_2 on a vector. `direction`: what to take it of instead of G~ (Muon's
+    M, in left coordinates L for a matrix L Q: spectral only)."""
+    if kind == "spectral" and block.left is not None:  # a matrix: U V^T, via the basis
+        return block.basis.polar(block.left if direction is None else direction)
+    G = block.direction if direction is None else direction
+    if kind == "max":
+        return np.sign(G)
+    axes = tuple(range(1, G.ndim))
+    if kind == "lp":
+        q = p / (p - 1)
+        with np.errstate(invalid="ignore", divide="ignore"):  # a zero block: D = 0
+            a = np.abs(G) / _per_run(np.max(np.abs(G), axis=axes), G)  # entries <= 1
+            powered = np.nan_to_num(a ** (q - 1))
+            norm = np.sum(np.nan_to_num(a**q), axis=axes) ** ((q - 1) / q)
+            return np.nan_to_num(np.sign(G) * powered / _per_run(norm, G))
+    # spectral on a vector (u): its spectral norm is l_2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.nan_to_num(G / np.linalg.norm(G, axis=1, keepdims=True))
