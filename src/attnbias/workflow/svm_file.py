@@ -1,14 +1,36 @@
-"""Reading an svm file: the store's checks (attnbias.workflow.npz), then the W-SVM's own
-(attnbias.svm.check). Apart from io, so that the jobs that never read an svm file (data)
-do not depend on the SVM's code."""
+"""Reading an svm or svm-geometry file: the store's checks (attnbias.workflow.npz), then
+the SVMs' own (attnbias.svm.check, attnbias.svm.geometry). Apart from io, so that the jobs
+that never read an svm file (data) do not depend on the SVM's code."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from attnbias.svm import geometry
 from attnbias.svm.check import w_mm_defect
 from attnbias.workflow.npz import load_seeds
 from attnbias.workflow.store import FileContractError, rebuild_hint
+
+
+def _check_seeds(path, solutions: dict, data: dict, defects) -> None:
+    """The file holds the data file's seeds, and `defects(arrays, data)` finds nothing
+    wrong with any seed's solutions (else FileContractError naming the path and seed)."""
+    if list(solutions) != list(data):
+        raise FileContractError(
+            f"{path} holds seeds {list(solutions)}, its data file seeds {list(data)}; "
+            f"{rebuild_hint(path)}"
+        )
+    for seed, arrays in solutions.items():
+        found = defects(arrays, data[seed])
+        if found:
+            raise FileContractError(
+                f"{path}: seed {seed}: {'; '.join(found)}; {rebuild_hint(path)}"
+            )
+
+
+def _w_mm_defects(arrays: dict, data: dict) -> list[str]:
+    defect = w_mm_defect(arrays["W_mm"], data, float(arrays.get("W_mm_kkt_residual", np.nan)))
+    return [defect] if defect else []
 
 
 def load_svm(path, data: dict[int, dict], expect: list[dict] | None = None) -> dict[int, dict]:
@@ -16,14 +38,25 @@ def load_svm(path, data: dict[int, dict], expect: list[dict] | None = None) -> d
     against its data (attnbias.svm.check: W_mm is the max-margin solution of that seed's
     data). `data`: load_data's {seed: arrays}, the same seeds."""
     solutions = load_seeds(path, ("W_mm",), expect)
-    if list(solutions) != list(data):
-        raise FileContractError(
-            f"{path} holds seeds {list(solutions)}, its data file seeds {list(data)}; "
-            f"{rebuild_hint(path)}"
-        )
-    for seed, arrays in solutions.items():
-        kkt = float(arrays.get("W_mm_kkt_residual", np.nan))
-        defect = w_mm_defect(arrays["W_mm"], data[seed], kkt)
-        if defect:
-            raise FileContractError(f"{path}: seed {seed}: {defect}; {rebuild_hint(path)}")
+    _check_seeds(path, solutions, data, _w_mm_defects)
+    return solutions
+
+
+def load_svm_geometry(
+    path,
+    data: dict[int, dict],
+    norm_names: list[str],
+    train_u: bool,
+    expect: list[dict] | None = None,
+) -> dict[int, dict]:
+    """{seed: W_<norm>, ...} of an svm-geometry file, checked against its identities, and
+    each solution against its seed's data: its KKT conditions, recomputed from the stored
+    solution and duals (attnbias.svm.norms.optimality_defect), hold."""
+    solutions = load_seeds(path, geometry.keys(norm_names, train_u), expect)
+    _check_seeds(
+        path,
+        solutions,
+        data,
+        lambda arrays, seed_data: geometry.defects(arrays, seed_data, norm_names, train_u),
+    )
     return solutions
