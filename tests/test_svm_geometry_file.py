@@ -1,5 +1,5 @@
 """The svm_geometry job's pieces (workflow/scripts/svm_geometry.py: attnbias.svm.geometry
-and attnbias.workflow.svm_job) and its file's reader (svm_file.load_svm_geometry), which
+and attnbias.workflow.svm_job) and its file's reader (svm_geometry_file.load_svm_geometry), which
 re-checks every stored solution's KKT conditions."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from attnbias.data import models
 from attnbias.svm import geometry
 from attnbias.workflow import io, svm_job
 from attnbias.workflow.config import WorkflowConfig
-from attnbias.workflow.svm_file import load_svm_geometry
+from attnbias.workflow.svm_geometry_file import load_svm_geometry
 
 pytest.importorskip("cvxpy")
 

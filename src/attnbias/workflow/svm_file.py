@@ -1,18 +1,18 @@
-"""Reading an svm or svm-geometry file: the store's checks (attnbias.workflow.npz), then
-the SVMs' own (attnbias.svm.check, attnbias.svm.geometry). Apart from io, so that the jobs
-that never read an svm file (data) do not depend on the SVM's code."""
+"""Reading an svm file: the store's checks (attnbias.workflow.npz), then the W-SVM's own
+(attnbias.svm.check). Apart from io, so that the jobs that never read an svm file (data)
+do not depend on the SVM's code; the svm-geometry file's reader (svm_geometry_file) apart
+from this one, so that the readers of an svm file (claims) do not depend on cvxpy's."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from attnbias.svm import geometry
 from attnbias.svm.check import w_mm_defect
 from attnbias.workflow.npz import load_seeds
 from attnbias.workflow.store import FileContractError, rebuild_hint
 
 
-def _check_seeds(path, solutions: dict, data: dict, defects) -> None:
+def check_seeds(path, solutions: dict, data: dict, defects) -> None:
     """The file holds the data file's seeds, and `defects(arrays, data)` finds nothing
     wrong with any seed's solutions (else FileContractError naming the path and seed)."""
     if list(solutions) != list(data):
@@ -38,25 +38,5 @@ def load_svm(path, data: dict[int, dict], expect: list[dict] | None = None) -> d
     against its data (attnbias.svm.check: W_mm is the max-margin solution of that seed's
     data). `data`: load_data's {seed: arrays}, the same seeds."""
     solutions = load_seeds(path, ("W_mm",), expect)
-    _check_seeds(path, solutions, data, _w_mm_defects)
-    return solutions
-
-
-def load_svm_geometry(
-    path,
-    data: dict[int, dict],
-    norm_names: list[str],
-    train_u: bool,
-    expect: list[dict] | None = None,
-) -> dict[int, dict]:
-    """{seed: W_<norm>, ...} of an svm-geometry file, checked against its identities, and
-    each solution against its seed's data: its KKT conditions, recomputed from the stored
-    solution and duals (attnbias.svm.norms.optimality_defect), hold."""
-    solutions = load_seeds(path, geometry.keys(norm_names, train_u), expect)
-    _check_seeds(
-        path,
-        solutions,
-        data,
-        lambda arrays, seed_data: geometry.defects(arrays, seed_data, norm_names, train_u),
-    )
+    check_seeds(path, solutions, data, _w_mm_defects)
     return solutions
