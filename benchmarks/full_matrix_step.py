@@ -3,10 +3,12 @@ floor, per rule, at fig2's size (B = 10 runs, n = 20, T = 5, d = 100; Example 1)
 
   step    full_matrix.train of N steps, metrics logged at 0 and N only, divided by N
           (median over rounds); the 1 - cos(W_t, W_mm) crossing check runs every step
-  floor   the matrix products of one step done once each in numpy (medians of repeated
-          calls): the logits X (W x_1), x_bar = a X, the token sums w X, the gradient
-          G = L Q, and the rule's own products (kq: G Q, G^T K, K Q^T; the spectral rules:
-          L R^T and U V^T Qr^T, without their SVD of d x n)
+  floor   the same step written plainly, each operation once in numpy (median of
+          repeated calls): the products every rule does (the logits X (W x_1), x_bar = a X,
+          the token sums w X, the gradient G = L Q) and the rule's own arithmetic (the
+          sign, the l_3 dual map, the SVD of d x n of the spectral rules, Adam's moments,
+          the mirror map, kq's G Q, G^T K, K Q^T), with none of our bookkeeping (scales in
+          logs, zero blocks, the crossing check)
 
 Target (issue 43): step / floor <= 3. Rounds interleave the rules in a random order, so
 machine noise hits all alike.
@@ -22,6 +24,7 @@ import statistics
 import time
 
 import numpy as np
+from threadpoolctl import threadpool_limits  # scikit-learn's dependency
 
 from attnbias.data import models
 from attnbias.optim.spec import OptimizerSpec
@@ -53,39 +56,82 @@ def median_time(fn, repeats: int) -> float:
     return statistics.median(times)
 
 
-def floors(problem: TokenProblem, repeats: int = 200) -> dict[str, float]:
-    """Seconds of each rule's products, done once (see the module doc)."""
+def floors(problem: TokenProblem, repeats: int = 100) -> dict[str, float]:
+    """Seconds of each rule's step written plainly and done once in numpy (module doc)."""
     rng = np.random.default_rng(0)
     B, n, T, d = problem.B, problem.n, problem.T, problem.d
     X, Q = problem.X, problem.Q
-    W, K, Kq = (rng.standard_normal((B, d, d)) for _ in range(3))
+    W, K, Kq, m, v = (rng.standard_normal((B, d, d)) for _ in range(5))
+    v = v * v  # a second moment
     a, w = rng.standard_normal((B, n, T)), rng.standard_normal((B, n, T))
     left, R = rng.standard_normal((B, d, n)), rng.standard_normal((B, n, n))
-    U, Vt = rng.standard_normal((B, d, n)), rng.standard_normal((B, n, d))
+    Qr = rng.standard_normal((B, d, n))
+    lr = 0.1
 
-    def common():
+    def products():  # every rule's: the logits, x_bar, the token sums, G = L Q
         Wq = Q @ np.swapaxes(W, 1, 2)
         _ = (X @ Wq[..., None])[..., 0]
         _ = (a[..., None, :] @ X)[..., 0, :]
         _ = (w[..., None, :] @ X)[..., 0, :]
         return left @ Q
 
+    def gd():
+        return W - lr * products()
+
+    def ngd():
+        G = products()
+        return W - lr / np.sqrt(np.sum(G * G, axis=(1, 2)))[:, None, None] * G
+
+    def sign():
+        return W - lr * np.sign(products())
+
+    def nsd_l3():  # q = 3/2: |G|^(q-1) is a square root, |G|^q = |G| |G|^(1/2)
+        G = products()
+        a = np.abs(G)
+        root = np.sqrt(a)
+        norm = np.sum(a * root, axis=(1, 2)) ** (1 / 3)
+        return W - lr * np.sign(G) * root / norm[:, None, None]
+
+    def spectral():  # U V^T of L Q through the thin QR of Q^T (geometry.QueryBasis.polar)
+        products()
+        U, _, Vt = np.linalg.svd(left @ np.swapaxes(R, 1, 2), full_matrices=False)
+        return W - lr * (U @ (Vt @ np.swapaxes(Qr, 1, 2)))
+
+    def muon():
+        M = 0.9 * left + left
+        products()
+        U, _, Vt = np.linalg.svd(M @ np.swapaxes(R, 1, 2), full_matrices=False)
+        return W - lr * (U @ (Vt @ np.swapaxes(Qr, 1, 2)))
+
+    def adam():
+        G = products()
+        m1 = 0.9 * m + 0.1 * G
+        v1 = 0.999 * v + 0.001 * G * G  # (bias corrections: per-run scalars, left out)
+        return W - lr * m1 / (np.sqrt(v1) + 1e-8)
+
+    def mirror():  # p = 3: Z = sign(W) W^2, W = sign(Z) |Z|^(1/2)
+        Z = m - lr * products()
+        return np.sign(Z) * np.abs(Z) ** 0.5
+
     def kq():
-        G = common()
-        _ = G @ Kq, np.swapaxes(G, 1, 2) @ K, K @ np.swapaxes(Kq, 1, 2)
+        G = products()
+        K1, Q1 = K - lr * G @ Kq, Kq - lr * np.swapaxes(G, 1, 2) @ K
+        return K1 @ np.swapaxes(Q1, 1, 2)
 
-    def spectral():
-        common()
-        _ = left @ R, U @ Vt
-
-    base = median_time(common, repeats)
-    out = dict.fromkeys(SPECS, base)
-    out["kq"] = median_time(kq, repeats)
-    out["nsd-spectral"] = out["muon"] = median_time(spectral, repeats)
-    return out
+    plain = {"gd": gd, "ngd": ngd, "sign": sign, "nsd-l3": nsd_l3, "nsd-spectral": spectral,
+             "muon": muon, "adam": adam, "mirror": mirror, "kq": kq}  # fmt: skip
+    return {name: median_time(fn, repeats) for name, fn in plain.items()}
 
 
 def main() -> None:
+    # one BLAS thread, as a training job gets (Snakemake sets OMP_NUM_THREADS and the like to
+    # the job's threads): on a loaded machine BLAS's own threads cost up to 100x on the
+    # (B, d, d) products (measured: 155 ms against 0.5 ms for one product)
+    with threadpool_limits(limits=1):
+        _measure()
+
+
+def _measure() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=5)

@@ -293,6 +293,7 @@ def test_rule_families_share_envs(rules):
     expected = {
         "data": "data-svm",
         "svm": "data-svm",
+        "svm_geometry": "data-svm",
         "train": "train",
         "study_runs": "train",
         "aggregate": "plot",

@@ -342,7 +342,9 @@ def _mirror_check(spec) -> None:
 
 
 def _signed_power(Z: np.ndarray, power: float) -> np.ndarray:
-    return np.sign(Z) * np.abs(Z) ** power
+    """sign(Z) |Z|^power (copysign: one pass fewer than a product with sign(Z))."""
+    magnitude = np.abs(Z) ** power
+    return np.copysign(magnitude, Z, out=magnitude)
 
 
 @direction_rule(

@@ -117,12 +117,17 @@ def _solution_report(solution, dual, margins, scale) -> SVMSolution:
     return SVMSolution(solution, dual, margins, support, max(primal_violation, complementarity))
 
 
-def _infeasible(kind: str, name: str, shape: tuple) -> InfeasibleSVMError:
+def infeasible_error(
+    kind: str, name: str, shape: tuple, norm: str | None = None
+) -> InfeasibleSVMError:
+    """The error of an infeasible W-SVM or u-SVM (whatever its norm: the constraints are the
+    same), naming the dataset and its sizes."""
     n, T, d = shape
+    kind = kind if norm is None else f"{kind} in the {norm} norm"
     return InfeasibleSVMError(
         f"{kind} for {name} is infeasible (n={n}, T={T}, d={d}, {n * (T - 1)} constraints): "
         "no W separates the optimal tokens; increase d or lower n or T"
-        if kind == "W-SVM"
+        if kind.startswith("W-SVM")
         else f"{kind} for {name} is infeasible (n={n}, d={d}): the optimal tokens are not "
         "linearly separable by label; increase d or lower n"
     )
@@ -134,7 +139,7 @@ def solve_w_svm(X: np.ndarray, opt: np.ndarray, *, name: str = "dataset") -> SVM
     K = (a @ a.T) * (b @ b.T)
     dual = _least_distance_dual(K)
     if dual is None:
-        raise _infeasible("W-SVM", name, X.shape)
+        raise infeasible_error("W-SVM", name, X.shape)
     W = (a * dual[:, None]).T @ b
     # the margins of the W we return, not K @ dual: they differ where W_mm is long
     margins = ((a @ W) * b).sum(axis=1)
@@ -153,7 +158,7 @@ def solve_u_svm(
     z = u_svm_constraints(X, y, opt)
     dual = _least_distance_dual(z @ z.T)
     if dual is None:
-        raise _infeasible("u-SVM", name, X.shape)
+        raise infeasible_error("u-SVM", name, X.shape)
     u = z.T @ dual
     return _solution_report(u, dual, z @ u, dual.max())
 

@@ -144,8 +144,10 @@ class WorkflowConfig:
             )
         e = self.experiments[experiment]
         settings = {"data": canonical(e["data"])}
-        if kind == "svm":
+        if kind in ("svm", "svm_geometry"):
             settings["train_u"] = e["train"]["train_u"]
+        if kind == "svm_geometry":  # the SVMs under the experiment's norms (svm.norms)
+            settings["norms"] = self.norms(experiment)
         if kind == "run":  # its data, training and optimizer settings, device and dtype
             settings.update(
                 train=canonical(e["train"]),
@@ -158,6 +160,16 @@ class WorkflowConfig:
         if kind == "data":
             settings = settings["data"]
         return files.identity(kind, experiment, settings, seed=seed, optimizer=optimizer)
+
+    def norms(self, experiment: str) -> list[str]:
+        """The norms of an experiment's svm-geometry file (its config key `norms`)."""
+        norms = self.experiments[experiment].get("norms")
+        if not norms:
+            raise ValueError(
+                f"experiments.{experiment} has no `norms`: only an experiment that lists "
+                "norms (e.g. norms: [fro, max, spectral]) has an svm-geometry file"
+            )
+        return list(norms)
 
     def run_identities(self, pattern: str, experiment: str) -> dict:
         """Params of an aggregate job: input run file -> the identity it must hold. A

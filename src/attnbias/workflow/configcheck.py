@@ -73,6 +73,7 @@ RESERVED_NAMES = {
     "report": "the HTML report {results}/report.html",
     "data": "the data stage's folder {results}/data/",
     "svm": "the SVM stage's folder {results}/svm/",
+    "svm_geometry": "the SVMs under other norms' folder {results}/svm_geometry/",
     "train": "the training stage's folder {results}/train/",
     "logs": "the log folder {results}/logs/",
     "benchmarks": "the wall-time folder {results}/benchmarks/",

@@ -4,6 +4,7 @@ atomic.
   results/data/{experiment}.npz                  per seed s: seed{s}/X (n,T,d), y (n,), opt (n,),
                                                  W0 (d,d), [u (d,)]
   results/svm/{experiment}.npz                   per seed s: seed{s}/W_mm (d,d), [u_mm (d,)], ...
+  results/svm_geometry/{experiment}.npz          per seed s: seed{s}/W_<norm> (d,d), [u_<norm>], ...
   results/train/{experiment}/{optimizer}.parquet every seed's metrics, long format
   results/train/{experiment}/{optimizer}.final.npz  per seed s: seed{s}/W (d,d), u (d,)
   results/{experiment}/metrics.parquet           all optimizers and seeds, long format, and

@@ -70,6 +70,12 @@ class JobParams:
     def svm_identities(self, wildcards) -> list[dict]:
         return self.wf.seed_identities("svm", wildcards.experiment)
 
+    def norms(self, wildcards) -> list[str]:
+        return self.wf.norms(wildcards.experiment)
+
+    def svm_geometry_identities(self, wildcards) -> list[dict]:
+        return self.wf.seed_identities("svm_geometry", wildcards.experiment)
+
     def run_identities(self, wildcards) -> list[dict]:
         return self.wf.seed_identities("run", wildcards.experiment, wildcards.optimizer)
 

@@ -1,0 +1,67 @@
+"""A dataset's SVMs under each norm of an experiment (attnbias.svm.norms), as the
+svm-geometry file holds them: per norm, W_<norm> (d, d), its duals W_<norm>_dual (m,) and
+optimality residual W_<norm>_residual; where u trains, the same for u_<norm> (d,)."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from attnbias.svm import norms
+
+
+def solve_for_dataset(
+    data: dict, norm_names: list[str], train_u: bool, name: str
+) -> dict[str, norms.NormSVMSolution]:
+    """{"W_<norm>": solution, ["u_<norm>": ...]} for a dataset of the data contract."""
+    solutions = {}
+    for norm in norm_names:
+        solutions[f"W_{norm}"] = norms.solve_w_svm_norm(data["X"], data["opt"], norm, name=name)
+        if train_u:
+            solutions[f"u_{norm}"] = norms.solve_u_svm_norm(
+                data["X"], data["y"], data["opt"], norm, name=name
+            )
+    return solutions
+
+
+def timed_solve(data: dict, norm_names: list[str], train_u: bool, name: str):
+    """solve_for_dataset, and the lines that describe each solution for the job's log."""
+    start = time.perf_counter()
+    solutions = solve_for_dataset(data, norm_names, train_u, name)
+    lines = [
+        f"{key}: norm {s.value:.6g}, {np.count_nonzero(s.dual > 1e-9 * s.dual.max())} "
+        f"active of {len(s.dual)} constraints, KKT residual {s.optimality_residual:.2e}"
+        for key, s in solutions.items()
+    ]
+    lines.append(f"{len(solutions)} SVMs solved in {time.perf_counter() - start:.1f} s")
+    return solutions, lines
+
+
+def keys(norm_names: list[str], train_u: bool) -> tuple[str, ...]:
+    """The entries a seed of the file holds."""
+    names = [f"W_{n}" for n in norm_names] + ([f"u_{n}" for n in norm_names] if train_u else [])
+    return tuple(f"{key}{suffix}" for key in names for suffix in ("", "_dual", "_residual"))
+
+
+def to_arrays(solutions: dict[str, norms.NormSVMSolution]) -> dict[str, np.ndarray]:
+    arrays = {}
+    for key, s in solutions.items():
+        arrays[key] = s.solution
+        arrays[f"{key}_dual"] = s.dual
+        arrays[f"{key}_residual"] = np.array(s.optimality_residual)
+    return arrays
+
+
+def defects(arrays: dict, data: dict, norm_names: list[str], train_u: bool) -> list[str]:
+    """Why the solutions stored in `arrays` are not the SVMs of `data`, one line each;
+    [] where each is optimal (norms.optimality_defect, from the solution and its duals)."""
+    found = []
+    for norm in norm_names:
+        for what, y in [("W", None)] + ([("u", data["y"])] if train_u else []):
+            key = f"{what}_{norm}"
+            stored = norms.NormSVMSolution(arrays[key], arrays[f"{key}_dual"], None, None, None)
+            defect = norms.optimality_defect(stored, data["X"], data["opt"], norm, y=y)
+            if defect:
+                found.append(f"{key}: {defect}")
+    return found

@@ -1,0 +1,366 @@
+"""The attention SVMs under other norms: which max-margin an optimizer's geometry picks.
+
+W-SVM in a norm: argmin ||W|| s.t. <A_k, W> >= 1, A_k = a_k b_k^T with a_k = x_{i,opt_i} - x_{i,t}
+and b_k = x_{i,1} (max_margin.w_svm_constraints); u-SVM: argmin ||u|| s.t. <z_k, u> >= 1,
+z_i = y_i x_{i,opt_i}. The constraints are linear whatever the norm, so only the objective
+changes: cvxpy solves each. The norms: "fro", "max" (entrywise l_inf), "spectral",
+"nuclear" and "l<p>" (entrywise l_p, p > 1); on a vector spectral and nuclear are l2.
+
+Optimality (KKT of min ||W|| s.t. <A_k, W> >= 1): W feasible, duals lambda >= 0,
+lambda_k (<A_k, W> - 1) = 0, and G = sum_k lambda_k A_k a subgradient of ||.|| at W, i.e.
+||G||_* = 1 and <G, W> = ||W||. Then lambda is feasible for the dual problem
+max sum(lambda) s.t. ||sum_k lambda_k A_k||_* <= 1, lambda >= 0, whose value sum(lambda)
+= <G, W> = ||W|| equals the primal's: the pair certifies each other. optimality_defect
+checks these on any (W, lambda), e.g. as read back from a file.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from attnbias.svm.max_margin import (
+    InfeasibleSVMError,
+    infeasible_error,
+    u_svm_constraints,
+    w_svm_constraints,
+)
+
+NORM_KINDS = ("fro", "max", "spectral", "nuclear", "lp")
+# the norms that depend on the singular values only (unitarily invariant)
+UNITARILY_INVARIANT = ("fro", "spectral", "nuclear")
+
+# Every KKT condition is measured relative to its natural scale (margins against 1, the
+# dual norm against 1, slackness and <G, W> against ||W|| = sum(lambda)), and each must hold
+# to 1e-6: the interior-point solver stops at relative gaps of 1e-8 (Clarabel's defaults),
+# and we rescale W and lambda onto exact feasibility (below), so its answers sit 100x
+# inside; a solution off by a relative 1e-6 in norm is no longer the optimum for the
+# alignment measures' 3 significant digits either. The same bound as W_mm's (svm.check).
+OPTIMALITY_TOLERANCE = 1e-6
+
+_LP_NAME = re.compile(r"l(\d+(?:\.\d+)?)")
+
+
+@dataclass(frozen=True)
+class Norm:
+    kind: str  # one of NORM_KINDS
+    p: float | None = None  # the entrywise l_p norm's p (kind "lp" only)
+
+    @property
+    def name(self) -> str:
+        return f"l{self.p:g}" if self.kind == "lp" else self.kind
+
+    @property
+    def dual_p(self) -> float:
+        """q with 1/p + 1/q = 1 (kind "lp")."""
+        return self.p / (self.p - 1.0)
+
+
+def parse_norm(name) -> Norm:
+    """The Norm a name spells: "fro", "max", "spectral", "nuclear" or "l<p>" (p > 1,
+    written as :g writes it, e.g. "l3", "l1.5"). ValueError naming the bad string."""
+    if isinstance(name, Norm):
+        return name
+    if name in ("fro", "max", "spectral", "nuclear"):
+        return Norm(name)
+    match = _LP_NAME.fullmatch(name) if isinstance(name, str) else None
+    if match:
+        p = float(match.group(1))
+        if p > 1 and math.isfinite(p) and f"l{p:g}" == name:
+            return Norm("lp", p)
+        if p > 1 and math.isfinite(p):
+            raise ValueError(f"norm {name!r}: write it as {f'l{p:g}'!r}, as file entries name it")
+    raise ValueError(
+        f"unknown norm {name!r}: use 'fro', 'max' (entrywise l_inf), 'spectral', 'nuclear' "
+        "or 'l<p>' for the entrywise l_p norm with p > 1 (e.g. 'l3', 'l1.5')"
+    )
+
+
+def _singular_values(M: np.ndarray) -> np.ndarray:
+    return np.linalg.svd(M, compute_uv=False) if M.ndim == 2 else np.array([np.linalg.norm(M)])
+
+
+def _entrywise(M: np.ndarray, p: float) -> float:
+    flat = np.abs(np.ravel(M))
+    if p == math.inf:
+        return float(flat.max(initial=0.0))
+    scale = flat.max(initial=0.0)  # |M|^p of large or small entries would overflow
+    if scale == 0:
+        return 0.0
+    return float(scale * np.sum((flat / scale) ** p) ** (1.0 / p))
+
+
+def norm_value(M: np.ndarray, norm) -> float:
+    """||M|| for a (d, d) matrix or a (d,) vector (spectral, nuclear: l2 on a vector)."""
+    norm = parse_norm(norm)
+    M = np.asarray(M, dtype=float)
+    if norm.kind == "max":
+        return _entrywise(M, math.inf)
+    if norm.kind == "lp":
+        return _entrywise(M, norm.p)
+    if norm.kind == "spectral":
+        return float(_singular_values(M).max())
+    if norm.kind == "nuclear":
+        return float(_singular_values(M).sum())
+    return float(np.linalg.norm(np.ravel(M)))
+
+
+def dual_norm_value(M: np.ndarray, norm) -> float:
+    """The dual norm of M: fro's is fro, max's the entrywise l_1, spectral's nuclear and
+    back, l_p's the entrywise l_q (1/p + 1/q = 1)."""
+    norm = parse_norm(norm)
+    M = np.asarray(M, dtype=float)
+    if norm.kind == "max":
+        return float(np.abs(M).sum())
+    if norm.kind == "lp":
+        return _entrywise(M, norm.dual_p)
+    if norm.kind == "spectral":
+        return norm_value(M, "nuclear")
+    if norm.kind == "nuclear":
+        return norm_value(M, "spectral")
+    return norm_value(M, "fro")
+
+
+@dataclass(frozen=True)
+class NormSVMSolution:
+    solution: np.ndarray  # W* (d, d) or u* (d,)
+    dual: np.ndarray  # (m,) lambda, one per constraint (of min ||W||, not ||W||^2 / 2)
+    margins: np.ndarray  # (m,) constraint values at the solution (>= 1)
+    value: float  # ||W*|| in its norm
+    optimality_residual: float  # the largest relative KKT violation (kkt_violations)
+
+
+# ---- the constraints as one linear map: <A_k, W> = (M @ vec(W))_k, G = M^T lambda ------
+
+
+def _w_rows(X: np.ndarray, opt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    return w_svm_constraints(np.asarray(X, dtype=float), np.asarray(opt).astype(np.int64))
+
+
+def _constraint_values(solution: np.ndarray, X, opt, y) -> np.ndarray:
+    if solution.ndim == 2:
+        a, b = _w_rows(X, opt)
+        return ((a @ solution) * b).sum(axis=1)
+    return _u_rows(X, y, opt) @ solution
+
+
+def _dual_combination(dual: np.ndarray, X, opt, y, shape) -> np.ndarray:
+    """G = sum_k lambda_k A_k."""
+    if len(shape) == 2:
+        a, b = _w_rows(X, opt)
+        return (a * dual[:, None]).T @ b
+    return _u_rows(X, y, opt).T @ dual
+
+
+def _u_rows(X, y, opt) -> np.ndarray:
+    if y is None:
+        raise ValueError("the u-SVM's constraints need the labels y")
+    X, y, opt = np.asarray(X, float), np.asarray(y, float), np.asarray(opt).astype(np.int64)
+    return u_svm_constraints(X, y, opt)
+
+
+def kkt_violations(solution, dual, X, opt, norm, y=None) -> dict[str, float]:
+    """Each KKT condition's violation, relative to its scale (0 where it holds exactly)."""
+    norm = parse_norm(norm)
+    solution, dual = np.asarray(solution, float), np.asarray(dual, float)
+    margins = _constraint_values(solution, X, opt, y)
+    value = norm_value(solution, norm)
+    total = float(dual.sum())
+    if dual.shape != margins.shape or not value > 0 or not total > 0:
+        return {"shape": math.inf}
+    G = _dual_combination(dual, X, opt, y, solution.shape)
+    return {
+        "primal": max(0.0, 1.0 - float(margins.min())),
+        "dual_sign": max(0.0, -float(dual.min())) / total,
+        "slackness": float(np.max(np.abs(dual * (margins - 1.0)))) / total,
+        "dual_norm": abs(dual_norm_value(G, norm) - 1.0),
+        "alignment": abs(float(np.vdot(G, solution)) - value) / value,
+    }
+
+
+def optimality_defect(solution, X, opt, norm, *, y=None) -> str | None:
+    """Why `solution` (a NormSVMSolution, or any object with .solution and .dual) is not the
+    SVM's optimum in `norm` for (X, opt) [and y, for a u (d,)], in words; None where every
+    KKT condition holds within OPTIMALITY_TOLERANCE. Recomputes everything from the
+    solution and its duals; the stored residual is not trusted."""
+    norm = parse_norm(norm)
+    W, dual = np.asarray(solution.solution), np.asarray(solution.dual)
+    d = np.shape(X)[2]
+    m = len(_constraint_values(np.zeros((d, d) if W.ndim == 2 else d), X, opt, y))
+    what = "W" if W.ndim == 2 else "u"
+    if W.shape not in ((d, d), (d,)) or not np.all(np.isfinite(W)):
+        return f"the {norm.name} {what}-SVM solution (shape {W.shape}) is not finite of size d={d}"
+    if dual.shape != (m,) or not np.all(np.isfinite(dual)):
+        return f"its duals (shape {dual.shape}) are not {m} finite numbers, one per constraint"
+    violations = kkt_violations(W, dual, X, opt, norm, y)
+    worst = max(violations, key=violations.get)
+    if violations[worst] <= OPTIMALITY_TOLERANCE:
+        return None
+    listed = ", ".join(f"{k} {v:.2g}" for k, v in violations.items())
+    return (
+        f"the {norm.name} {what}-SVM solution is not optimal: its KKT conditions fail by "
+        f"{violations[worst]:.3g} ({worst}; allowed {OPTIMALITY_TOLERANCE:g}; {listed})"
+    )
+
+
+# ---- the solves --------------------------------------------------------------------------
+
+
+def _orthonormal_basis(rows: np.ndarray) -> np.ndarray:
+    """(d, r): an orthonormal basis of the span of `rows` (m, d)."""
+    U, s, _ = np.linalg.svd(rows.T, full_matrices=False)
+    keep = s > s.max(initial=0.0) * max(rows.shape) * np.finfo(float).eps
+    return U[:, keep]
+
+
+def _objective(variable, norm: Norm):
+    import cvxpy as cp
+
+    if norm.kind == "max":
+        return cp.max(cp.abs(variable))
+    if norm.kind == "lp":
+        return cp.pnorm(cp.vec(variable, order="F"), norm.p)
+    if variable.ndim == 1 or norm.kind == "fro":
+        return cp.norm(cp.vec(variable, order="F"), 2)
+    return cp.sigma_max(variable) if norm.kind == "spectral" else cp.normNuc(variable)
+
+
+def _solve(shape: tuple, norm: Norm, margins_of):
+    """min ||V|| over V of `shape` s.t. margins_of(V) >= 1: (V, lambda, status).
+    `margins_of(V)` returns the constraint values and any constraints that define them."""
+    import cvxpy as cp
+
+    V = cp.Variable(shape)
+    margins, definitions = margins_of(V)
+    constraint = margins >= 1
+    problem = cp.Problem(cp.Minimize(_objective(V, norm)), [constraint, *definitions])
+    # Clarabel (interior point) for every norm, the max norm's linear program too: HiGHS's
+    # simplex takes minutes on it at fig2's size
+    problem.solve(solver=cp.CLARABEL)
+    if problem.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):
+        return None, None, problem.status
+    return np.asarray(V.value), np.asarray(constraint.dual_value).ravel(), problem.status
+
+
+def _solve_nuclear_by_its_dual(coefficients: np.ndarray, shape: tuple):
+    """The nuclear-norm SVM through its dual, max sum(lambda) s.t. ||G(lambda)||_2 <= 1,
+    lambda >= 0, as the LMI [[I, G], [G^T, I]] >= 0 in the m duals; C is -2 times the
+    LMI's multiplier's off-diagonal block. The primal (cvxpy's normNuc, with two
+    symmetric matrix variables) takes 66 s at fig2's size, this 3 s. (C, lambda, status);
+    an unbounded dual is an infeasible primal."""
+    import cvxpy as cp
+
+    r, c = shape
+    lam = cp.Variable(len(coefficients), nonneg=True)
+    G = cp.reshape(coefficients.T @ lam, shape, order="F")
+    lmi = cp.bmat([[np.eye(r), G], [G.T, np.eye(c)]]) >> 0
+    problem = cp.Problem(cp.Maximize(cp.sum(lam)), [lmi])
+    problem.solve(solver=cp.CLARABEL)
+    if problem.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):
+        status = {cp.UNBOUNDED: cp.INFEASIBLE, cp.UNBOUNDED_INACCURATE: cp.INFEASIBLE}
+        return None, None, status.get(problem.status, problem.status)
+    return -2.0 * np.asarray(lmi.dual_value)[:r, r:], np.asarray(lam.value), problem.status
+
+
+def _dense_margins(coefficients: np.ndarray):
+    """margins = coefficients @ vec_F(V)."""
+    import cvxpy as cp
+
+    return lambda V: (coefficients @ cp.vec(V, order="F"), [])
+
+
+def _query_margins(X, opt, a: np.ndarray):
+    """margins a_k^T Y[:, i_k] with Y = V Q, Q (d, n) the queries x_{i,1}: the constraints
+    touch W through its n products with the queries, a sparse system (d^2 n + m d entries)
+    where writing each margin out in W's d^2 entries would couple all of them (m d^2 dense
+    entries: 12 s instead of 1.4 s for the max norm at fig2's size)."""
+    import cvxpy as cp
+
+    X, opt = np.asarray(X, float), np.asarray(opt).astype(np.int64)
+    n, T, d = X.shape
+    sample = np.nonzero(np.arange(T)[None, :] != opt[:, None])[0]  # i_k, w_svm_constraints' order
+
+    def margins_of(V):
+        Y = cp.Variable((d, n))
+        return cp.sum(cp.multiply(a.T, Y[:, sample]), axis=0), [Y == V @ X[:, 0, :].T]
+
+    return margins_of
+
+
+def _finish(solution, dual, margins, norm, X, opt, y, name, what) -> NormSVMSolution:
+    """Rescale onto exact feasibility (smallest margin 1) and the duals onto the dual
+    norm's unit sphere, check KKT, refuse what fails."""
+    low = float(margins.min())
+    solution, margins = solution / low, margins / low
+    dual = np.maximum(dual, 0.0)
+    G = _dual_combination(dual, X, opt, y, solution.shape)
+    dual = dual / dual_norm_value(G, norm)
+    violations = kkt_violations(solution, dual, X, opt, norm, y)
+    result = NormSVMSolution(
+        solution, dual, margins, norm_value(solution, norm), max(violations.values())
+    )
+    defect = optimality_defect(result, X, opt, norm, y=y)
+    if defect:
+        raise RuntimeError(f"{what} for {name}: the solver's answer fails its check: {defect}")
+    return result
+
+
+def solve_w_svm_norm(X, opt, norm, *, name: str = "dataset") -> NormSVMSolution:
+    """argmin ||W|| s.t. (x_{i,opt_i} - x_{i,t})^T W x_{i,1} >= 1, checked against KKT.
+    InfeasibleSVMError naming `name` and the sizes where no W meets the constraints."""
+    norm = parse_norm(norm)
+    a, b = _w_rows(X, opt)
+    d = a.shape[1]
+    if norm.kind in UNITARILY_INVARIANT:
+        # W = U_a C U_b^T with orthonormal bases of span(a_k) and span(b_k): projecting any
+        # feasible W onto these spans (P_a W P_b) keeps every constraint (a_k = P_a a_k,
+        # b_k = P_b b_k) and does not raise a unitarily invariant norm (its singular values
+        # only shrink), so an optimum lies there and ||W|| = ||C||. At fig2's size C is at most
+        # 80 x 20 instead of 100 x 100: a small SDP for the spectral and nuclear norms.
+        Ua, Ub = _orthonormal_basis(a), _orthonormal_basis(b)
+        ca, cb = a @ Ua, b @ Ub
+        coefficients = np.einsum("kj,ki->kji", cb, ca).reshape(len(a), -1)  # vec_F(c_a c_b^T)
+        shape = (Ua.shape[1], Ub.shape[1])
+        if norm.kind == "nuclear":
+            C, dual, status = _solve_nuclear_by_its_dual(coefficients, shape)
+        else:
+            C, dual, status = _solve(shape, norm, _dense_margins(coefficients))
+        W = None if C is None else Ua @ C @ Ub.T
+    else:
+        W, dual, status = _solve((d, d), norm, _query_margins(X, opt, a))
+    if W is None:
+        raise _failure("W-SVM", norm, name, np.shape(X), status)
+    return _finish(W, dual, ((a @ W) * b).sum(axis=1), norm, X, opt, None, name, "W-SVM")
+
+
+def solve_u_svm_norm(X, y, opt, norm, *, name: str = "dataset") -> NormSVMSolution:
+    """argmin ||u|| s.t. y_i u^T x_{i,opt_i} >= 1 (spectral, nuclear: l2 on a vector)."""
+    norm = parse_norm(norm)
+    z = _u_rows(X, y, opt)
+    u, dual, status = _solve((z.shape[1],), norm, _dense_margins(z))
+    if u is None:
+        raise _failure("u-SVM", norm, name, np.shape(X), status)
+    return _finish(u, dual, z @ u, norm, X, opt, y, name, "u-SVM")
+
+
+def _failure(kind: str, norm: Norm, name: str, shape, status) -> Exception:
+    if status in ("infeasible", "infeasible_inaccurate"):
+        # feasibility does not depend on the norm: the constraints are the Frobenius SVM's
+        return infeasible_error(kind, name, shape, norm=norm.name)
+    return RuntimeError(f"{kind} in the {norm.name} norm for {name}: the solver ended {status}")
+
+
+__all__ = [
+    "InfeasibleSVMError",
+    "Norm",
+    "NormSVMSolution",
+    "dual_norm_value",
+    "norm_value",
+    "optimality_defect",
+    "parse_norm",
+    "solve_u_svm_norm",
+    "solve_w_svm_norm",
+]
