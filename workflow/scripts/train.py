@@ -11,10 +11,10 @@ import logging
 import pyarrow as pa
 
 from attnbias.geometry.measures import extra_metrics
-from attnbias.geometry.solutions import load_solutions
 from attnbias.training import dispatch
 from attnbias.workflow import io, joblog
 from attnbias.workflow.svm_file import load_svm
+from attnbias.workflow.svm_geometry_file import load_svm_geometry
 
 joblog.start(snakemake)
 wc, p, i, o = snakemake.wildcards, snakemake.params, snakemake.input, snakemake.output
@@ -26,7 +26,12 @@ settings = dict(device=p.device, dtype=p.dtype, threads=snakemake.threads)
 # solution, and its measures logged at every logged iteration (attnbias.geometry)
 norms = p.geometry.get("norms", [])
 if norms:
-    geometry = load_solutions(i.geometry[0], datasets, norms, p.geometry["identities"])
+    found = load_svm_geometry(
+        i.geometry[0], datasets, norms, p.train["train_u"], p.geometry["identities"]
+    )
+    geometry = {
+        seed: {norm: arrays[f"W_{norm}"] for norm in norms} for seed, arrays in found.items()
+    }
 
 
 def train(chosen):

@@ -27,7 +27,7 @@ class GeometryConfig:
         self.experiments = wf.geometry
 
     def norms(self, experiment: str) -> list[str]:
-        return list(self.experiments[experiment]["norms"])
+        return self.wf.norms(experiment)
 
     def svm_file(self, pattern: str, experiment: str) -> list[str]:
         """A train job's svm-geometry input (`pattern`: its path): none for other layouts."""
