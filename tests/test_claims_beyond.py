@@ -15,21 +15,24 @@ OPTIMIZERS = {
 }
 
 
+TIMES = (0, 10, 100, 1000)
+
+
 def geometry_table(final: dict, margin: dict, seeds=(0, 1)) -> pd.DataFrame:
-    """align_<norm> rising to `final[opt][norm]` and margin_ratio_<norm> to `margin[opt]`
-    (for every norm) at t = 1000; seed 1 a little below seed 0."""
+    """align_<norm> rising to `final[opt][norm]` at t = 1000, and margin_ratio_<norm> (for
+    every norm) rising to `margin[opt]`, or `margin[opt]` itself where it is a path (one
+    value per t of TIMES); seed 1 a little below seed 0."""
     rows = []
     for opt in final:
+        path = np.broadcast_to(margin[opt], len(TIMES)) * np.array(TIMES) / TIMES[-1]
+        if np.ndim(margin[opt]):
+            path = np.asarray(margin[opt], dtype=float)
         for seed in seeds:
-            for t in (0, 10, 100, 1000):
-                grow = t / 1000
+            for t, m in zip(TIMES, path, strict=True):
                 for norm in NORMS:
-                    rows.append(
-                        (opt, seed, t, f"align_{norm}", grow * final[opt][norm] - 0.001 * seed)
-                    )
-                    rows.append(
-                        (opt, seed, t, f"margin_ratio_{norm}", grow * margin[opt] - 0.001 * seed)
-                    )
+                    align = t / TIMES[-1] * final[opt][norm] - 0.001 * seed
+                    rows.append((opt, seed, t, f"align_{norm}", align))
+                    rows.append((opt, seed, t, f"margin_ratio_{norm}", m - 0.001 * seed))
     frame = pd.DataFrame(rows, columns=["optimizer", "seed", "iteration", "metric", "value"])
     frame.insert(0, "experiment", "geo")
     return frame
@@ -44,12 +47,12 @@ def beyond(table: pd.DataFrame) -> pd.DataFrame:
 
 def test_found_margin_holds_and_a_missed_one_is_a_finding():
     # sign descent closest to the max solution, margin 0.97: holds; K, Q closest to the
-    # Frobenius solution (not its nuclear one), margin 0.5: a finding on both rows
+    # Frobenius solution (not its nuclear one), margin falling to 0.5: a finding on both rows
     final = {
         "sign": {"fro": 0.8, "max": 0.98, "spectral": 0.7, "nuclear": 0.6, "l3": 0.9},
         "kq": {"fro": 0.95, "max": 0.7, "spectral": 0.8, "nuclear": 0.9, "l3": 0.85},
     }
-    rows = beyond(geometry_table(final, {"sign": 0.97, "kq": 0.5}))
+    rows = beyond(geometry_table(final, {"sign": 0.97, "kq": (0.0, 0.3, 0.7, 0.5)}))
     measured = rows[rows["kind"] != "not measured"]
     assert set(measured["statement"]) == {"geo-max", "geo-kq"}
     sign = measured[measured["statement"] == "geo-max"]
@@ -64,10 +67,29 @@ def test_found_margin_holds_and_a_missed_one_is_a_finding():
     margin = kq[kq["kind"] == "threshold"].iloc[0]
     assert f"our threshold {MARGIN_FRACTION:g}" in margin["verdict"]
     assert "a finding: K, Q reaches 0.499 to 0.5 of its nuclear margin" in margin["verdict"]
+    assert "(0.699 to 0.7 at t = 100)" in margin["verdict"]
     # every other entry: not measured, with what to build
     rest = rows[rows["kind"] == "not measured"]
     assert set(rest["statement"]) == {s.key for s in BEYOND} - {"geo-max", "geo-kq"}
     assert rest["verdict"].str.contains("build results/geometry.pdf").all()
+
+
+def test_a_margin_short_of_the_optimum_but_still_rising_is_undecided():
+    # K, Q closest to its nuclear solution; its margin 0.5 at t = 1000, up from 0.05 at
+    # t = 100: undecided at this horizon. Falling to 0.5, or rising but negative: a finding
+    final = {o: {n: 0.9 if n in ("max", "nuclear") else 0.5 for n in NORMS} for o in OPTIMIZERS}
+
+    def margin_row(kq_margin):
+        rows = beyond(geometry_table(final, {"sign": 0.95, "kq": kq_margin}))
+        return rows[(rows["statement"] == "geo-kq") & (rows["kind"] == "threshold")].iloc[0]
+
+    rising = margin_row(0.5)
+    assert rising["verdict"].startswith("undecided")
+    assert "undecided at this horizon: K, Q reaches 0.499 to 0.5" in rising["verdict"]
+    assert "up from 0.049 to 0.05 at t = 100" in rising["verdict"]
+    for path in ((0.0, 0.3, 0.7, 0.5), (-0.9, -0.8, -0.6, -0.5)):
+        found = margin_row(path)
+        assert not found["holds"] and "a finding: K, Q reaches" in found["verdict"]
 
 
 def test_counted_apart_from_the_papers_statements():

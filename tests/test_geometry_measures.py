@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from attnbias.geometry import measures
+from attnbias.geometry import measures, metric_names
 
 # two samples of two 2-D tokens, the query optimal in the first and the other token in the
 # second: constraints a_k^T W b_k with a_1 = (1, -1), b_1 = (1, 0) and a_2 = (1, 1),
@@ -53,7 +53,7 @@ def test_extra_metrics_batch_and_ratio():
     solutions = [{"max": W_star, "fro": W_star}, {"max": W2, "fro": W2}]
     measure = measures.extra_metrics([DATA, DATA], solutions, ["max", "fro"])
     out = measure(np.stack([W_star, 2 * W_star]), np.zeros((2, 2)))
-    assert set(out) == {f"{p}_{n}" for p in measures.PREFIXES for n in ("max", "fro")}
+    assert set(out) == {f"{p}_{n}" for p in metric_names.PREFIXES for n in ("max", "fro")}
     np.testing.assert_allclose(out["align_max"][0], 1.0)
     np.testing.assert_allclose(out["margin_max"], [1 / 0.5, 2 / 1.0])  # scale-free
     # run 0 at its own solution: ratio 1; run 1 (2 W*_0) against W2's max norm 3

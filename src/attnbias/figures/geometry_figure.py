@@ -21,7 +21,7 @@ from matplotlib.patches import Rectangle  # noqa: E402
 from attnbias.figures import caption as captions  # noqa: E402
 from attnbias.figures import style  # noqa: E402
 from attnbias.figures.save import save_figure  # noqa: E402
-from attnbias.geometry.measures import metric_name  # noqa: E402
+from attnbias.geometry.metric_names import metric_name  # noqa: E402
 
 ROW_HEIGHT = 3.0  # in: one data model's two panels
 LEGEND_HEIGHT = 0.7  # in: the shared legend under the rows

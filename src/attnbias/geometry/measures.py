@@ -18,15 +18,9 @@ from collections.abc import Callable
 
 import numpy as np
 
+from attnbias.geometry.metric_names import metric_name
 from attnbias.svm.max_margin import w_svm_constraints
-from attnbias.svm.norms import norm_value, parse_norm
-
-PREFIXES = ("align", "margin", "margin_ratio")
-
-
-def metric_name(prefix: str, norm: str) -> str:
-    """The logged name of a measure (align, margin, margin_ratio) in norm `norm`."""
-    return f"{prefix}_{norm}"
+from attnbias.svm.norm_values import norm_value, parse_norm
 
 
 def ratio(numerator, denominator) -> np.ndarray:

@@ -17,7 +17,6 @@ checks these on any (W, lambda), e.g. as read back from a file.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,8 +27,13 @@ from attnbias.svm.max_margin import (
     u_svm_constraints,
     w_svm_constraints,
 )
+from attnbias.svm.norm_values import (
+    Norm,
+    dual_norm_value,
+    norm_value,
+    parse_norm,
+)
 
-NORM_KINDS = ("fro", "max", "spectral", "nuclear", "lp")
 # the norms that depend on the singular values only (unitarily invariant)
 UNITARILY_INVARIANT = ("fro", "spectral", "nuclear")
 
@@ -40,88 +44,6 @@ UNITARILY_INVARIANT = ("fro", "spectral", "nuclear")
 # inside; a solution off by a relative 1e-6 in norm is no longer the optimum for the
 # alignment measures' 3 significant digits either. The same bound as W_mm's (svm.check).
 OPTIMALITY_TOLERANCE = 1e-6
-
-_LP_NAME = re.compile(r"l(\d+(?:\.\d+)?)")
-
-
-@dataclass(frozen=True)
-class Norm:
-    kind: str  # one of NORM_KINDS
-    p: float | None = None  # the entrywise l_p norm's p (kind "lp" only)
-
-    @property
-    def name(self) -> str:
-        return f"l{self.p:g}" if self.kind == "lp" else self.kind
-
-    @property
-    def dual_p(self) -> float:
-        """q with 1/p + 1/q = 1 (kind "lp")."""
-        return self.p / (self.p - 1.0)
-
-
-def parse_norm(name) -> Norm:
-    """The Norm a name spells: "fro", "max", "spectral", "nuclear" or "l<p>" (p > 1,
-    written as :g writes it, e.g. "l3", "l1.5"). ValueError naming the bad string."""
-    if isinstance(name, Norm):
-        return name
-    if name in ("fro", "max", "spectral", "nuclear"):
-        return Norm(name)
-    match = _LP_NAME.fullmatch(name) if isinstance(name, str) else None
-    if match:
-        p = float(match.group(1))
-        if p > 1 and math.isfinite(p) and f"l{p:g}" == name:
-            return Norm("lp", p)
-        if p > 1 and math.isfinite(p):
-            raise ValueError(f"norm {name!r}: write it as {f'l{p:g}'!r}, as file entries name it")
-    raise ValueError(
-        f"unknown norm {name!r}: use 'fro', 'max' (entrywise l_inf), 'spectral', 'nuclear' "
-        "or 'l<p>' for the entrywise l_p norm with p > 1 (e.g. 'l3', 'l1.5')"
-    )
-
-
-def _singular_values(M: np.ndarray) -> np.ndarray:
-    return np.linalg.svd(M, compute_uv=False) if M.ndim == 2 else np.array([np.linalg.norm(M)])
-
-
-def _entrywise(M: np.ndarray, p: float) -> float:
-    flat = np.abs(np.ravel(M))
-    if p == math.inf:
-        return float(flat.max(initial=0.0))
-    scale = flat.max(initial=0.0)  # |M|^p of large or small entries would overflow
-    if scale == 0:
-        return 0.0
-    return float(scale * np.sum((flat / scale) ** p) ** (1.0 / p))
-
-
-def norm_value(M: np.ndarray, norm) -> float:
-    """||M|| for a (d, d) matrix or a (d,) vector (spectral, nuclear: l2 on a vector)."""
-    norm = parse_norm(norm)
-    M = np.asarray(M, dtype=float)
-    if norm.kind == "max":
-        return _entrywise(M, math.inf)
-    if norm.kind == "lp":
-        return _entrywise(M, norm.p)
-    if norm.kind == "spectral":
-        return float(_singular_values(M).max())
-    if norm.kind == "nuclear":
-        return float(_singular_values(M).sum())
-    return float(np.linalg.norm(np.ravel(M)))
-
-
-def dual_norm_value(M: np.ndarray, norm) -> float:
-    """The dual norm of M: fro's is fro, max's the entrywise l_1, spectral's nuclear and
-    back, l_p's the entrywise l_q (1/p + 1/q = 1)."""
-    norm = parse_norm(norm)
-    M = np.asarray(M, dtype=float)
-    if norm.kind == "max":
-        return float(np.abs(M).sum())
-    if norm.kind == "lp":
-        return _entrywise(M, norm.dual_p)
-    if norm.kind == "spectral":
-        return norm_value(M, "nuclear")
-    if norm.kind == "nuclear":
-        return norm_value(M, "spectral")
-    return norm_value(M, "fro")
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ def check_geometry(config: dict) -> None:
 
 def _check_names(path: tuple, norms: list) -> None:
     """Each a name parse_norm reads, in its one spelling (the schema refuses repeats)."""
-    from attnbias.svm.norms import parse_norm
+    from attnbias.svm.norm_values import parse_norm
 
     for i, norm in enumerate(norms):
         try:

@@ -1,0 +1,11 @@
+"""The names under which a geometry run logs its measures (attnbias.geometry.measures):
+a leaf, so the claims and the figure read them without the measures' SVM imports."""
+
+from __future__ import annotations
+
+PREFIXES = ("align", "margin", "margin_ratio")
+
+
+def metric_name(prefix: str, norm: str) -> str:
+    """The logged name of a measure (align, margin, margin_ratio) in norm `norm`."""
+    return f"{prefix}_{norm}"
