@@ -85,7 +85,7 @@ def test_a_margin_short_of_the_optimum_but_still_rising_is_undecided():
 
     rising = margin_row(0.5)
     assert rising["verdict"].startswith("undecided")
-    assert "undecided at this horizon: K, Q reaches 0.499 to 0.5" in rising["verdict"]
+    assert "undecided: at this horizon: K, Q reaches 0.499 to 0.5" in rising["verdict"]
     assert "up from 0.049 to 0.05 at t = 100" in rising["verdict"]
     for path in ((0.0, 0.3, 0.7, 0.5), (-0.9, -0.8, -0.6, -0.5)):
         found = margin_row(path)
@@ -105,7 +105,7 @@ def test_counted_apart_from_the_papers_statements():
     md = claims.to_markdown(table)
     assert "# Beyond the paper" in md and "The registry of results beyond the paper" in md
     assert "4 rows measure 2 of 6 published results beyond the paper (4 not measured here): " \
-        "3 hold, 1 do not hold (findings)." in md  # fmt: skip
+        "3 hold, 1 do not hold (findings), 0 undecided at this horizon." in md  # fmt: skip
     assert md.index("# Beyond the paper") > md.index("## The registry of statements")
 
 
@@ -118,7 +118,7 @@ def test_findings_section_is_generated_from_the_claims_table():
         {"geo": geometry_table(final, {"sign": 0.95, "kq": 0.95})},
     )
     text = findings.section(table)
-    assert "3 hold, 1 do not hold (findings)." in text
+    assert "3 hold, 1 do not hold (findings), 0 undecided at this horizon." in text
     assert text.count("\n- geo, ") == 4 and "a finding: on 2 of 2 seeds" in text
     page = f"# Findings\n\nbefore\n{findings.START}\nSTALE\n{findings.END}\nafter\n"
     new = findings.replace_section(page, text)

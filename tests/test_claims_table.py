@@ -601,7 +601,9 @@ def test_a_rule_no_result_is_proved_for_gets_comparison_rows():
     rows = rows_of(fixed_table(gd=gd_like(), sign=ngd_like()), opts, figure="Fig. 2")
     on_sign = [r for r in rows if " sign" in r.key or r.key.endswith("sign")]
     assert on_sign and all(r.category == "comparison" for r in on_sign)
-    assert any("sign against GD off Sec. 3.3's two-token example" in r.verdict for r in on_sign)
+    assert any(
+        "sign descent against GD off Sec. 3.3's two-token example" in r.verdict for r in on_sign
+    )
 
 
 def test_a_markdown_link_in_a_label_stays_text():

@@ -120,7 +120,7 @@ def _margin(rows: Rows, opt: str, norm: str) -> None:
         detail = f"our threshold {MARGIN_FRACTION:g}; {flip_text(ratio.min(), MARGIN_FRACTION)}"
     elif undecided:
         detail = (
-            f"undecided at this horizon: {label} reaches {spread(ratio)} of its {norm} margin, "
+            f"at this horizon: {label} reaches {spread(ratio)} of its {norm} margin, "
             f"up from {spread(before)} at t = {t_before} on every seed short of "
             f"{MARGIN_FRACTION:g}; a longer run decides (our threshold {MARGIN_FRACTION:g})"
         )
@@ -208,7 +208,7 @@ BEYOND: tuple[Statement, ...] = (
         "spectral descent and Muon (W <- W - eta U V^T of the gradient's SVD) converge in "
         "direction to the spectral-norm max-margin solution",
         "Fan, Schmidt, Thrampoulidis 2025, arXiv 2502.04664",
-        ("muon",),
+        ("spectral", "muon"),
         "spectral",
         LINEAR,
     ),

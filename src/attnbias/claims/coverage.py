@@ -28,6 +28,13 @@ ALGORITHMS = {
     "sngd": "SNGD",
     "sps": "SPS",
     "adam": "Adam",
+    # the geometry experiments' rules (claims.beyond)
+    "sign": "sign descent",
+    "nsd": "normalized steepest descent",
+    "spectral": "spectral descent (Muon without momentum)",
+    "muon": "Muon",
+    "mirror": "l_p mirror descent",
+    "kq": "GD on K and Q (W = K Q^T)",
 }
 
 # The hypotheses each section's proofs use (keys of data.hypotheses.summarize). Results
@@ -64,6 +71,8 @@ def algorithm(settings: dict, layout: str) -> str:
         return "gd"
     if rule == "polyak":
         return "ps" if spec.eta_max is None else "ps-capped"
+    if rule == "muon":
+        return "muon" if spec.beta else "spectral"
     if rule != "ngd":  # a rule of optim/rules.py that no result is proved for: its own name
         return rule
     if spec.decay_W or spec.decay_u:

@@ -83,12 +83,14 @@ def beyond_summary_line(table: pd.DataFrame) -> str:
     rows = _claims(table)
     measured = [r for r in rows if r.kind != "not measured"]
     holds = sum(r.outcome == "holds" for r in measured)
+    undecided = sum(r.outcome == "undecided" for r in measured)
     statements = table["statement"].nunique()
     unmeasured = table.loc[table["kind"] == "not measured", "statement"].nunique()
     return (
         f"{len(measured)} rows measure {statements - unmeasured} of {statements} published "
         f"results beyond the paper ({unmeasured} not measured here): {holds} hold, "
-        f"{len(measured) - holds} do not hold (findings)."
+        f"{len(measured) - holds - undecided} do not hold (findings), {undecided} undecided "
+        "at this horizon."
     )
 
 

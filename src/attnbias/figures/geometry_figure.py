@@ -154,11 +154,13 @@ def caption(tables: dict, settings: dict, hypotheses: dict) -> str:
             for o in s["order"]
         )
         decoder = "W and u trained jointly" if s["train"]["train_u"] else "fixed decoder u"
+        optimizers = "; ".join(f"{s['labels'][o]}: {s['settings'][o]}" for o in s["order"])
         parts.append(
             f"{s['title']}: {s['description']} Data model {s['data']['model']} ({params}), "
             f"{decoder}, {s['seeds']} seed{'s' * (s['seeds'] > 1)}, "
             f"{s['train']['iterations']} iterations "
-            f"({s['train']['loss']} loss). {hypotheses.get(name, '')} Final alignment with "
+            f"({s['train']['loss']} loss). Optimizers: {optimizers}. "
+            f"{hypotheses.get(name, '')} Final alignment with "
             f"the expected norm's solution: {found}."
         )
     return captions.compose("Which max-margin does an optimizer find?", *parts)

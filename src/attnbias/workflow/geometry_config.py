@@ -55,8 +55,10 @@ class GeometryConfig:
 
     def figure(self) -> dict:
         """The geometry figure's params: per experiment its title, data description, norms,
-        optimizers (label, expected norm) in config order, and its table's identity."""
+        optimizers (label, settings in words, expected norm) in config order, and its
+        table's identity."""
         from attnbias.geometry.expected import expected_norm
+        from attnbias.optim.spec import OptimizerSpec
 
         return {
             name: canonical(
@@ -70,6 +72,10 @@ class GeometryConfig:
                     "order": list(e["optimizers"]),
                     "labels": {o: s.get("label", o) for o, s in e["optimizers"].items()},
                     "expected": {o: expected_norm(s) for o, s in e["optimizers"].items()},
+                    "settings": {
+                        o: OptimizerSpec.from_config(s).caption()
+                        for o, s in e["optimizers"].items()
+                    },
                     "identity": self.wf.identity("metrics", name),
                 }
             )
