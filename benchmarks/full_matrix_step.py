@@ -25,6 +25,7 @@ import time
 
 import numpy as np
 from threadpoolctl import threadpool_limits  # scikit-learn's dependency
+from train_step import median_time  # (run as a script: benchmarks/ is on the path)
 
 from attnbias.data import models
 from attnbias.optim.spec import OptimizerSpec
@@ -45,15 +46,6 @@ SPECS = {
     "mirror": OptimizerSpec("mirror", lr=1.0, p=3.0),
     "kq": OptimizerSpec("kq", lr=1.0),
 }
-
-
-def median_time(fn, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def floors(problem: TokenProblem, repeats: int = 100) -> dict[str, float]:
