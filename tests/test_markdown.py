@@ -32,6 +32,7 @@ HOSTILE = [
     "[ref]: http://host/x",
     "| a | b |",
     "$\\eta$ = 0.1, W_mm, ||W||",
+    "a <b>bold</b> <http://host> _x_ x_ _x a_b_ <!-- c --> &lt;&#60; & <= _",
 ]
 
 
@@ -73,5 +74,9 @@ def test_claims_cells_use_the_same_helper():
 
 def test_plain_text_is_left_as_it_reads():
     assert markdown.text("GD lr=0.1; NGD: max_step=50 (a) 1.5") == (
-        "GD lr=0.1; NGD: max\\_step=50 (a) 1.5"
+        "GD lr=0.1; NGD: max_step=50 (a) 1.5"
+    )
+    # claims.md reads as plain text (issue 44): comparisons, norms' subscripts, ampersands
+    assert markdown.text("slopes -1.9 <= -0.75 < 1; W_mm & u_mm; 1 - cos < 0.01") == (
+        "slopes -1.9 <= -0.75 < 1; W_mm & u_mm; 1 - cos < 0.01"
     )

@@ -11,10 +11,16 @@ from __future__ import annotations
 
 import re
 
-# CommonMark lets any ASCII punctuation be escaped with a backslash; these can start markup
-# inside a line: escapes, code, emphasis, links and images, strikethrough, table cells.
-_INLINE = re.compile(r"([\\`*_\[\]!~|])")
-_HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}  # raw HTML and entities, as html.escape
+# CommonMark lets any ASCII punctuation be escaped with a backslash. Escaped always: what
+# starts markup anywhere in a line (escapes, code, emphasis, links and images, strikethrough,
+# table cells). Escaped only where it could start markup, so that text such as "W_mm",
+# "slope <= -0.75" and "a & b" reads in the file as it reads rendered: "_" unless between
+# two letters or digits (CommonMark opens no emphasis there), "<" before what opens a tag or
+# an autolink, "&" before what reads as an entity.
+_INLINE = re.compile(r"([\\`*\[\]~|])")
+_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+_TAG = re.compile(r"<(?=[A-Za-z/!?])")
+_ENTITY = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
 # what opens a block where it starts a line: heading, quote, list item, numbered item
 _BLOCK_START = re.compile(r"^(\s*)([#>+-]|\d+[.)])")
 
@@ -23,6 +29,8 @@ def text(value) -> str:
     """`value` as Markdown text: on one line, with no link, image, emphasis, code, HTML or
     block markup left in it."""
     line = " ".join(str(value).split())
-    line = "".join(_HTML.get(c, c) for c in line)
     line = _INLINE.sub(r"\\\1", line)
+    line = _UNDERSCORE.sub(r"\\_", line)
+    line = _TAG.sub(r"\\<", line)
+    line = _ENTITY.sub(r"\\&", line)
     return _BLOCK_START.sub(lambda m: m[1] + m[2][:-1] + "\\" + m[2][-1], line)
