@@ -13,9 +13,10 @@ import pandas as pd
 import pytest
 
 from attnbias.claims.claim import Statement
+from attnbias.claims.measure import describe_passage
 from attnbias.claims.monotone import no_decrease_row
 from attnbias.claims.races import race_row
-from attnbias.claims.rows import Measured, Rows, Run, Said, Verdict
+from attnbias.claims.rows import Measured, Rows, Run, Said, Verdict, mean_spread
 from attnbias.claims.thresholds import flip_text, threshold_row
 
 STATEMENT = Statement(
@@ -119,7 +120,17 @@ def test_a_race_is_a_row_of_kind_race_with_both_numbers(ngd, outcome):
     (row,) = rows.rows
     assert row.kind == "race" and row.outcome == outcome and row.claim == "NGD: ahead of GD."
     assert row.quantity == "the gap at t = 100: NGD's and GD's; margin NGD / GD"
-    assert row.value_text.startswith("NGD ") and ", GD 0.01; margin NGD / GD " in row.value_text
+    # the unit and what the numbers are over the seeds, then both methods' numbers
+    assert row.value_text.startswith("at t = 100, mean (min to max) over seeds: NGD ")
+    assert ", GD 0.01; margin NGD / GD " in row.value_text
+
+
+def test_values_over_seeds_read_mean_min_to_max():
+    assert mean_spread([1.0, 2.0, 6.0]) == "3 (1 to 6)"
+    assert mean_spread([2.0, 2.0]) == "2"
+    assert (
+        describe_passage(np.array([3.0, 5.0, np.inf]), 100) == "4 (3 to 5) (1 seed not by t = 100)"
+    )
 
 
 def test_a_threshold_of_ours_says_how_far_it_sits_from_flipping():

@@ -15,6 +15,7 @@ import numpy as np
 from attnbias.claims.coverage import algorithm_name
 from attnbias.claims.measure import (
     CLOSENESS_TOLERANCE,
+    PASSAGE_UNIT,
     R2_MIN,
     describe_passage,
     first_crossing,
@@ -62,7 +63,8 @@ def crossing_race_rows(rows: Rows) -> None:
                     f"t <= {t_last}",
                     first,
                     opt=opt,
-                    value_text=f"{rows.label(opt)} {describe_passage(first, t_last)}; "
+                    value_text=f"{PASSAGE_UNIT} {rows.label(opt)} "
+                    f"{describe_passage(first, t_last)}; "
                     f"{rows.label(gd)} {describe_passage(gd_first, t_last)}",
                 ),
                 Verdict(
@@ -108,7 +110,7 @@ def fig2_ps_fastest_rows(rows: Rows) -> None:
                 f"t <= {t_last}",
                 first,
                 opt=opt,
-                value_text=f"{rows.label(opt)} {describe_passage(first, t_last)}; "
+                value_text=f"{PASSAGE_UNIT} {rows.label(opt)} {describe_passage(first, t_last)}; "
                 f"{' or '.join(map(rows.label, others))} (the earliest per seed) "
                 f"{describe_passage(rival, t_last)}",
             ),

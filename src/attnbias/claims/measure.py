@@ -97,6 +97,8 @@ def largest_decrease(values: pd.DataFrame) -> np.ndarray:
 
 
 def describe_passage(first: np.ndarray, t_last: int) -> str:
+    """The first crossings over the seeds as "mean (min to max)" (one value where all
+    agree), with the seeds that never crossed; PASSAGE_UNIT says what the numbers are."""
     if np.all(np.isinf(first)):
         return f"not reached by t = {t_last}"
     reached = first[np.isfinite(first)]
@@ -106,7 +108,12 @@ def describe_passage(first: np.ndarray, t_last: int) -> str:
         if reached.min() == reached.max()
         else f"{reached.mean():.4g} ({reached.min():g} to {reached.max():g})"
     )
-    return text + (f" ({missing} seeds not by t = {t_last})" if missing else "")
+    seeds = f"{missing} seed{'s' * (missing > 1)}"
+    return text + (f" ({seeds} not by t = {t_last})" if missing else "")
+
+
+# what a race's describe_passage numbers are, opening its value
+PASSAGE_UNIT = "first t, mean (min to max) over seeds:"
 
 
 def race(first: np.ndarray, rival: np.ndarray) -> tuple[bool, bool]:

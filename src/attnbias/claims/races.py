@@ -6,7 +6,7 @@ are races."""
 from __future__ import annotations
 
 from attnbias.claims.measure import BURN_IN, after_burn_in, ahead
-from attnbias.claims.rows import Measured, Rows, Said, Verdict, spread
+from attnbias.claims.rows import Measured, Rows, Said, Verdict, mean_spread
 
 
 def race_row(rows: Rows, opt: str, rival: str, metric: str, what: str, said: Said) -> None:
@@ -40,9 +40,10 @@ def race_row(rows: Rows, opt: str, rival: str, metric: str, what: str, said: Sai
         f"t in [{t_last // BURN_IN}, {t_last}]",
         margin.to_numpy(),
         opt=opt,
-        value_text=f"{a} {spread(mine.iloc[-1])}, {b} {spread(theirs.iloc[-1])}; margin "
-        f"{margin_text} {spread(margin)}; {a} not ahead at {behind.mean():.0%} of the "
-        f"{behind.size} (t, seed) points",
+        value_text=f"at t = {t_last}, mean (min to max) over seeds: {a} "
+        f"{mean_spread(mine.iloc[-1])}, {b} {mean_spread(theirs.iloc[-1])}; margin {margin_text} "
+        f"{mean_spread(margin)}; {a} not ahead at {behind.mean():.0%} of the {behind.size} "
+        "(t, seed) points",
     )
     verdict = Verdict(
         f"holds if below {b}'s at every logged t after the burn-in (t >= {t_last // BURN_IN}) "

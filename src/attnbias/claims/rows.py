@@ -193,3 +193,10 @@ def spread(values, fmt: str = ".3g") -> str:
     values = np.asarray(values, dtype=float)
     low, high = f"{values.min():{fmt}}", f"{values.max():{fmt}}"
     return low if low == high else f"{low} to {high}"
+
+
+def mean_spread(values, fmt: str = ".3g") -> str:
+    """Values over seeds as "mean (min to max)", or "a" where all seeds agree."""
+    values = np.asarray(values, dtype=float)
+    low, high = f"{values.min():{fmt}}", f"{values.max():{fmt}}"
+    return low if low == high else f"{values.mean():{fmt}} ({low} to {high})"
