@@ -27,6 +27,7 @@ HOSTILE = [
     "> quote",
     "12. numbered",
     "3) numbered",
+    "0.86 to 0.9",
     "a \\[x](y) backslash before a bracket",
     "ends in a backslash \\",
     "[ref]: http://host/x",
@@ -80,3 +81,5 @@ def test_plain_text_is_left_as_it_reads():
     assert markdown.text("slopes -1.9 <= -0.75 < 1; W_mm & u_mm; 1 - cos < 0.01") == (
         "slopes -1.9 <= -0.75 < 1; W_mm & u_mm; 1 - cos < 0.01"
     )
+    assert markdown.text("0.863 to 0.896") == "0.863 to 0.896"
+    assert rendered_text(markdown.text("1.")) == ("1.", ["p"])  # a bare number opens a list

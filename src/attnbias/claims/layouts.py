@@ -132,7 +132,7 @@ def claims(
             continue
         run = Run(tables[name], e["optimizers"], e["layout"], (W_mm_norms or {}).get(name, []),
                   (T_tokens or {}).get(name, 0), (u_margins or {}).get(name),
-                  e.get("dataset", ""), e.get("scale", ""))  # fmt: skip
+                  e.get("dataset", ""), e.get("scale", ""), e.get("data", ""))  # fmt: skip
         collectors.append(
             Rows(
                 e.get("figure", name),

@@ -82,6 +82,7 @@ class Run:
     u_margins: dict | None = None
     dataset: str = ""  # real data: the dataset's name
     scale: str = ""  # real data: the model and the run's size, in words ("where" shows it)
+    data: str = ""  # synthetic data: what the data are, in words ("where" shows it)
 
     @property
     def t_last(self) -> int:
@@ -155,6 +156,8 @@ class Rows:
         twins = self.stands_for.get(opt, ())
         covered |= any(a in (covers or ()) for _, a in twins)
         experiment = self.experiment
+        if self.run is not None and self.run.data:
+            experiment += f": {self.run.data}"
         if twins:
             experiment += f" (= {', '.join(e for e, _ in twins)}: bit-identical run)"
         self.rows.append(

@@ -181,7 +181,8 @@ def registry_lines(
         if (mine["kind"] == "not measured").all():
             measured = f"not measured: {st.missing}"
         else:
-            runs = dict.fromkeys(e.split(" (")[0] for e in mine["experiment"])
+            # the experiments' names, without their data and twins
+            runs = dict.fromkeys(e.split(" (")[0].split(": ")[0] for e in mine["experiment"])
             measured = f"{len(mine)} row{'s' * (len(mine) > 1)} on {', '.join(runs)}"
         cells = (f"'{st.quote}'", st.where, ", ".join(st.covers or ("any",)), st.data, st.kind,
                  measured)  # fmt: skip

@@ -310,6 +310,7 @@ class DataModel:
     generator: Callable | str
     description: str
     source: Callable[[dict], str] | None = None
+    name: str = ""  # the data in a few words, as the claims' "where" names them
 
     def __post_init__(self):
         if not isinstance(self.description, str) or not self.description.strip():
@@ -322,16 +323,25 @@ class DataModel:
 
 # The registry: a new data model is one entry here (docs/layout.md, "Adding a data model").
 DATA_MODELS = {
-    "example1": DataModel(example1, "Example 1 with a fixed decoder u (Fig. 2 of the paper)."),
-    "dm": DataModel(data_model_dm, "Data model DM, W and u trained jointly (Fig. 3 of the paper)."),
+    "example1": DataModel(
+        example1, "Example 1 with a fixed decoder u (Fig. 2 of the paper).", name="Example 1"
+    ),
+    "dm": DataModel(
+        data_model_dm,
+        "Data model DM, W and u trained jointly (Fig. 3 of the paper).",
+        name="data model DM",
+    ),
     "two_token": DataModel(
-        two_token, "The two-token example of Sec. 3.3, whose W_mm is known in closed form."
+        two_token,
+        "The two-token example of Sec. 3.3, whose W_mm is known in closed form.",
+        name="Sec. 3.3's two-token example",
     ),
     "app_c1": DataModel(
         app_c1,
         "App. C.1's 2-D instance (Fig. 8 of the paper): two samples of two tokens, labels +1 "
         "and -1, training started in a bad stationary direction that favours the non-optimal "
         "token of sample 1 and violates its W-SVM constraint.",
+        name="App. C.1's 2-D instance",
     ),
     "binary_digits": DataModel(
         binary_digits,
@@ -339,6 +349,7 @@ DATA_MODELS = {
         "0 or 1 image, the others Gaussian noise, and u is a fixed linear classifier fitted "
         "on other images of the same two digits.",
         source=binary_digits_source,
+        name="binary digits",
     ),
     # in a module of its own: bad_direction solves an SVM, so only its experiments' data
     # jobs depend on the SVM module (SEPARATE_GENERATORS below)
@@ -346,6 +357,7 @@ DATA_MODELS = {
         "attnbias.data.bad_direction",
         "Training started in a bad stationary direction, which favours a non-optimal token "
         "(Fig. 8 of the paper); training still reaches the direction of W_mm.",
+        name="Example 1 (random 20-d) from a bad direction",
     ),
 }
 MODELS = sorted(DATA_MODELS)
@@ -367,6 +379,14 @@ def source_note(model: str, params: dict) -> str | None:
     """What real data a dataset was drawn from, for the figure's title (None: synthetic)."""
     source = data_model(model).source
     return source(params) if source else None
+
+
+def data_name(model: str, params: dict) -> str:
+    """The data in a few words, with the real images they are drawn from: "binary digits:
+    digits 0 vs 1 from scikit-learn's handwritten digits (8x8)"."""
+    entry = data_model(model)
+    name = entry.name or model
+    return f"{name}: {entry.source(params)}" if entry.source else name
 
 
 def generator(model: str):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 
-from attnbias.data.models import source_note
+from attnbias.data.models import data_name, source_note
 from attnbias.optim.spec import OptimizerSpec, StochasticSpec, config_settings, without
 from attnbias.workflow import io as files
 
@@ -206,6 +206,7 @@ class WorkflowConfig:
                 "optimizers": {o: self.optimizer(name, o) for o in e["optimizers"]},
                 "labels": {o: opt.get("label", o) for o, opt in e["optimizers"].items()},
                 "paper_figure": self.paper_figure(name),
+                "data": data_name(e["data"]["model"], e["data"].get("params", {})),
             }
             for name, e in self.default.items()
         }

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from attnbias.data.models import data_model
+from attnbias.data.models import data_model, data_name
 from attnbias.workflow.config import WorkflowConfig, canonical
 
 # the geometry figure and the claims' note where its tables are missing
@@ -116,6 +116,7 @@ class GeometryConfig:
                     "paper_figure": None,
                     "norms": self.norms(name),
                     "dataset": e["data"]["model"],
+                    "data": data_name(e["data"]["model"], e["data"].get("params", {})),
                     "identity": self.wf.identity("metrics", name),
                     "table": path,
                 }

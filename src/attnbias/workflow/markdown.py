@@ -21,8 +21,9 @@ _INLINE = re.compile(r"([\\`*\[\]~|])")
 _UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
 _TAG = re.compile(r"<(?=[A-Za-z/!?])")
 _ENTITY = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
-# what opens a block where it starts a line: heading, quote, list item, numbered item
-_BLOCK_START = re.compile(r"^(\s*)([#>+-]|\d+[.)])")
+# what opens a block where it starts a line: heading, quote, list item, numbered item (a
+# number only before a space: "0.86 to 0.9" opens no list)
+_BLOCK_START = re.compile(r"^(\s*)([#>+-]|\d+[.)](?=\s|$))")
 
 
 def text(value) -> str:
