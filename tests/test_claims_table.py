@@ -273,12 +273,20 @@ def test_a_bound_with_a_lost_constant_is_consistent_or_undecided_never_failed():
     slow = row(rows_of(fixed_table(gd=gd_like(), ngd=ngd_like(-0.5)), OPTS), "ngd rate bound")
     assert slow.outcome == "undecided" and not slow.holds
     assert "slower than the bound's rate: slopes -0.5 against -0.75" in slow.verdict
-    # a line 3x above the trend at the window's first logged t0 crosses it at
-    # ln t = ln t0 + ln 3 / (0.75 - 0.5)
+    # the figures draw the bound's line from the curve at t = 0.003 T: a curve of one
+    # slower slope throughout has been above that line since there
+    anchor = ITERATIONS[np.argmin(np.abs(ITERATIONS - 0.003 * T))]
     t0 = ITERATIONS[ITERATIONS >= T / 10][0]
     span = math.log(T / t0)
-    crossing = (math.log(t0) + math.log(3) / 0.25) / math.log(10)
-    assert f"near t = 10^{crossing:.3g}" in slow.verdict
+    assert f"drawn from its curve at t = {anchor:g}, as in the figures" in slow.verdict
+    assert f"has been above it since t = 10^{math.log10(anchor):.3g}" in slow.verdict
+    # one that falls as t^-2 until T/10 and slower after crosses it later: where
+    # -2 ln t_a - 0.75 (ln t - ln t_a) = -2 ln t0 - 0.5 (ln t - ln t0)
+    late = {**ngd_like(), "gap_W": lambda t, s: (1 + s) * (t**-2 if t < t0 else t0**-1.5 * t**-0.5)}
+    later = row(rows_of(fixed_table(gd=gd_like(), ngd=late), OPTS), "ngd rate bound")
+    a, b = math.log(anchor), math.log(t0)
+    crossing = (1.5 * b - 1.25 * a) / 0.25 / math.log(10)
+    assert f"would cross it near t = 10^{crossing:.3g}" in later.verdict
     assert f"span of only {span:.2g} in ln t" in slow.verdict
 
 

@@ -31,20 +31,21 @@ SLOPE_QUANTITY = "slope of ln(1 - cos(W_t, W_mm)) against ln t"
 
 def _rate_window(rows: Rows, opt: str):
     t_last = rows.run.t_last
-    misalignment = window(series(rows.run.table, opt, "gap_W"), t_last / 10, t_last)
-    misalignment = misalignment[(misalignment > 0).all(axis=1)]
+    curve = series(rows.run.table, opt, "gap_W")
+    curve = curve[(curve > 0).all(axis=1)]
+    misalignment = window(curve, t_last / 10, t_last)
     slopes, r2 = fit_per_seed(misalignment, np.log, np.log)
-    return misalignment, slopes, r2, f"t in [{t_last // 10}, {t_last}]"
+    return curve, misalignment, slopes, r2, f"t in [{t_last // 10}, {t_last}]"
 
 
 def rate_bound_rows(rows: Rows) -> None:
     """Thm. 1 (NGD) or Thm. 7 (PS): a bound on the alignment rate whose constant was lost."""
     thm1 = rows.statement.key == "thm1-rate"
     for opt in rows.runs(*rows.statement.covers):
-        misalignment, slopes, r2, window_text = _rate_window(rows, opt)
-        x = np.log(misalignment.index.to_numpy(dtype=float))
-        holds, undecided, detail = lost_constant_bound(
-            slopes, r2, THM1_SLOPE, x, lambda x: x / math.log(10), "ln t"
+        curve, _, _, _, window_text = _rate_window(rows, opt)
+        t_last = rows.run.t_last
+        slopes, r2, holds, undecided, detail = lost_constant_bound(
+            curve, t_last / 10, t_last, np.log, THM1_SLOPE, lambda x: x / math.log(10), "ln t"
         )
         note = (
             "Thm. 1's rate t^-3/4 (our reading of the extracted text)"
@@ -81,7 +82,7 @@ def closeness_rows(rows: Rows) -> None:
     if rows.figure != "Fig. 2":
         return
     for opt in rows.runs("ngd", "ngd-capped"):
-        _, slopes, r2, window_text = _rate_window(rows, opt)
+        _, _, slopes, r2, window_text = _rate_window(rows, opt)
         ratios = slopes / THM1_SLOPE
         close = np.all(np.abs(ratios - 1) <= CLOSENESS_TOLERANCE)
         holds, undecided = fitted_bound(slopes, r2, close)

@@ -123,12 +123,11 @@ def w_rate_rows(rows: Rows) -> None:
     table, t_last = rows.run.table, rows.run.t_last
     ln_ln = lambda t: np.log(np.log(t))  # noqa: E731
     for opt in rows.runs(*NORMALISED):
-        misalignment = window(series(table, opt, "gap_W"), t_last / 10, t_last)
-        slopes, r2 = fit_per_seed(misalignment, ln_ln, np.log)
+        curve = series(table, opt, "gap_W")
+        misalignment = window(curve, t_last / 10, t_last)
         ratio = curve_ratio(misalignment, ln_ln, np.log, -1.0)
-        x = ln_ln(misalignment.index.to_numpy(dtype=float))
-        holds, undecided, detail = lost_constant_bound(
-            slopes, r2, -1.0, x, lambda x: np.exp(x) / math.log(10), "ln ln t"
+        slopes, r2, holds, undecided, detail = lost_constant_bound(
+            curve, t_last / 10, t_last, ln_ln, -1.0, lambda x: np.exp(x) / math.log(10), "ln ln t"
         )
         rows.add(
             Said(

@@ -18,10 +18,11 @@ CLOSENESS_TOLERANCE = 0.25  # |measured / predicted - 1| for "closely predicted"
 MONOTONE_TOLERANCE = 1e-12  # relative: a decrease below this is rounding
 R2_MIN = 0.9  # a fitted slope with a smaller R^2 (on some seed) decides nothing: "undecided"
 BURN_IN = 100  # comparisons over the whole run start at t_last / BURN_IN
-# A bound whose constant was lost, and a trend slower than its rate: where the trend would
-# cross a line of the bound's rate drawn this factor above it at the window's start (the
-# figures draw their reference lines 3x above the curve they are anchored on)
-BOUND_OFFSET = 3.0
+# A rate the paper states is drawn, in the figures, as a line of that rate starting on the
+# curve at t = REFERENCE_ANCHOR * t_last (t = 30 of 10^4; figures.panels.Reference); a bound
+# whose constant was lost, read through a trend slower than its rate, says where the trend
+# crosses that same line (lost_constant_bound), so that table and figure agree
+REFERENCE_ANCHOR = 0.003
 
 
 def series(table: pd.DataFrame, optimizer: str, metric: str) -> pd.DataFrame:
@@ -163,34 +164,48 @@ def curve_ratio(values: pd.DataFrame, x_of_t, y_of_value, slope: float) -> np.nd
     return np.exp(np.array(out))
 
 
-def lost_constant_bound(slopes, r2, rate: float, x: np.ndarray, log10_t_of_x, x_name: str):
-    """(holds, undecided, detail) of a bound C f(t) whose constant C was lost, read through
-    the slopes of ln(quantity) against x = ln f-scale of t (x: the window's x values).
+def lost_constant_bound(curve: pd.DataFrame, lo: float, hi: float, x_of_t, rate: float,
+                        log10_t_of_x, x_name: str):  # fmt: skip
+    """(slopes, r2, holds, undecided, detail) of a bound C f(t) whose constant C was lost,
+    read through the slopes of ln(quantity) against x = x_of_t(t) (ln f-scale of t) over the
+    window t in [lo, hi] of `curve` (iteration x seed).
 
     Consistent while every seed decays at least at the bound's rate (slope <= rate); a
     slower decay over the window is undecided, never a failure: with C unknown, a slower
     curve crosses the bound only at some later t. The detail gives the slope, the window's
-    span in x and where the slowest trend would cross a line of the bound's rate drawn
-    BOUND_OFFSET above it at the window's start (log10_t_of_x: x -> log10 t)."""
-    slopes = np.asarray(slopes, dtype=float)
+    span in x and where the slowest seed's trend crosses the bound's line as the figures
+    draw it, from the seed's curve at t = REFERENCE_ANCHOR * hi (log10_t_of_x: x -> log10 t).
+    """
+    values = window(curve, lo, hi)
+    slopes, r2 = fit_per_seed(values, x_of_t, np.log)
     if np.min(r2) < R2_MIN:
-        return False, True, f"poor fit (R^2 {np.min(r2):.3f} < {R2_MIN:g})"
+        return slopes, r2, False, True, f"poor fit (R^2 {np.min(r2):.3f} < {R2_MIN:g})"
+    x = x_of_t(values.index.to_numpy(dtype=float))
     span = float(x[-1] - x[0])
     if np.all(slopes <= rate):
-        return (
-            True,
-            False,
-            f"slopes {_range(slopes)} <= {rate:g} over a span of {span:.2g} in {x_name}",
-        )
-    crossing = log10_t_of_x(x[0] + np.log(BOUND_OFFSET) / (slopes.max() - rate))
+        detail = f"slopes {_range(slopes)} <= {rate:g} over a span of {span:.2g} in {x_name}"
+        return slopes, r2, True, False, detail
+    # the slowest seed: its trend over the window, and the line from its curve at the anchor
+    seed = curve.columns[int(np.argmax(slopes))]
+    y = np.log(values[seed].to_numpy())
+    trend_at_zero = float(np.mean(y) - slopes.max() * np.mean(x))
+    t0 = curve.index[int(np.argmin(np.abs(curve.index - max(REFERENCE_ANCHOR * hi, 2))))]
+    x0, y0 = float(x_of_t(float(t0))), float(np.log(curve.loc[t0, seed]))
+    crossing = (y0 - rate * x0 - trend_at_zero) / (slopes.max() - rate)
+    when = (
+        f"has been above it since t = 10^{log10_t_of_x(crossing):.3g}"
+        if crossing <= x[-1]
+        else f"would cross it near t = 10^{log10_t_of_x(crossing):.3g}"
+    )
     return (
+        slopes,
+        r2,
         False,
         True,
         (
             f"slower than the bound's rate: slopes {_range(slopes)} against {rate:g} over a span "
-            f"of only {span:.2g} in {x_name}; the slowest trend would cross a line of the "
-            f"bound's rate drawn {BOUND_OFFSET:g}x above it at the window's start near "
-            f"t = 10^{crossing:.3g}"
+            f"of only {span:.2g} in {x_name}; against a line of the bound's rate drawn from "
+            f"its curve at t = {t0:g}, as in the figures, the slowest seed's trend {when}"
         ),
     )
 

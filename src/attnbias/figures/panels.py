@@ -13,17 +13,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from attnbias.claims.measure import REFERENCE_ANCHOR
+
 
 @dataclass(frozen=True)
 class Reference:
     """A rate the paper states: C * shape(t), starting on `optimizer`'s mean curve at
-    t = anchor * t_max (C puts it there)."""
+    t = anchor * t_max (C puts it there; the claims table's bounds read their trends
+    against the same line, claims.measure.REFERENCE_ANCHOR)."""
 
     optimizer: str
     shape: str  # key of attnbias.figures.references.SHAPES
     label: str  # drawn at the line's end
     source: str = ""  # where the paper states it, for the caption
-    anchor: float = 0.003
+    anchor: float = REFERENCE_ANCHOR
 
 
 @dataclass(frozen=True)
