@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 from attnbias import claims
-from attnbias.claims import measure
+from attnbias.claims import measure, write
 from attnbias.claims.statements import by_key
 from attnbias.data import hypotheses, models
 from attnbias.svm import max_margin
@@ -621,3 +621,31 @@ def test_a_markdown_link_in_a_label_stays_text():
     cell = markdown_cell("GD [x](javascript:alert(1)) | <b>")
     assert "](" not in cell.replace("\\](", "")  # no unescaped link syntax left
     assert cell == "GD \\[x\\](javascript:alert(1)) \\| \\<b>"
+
+
+def test_the_header_says_what_optional_targets_add_and_the_default_builds_counts():
+    """Rows of an optional target (here "extra", run on the two-token example: statements
+    no default experiment measures) are named in the header, with the summary the default
+    build alone gives: the same as a build without them."""
+    fixed = {"layout": "fixed_decoder", "optimizers": OPTS, "seeds": 2, "paper_figure": None}
+    two_token = dict(fixed, layout="two_token")
+
+    def build(names):
+        experiments = {"x": fixed, "extra": two_token}
+        tables = {"x": fixed_table(gd=gd_like(), ngd=ngd_like()),
+                  "extra": fixed_table(gd=gd_like(), ngd=ngd_like(-1.5))}  # fmt: skip
+        return claims.claims(
+            {n: experiments[n] for n in names}, {n: tables[n] for n in names},
+            {n: [2.0, 2.0] for n in names}, {n: 3 for n in names}, {n: GOOD for n in names},
+        )  # fmt: skip
+
+    both, default = build(["x", "extra"]), build(["x"])
+    added = int((both["key"].str.startswith("extra ")).sum())
+    line = write.optional_line(both, ["extra"])
+    assert f"extra ({added} rows)" in line
+    assert line.endswith(write.summary_line(default))
+    assert write.summary_line(default) != write.summary_line(both)
+    assert write.optional_line(default, ["extra"]) == ""  # nothing added: nothing said
+    assert line.replace("`", "") in claims.to_markdown(both, optional=["extra"]).replace(
+        "\\", ""
+    ).replace("`", "")

@@ -26,7 +26,9 @@ HOW_TO_READ = (
     "'comparison' and is not counted. The hypotheses are those of the section's proofs "
     "(Sec. 3: Ass. 1 and 2; Sec. 4: Cond. 1 with every sample a u-SVM support vector, for "
     "Thm. 2 to 4 and Lem. 11 alike), measured on the run's data; a verdict outside them "
-    "says so and is not counted. Verdict words by test: a bound whose constant was lost is "
+    "says so and is not counted. A row can be both: a comparison (made for another "
+    "algorithm) on data outside the hypotheses; its verdict names both, and it is counted "
+    "once, as outside the hypotheses. Verdict words by test: a bound whose constant was lost is "
     "'consistent with the bound' or 'undecided: slower than the bound's rate' (with the "
     "slope, the window's span and where the trend would cross), never 'does not hold'; a "
     "race shows both methods' numbers and the margin at the last t (read over the whole run "
@@ -121,6 +123,33 @@ def summary_line(table: pd.DataFrame) -> str:
     )
 
 
+def optional_line(table: pd.DataFrame, optional=()) -> str:
+    """What the optional targets this build holds (`optional`: experiment names, outside
+    `snakemake`'s default build) add to the counts, and the counts without them, as the
+    default build alone gives them (the README's); "" where they add no row."""
+    experiment = table["key"].str.split(" ").str[0]
+    added = experiment.isin(list(optional)) & ~beyond_rows(table)
+    if not added.any():
+        return ""
+    from attnbias.claims.claim import frame
+    from attnbias.claims.layouts import not_measured
+    from attnbias.claims.statements import by_key
+
+    counts = experiment[added].value_counts(sort=False)
+    names = ", ".join(f"{n} ({c} row{'s' * (c > 1)})" for n, c in counts.items())
+    default = table[~added]
+    # a statement that only optional targets measure is "not measured" without them
+    unmeasured = dict.fromkeys(
+        k for k in table["statement"][added] if k not in set(default["statement"])
+    )
+    if unmeasured:
+        default = pd.concat([default, frame([not_measured(by_key(k)) for k in unmeasured])])
+    return (
+        f"Optional targets this build holds add rows to these counts: {names}. Without them, "
+        f"as the default build (snakemake) gives them: {summary_line(default)}"
+    )
+
+
 def _display_rows(table: pd.DataFrame):
     """Each claim as the cells of COLUMNS, as text; and whether it is shown plain (all but
     the failures that count: covered, within hypotheses, does not hold)."""
@@ -196,12 +225,13 @@ def markdown_cell(text: str) -> str:
     return markdown.text(text)
 
 
-def to_markdown(table: pd.DataFrame, backend: str = "") -> str:
+def to_markdown(table: pd.DataFrame, backend: str = "", optional=()) -> str:
     """The claims as compact Markdown tables (COMPACT), one per result, under a summary;
-    the results beyond the paper in a section of their own, counted apart."""
+    the results beyond the paper in a section of their own, counted apart. `optional`: the
+    experiments of optional targets (optional_line)."""
     table = by_result(table)
     beyond = beyond_rows(table)
-    lines = _markdown_part(table[~beyond], backend)
+    lines = _markdown_part(table[~beyond], backend, optional)
     if beyond.any():
         lines += _markdown_beyond(table[beyond])
     return "\n".join(lines)
@@ -216,8 +246,11 @@ def _markdown_beyond(table: pd.DataFrame) -> list[str]:
     return lines + registry_lines(table, BEYOND, "The registry of results beyond the paper")
 
 
-def _markdown_part(table: pd.DataFrame, backend: str) -> list[str]:
-    lines = [f"# {TITLE}", "", f"**{summary_line(table)}**", "", HOW_TO_READ, ""]
+def _markdown_part(table: pd.DataFrame, backend: str, optional=()) -> list[str]:
+    lines = [f"# {TITLE}", "", f"**{summary_line(table)}**", ""]
+    extra = optional_line(table, optional)
+    lines += [markdown_cell(extra), ""] if extra else []
+    lines += [HOW_TO_READ, ""]
     if backend:
         lines += [f"The runs trained on {backend}.", ""]
     lines += ["Every column (measured quantity, window, reference, R^2, hypotheses, algorithm) "
@@ -248,7 +281,7 @@ def _markdown_groups(table: pd.DataFrame) -> list[str]:
     return lines
 
 
-def to_html(table: pd.DataFrame, backend: str = "") -> str:
+def to_html(table: pd.DataFrame, backend: str = "", optional=()) -> str:
     """The same tables with every column, as a standalone HTML page (shown in the report)."""
     table = by_result(table)
     beyond = beyond_rows(table)
@@ -265,6 +298,8 @@ def to_html(table: pd.DataFrame, backend: str = "") -> str:
         "padding:3px 6px;vertical-align:top;text-align:left}th{background:#eee}"
     )
     provenance = f"<p>The runs trained on {html.escape(backend)}.</p>\n" if backend else ""
+    extra = optional_line(table, optional)
+    provenance = (f"<p>{html.escape(extra)}</p>\n" if extra else "") + provenance
     return (
         f"<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>{html.escape(TITLE)}</title>"
         f"<style>{style}</style></head><body>\n<h1>{html.escape(TITLE)}</h1>\n"

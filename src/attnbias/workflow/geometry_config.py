@@ -119,5 +119,6 @@ class GeometryConfig:
                     "data": data_name(e["data"]["model"], e["data"].get("params", {})),
                     "identity": self.wf.identity("metrics", name),
                     "table": path,
+                    "optional": name not in default,  # outside the default build
                 }
         return built
