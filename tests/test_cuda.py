@@ -317,6 +317,9 @@ def test_a_training_step_does_not_synchronize(optimizer_name):
     """Issue 25: the host runs ahead of the GPU. Ten more steps add no synchronization; the
     log points (which read the loss and the accuracy) do synchronize, so the count is not
     zero, which also shows that the debug mode reports."""
+    # an unmeasured run first: a process's first fit synchronizes once more on first use
+    # (seen on an H100: 39 against 38 for the first optimizer tested), which is no step's
+    _synchronizations(1, optimizer_name)
     one, three = (_synchronizations(e, optimizer_name) for e in (1, 3))
     assert one > 0
     assert three == one, f"{three - one} more synchronizations over 10 more steps"
