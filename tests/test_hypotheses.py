@@ -165,3 +165,14 @@ def test_a_file_without_a_stored_report_is_refused_naming_it(tmp_path):
     with pytest.raises(io.FileContractError, match="from another config"):  # still checked
         other = io.identity("data", "fig2", {"n": 7}, seed=0)
         io.load_hypotheses(tmp_path / "new.npz", [other])
+
+
+def test_the_signal_patch_is_counted_where_it_is_not_the_top_scoring_token():
+    """App. C.2's remark (the signal patch scores highest): the fraction of samples whose
+    `signal` is opt; data without a signal patch report nothing of it."""
+    ds = models.generate("binary_digits", 0, dict(n=8, T=3, noise=0.1))
+    assert hypotheses.report(ds)["signal_opt_fraction"] == 1.0
+    moved = dict(ds, signal=np.where(np.arange(8) < 2, (ds["opt"] + 1) % 3, ds["opt"]))
+    reports = [hypotheses.report(ds), hypotheses.report(moved)]
+    assert hypotheses.summarize(reports)["signal_opt_fraction"] == 0.75  # the worst seed
+    assert "signal_opt_fraction" not in hypotheses.report(_two_samples())

@@ -11,8 +11,11 @@ function in the module of its result):
                       place, algorithms, data, test kind and measuring function
   direction           Thm. 1 and Thm. 7 (rate bounds), Fig. 2's closeness remark, Lem. 3,
                       Sec. 3.3's two-token rates and GD's log norm
-  comparisons         races: Sec. 3.3 (NGD, PS before GD), Fig. 2's and Fig. 3's remarks
-  joint               Sec. 4: Thm. 2, Thm. 3, Thm. 4, Lem. 11 (one hypothesis set)
+  comparisons         races: Sec. 3.3 (NGD, PS before GD), Fig. 2's, Fig. 3's and Fig. 9's
+                      remarks, in every metric a figure draws
+  remarks             Fig. 2's and Fig. 9's remarks read off the curves and data: the loss's
+                      positive floor, PS slowing down, Fig. 9's direction and scores (Ass. 2)
+  joint               Sec. 4: Thm. 2, Thm. 3, Thm. 4, Lem. 10, Lem. 11 (one hypothesis set)
   global_convergence  Thm. 1, App. C.1: from a bad direction (fig8) and the study
   real                Sec. 5, App. C: the real-data statements, on the real-data run tables
   consistency         near-tautologies of NGD (norm growth, Lem. 1), outside the count

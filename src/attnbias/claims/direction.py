@@ -164,28 +164,37 @@ def two_token_rate_rows(rows: Rows) -> None:
             )
 
 
+def log_against_power(norm) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per seed (column of `norm`, a norm over logged t): AIC(power law) - AIC(a + b ln t),
+    both fitted to the norm (both have two parameters: N ln(RSS_pow / RSS_log); > 0 favours
+    log growth), the R^2 of each fit and b."""
+    ln_t = np.log(norm.index.to_numpy(dtype=float))
+    delta, r2_log, r2_pow, b = [], [], [], []
+    for seed in norm.columns:
+        v = norm[seed].to_numpy()
+        line = np.polyfit(ln_t, v, 1)
+        log_fit = np.polyval(line, ln_t)
+        pow_fit = np.exp(np.polyval(np.polyfit(ln_t, np.log(v), 1), ln_t))
+        total = np.sum((v - v.mean()) ** 2)
+        rss_log, rss_pow = np.sum((v - log_fit) ** 2), np.sum((v - pow_fit) ** 2)
+        delta.append(len(v) * math.log(rss_pow / rss_log))
+        r2_log.append(1 - rss_log / total)
+        r2_pow.append(1 - rss_pow / total)
+        b.append(line[0])
+    return np.array(delta), np.array(r2_log), np.array(r2_pow), np.array(b)
+
+
 def log_norm_rows(rows: Rows) -> None:
     """Sec. 3.3: under GD ||W_t|| grows like log t. Derived there for the two-token example
     only (covered), elsewhere a comparison: a + b ln t against a power law c t^k, both fitted
-    to ||W_t||, by AIC (both have two parameters: AIC difference = N ln(RSS_pow / RSS_log))."""
+    to ||W_t||, by AIC (log_against_power)."""
     table, t_last = rows.run.table, rows.run.t_last
     two_token = rows.run.layout == "two_token"
     for opt in rows.runs("gd"):
         if not has(table, opt, "W_norm"):
             continue
         norm = window(series(table, opt, "W_norm"), t_last / 100, t_last)
-        ln_t = np.log(norm.index.to_numpy(dtype=float))
-        delta, r2_log, r2_pow = [], [], []
-        for seed in norm.columns:
-            v = norm[seed].to_numpy()
-            log_fit = np.polyval(np.polyfit(ln_t, v, 1), ln_t)
-            pow_fit = np.exp(np.polyval(np.polyfit(ln_t, np.log(v), 1), ln_t))
-            total = np.sum((v - v.mean()) ** 2)
-            rss_log, rss_pow = np.sum((v - log_fit) ** 2), np.sum((v - pow_fit) ** 2)
-            delta.append(len(v) * math.log(rss_pow / rss_log))
-            r2_log.append(1 - rss_log / total)
-            r2_pow.append(1 - rss_pow / total)
-        delta = np.array(delta)
+        delta, r2_log, r2_pow, _ = log_against_power(norm)
         # undecided only where neither form describes the curve
         holds, undecided = fitted_bound(None, np.maximum(r2_log, r2_pow), np.all(delta > 0))
         rows.add(

@@ -9,21 +9,23 @@ from attnbias.claims.measure import BURN_IN, after_burn_in, ahead
 from attnbias.claims.rows import Measured, Rows, Said, Verdict, mean_spread
 
 
-def race_row(rows: Rows, opt: str, rival: str, metric: str, what: str, said: Said) -> None:
-    """A race: `metric` (lower is ahead; `what`, in words) of `opt` below `rival`'s at every
-    logged t after the burn-in (measure.ahead), on every seed. Shows both methods' numbers
-    at the last t, the margin (a ratio; a difference for logs) and how often `opt` was not
-    ahead."""
+def race_row(rows: Rows, opt: str, rival: str, metric: str, what: str, said: Said,
+             higher: bool = False) -> None:  # fmt: skip
+    """A race: `metric` (lower is ahead, or higher where `higher`, as a norm; `what`, in
+    words) of `opt` below (above) `rival`'s at every logged t after the burn-in
+    (measure.ahead), on every seed. Shows both methods' numbers at the last t, the margin
+    (a ratio; a difference for logs) and how often `opt` was not ahead."""
     t_last = rows.run.t_last
     mine = after_burn_in(rows.run.table, opt, metric, t_last)
     theirs = after_burn_in(rows.run.table, rival, metric, t_last)
     mine, theirs = mine.align(theirs, join="inner")
-    last, holds, undecided = ahead(mine, theirs)
+    sign = -1 if higher else 1  # ahead: below, or above where higher is ahead
+    last, holds, undecided = ahead(sign * mine, sign * theirs)
     a, b = rows.label(opt), rows.label(rival)
     logs = metric.startswith("log")
     margin = (mine.iloc[-1] - theirs.iloc[-1]) if logs else (mine.iloc[-1] / theirs.iloc[-1])
     margin_text = f"{a} - {b}" if logs else f"{a} / {b}"
-    behind = mine.to_numpy() >= theirs.to_numpy()
+    behind = sign * mine.to_numpy() >= sign * theirs.to_numpy()
     seeds_behind = int(behind[-1].sum())
     n = behind.shape[1]
     if holds:
@@ -45,10 +47,11 @@ def race_row(rows: Rows, opt: str, rival: str, metric: str, what: str, said: Sai
         f"{mean_spread(margin)}; {a} not ahead at {behind.mean():.0%} of the {behind.size} "
         "(t, seed) points",
     )
+    below, above = ("above", "below") if higher else ("below", "above")
     verdict = Verdict(
-        f"holds if below {b}'s at every logged t after the burn-in (t >= {t_last // BURN_IN}) "
-        f"on every seed; does not hold if at or above it at t = {t_last} on a seed; "
-        "undecided if below at the end but not throughout",
+        f"holds if {below} {b}'s at every logged t after the burn-in (t >= {t_last // BURN_IN}) "
+        f"on every seed; does not hold if at or {above} it at t = {t_last} on a seed; "
+        f"undecided if {below} at the end but not throughout",
         holds,
         undecided=undecided,
         kind="race",

@@ -22,6 +22,9 @@ here and printed wherever a verdict is shown:
       and the largest margin over the samples (its excess over 1 is the u-margin spread,
       which makes the loss ratio across samples grow with ||u_t||). Holds (cond1_sv_holds)
       if every sample is a support vector.
+  The signal patch (data with a `signal` entry, App. C.2's binary digits): the fraction
+      of samples whose signal patch is the top-scoring token (opt), what App. C.2 remarks
+      ("the signal patch naturally corresponds to the token with the highest score").
 """
 
 from __future__ import annotations
@@ -67,6 +70,12 @@ def assumption2(X: np.ndarray, y: np.ndarray, opt: np.ndarray, u: np.ndarray) ->
     }
 
 
+def signal_is_opt(data: dict) -> dict:
+    """The fraction of samples whose signal patch (`signal`) is the optimal token, the
+    top-scoring one (binary_digits: opt is the argmax of the scores)."""
+    return {"signal_opt_fraction": float(np.mean(data["signal"] == data["opt"]))}
+
+
 def condition1(X: np.ndarray, opt: np.ndarray, W0: np.ndarray) -> dict:
     """Parts i)-iii) of Condition 1 (iv, the step size, needs the optimizer: see `report`)."""
     n, T, d = X.shape
@@ -98,7 +107,8 @@ def u_svm_support(X: np.ndarray, y: np.ndarray, opt: np.ndarray, u_mm: np.ndarra
 def report(data: dict, svm: dict | None = None) -> dict:
     """Every hypothesis that applies to the dataset: Ass. 1 always, Ass. 2 with a fixed
     decoder (`u` in data), Condition 1 without one (joint training from u0 = 0), and its
-    part iii as Lem. 11 uses it where the svm file's arrays are given (`svm_report`).
+    part iii as Lem. 11 uses it where the svm file's arrays are given (`svm_report`), and
+    where the data mark a signal patch (`signal`), whether it is the optimal token.
 
     The pipeline measures it in two parts, each stored in the file of the job that can:
     the data job stores `report(data)` (it runs before the SVMs and measures no SVM, so it
@@ -110,6 +120,8 @@ def report(data: dict, svm: dict | None = None) -> dict:
         out.update(assumption2(X, data["y"], opt, data["u"]))
     else:
         out.update(condition1(X, opt, data["W0"]))
+    if "signal" in data:
+        out.update(signal_is_opt(data))
     if svm is not None:
         out.update(svm_report(data, svm))
     return out
@@ -131,7 +143,8 @@ def summarize(reports: list[dict]) -> dict:
         if key.endswith(("_holds", "_init")):
             out[key] = bool(all(values))
         elif key in (
-            "ass2_opt_gap", "cond1_opt_norm_ratio", "cond1_d_over_nT", "cond1_sv_fraction"
+            "ass2_opt_gap", "cond1_opt_norm_ratio", "cond1_d_over_nT", "cond1_sv_fraction",
+            "signal_opt_fraction",
         ):  # fmt: skip
             out[key] = float(min(values))  # larger is better: the worst is the smallest
         else:
