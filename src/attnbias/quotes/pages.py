@@ -35,7 +35,7 @@ from attnbias.quotes.sources import (
     step_reaches,
     summary,
 )
-from attnbias.quotes.sweeps import eta_cond1_table, sweep_count, sweep_value
+from attnbias.quotes.sweeps import ETA, eta_cond1_table, held_at, sweep_count, sweep_value
 
 README = "README.md"
 FINDINGS = "docs/findings.md"
@@ -213,6 +213,27 @@ README_ENTRIES = [
             "eta_cond1", {"optimizers.eq10.lr": 0.1}, "failing_seeds", "lem11_ratio_bounded"
         ),
         sweep_value("eta_cond1", {"optimizers.eq10.lr": 0.1}, "seeds"),
+    ),
+    Fact(
+        README,
+        "Thm. 3's slope reaches −1 only at η = 0.1 and 0.3",
+        held_at("eta_cond1", ETA, "thm3_rate", some_seed=True)(0.1, 0.3),
+    ),
+    Fact(
+        README,
+        "and only η = 1, the default, puts Eq. 10 ahead of GD",
+        held_at("eta_cond1", ETA, "eq10_below_gd_W")(1.0),
+    ),
+    Fact(
+        README,
+        "**Fig. 3's order**: GD is slowest everywhere.",
+        every(
+            *(
+                outcome(f"fig3 ahead of gd {o} {m}", "holds")
+                for o in ("ngd", "ps", "joint-ngd", "eq10")
+                for m in ("gap_W", "log_loss")
+            )
+        ),
     ),
     quote(
         README,
@@ -595,7 +616,7 @@ FINDINGS_ENTRIES = [
     quote(
         FINDINGS,
         "| joint Polyak on (W, u), f* = 0, uncapped (fig3) | {} ({} at 10³) | {} | {} | W's share "
-        "of the step starves: ‖W‖ ≈ {} against ‖u‖ ≈ {} at t = 10³ |",
+        "of the step starves: ‖W‖ {} against ‖u‖ {} at t = 10³ |",
         final("fig3", "ps"),
         at("fig3", "ps", "gap_W", 1000),
         final("fig3", "ps", "gap_u"),
@@ -669,6 +690,24 @@ FINDINGS_ENTRIES = [
     ),
     # the sweeps: optional targets
     eta_cond1_table,
+    Fact(
+        FINDINGS,
+        "Lem. 11 (iii) fails at η = 0.1 only",
+        held_at("eta_cond1", ETA, "lem11_ratio_bounded", holds=False)(0.1),
+    ),
+    Fact(
+        FINDINGS,
+        "Thm. 3's slope reaches −1 at η = 0.1 and 0.3 on some seeds but not at the default",
+        held_at("eta_cond1", ETA, "thm3_rate", some_seed=True)(0.1, 0.3),
+    ),
+    Fact(
+        FINDINGS,
+        "Thm. 4's u threshold and the race against GD hold at η = 1 only",
+        every(
+            held_at("eta_cond1", ETA, "thm4_u_direction")(1.0),
+            held_at("eta_cond1", ETA, "eq10_below_gd_W")(1.0),
+        ),
+    ),
     quote(
         FINDINGS,
         "every sample is a support vector in {} of {} settings",

@@ -52,6 +52,24 @@ def sweep_value(name: str, where: dict, column: str, claim: str | None = None) -
     return Source(f"sweep {name}: {column} {claim or ''} at {where}", read, target(name))
 
 
+def held_at(name: str, axis: str, claim: str, holds: bool = True, some_seed: bool = False):
+    """True where `claim` is `holds` exactly at the given values of `axis` (some_seed: where
+    it holds on at least one seed), as in "fails at eta = 0.1 only"."""
+
+    def source(*values: float) -> Source:
+        def read(b: Build) -> bool:
+            points = b.sweep_points(name)
+            chosen = points[f"{claim}_seeds"] > 0 if some_seed else points[claim] == holds
+            found = sorted(points.loc[chosen, axis])
+            return len(found) == len(values) and bool(np.allclose(found, sorted(values)))
+
+        which = "on some seed" if some_seed else ("holds" if holds else "fails")
+        what = f"sweep {name}: {claim} {which} exactly at {axis} in {list(values)}"
+        return Source(what, read, target(name))
+
+    return source
+
+
 # docs/findings.md's table of the eta sweep: per step, each claim's quantity over the
 # seeds of Eq. 10 and on how many seeds it holds (the sweep's `<claim>_seeds`)
 ETA = "optimizers.eq10.lr"
