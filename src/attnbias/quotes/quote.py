@@ -146,6 +146,8 @@ def _read(source: Source, build: Build):
         if source.target:
             return None, ("not built", source.target)
         return None, ("fault", f"the default build lacks {lacking}")
+    except ValueError as changed:  # e.g. a claims row no longer words a number as it did
+        return None, ("fault", str(changed))
 
 
 def _written(value) -> str:
