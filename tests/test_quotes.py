@@ -219,3 +219,54 @@ def test_every_optional_number_names_its_target():
         for source in sources:
             if "sweep" in source.what or "fig6_mnist5k" in source.what:
                 assert source.target, source.what
+
+
+def write_eta_sweep(results: Path) -> None:
+    """The eta sweep's tables and provenance, in sweep_tables' formats: 2 steps, 2 seeds."""
+    sweeps = results / "sweeps"
+    sweeps.mkdir(parents=True)
+    claims = ("lem11_ratio_bounded", "thm2_exponent", "thm3_rate", "thm4_u_direction")
+    points = pd.DataFrame(
+        {"point": ["lr~0.1", "lr~1"], "optimizers.eq10.lr": [0.1, 1.0], "seeds": [2, 2]}
+        | {c: [False, True] for c in (*claims, "eq10_below_gd_W")}
+        | {f"{c}_seeds": [1, 2] for c in (*claims, "eq10_below_gd_W")}
+    )
+    points.to_csv(sweeps / "eta_cond1_points.csv", index=False)
+    runs = pd.DataFrame(
+        {"point": ["lr~0.1"] * 2 + ["lr~1"] * 2, "optimizer": "eq10", "seed": [0, 1] * 2,
+         "loss_ratio_growth": [0.89, 1.57, -0.17, 0.03],
+         "loss_exponent": [-0.56, -0.57, -0.51, -0.51],
+         "rate_W_lnln": [-1.8, -0.99, -0.41, -0.18], "final_log10_gap_u": [-1.8, -1.6, -4.6, -4.3]}
+    )  # fmt: skip
+    runs.to_csv(sweeps / "eta_cond1.csv", index=False)
+    thresholds = {"lem11_ratio_bounded": 1.0, "thm2_exponent": -0.4, "thm3_rate": -1.0,
+                  "thm4_u_direction": -3.0}  # fmt: skip
+    config = {
+        "experiments": {"fig3_cond1": {"optimizers": {"eq10": {"lr": 1.0}}}},
+        "sweeps": {"eta_cond1": {"base": "fig3_cond1",
+                                 "claims": {c: {"threshold": v} for c, v in thresholds.items()}}},
+    }  # fmt: skip
+    record = {"created": "2026-11-26T21:00:00+00:00", "config": config}
+    (sweeps / "eta_cond1.provenance.json").write_text(json.dumps(record))
+
+
+def test_the_sweeps_numbers_and_the_eta_table(tmp_path):
+    from attnbias.quotes.sweeps import ETA, eta_table, held_at, sweep_value
+
+    write_eta_sweep(tmp_path / "results")
+    build = Build(tmp_path / "results")
+    assert eta_table(build).splitlines() == [
+        "| η | Lem. 11 (iii) growth (≤ 1) | Thm. 2 k (≥ 0.4) | Thm. 3 slope (≤ −1) | "
+        "Thm. 4 log10(1 − cos u) (≤ −3) | below GD in W throughout |",
+        "|---|---|---|---|---|---|",
+        "| 0.1 | 0.89 to 1.6: holds 1/2 | 0.56 to 0.57: 1/2 | −1.8 to −0.99: 1/2 | "
+        "−1.8 to −1.6: 1/2 | 1/2 |",
+        "| 1 (default) | −0.17 to 0.03: holds 2/2 | 0.51: 2/2 | −0.41 to −0.18: 2/2 | "
+        "−4.6 to −4.3: 2/2 | 2/2 |",
+    ]
+    failing = sweep_value("eta_cond1", {ETA: 0.1}, "failing_seeds", "lem11_ratio_bounded")
+    assert failing.read(build).tolist() == [1.0]
+    assert held_at("eta_cond1", ETA, "thm3_rate", holds=False)(0.1).read(build)
+    assert not held_at("eta_cond1", ETA, "thm3_rate", holds=False)(0.1, 1.0).read(build)
+    assert held_at("eta_cond1", ETA, "thm3_rate", some_seed=True)(0.1, 1.0).read(build)
+    assert sweep_count("eta_cond1", "thm3_rate", True).read(build) == 1

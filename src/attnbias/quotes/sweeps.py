@@ -73,11 +73,11 @@ def held_at(name: str, axis: str, claim: str, holds: bool = True, some_seed: boo
 # docs/findings.md's table of the eta sweep: per step, each claim's quantity over the
 # seeds of Eq. 10 and on how many seeds it holds (the sweep's `<claim>_seeds`)
 ETA = "optimizers.eq10.lr"
-ETA_COLUMNS = (  # (heading, the sweep's metric, its sign as shown, its claim or None)
-    ("Lem. 11 (iii) growth (≤ 1)", "loss_ratio_growth", 1, "lem11_ratio_bounded"),
-    ("Thm. 2 k (≥ 0.4)", "loss_exponent", -1, "thm2_exponent"),  # the sweep stores −k
-    ("Thm. 3 slope (≤ −1)", "rate_W_lnln", 1, "thm3_rate"),
-    ("Thm. 4 log10(1 − cos u) (≤ −3)", "final_log10_gap_u", 1, "thm4_u_direction"),
+ETA_COLUMNS = (  # (heading, the sweep's metric, its sign as shown, its claim)
+    ("Lem. 11 (iii) growth", "loss_ratio_growth", 1, "lem11_ratio_bounded"),
+    ("Thm. 2 k", "loss_exponent", -1, "thm2_exponent"),  # the sweep stores −k
+    ("Thm. 3 slope", "rate_W_lnln", 1, "thm3_rate"),
+    ("Thm. 4 log10(1 − cos u)", "final_log10_gap_u", 1, "thm4_u_direction"),
     ("below GD in W throughout", None, 1, "eq10_below_gd_W"),
 )
 
@@ -92,11 +92,19 @@ def _spread(values: np.ndarray) -> str:
 
 
 def eta_table(b: Build) -> str:
-    """The rows of the eta sweep, one per step (the default's marked), as Markdown."""
+    """The rows of the eta sweep, one per step (the default's marked), as Markdown; each
+    heading with its claim's threshold, from the sweep's config as it ran."""
     runs, points = b.sweep_runs("eta_cond1"), b.sweep_points("eta_cond1")
-    default = b.provenance("claims")["config"]["experiments"]["fig3_cond1"]["optimizers"]
-    default_eta = float(default["eq10"]["lr"])
-    head = ["η", *(c[0] for c in ETA_COLUMNS)]
+    config = b.provenance("sweeps/eta_cond1")["config"]
+    claims = config["sweeps"]["eta_cond1"]["claims"]
+    base = config["experiments"][config["sweeps"]["eta_cond1"]["base"]]
+    default_eta = float(base["optimizers"]["eq10"]["lr"])
+    head = ["η"]
+    for heading, metric, sign, claim in ETA_COLUMNS:
+        if metric is not None:
+            bound = "≤" if sign > 0 else "≥"
+            heading += f" ({bound} {_two_digits(sign * claims[claim]['threshold'])})"
+        head.append(heading)
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for point in points.sort_values(ETA).to_dict("records"):
         eta = point[ETA]
@@ -108,7 +116,7 @@ def eta_table(b: Build) -> str:
                 cells.append(held)
                 continue
             values = sign * mine[metric].to_numpy(dtype=float)
-            verb = "holds " if claim == "lem11_ratio_bounded" else ""
+            verb = "holds " if claim == "lem11_ratio_bounded" else ""  # the first: in words
             cells.append(f"{_spread(values)}: {verb}{held}")
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
