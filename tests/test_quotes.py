@@ -196,6 +196,7 @@ def test_the_command_exits_non_zero_on_a_stale_number(fixture, monkeypatch, caps
     assert 'docs/findings.md:4: stale: quoted "1.0e-4 to 1.3e-4", the build gives ' in out
     assert cli.main(["write", *args]) == 0
     assert page.read_text() == PAGE.format(start=START, end=END)
+    assert cli.main(["check", "--results", str(fixture / "nothing"), "--root", str(fixture)]) == 2
 
 
 # ---------------------------------------------------------------------------------------

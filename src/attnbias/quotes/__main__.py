@@ -3,7 +3,8 @@
 check: compare every number README.md's headlines and docs/findings.md quote with the build
        in --results (default results); print each stale, missing or not-built one as
        page:line, and exit 1 if any is stale or missing (a number of an optional target
-       that this build lacks is listed as "not built here" and does not fail).
+       that this build lacks is listed as "not built here" and does not fail; exit 2 where
+       there is no build).
 write: rewrite the stale numbers and generated sections from the build, then check again.
 """
 
@@ -37,6 +38,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-v", "--verbose", action="store_true", help="list the not-built too")
     args = parser.parse_args(argv)
     root, build = Path(args.root), Build(args.results)
+    if not (build.results / "claims.csv").exists():
+        print(f"no build in {build.results}: build it first (snakemake -c2)")
+        return 2
     outcome, written = check(ENTRIES, build, root)
     if args.command == "write":
         for page, text in written.items():
