@@ -184,3 +184,19 @@ def test_lemma_11_loss_ratio_bounded_only_where_every_sample_is_a_support_vector
         ratio = series(tables[experiment], "eq10", "log_loss_ratio")
         growth = window(ratio, 1e3, 1e4).max() - window(ratio, 0, 1e3).max()
         assert np.all((growth > low) & (growth < high)), (experiment, growth.to_numpy())
+
+
+def test_the_docs_numbers_are_the_default_builds(built):
+    """Every number that README.md's headlines and docs/findings.md quote from the default
+    build (attnbias.quotes) is this build's, at its quoted precision; only the optional
+    targets' numbers (sweeps, real data) read "not built here", and every other one was
+    compared. Fix a failure with `python -m attnbias.quotes write` on a default build."""
+    from attnbias.quotes.build import Build
+    from attnbias.quotes.pages import ENTRIES
+    from attnbias.quotes.quote import Quote, check
+
+    outcome, _ = check(ENTRIES, Build(built / "results"), REPO)
+    assert not outcome.faults, "\n".join(map(str, outcome.faults))
+    sources = [s for e in ENTRIES for s in (e.sources if isinstance(e, Quote) else (e.source,))]
+    # each was compared, or is an optional target's that this build does not make
+    assert outcome.compared + len(outcome.unbuilt) == len(sources)

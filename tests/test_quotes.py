@@ -1,0 +1,273 @@
+"""The docs' numbers held to the build (attnbias.quotes): a quoted number is current exactly
+when the build's value, written at the quoted precision, gives it back. On a fixture build
+(a claims table, an aggregate table and a provenance record in the pipeline's formats) the
+check passes, fails on a planted wrong number naming page, line, quoted and built value,
+and the writer repairs it; an optional target's number reads "not built here". The check on
+the real default build is in tests/test_claims.py (it shares that module's build)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from project import REPO
+
+from attnbias.quotes import __main__ as cli
+from attnbias.quotes import pages
+from attnbias.quotes.build import Build
+from attnbias.quotes.numbers import render
+from attnbias.quotes.quote import Fact, Quote, Section, check, markers, pattern, quote
+from attnbias.quotes.sources import final, first, outcome, row, said
+from attnbias.quotes.sweeps import sweep_count
+
+
+@pytest.mark.parametrize(
+    ("phrase", "built", "written"),
+    [
+        ("467 to 1,188", [375, 1241, 900], "375 to 1,241"),  # the issue's stale crossing
+        ("1e-5 to 3e-5", [9.99e-6, 2.63e-5], "1e-5 to 3e-5"),  # rounds to the quoted digits
+        ("1.0e-5 to 2.6e-5", [9.99e-6, 2.64e-5], "1.0e-5 to 2.6e-5"),
+        ("−0.18 to −0.41", [-0.407, -0.176], "−0.18 to −0.41"),  # the phrase's order
+        ("0.51", [0.5054, 0.5096], "0.51"),  # one number where every seed writes it
+        ("0.506", [0.5054, 0.5096], "0.505 to 0.510"),  # else the range
+        ("100 to 131", [100, 117, 131], "100 to 131"),  # an integer is exact
+        ("10¹¹⁹ to 10¹³⁵", [10**119.3, 10**134.4], "10¹¹⁹ to 10¹³⁴"),
+        ("10^11.5", [10**11.46], "10^11.5"),
+        ("40% to 75%", [0.4, 0.75], "40% to 75%"),
+        ("−10⁴", [-10000.8], "−10⁴"),
+        ("11 to\n  37", [11.516, 37.29], "12 to\n  37"),  # a range broken across lines
+        ("2e-3", [np.nan], None),  # the build has no value
+    ],
+)
+def test_a_number_is_written_at_its_quoted_precision(phrase, built, written):
+    assert render(phrase, built) == written
+
+
+def test_a_round_number_is_rounded_only_where_the_words_say_so():
+    assert render("1,300", [1292]) == "1,292"
+    assert render("1,300", [1292], approximate=True) == "1,300"
+    assert render("1,100", [1072, 1177], approximate=True) == "1,100 to 1,200"
+
+
+def test_words_match_across_line_breaks_and_not_inside_longer_words():
+    text = "NGD 111 to 157,\n  GD 375 to\n  1,241; of 1e-3"
+    found = list(pattern("GD {}; of 1e-3").finditer(text))
+    assert len(found) == 1 and found[0][1] == "375 to\n  1,241"
+
+
+# ---------------------------------------------------------------------------------------
+# a fixture build in the pipeline's formats
+def write_build(results: Path, gd_first: list[float]) -> None:
+    """fig2: GD and NGD over 3 seeds; its claims rows; the claims job's provenance."""
+    results.mkdir(parents=True)
+    rows = []
+    for seed in range(3):
+        for t in (1, 10, 100):
+            for optimizer, gap in (("gd", 1e-1 / t**0.1), ("ngd", 1e-2 / t)):
+                rows.append(("fig2", optimizer, seed, t, "gap_W", gap * (1 + 0.1 * seed)))
+        rows.append(("fig2", "gd", seed, 100, "first_gap_W_below_0.01", gd_first[seed]))
+    (results / "fig2").mkdir()
+    pd.DataFrame(
+        rows, columns=["experiment", "optimizer", "seed", "iteration", "metric", "value"]
+    ).to_parquet(results / "fig2/metrics.parquet")
+    claims = pd.DataFrame(
+        [
+            {"key": "fig2 ngd rate bound", "low": -1.93, "high": -1.67, "mean": -1.8, "r2": 0.998,
+             "outcome": "holds", "detail": "it flips if moved by a factor 2.79 (to 0.1)"},
+            {"key": "fig2 ps ahead of ngd", "low": 54.4, "high": 84.5, "mean": 70.0, "r2": np.nan,
+             "outcome": "does not hold", "detail": "NGD ahead at t = 100 on 3 of 3 seeds"},
+        ]
+    )  # fmt: skip
+    claims.to_csv(results / "claims.csv", index=False)
+    record = {"created": "2026-11-26T19:23:58+00:00", "config": {"experiments": {}}}
+    (results / "claims.provenance.json").write_text(json.dumps(record))
+
+
+PAGE = """# Findings
+
+NGD's slope is −1.67 to −1.93 (a factor 2.79 from flipping); NGD ends at
+1.0e-4 to 1.2e-4 and GD first crosses 1e-2 at t = 40 to 60. PS does
+not lead NGD. The sweep holds in 27 settings.
+
+{start}
+generated 2026-11-26
+{end}
+"""
+START, END = markers("fixture section")
+
+
+def entries(page: str) -> list:
+    return [
+        quote(page, "NGD's slope is {} (a factor {} from", row("fig2 ngd rate bound"),
+              said("fig2 ngd rate bound", "it flips if moved by a factor")),
+        quote(page, "NGD ends at {} and GD first crosses 1e-2 at t = {}.",
+              final("fig2", "ngd"), first("fig2", "gd", 1e-2)),
+        Fact(page, "PS does not lead NGD", outcome("fig2 ps ahead of ngd", "does not hold")),
+        quote(page, "holds in {} settings", sweep_count("fig3", "ps_fastest_W", False)),
+        Section(page, START, END, pages.Source(
+            "the fixture section", lambda b: f"{START}\ngenerated {b.created()}\n{END}")),
+    ]  # fmt: skip
+
+
+@pytest.fixture
+def fixture(tmp_path):
+    write_build(tmp_path / "results", gd_first=[40, 52, 60])
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs/findings.md").write_text(PAGE.format(start=START, end=END))
+    return tmp_path
+
+
+def test_the_check_passes_on_a_current_page(fixture):
+    outcome_, written = check(entries("docs/findings.md"), Build(fixture / "results"), fixture)
+    assert outcome_.faults == [], [str(f) for f in outcome_.faults]
+    assert outcome_.compared == 6  # 5 numbers, the fact; the section and the sweep aside
+    assert outcome_.compared + len(outcome_.unbuilt) == 7 and not outcome_.findings[1:]
+    # the sweep is an optional target: named, not passed silently
+    (unbuilt,) = outcome_.unbuilt
+    assert unbuilt.target == "results/sweeps/fig3.pdf" and unbuilt.line == 5
+    assert "not built here: results/sweeps/fig3.pdf" in str(unbuilt)
+    assert written["docs/findings.md"] == (fixture / "docs/findings.md").read_text()
+
+
+def test_a_planted_wrong_number_fails_and_the_writer_repairs_it(fixture):
+    page = fixture / "docs/findings.md"
+    page.write_text(page.read_text().replace("t = 40 to 60", "t = 467 to 1,188"))
+    found, written = check(entries("docs/findings.md"), Build(fixture / "results"), fixture)
+    (stale,) = found.faults
+    assert (stale.page, stale.line, stale.quoted, stale.built) == (
+        "docs/findings.md",
+        4,
+        "467 to 1,188",
+        "40 to 60",
+    )
+    assert str(stale).startswith('docs/findings.md:4: stale: quoted "467 to 1,188", the build')
+    assert written["docs/findings.md"] == PAGE.format(start=START, end=END)
+
+
+def test_a_changed_build_makes_the_page_stale(fixture, tmp_path):
+    """The same page against a build whose GD crosses later: stale, as the issue's."""
+    write_build(tmp_path / "later", gd_first=[375, 900, 1241])
+    found, _ = check(entries("docs/findings.md"), Build(tmp_path / "later"), fixture)
+    assert [(f.quoted, f.built) for f in found.faults] == [("40 to 60", "375 to 1,241")]
+
+
+def test_a_stale_section_a_false_fact_and_edited_words_fail(fixture):
+    page = fixture / "docs/findings.md"
+    text = page.read_text()
+    for planted, what in (
+        (text.replace("generated 2026-11-26", "generated 2026-11-25"), "fixture section"),
+        (text.replace("first crosses 1e-2", "first passes 1e-2"), "missing"),
+    ):
+        page.write_text(planted)
+        found, _ = check(entries("docs/findings.md"), Build(fixture / "results"), fixture)
+        assert found.faults, planted
+        if what == "missing":
+            assert found.faults[0].status == "missing"
+        else:
+            assert found.faults[0].what == "the fixture section"
+            assert found.faults[0].quoted == "generated 2026-11-25"
+    # a fact the build contradicts
+    claims = pd.read_csv(fixture / "results/claims.csv")
+    claims.loc[1, "outcome"] = "holds"
+    claims.to_csv(fixture / "results/claims.csv", index=False)
+    page.write_text(text)
+    found, _ = check(entries("docs/findings.md"), Build(fixture / "results"), fixture)
+    assert [f.quoted for f in found.faults] == ["PS does not lead NGD"]
+
+
+def test_a_default_builds_file_that_is_missing_is_a_fault(fixture):
+    (fixture / "results/fig2/metrics.parquet").unlink()
+    found, _ = check(entries("docs/findings.md"), Build(fixture / "results"), fixture)
+    assert {f.status for f in found.faults} == {"fault"}
+    assert "the default build lacks" in str(found.faults[0])
+
+
+def test_the_command_exits_non_zero_on_a_stale_number(fixture, monkeypatch, capsys):
+    monkeypatch.setattr(cli, "ENTRIES", entries("docs/findings.md"))
+    args = ["--results", str(fixture / "results"), "--root", str(fixture)]
+    assert cli.main(["check", *args]) == 0
+    page = fixture / "docs/findings.md"
+    page.write_text(page.read_text().replace("1.0e-4 to 1.2e-4", "1.0e-4 to 1.3e-4"))
+    assert cli.main(["check", *args]) == 1
+    out = capsys.readouterr().out
+    assert 'docs/findings.md:4: stale: quoted "1.0e-4 to 1.3e-4", the build gives ' in out
+    assert cli.main(["write", *args]) == 0
+    assert page.read_text() == PAGE.format(start=START, end=END)
+    assert cli.main(["check", "--results", str(fixture / "nothing"), "--root", str(fixture)]) == 2
+
+
+# ---------------------------------------------------------------------------------------
+# the registry of README.md and docs/findings.md
+def test_every_entry_is_found_once_on_its_page():
+    """Each entry's words stand exactly once on its page: an edit of a sentence shows here
+    at once, without a build."""
+    for entry in pages.ENTRIES:
+        text = (REPO / entry.page).read_text()
+        if isinstance(entry, Section):
+            assert text.count(entry.start) == 1 and text.count(entry.end) == 1, entry.start
+            continue
+        count = len(list(pattern(entry.words).finditer(text)))
+        assert count == 1, f"{entry.page}: {entry.words!r} found {count} times"
+
+
+def test_every_optional_number_names_its_target():
+    """A sweep's or a real-data figure's numbers name the target that builds them."""
+    for entry in pages.ENTRIES:
+        sources = entry.sources if isinstance(entry, Quote) else (entry.source,)
+        for source in sources:
+            if "sweep" in source.what or "fig6_mnist5k" in source.what:
+                assert source.target, source.what
+
+
+def write_eta_sweep(results: Path) -> None:
+    """The eta sweep's tables and provenance, in sweep_tables' formats: 2 steps, 2 seeds."""
+    sweeps = results / "sweeps"
+    sweeps.mkdir(parents=True)
+    claims = ("lem11_ratio_bounded", "thm2_exponent", "thm3_rate", "thm4_u_direction")
+    points = pd.DataFrame(
+        {"point": ["lr~0.1", "lr~1"], "optimizers.eq10.lr": [0.1, 1.0], "seeds": [2, 2]}
+        | {c: [False, True] for c in (*claims, "eq10_below_gd_W")}
+        | {f"{c}_seeds": [1, 2] for c in (*claims, "eq10_below_gd_W")}
+    )
+    points.to_csv(sweeps / "eta_cond1_points.csv", index=False)
+    runs = pd.DataFrame(
+        {"point": ["lr~0.1"] * 2 + ["lr~1"] * 2, "optimizer": "eq10", "seed": [0, 1] * 2,
+         "loss_ratio_growth": [0.89, 1.57, -0.17, 0.03],
+         "loss_exponent": [-0.56, -0.57, -0.51, -0.51],
+         "rate_W_lnln": [-1.8, -0.99, -0.41, -0.18], "final_log10_gap_u": [-1.8, -1.6, -4.6, -4.3]}
+    )  # fmt: skip
+    runs.to_csv(sweeps / "eta_cond1.csv", index=False)
+    thresholds = {"lem11_ratio_bounded": 1.0, "thm2_exponent": -0.4, "thm3_rate": -1.0,
+                  "thm4_u_direction": -3.0}  # fmt: skip
+    config = {
+        "experiments": {"fig3_cond1": {"optimizers": {"eq10": {"lr": 1.0}}}},
+        "sweeps": {"eta_cond1": {"base": "fig3_cond1",
+                                 "claims": {c: {"threshold": v} for c, v in thresholds.items()}}},
+    }  # fmt: skip
+    record = {"created": "2026-11-26T21:00:00+00:00", "config": config}
+    (sweeps / "eta_cond1.provenance.json").write_text(json.dumps(record))
+
+
+def test_the_sweeps_numbers_and_the_eta_table(tmp_path):
+    from attnbias.quotes.sweeps import ETA, eta_table, held_at, sweep_value
+
+    write_eta_sweep(tmp_path / "results")
+    build = Build(tmp_path / "results")
+    assert eta_table(build).splitlines() == [
+        "| η | Lem. 11 (iii) growth (≤ 1) | Thm. 2 k (≥ 0.4) | Thm. 3 slope (≤ −1) | "
+        "Thm. 4 log10(1 − cos u) (≤ −3) | below GD in W throughout |",
+        "|---|---|---|---|---|---|",
+        "| 0.1 | 0.89 to 1.6: holds 1/2 | 0.56 to 0.57: 1/2 | −1.8 to −0.99: 1/2 | "
+        "−1.8 to −1.6: 1/2 | 1/2 |",
+        "| 1 (default) | −0.17 to 0.03: holds 2/2 | 0.51: 2/2 | −0.41 to −0.18: 2/2 | "
+        "−4.6 to −4.3: 2/2 | 2/2 |",
+    ]
+    failing = sweep_value("eta_cond1", {ETA: 0.1}, "failing_seeds", "lem11_ratio_bounded")
+    assert failing.read(build).tolist() == [1.0]
+    assert held_at("eta_cond1", ETA, "thm3_rate", holds=False)(0.1).read(build)
+    assert not held_at("eta_cond1", ETA, "thm3_rate", holds=False)(0.1, 1.0).read(build)
+    assert held_at("eta_cond1", ETA, "thm3_rate", some_seed=True)(0.1, 1.0).read(build)
+    assert sweep_count("eta_cond1", "thm3_rate", True).read(build) == 1
