@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from attnbias.geometry import findings as geometry
+from attnbias.quotes import failures
 from attnbias.quotes.quote import Fact, Section, Source, quote
 from attnbias.quotes.sources import (
     at,
@@ -39,6 +40,7 @@ from attnbias.quotes.sweeps import ETA, eta_cond1_table, held_at, sweep_count, s
 
 README = "README.md"
 FINDINGS = "docs/findings.md"
+CLAIMS_DOC = "docs/claims.md"
 MNIST5K = "results/fig6_mnist5k.pdf"
 
 SUMMARY = (
@@ -757,4 +759,16 @@ FINDINGS_ENTRIES = [
     ),
 ]
 
-ENTRIES = README_ENTRIES + FINDINGS_ENTRIES
+CLAIMS_DOC_ENTRIES = [
+    Section(
+        CLAIMS_DOC,
+        failures.START,
+        failures.END,
+        Source(
+            "the counted rows that do not hold or are undecided, from the claims table",
+            lambda b: failures.section(b.claims()),
+        ),
+    ),
+]
+
+ENTRIES = README_ENTRIES + FINDINGS_ENTRIES + CLAIMS_DOC_ENTRIES
