@@ -132,10 +132,10 @@ def draw(
                 ax.set_ylim(*limits)
                 left = mark_below(ax, data, limits[0], colours)
                 panel_notes += below_notes(left, letter(i), labels, x_shift)
-        # judged as drawn: a curve below the axis counts as on its edge
-        shown = data.assign(value=data["value"].clip(*limits)) if limits else data
+        # judged as drawn (a curve below the axis on its edge), and on a log panel
+        # never across orders of magnitude
         groups = coinciding_groups(
-            coinciding(shown, "linear" if in_log10 else yscale, OVERLAP_HEIGHT)
+            coinciding(data, "decades" if in_log10 else yscale, OVERLAP_HEIGHT, limits)
         )
         for group in groups:
             overlaps.setdefault(group, []).append(letter(i))
