@@ -12,9 +12,10 @@ import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 
 from attnbias.figures import caption as captions  # noqa: E402
+from attnbias.figures.algorithm_style import figure_looks  # noqa: E402
 from attnbias.figures.panels import letter  # noqa: E402
 from attnbias.figures.save import save_figure  # noqa: E402
-from attnbias.figures.style import FULL_WIDTH, apply_theme, optimizer_colours  # noqa: E402
+from attnbias.figures.style import FULL_WIDTH, apply_theme  # noqa: E402
 
 TITLE = "Global convergence over random initial directions and scales"
 
@@ -42,17 +43,20 @@ def draw(
     summary: pd.DataFrame,
     *,
     legend,
+    algorithms: dict,
     settings,
     outputs,
     provenance: dict | None = None,
 ):
     """The global-convergence study: fractions reached by setting and by scale, and gaps.
 
+    `algorithms`: optimizer -> its algorithm_style key (its colour, as in every figure).
     `provenance` (attnbias.workflow.provenance.collect) goes into each file's metadata.
     """
     apply_theme()
     order = list(legend.values())
-    palette = dict(zip(order, optimizer_colours(len(order)), strict=True))
+    looks = figure_looks({name: algorithms[name] for name in legend})
+    palette = {legend[name]: lk.colour for name, lk in looks.items()}
     runs = runs.assign(label=runs["optimizer"].map(legend))
     summary = summary.assign(label=summary["optimizer"].map(legend))
     fig, axes = plt.subplots(1, 3, figsize=(FULL_WIDTH, 2.9), layout="constrained")
