@@ -77,3 +77,11 @@ def test_curves_below_the_axis_are_on_its_edge_for_the_height_not_for_the_factor
     limits = (-4.0, 0.5)
     assert overlap.coinciding(data, "linear", 0.05, limits) == [("a", "b")]
     assert overlap.coinciding(data, "decades", 0.05, limits) == []
+
+
+def test_a_long_group_is_named_on_lines_that_fit_its_panel():
+    names = ["SGD lr 0.3", "SGD lr 0.03", "SNGD lr 0.03", "SPS eta_max 1", "SPS eta_max 0.3"]
+    text = overlap._wrapped(names)
+    assert all(len(line) <= overlap.PANEL_TEXT_WIDTH for line in text.splitlines())
+    assert text.replace("\n", " ") == " \u2248 ".join(names)
+    assert overlap._wrapped(["NGD", "PS"]) == "NGD \u2248 PS"

@@ -83,11 +83,27 @@ def overlap_labels(overlaps: dict, labels: dict) -> list[str]:
     ]
 
 
+PANEL_TEXT_WIDTH = 40  # characters: a group's words on more lines beyond, inside its panel
+
+
+def _wrapped(names: list[str]) -> str:
+    """'A ≈ B ≈ C' on lines of at most PANEL_TEXT_WIDTH characters, broken after a '≈'."""
+    lines = [names[0]]
+    for name in names[1:]:
+        # room kept for the " ≈" that ends a broken line
+        if len(lines[-1]) + len(ALMOST) + len(name) > PANEL_TEXT_WIDTH - len(ALMOST.rstrip()):
+            lines[-1] += ALMOST.rstrip()
+            lines.append(name)
+        else:
+            lines[-1] += ALMOST + name
+    return "\n".join(lines)
+
+
 def say_coinciding(ax, groups: list[tuple[str, ...]], labels: dict) -> None:
     """Name the curves that cover each other inside the panel ('NGD ≈ PS'), where a
     reader looks for the missing line."""
     if groups:
-        texts = [ALMOST.join(labels.get(n, n) for n in group) for group in groups]
+        texts = [_wrapped([labels.get(n, n) for n in group]) for group in groups]
         blank = plt.Line2D([], [], ls="", marker="")
         ax.legend(
             [blank] * len(texts), texts, loc="best", handlelength=0, handletextpad=0,

@@ -56,7 +56,8 @@ def draw(
     apply_theme()
     order = list(legend.values())
     looks = figure_looks({name: algorithms[name] for name in legend})
-    palette = {legend[name]: lk.colour for name, lk in looks.items()}
+    # each algorithm's own colour, unsaturated: as the line figures draw it
+    hues = {"palette": {legend[n]: lk.colour for n, lk in looks.items()}, "saturation": 1}
     runs = runs.assign(label=runs["optimizer"].map(legend))
     summary = summary.assign(label=summary["optimizer"].map(legend))
     fig, axes = plt.subplots(1, 3, figsize=(FULL_WIDTH, 2.9), layout="constrained")
@@ -66,7 +67,7 @@ def draw(
         y="fraction_reached",
         hue="label",
         hue_order=order,
-        palette=palette,
+        **hues,
         ax=axes[0],
     )
     axes[0].set(ylim=(0, 1.05), ylabel="fraction of runs reaching W_mm", xlabel="setting")
@@ -77,7 +78,7 @@ def draw(
         y="reached",
         hue="label",
         hue_order=order,
-        palette=palette,
+        **hues,
         ax=axes[1],
         legend=False,
     )
@@ -93,7 +94,7 @@ def draw(
         y="final_effective_gap",
         hue="label",
         hue_order=order,
-        palette=palette,
+        **hues,
         ax=axes[2],
         log_scale=True,
         legend=False,

@@ -178,7 +178,7 @@ def draw_training(
             handles, texts = ax.get_legend_handles_labels()
             ax.get_legend().remove()
             legend = fig.legend(
-                handles, texts, loc="outside upper center", ncol=min(len(texts), 7), frameon=False,
+                handles, texts, loc="outside upper center", ncol=min(len(texts), 4), frameon=False,
                 title=FIXTURE_STAMP if fixture else dataset and f"data: {dataset}",
             )  # fmt: skip
             if fixture:
