@@ -87,12 +87,23 @@ def test_a_kind_gets_the_layout_the_registry_names(monkeypatch, tmp_path):
     monkeypatch.setitem(drawing.LAYOUTS, "two_token", Noted)
     monkeypatch.setattr(drawing, "save_figure", lambda *args, **kwargs: plt.close(args[0]))
     legend = {"gd": ("GD", "GD lr=1"), "ngd": ("NGD", "NGD lr=0.1")}
+    algorithms = {"gd": "gd", "ngd": "ngd"}
     caption = drawing.draw(
-        "two_token", _two_token_table(), title="t", legend=legend, outputs=[tmp_path / "x.png"]
+        "two_token",
+        _two_token_table(),
+        title="t",
+        legend=legend,
+        algorithms=algorithms,
+        outputs=[tmp_path / "x.png"],
     )
     assert "A layout's own note." in caption
     monkeypatch.delitem(drawing.LAYOUTS, "two_token")
     caption = drawing.draw(
-        "two_token", _two_token_table(), title="t", legend=legend, outputs=[tmp_path / "x.png"]
+        "two_token",
+        _two_token_table(),
+        title="t",
+        legend=legend,
+        algorithms=algorithms,
+        outputs=[tmp_path / "x.png"],
     )
     assert "A layout's own note." not in caption

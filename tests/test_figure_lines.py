@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 import seaborn as sns
 
-from attnbias.figures import lines
+from attnbias.figures import algorithm_style, lines
 
 ORDER = ["GD", "NGD", "one seed"]
 
@@ -33,7 +33,8 @@ def _drawn(yscale: str, draw) -> tuple[list, list]:
     fig, ax = plt.subplots()
     ax.set_xscale("log")
     ax.set_yscale(yscale)
-    draw(ax, _runs(), lines.optimizer_styles(ORDER))
+    keys = dict(zip(ORDER, ("gd", "ngd", "ps"), strict=True))
+    draw(ax, _runs(), lines.optimizer_styles(algorithm_style.figure_looks(keys)))
     curves = [(ln.get_xdata().astype(float), ln.get_ydata().astype(float)) for ln in ax.lines]
     # seaborn leaves an empty band for the single seed
     bands = [np.asarray(c.get_paths()[0].vertices) for c in ax.collections if c.get_paths()]

@@ -14,7 +14,7 @@ from pdf_text import body_sizes, font_sizes, page_inches, words
 from system_packages import requires
 
 from attnbias.data import hypotheses
-from attnbias.figures import drawing, lines, panels, style
+from attnbias.figures import algorithm_style, drawing, panels, style
 from attnbias.workflow import io, markdown
 
 MAX_WORDS = 150
@@ -66,13 +66,21 @@ def _legend(kind):
     return {k: v for k, v in LEGEND.items() if kind == "joint" or k in ("gd", "ngd", "ps")}
 
 
+def _algorithms(kind):
+    """The fixture's optimizers are named by their algorithms (as the table keys them)."""
+    return {k: k for k in _legend(kind)}
+
+
+MARKERS = {look.marker for look in algorithm_style.STYLES.values()}
+
+
 def _curve_styles(fig) -> list[list[tuple]]:
     """Per panel: (colour, marker) of each line that carries an optimizer's marker."""
     return [
         [
             (tuple(np.round(plt.matplotlib.colors.to_rgb(line.get_color()), 3)), line.get_marker())
             for line in ax.get_lines()
-            if line.get_marker() in style.MARKERS and len(line.get_xdata()) > 1
+            if line.get_marker() in MARKERS and len(line.get_xdata()) > 1
         ]
         for ax in fig.axes
     ]
@@ -93,7 +101,8 @@ def drawn(tmp_path_factory):
         try:
             drawing.draw(
                 kind, _table(kind), title=f"A {kind} figure", legend=_legend(kind),
-                outputs=[out / f"{kind}.pdf", out / f"{kind}.caption.md"], note=NOTE,
+                algorithms=_algorithms(kind), note=NOTE,
+                outputs=[out / f"{kind}.pdf", out / f"{kind}.caption.md"],
                 geometry=GEOMETRY, description=panels.describe(kind, DATA),
             )  # fmt: skip
         finally:
@@ -135,19 +144,18 @@ def test_no_two_curves_of_a_panel_share_colour_and_marker(drawn, kind):
     assert drawn_curves == len(_legend(kind))  # the check saw every optimizer
 
 
-def test_palette_has_distinct_colours_markers_and_no_pale_yellow():
-    colours = style.optimizer_colours(8)
-    assert len(set(colours)) == 8
-    assert sns_colour("colorblind", 8) not in colours  # invisible on white
-    styles = lines.optimizer_styles(["A", "B", "C"], focus="C")
-    assert styles["palette"]["C"] == colours[0] and styles["dashes"]["C"] == ""
-    assert styles["sizes"]["C"] > styles["sizes"]["A"] == styles["sizes"]["B"]
-
-
-def sns_colour(palette: str, index: int):
-    import seaborn as sns
-
-    return sns.color_palette(palette, 10)[index]
+@pytest.mark.parametrize("kind", sorted(panels.PANELS))
+def test_each_curve_is_drawn_in_its_algorithms_colour_and_marker(drawn, kind):
+    """The drawn curves carry the table's (colour, marker) of their algorithms, whatever
+    their place in the legend or the figure's focus."""
+    table = {
+        (tuple(np.round(plt.matplotlib.colors.to_rgb(lk.colour), 3)), lk.marker)
+        for key, lk in algorithm_style.STYLES.items()
+        if key in _algorithms(kind).values()
+    }
+    for panel in drawn[1][kind]:
+        assert set(panel) <= table, panel
+    assert set().union(*map(set, drawn[1][kind])) == table
 
 
 def test_style_check_catches_a_shared_colour_and_marker():
@@ -228,8 +236,8 @@ def test_real_data_figure_fits_a_page_and_names_coinciding_lines(tmp_path, monke
         lambda ax, groups, labels: named.append(groups) or real_say(ax, groups, labels),
     )
     plots.draw_training(
-        table, title="tiny ViT", legend=legend, caption="Settings.", fixture=True,
-        outputs=[tmp_path / "f.pdf", tmp_path / "f.caption.md"],
+        table, title="tiny ViT", legend=legend, algorithms={k: k for k in legend},
+        caption="Settings.", fixture=True, outputs=[tmp_path / "f.pdf", tmp_path / "f.caption.md"],
     )  # fmt: skip
     assert named[1] == [("adam", "sgd")]  # (b): the accuracy of Adam and SGD
     width, height = page_inches(tmp_path / "f.pdf")
@@ -238,3 +246,4 @@ def test_real_data_figure_fits_a_page_and_names_coinciding_lines(tmp_path, monke
     assert "FIXTURE RUN" in " ".join(words(tmp_path / "f.pdf"))
     caption = (tmp_path / "f.caption.md").read_text()
     assert "tiny ViT" in caption and "Settings." in caption
+    assert "dotted: the mini-batch version of a full-batch algorithm" in caption

@@ -316,7 +316,7 @@ def test_the_figure_has_lines_for_one_key_and_heat_maps_for_two(
     legend = {o: (o.upper(), "") for o in ("gd", "ngd", "ps", "joint-ngd")}
     sweep_figure.draw(
         long, points, verdicts, axes=AXES[:swept], metrics=METRICS[:2], legend=legend,
-        title="t", outputs=[tmp_path / "x.png"],
+        algorithms={o: o for o in legend}, title="t", outputs=[tmp_path / "x.png"],
     )  # fmt: skip
     axes = drawn[0].axes
     grid = not sweep_figure.holds_everywhere(points, verdicts, long["seed"].nunique())

@@ -6,7 +6,7 @@ results/{experiment}.caption.md."""
 import logging
 
 from attnbias.data import hypotheses
-from attnbias.figures import drawing
+from attnbias.figures import algorithm_style, drawing
 from attnbias.workflow import io, joblog, provenance
 
 joblog.start(snakemake)
@@ -22,11 +22,14 @@ if drawing.layout_of(p.kind).needs_geometry:  # a geometry panel: seed 0's token
 # as the data and svm jobs measured and stored them: no array is read for the caption
 note = hypotheses.describe(hypotheses.summarize(io.hypotheses_by_seed(i.data, i.svm)))
 logging.info("%s", note)
+# each optimizer drawn as its algorithm is, in every figure (algorithm_style)
+optimizers = p.config["experiments"][snakemake.wildcards.experiment]["optimizers"]
 drawing.draw(
     p.kind,
     io.load_metrics(i.metrics, p.identity),
     title=title,
     legend=p.legend,
+    algorithms=algorithm_style.algorithms_of(optimizers, p.kind),
     outputs=[snakemake.output.pdf, snakemake.output.png, snakemake.output.caption],
     provenance=record,
     note=note,

@@ -2,6 +2,7 @@
 its provenance in both files and in results/{figure}.provenance.json, and its caption
 in results/{figure}.caption.md."""
 
+from attnbias.figures import algorithm_style
 from attnbias.realdata import plots
 from attnbias.workflow import io, joblog, provenance
 
@@ -12,10 +13,14 @@ title = plots.stamped(snakemake.params.title, source["fixture"])
 record = provenance.of_job(
     snakemake, figure=snakemake.wildcards.figure, title=title, training=[snakemake.input.metrics]
 )
+section = snakemake.params.config["real_data"]["experiments"][snakemake.wildcards.figure]
+optimizers = section["optimizers"]
 plots.draw_training(
     io.load_metrics(snakemake.input.metrics, snakemake.params.identity),
     title=snakemake.params.title,
     legend=snakemake.params.legend,
+    # each optimizer drawn as its algorithm is in every figure (None: a stochastic rule)
+    algorithms=algorithm_style.algorithms_of(optimizers, None),
     caption=plots.training_caption(snakemake.params.settings, snakemake.params.legend, source),
     fixture=source["fixture"],
     outputs=[snakemake.output.pdf, snakemake.output.png, snakemake.output.caption],

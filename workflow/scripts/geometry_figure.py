@@ -3,7 +3,7 @@ tables, with its caption (data, model, the hypotheses the data and svm jobs meas
 final alignments) and provenance. Inputs named metrics/<name>, data/<name>, svm/<name>."""
 
 from attnbias.data import hypotheses
-from attnbias.figures import geometry_figure
+from attnbias.figures import algorithm_style, geometry_figure
 from attnbias.workflow import io, joblog, provenance
 
 joblog.start(snakemake)
@@ -22,5 +22,11 @@ measured = {
 }
 aggregates = [i[f"metrics/{name}"] for name in settings]
 record = provenance.of_job(snakemake, figure="geometry", title="geometry", training=aggregates)
-geometry_figure.draw(tables, settings, [o.pdf, o.png, o.caption], record, measured)
+# each optimizer drawn as its algorithm is in every figure (algorithm_style)
+algorithms = {
+    name: key
+    for s in settings.values()
+    for name, key in algorithm_style.algorithms_of(s["optimizers"], "geometry").items()
+}
+geometry_figure.draw(tables, settings, algorithms, [o.pdf, o.png, o.caption], record, measured)
 provenance.save(o.provenance, record)

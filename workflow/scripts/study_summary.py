@@ -4,7 +4,7 @@ provenance goes into its files and into results/global_convergence.provenance.js
 import pandas as pd
 
 from attnbias import claims
-from attnbias.figures import study_figure
+from attnbias.figures import algorithm_style, study_figure
 from attnbias.studies import global_convergence_summary
 from attnbias.workflow import io, joblog, provenance
 
@@ -32,6 +32,11 @@ study_figure.draw(
     runs,
     summary,
     legend=snakemake.params.legend,
+    # each optimizer in its algorithm's colour, as in every figure; the study trains W of
+    # Example 1 with u fixed
+    algorithms=algorithm_style.algorithms_of(
+        snakemake.params.settings["optimizers"], "fixed_decoder"
+    ),
     settings=snakemake.params.settings,
     outputs=[snakemake.output.pdf, snakemake.output.png, snakemake.output.caption],
     provenance=record,

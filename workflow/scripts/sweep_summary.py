@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from attnbias.figures import sweep_figure
+from attnbias.figures import algorithm_style, sweep_figure
 from attnbias.studies import sweep_tables
 from attnbias.workflow import io, joblog, provenance
 
@@ -30,6 +30,9 @@ io.save_csv(snakemake.output.verdicts, verdicts)
 sweep_figure.log_verdicts(verdicts)
 name = snakemake.wildcards.sweep
 title = sweep_figure.title(name, p.config["sweeps"][name]["base"], sweep["axes"])
+base = p.config["experiments"][p.config["sweeps"][name]["base"]]
+# each optimizer drawn as its algorithm is in every figure, at the base's settings
+algorithms = algorithm_style.algorithms_of(base["optimizers"], base["layout"])
 record = provenance.of_job(snakemake, figure=f"sweeps/{name}", title=title)
 sweep_figure.draw(
     long,
@@ -38,6 +41,7 @@ sweep_figure.draw(
     axes=sweep["axes"],
     metrics=p.metrics,
     legend=sweep["legend"],
+    algorithms=algorithms,
     title=title,
     outputs=[snakemake.output.pdf, snakemake.output.png, snakemake.output.caption],
     provenance=record,

@@ -20,6 +20,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from attnbias.figures import caption as captions  # noqa: E402
+from attnbias.figures.algorithm_style import figure_looks, variants_note  # noqa: E402
 from attnbias.figures.geometry_2d import Geometry2D  # noqa: E402
 from attnbias.figures.layout import Grid  # noqa: E402
 from attnbias.figures.lines import optimizer_styles, seed_lines, space_markers  # noqa: E402
@@ -82,6 +83,7 @@ def draw(
     *,
     title: str,
     legend: dict,
+    algorithms: dict,
     outputs,
     provenance: dict | None = None,
     note: str = "",
@@ -91,7 +93,9 @@ def draw(
     """Draw figure `kind` into each path of `outputs` (PDF, PNG, ...; a `.caption.md` path
     gets the caption) and return the caption.
 
-    `provenance` (attnbias.workflow.provenance.collect) goes into each file's metadata;
+    `algorithms`: optimizer -> its algorithm_style key (algorithm_style.algorithm_key),
+    which decides its colour, marker and line style. `provenance`
+    (attnbias.workflow.provenance.collect) goes into each file's metadata;
     `description` (panels.describe) opens the caption and `note` (the hypotheses measured on
     the data) ends it. `geometry`: what the kind's layout draws beyond the table (LAYOUTS;
     bad_init_2d: seed 0's data file contents plus its `W_mm`, for the left panel).
@@ -104,9 +108,9 @@ def draw(
         raise ValueError(f"the metrics table has no rows for optimizer(s) {sorted(missing)}")
     apply_theme()
     labels = {name: label for name, (label, _) in legend.items()}
-    order = list(labels.values())
     focus = labels.get(FOCUS.get(kind))
-    styles = optimizer_styles(order, focus=focus)
+    looks = figure_looks({name: algorithms[name] for name in labels})
+    styles = optimizer_styles({labels[n]: lk for n, lk in looks.items()}, focus=focus)
     colours = {name: styles["palette"][label] for name, label in labels.items()}
     table = table.assign(optimizer_label=table["optimizer"].map(labels))
     layout = layout_of(kind)(kind, geometry)
@@ -123,7 +127,7 @@ def draw(
         ax.set_xscale("log")
         ax.set_yscale(yscale)  # before plotting: seed_lines then averages in log space
         seed_lines(ax, data, styles, legend=i == first)
-        space_markers(ax, order)
+        space_markers(ax, styles)
         limits = None
         if in_log10:
             log_axis_from_exponents(ax)
@@ -132,10 +136,10 @@ def draw(
                 ax.set_ylim(*limits)
                 left = mark_below(ax, data, limits[0], colours)
                 panel_notes += below_notes(left, letter(i), labels, x_shift)
-        # judged as drawn: a curve below the axis counts as on its edge
-        shown = data.assign(value=data["value"].clip(*limits)) if limits else data
+        # judged as drawn (a curve below the axis on its edge), and on a log panel
+        # never across orders of magnitude
         groups = coinciding_groups(
-            coinciding(shown, "linear" if in_log10 else yscale, OVERLAP_HEIGHT)
+            coinciding(data, "decades" if in_log10 else yscale, OVERLAP_HEIGHT, limits)
         )
         for group in groups:
             overlaps.setdefault(group, []).append(letter(i))
@@ -156,6 +160,8 @@ def draw(
     _legend_above(fig, handles, texts, any("leaves the axis" in n for n in panel_notes))
     if focus is not None:
         panel_notes.append(f"Thick line: {focus}, the algorithm the figure is about.")
+    if variants_note(looks.values()):
+        panel_notes.append(variants_note(looks.values()))
     if overlaps:
         panel_notes.append(overlap_note(overlaps, labels))
     panel_notes += layout.notes()

@@ -73,8 +73,9 @@ def geometry_panel(ax, geometry: dict) -> None:
     n, T, d = X.shape
     if d != 2:
         raise ValueError(f"the geometry panel draws 2-D tokens; this dataset has d = {d}")
-    # black and purple: not the optimizers' colours, apart for colour-blind readers and in
-    # grayscale (the samples also differ by marker)
+    # black and purple: not the colours of GD and NGD, the optimizers App. C.1 draws
+    # (algorithm_style), apart for colour-blind readers and in grayscale (the samples also
+    # differ by marker)
     colors = ["0.1", sns.color_palette("colorblind")[4]]
     points = [np.zeros(2)]
     for i in range(n):

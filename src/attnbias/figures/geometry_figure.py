@@ -20,20 +20,14 @@ from matplotlib.patches import Rectangle  # noqa: E402
 
 from attnbias.figures import caption as captions  # noqa: E402
 from attnbias.figures import style  # noqa: E402
+from attnbias.figures.algorithm_style import figure_looks  # noqa: E402
+from attnbias.figures.lines import MARKER_SPACING  # noqa: E402
 from attnbias.figures.save import save_figure  # noqa: E402
 from attnbias.geometry.metric_names import metric_name  # noqa: E402
 
 ROW_HEIGHT = 3.0  # in: one data model's two panels
 LEGEND_HEIGHT = 0.7  # in: the shared legend under the rows
-EXTRA_COLOUR = (0.0, 0.0, 0.0)  # black: a tenth algorithm beyond the palette's nine
 PANEL_TITLES = ("final alignment with each W*_N", "alignment with own norm's W*_N")
-
-
-def colours(count: int) -> list:
-    """One colour-blind safe colour per algorithm (style.optimizer_colours), black after
-    the palette's nine."""
-    palette = style.optimizer_colours(min(count, 9))
-    return palette + [EXTRA_COLOUR] * (count - len(palette))
 
 
 def final_alignment(table: pd.DataFrame, order: list[str], norms: list[str]) -> pd.DataFrame:
@@ -77,21 +71,24 @@ def _matrix_panel(ax, matrix: pd.DataFrame, labels: list[str], expected: list[st
     ax.grid(False)
 
 
-def _curves_panel(ax, table, order, labels, expected, everyone) -> list:
-    """`everyone`: every experiment's optimizers in order, so that an optimizer keeps its
-    colour and line style in every row."""
-    palette = colours(len(everyone))
+def _curves_panel(ax, table, order, labels, expected, looks) -> list:
+    """`looks`: every experiment's optimizers' (algorithm_style.figure_looks), so that an
+    optimizer keeps its algorithm's colour, marker and line style in every row."""
     handles = []
     for k, opt in enumerate(order):
         curve = own_alignment(table, opt, expected[k])
         curve = curve[curve.index > 0]  # log t: the start (t = 0) is left out
-        at = everyone.index(opt)
-        colour, dashes = palette[at], style.LINE_STYLES[at % len(style.LINE_STYLES)]
-        (line,) = ax.plot(curve.index, curve["mean"], color=colour,
-                          label=f"{labels[opt]} ({expected[k]})")  # fmt: skip
-        if dashes:
-            line.set_dashes(dashes)
-        ax.fill_between(curve.index, curve["low"], curve["high"], color=colour, alpha=0.15,
+        look = looks[opt]
+        (line,) = ax.plot(
+            curve.index, curve["mean"], color=look.colour, marker=look.marker,
+            markersize=style.MARKER_SIZE, markeredgewidth=0,
+            label=f"{labels[opt]} ({expected[k]})",
+            # markers thinned, the start offset by curve: coinciding curves alternate
+            markevery=(MARKER_SPACING * (k + 0.5) / len(order), MARKER_SPACING),
+        )  # fmt: skip
+        if look.dashes:
+            line.set_dashes(look.dashes)
+        ax.fill_between(curve.index, curve["low"], curve["high"], color=look.colour, alpha=0.15,
                         lw=0)  # fmt: skip
         handles.append(line)
     ax.set_xscale("log")
@@ -100,11 +97,11 @@ def _curves_panel(ax, table, order, labels, expected, everyone) -> list:
     return handles
 
 
-def draw(tables: dict, settings: dict, outputs, provenance: dict | None = None,
-         hypotheses: dict | None = None) -> str:  # fmt: skip
+def draw(tables: dict, settings: dict, algorithms: dict, outputs,
+         provenance: dict | None = None, hypotheses: dict | None = None) -> str:  # fmt: skip
     """Draw every geometry experiment (`tables`: name -> aggregate table; `settings`: name
-    -> GeometryConfig.figure's entry) and write `outputs` (pdf, png, caption). Returns
-    the caption."""
+    -> GeometryConfig.figure's entry; `algorithms`: optimizer -> its algorithm_style key)
+    and write `outputs` (pdf, png, caption). Returns the caption."""
     style.apply_theme()
     names = list(settings)
     height = ROW_HEIGHT * len(names) + LEGEND_HEIGHT
@@ -114,13 +111,14 @@ def draw(tables: dict, settings: dict, outputs, provenance: dict | None = None,
     )  # fmt: skip
     legend = {}
     everyone = list(dict.fromkeys(o for name in names for o in settings[name]["order"]))
+    looks = figure_looks({o: algorithms[o] for o in everyone})
     for row, name in enumerate(names):
         s, table = settings[name], tables[name]
         order, labels = s["order"], s["labels"]
         expected = [s["expected"][o] for o in order]
         matrix = final_alignment(table, order, s["norms"])
         _matrix_panel(axes[row, 0], matrix, [labels[o] for o in order], expected)
-        handles = _curves_panel(axes[row, 1], table, order, labels, expected, everyone)
+        handles = _curves_panel(axes[row, 1], table, order, labels, expected, looks)
         legend.update({h.get_label(): h for h in handles})
         for col, what in enumerate(PANEL_TITLES):
             tag = "ab"[col] + (f"{row + 1}" if len(names) > 1 else "")

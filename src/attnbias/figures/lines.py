@@ -7,35 +7,28 @@ from __future__ import annotations
 import pandas as pd
 import seaborn as sns
 
-from attnbias.figures.style import (
-    FOCUS_LINE_WIDTH,
-    LINE_STYLES,
-    LINE_WIDTH,
-    MARKER_SIZE,
-    MARKERS,
-    emphasis_order,
-    optimizer_colours,
-)
+from attnbias.figures.algorithm_style import Look
+from attnbias.figures.style import FOCUS_LINE_WIDTH, LINE_WIDTH, MARKER_SIZE
 
 MARKER_SPACING = 0.09  # fraction of the axes' diagonal
 
 
 def optimizer_styles(
-    order: list[str], column: str = "optimizer_label", focus: str | None = None
+    looks: dict[str, Look], column: str = "optimizer_label", focus: str | None = None
 ) -> dict:
-    """sns.lineplot arguments that give each optimizer of `order` (labels, in legend order)
-    a colour, a line style and a marker, so that curves which coincide stay apart; `focus`
-    (a label) gets the first of each and a thicker line. Call `space_markers(ax, order)`
-    after plotting to thin the markers."""
-    ranked = emphasis_order(order, focus)
+    """sns.lineplot arguments that draw each optimizer of `looks` ({label: its Look from
+    algorithm_style, in legend order}) in its algorithm's colour, line style and marker;
+    `focus` (a label) in a thicker line. Call `space_markers(ax, styles)` after plotting
+    to thin the markers."""
+    order = list(looks)
     return {
         "hue": column,
         "hue_order": order,
-        "palette": dict(zip(ranked, optimizer_colours(len(order)), strict=True)),
+        "palette": {o: lk.colour for o, lk in looks.items()},
         "style": column,
         "style_order": order,
-        "dashes": dict(zip(ranked, LINE_STYLES, strict=False)),
-        "markers": dict(zip(ranked, MARKERS, strict=False)),
+        "dashes": {o: lk.dashes for o, lk in looks.items()},
+        "markers": {o: lk.marker for o, lk in looks.items()},
         "size": column,
         "size_order": order,
         "sizes": {o: FOCUS_LINE_WIDTH if o == focus else LINE_WIDTH for o in order},
@@ -91,11 +84,11 @@ def seed_lines(ax, data: pd.DataFrame, styles: dict, legend: bool, **line_kwargs
             )  # fmt: skip
 
 
-def space_markers(ax, order: list[str]) -> None:
-    """Thin each optimizer's markers to one per MARKER_SPACING of the axes' diagonal, the
-    start offset by optimizer so that markers of coinciding curves alternate."""
-    markers = list(MARKERS[: len(order)])
-    for line in ax.get_lines():
-        if line.get_marker() in markers:
-            start = MARKER_SPACING * (markers.index(line.get_marker()) + 0.5) / len(markers)
-            line.set_markevery((start, MARKER_SPACING))
+def space_markers(ax, styles: dict) -> None:
+    """Thin each optimizer's markers (`styles` from optimizer_styles) to one per
+    MARKER_SPACING of the axes' diagonal, the start offset by curve so that markers of
+    coinciding curves alternate."""
+    markers = set(styles["markers"].values())
+    curves = [ln for ln in ax.get_lines() if ln.get_marker() in markers and len(ln.get_xdata()) > 1]
+    for k, line in enumerate(curves):
+        line.set_markevery((MARKER_SPACING * (k + 0.5) / len(curves), MARKER_SPACING))

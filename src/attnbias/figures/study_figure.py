@@ -12,9 +12,10 @@ import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 
 from attnbias.figures import caption as captions  # noqa: E402
+from attnbias.figures.algorithm_style import figure_looks  # noqa: E402
 from attnbias.figures.panels import letter  # noqa: E402
 from attnbias.figures.save import save_figure  # noqa: E402
-from attnbias.figures.style import FULL_WIDTH, apply_theme, optimizer_colours  # noqa: E402
+from attnbias.figures.style import FULL_WIDTH, apply_theme  # noqa: E402
 
 TITLE = "Global convergence over random initial directions and scales"
 
@@ -42,17 +43,21 @@ def draw(
     summary: pd.DataFrame,
     *,
     legend,
+    algorithms: dict,
     settings,
     outputs,
     provenance: dict | None = None,
 ):
     """The global-convergence study: fractions reached by setting and by scale, and gaps.
 
+    `algorithms`: optimizer -> its algorithm_style key (its colour, as in every figure).
     `provenance` (attnbias.workflow.provenance.collect) goes into each file's metadata.
     """
     apply_theme()
     order = list(legend.values())
-    palette = dict(zip(order, optimizer_colours(len(order)), strict=True))
+    looks = figure_looks({name: algorithms[name] for name in legend})
+    # each algorithm's own colour, unsaturated: as the line figures draw it
+    hues = {"palette": {legend[n]: lk.colour for n, lk in looks.items()}, "saturation": 1}
     runs = runs.assign(label=runs["optimizer"].map(legend))
     summary = summary.assign(label=summary["optimizer"].map(legend))
     fig, axes = plt.subplots(1, 3, figsize=(FULL_WIDTH, 2.9), layout="constrained")
@@ -62,7 +67,7 @@ def draw(
         y="fraction_reached",
         hue="label",
         hue_order=order,
-        palette=palette,
+        **hues,
         ax=axes[0],
     )
     axes[0].set(ylim=(0, 1.05), ylabel="fraction of runs reaching W_mm", xlabel="setting")
@@ -73,7 +78,7 @@ def draw(
         y="reached",
         hue="label",
         hue_order=order,
-        palette=palette,
+        **hues,
         ax=axes[1],
         legend=False,
     )
@@ -89,7 +94,7 @@ def draw(
         y="final_effective_gap",
         hue="label",
         hue_order=order,
-        palette=palette,
+        **hues,
         ax=axes[2],
         log_scale=True,
         legend=False,

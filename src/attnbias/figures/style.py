@@ -1,9 +1,9 @@
-"""The figures' print style: page sizes, fonts, palette, markers and line styles.
+"""The figures' print style: page sizes, fonts, line widths.
 
 Every figure is drawn at the size it is printed (a full text width or a column), so its
 fonts are their printed size: no figure is shrunk by the page, and no text is smaller than
-MIN_FONT_PT. Colours come from seaborn's colour-blind safe palette; each optimizer also has
-its own line style and marker, so the curves stay apart in grayscale.
+MIN_FONT_PT. Each algorithm's colour, marker and line style, the same in every figure, are
+in algorithm_style.
 """
 
 from __future__ import annotations
@@ -49,28 +49,6 @@ def apply_theme() -> None:
     sns.set_theme(context="paper", style="whitegrid", rc=RC)
 
 
-def optimizer_colours(count: int) -> list:
-    """Colour-blind safe colours for `count` optimizers, from seaborn's colorblind palette
-    (Okabe-Ito's hues): blue, vermilion, green, purple, orange, sky blue, brown, grey. Its
-    pale yellow is left out (invisible on white), and orange comes after vermilion and
-    green, so that the two warm hues only meet in figures of five or more curves."""
-    colours = sns.color_palette("colorblind", 10)
-    order = [0, 3, 2, 4, 1, 9, 5, 7, 6]
-    if count > len(order):
-        raise ValueError(f"{count} curves: the palette has {len(order)} distinct colours")
-    return [colours[i] for i in order[:count]]
-
-
-# solid, dashed, dash-dot, dotted (and more), as seaborn dash specs
+# solid, dashed, dash-dot, dotted (and more), as seaborn dash specs: for curves that are
+# not algorithms (a model's layers); an algorithm's look is algorithm_style's
 LINE_STYLES = ("", (5, 2), (6, 2, 1, 2), (1.5, 1.5), (8, 3, 2, 3, 2, 3), (3, 3))
-# and a marker each, spaced along the line with a different start per optimizer, so that
-# curves which coincide exactly still show both
-MARKERS = ("o", "s", "^", "D", "v", "P")
-
-
-def emphasis_order(order: list[str], focus: str | None) -> list[str]:
-    """`order` with `focus` first: the first colour, solid line and marker go to the
-    algorithm the figure is about."""
-    if focus not in order:
-        return list(order)
-    return [focus, *(o for o in order if o != focus)]

@@ -80,17 +80,14 @@ def _summary(values: pd.Series, metric: str) -> float:
     return getattr(values, registry()[metric].aggregate)()
 
 
-def _styles(optimizers: list[str]) -> dict:
-    from attnbias.figures.style import LINE_STYLES, MARKERS, optimizer_colours
+def _styles(algorithms: dict[str, str]) -> dict:
+    """matplotlib's arguments for each optimizer ({name: algorithm_style key}): its
+    algorithm's colour, marker and line style, as in every figure."""
+    from attnbias.figures.algorithm_style import figure_looks
 
-    colours = optimizer_colours(len(optimizers))
     return {
-        o: {
-            "color": colours[i],
-            "marker": MARKERS[i % len(MARKERS)],
-            "dashes": LINE_STYLES[i % len(LINE_STYLES)] or (None, None),
-        }
-        for i, o in enumerate(optimizers)
+        o: {"color": lk.colour, "marker": lk.marker, "dashes": lk.dashes or (None, None)}
+        for o, lk in figure_looks(algorithms).items()
     }
 
 
@@ -265,11 +262,13 @@ def draw(
     axes: list[dict],
     metrics: list[str],
     legend: dict,
+    algorithms: dict,
     title: str,
     outputs,
     provenance: dict | None = None,
 ) -> None:
-    """The sweep's figure (see the module's doc) into every path of `outputs`."""
+    """The sweep's figure (see the module's doc) into every path of `outputs`;
+    `algorithms`: optimizer -> its algorithm_style key (its look, as in every figure)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -283,7 +282,7 @@ def draw(
     apply_theme()
     optimizers = [o for o in legend if o in set(long["optimizer"])]
     labels = {o: legend.get(o, (o, ""))[0] for o in optimizers}
-    styles = _styles(optimizers)
+    styles = _styles({o: algorithms[o] for o in optimizers})
     heat = len(axes) == 2
     # lines: a panel per metric; three or more axes: the first, pooled over the others
     ncols = len(optimizers) if heat else 1

@@ -10,6 +10,7 @@ import pandas as pd
 import seaborn as sns
 
 from attnbias.figures import caption as captions
+from attnbias.figures.algorithm_style import figure_looks, variants_note
 from attnbias.figures.lines import optimizer_styles, seed_lines, space_markers
 from attnbias.figures.overlap import (
     OVERLAP_HEIGHT,
@@ -18,10 +19,9 @@ from attnbias.figures.overlap import (
     say_coinciding,
 )
 from attnbias.figures.save import save_figure
-from attnbias.figures.style import FULL_WIDTH, LINE_STYLES, MARKERS, apply_theme
+from attnbias.figures.style import FULL_WIDTH, LINE_STYLES, apply_theme
 
 NORM_PREFIX = "norm/"
-MAX_STYLED = len(MARKERS)  # optimizers that optimizer_styles has distinct styles for
 FIXTURE_STAMP = "FIXTURE RUN (tiny test data and model, not the paper's experiment)"
 
 
@@ -135,6 +135,7 @@ def draw_training(
     *,
     title: str,
     legend: dict,
+    algorithms: dict,
     caption: str,
     fixture: bool,
     outputs,
@@ -142,7 +143,8 @@ def draw_training(
     dataset: str | None = None,
 ) -> None:
     """Train loss, test accuracy (worst-group accuracy where logged) against iterations,
-    one line per optimizer; with per-layer norms logged, one extra panel per optimizer.
+    one line per optimizer (`algorithms`: optimizer -> its algorithm_style key, which
+    decides its look); with per-layer norms logged, one extra panel per optimizer.
     `title` and `caption` go to the caption (a `.caption.md` path of `outputs`); the one
     line inside the image names the data (`dataset`), or says that it is a fixture run."""
     missing = set(legend) - set(table["optimizer"])
@@ -150,12 +152,10 @@ def draw_training(
         raise ValueError(f"the metrics table has no rows for optimizer(s) {sorted(missing)}")
     apply_theme()
     labels = {name: label for name, (label, _) in legend.items()}
-    order = list(labels.values())
-    if len(order) <= MAX_STYLED:
-        styles = optimizer_styles(order)  # the synthetic figures' colours, line styles, markers
-    else:  # a learning-rate sweep: more lines than those styles, so a colour each
-        palette = dict(zip(order, sns.color_palette("husl", len(order)), strict=True))
-        styles = {"hue": "optimizer_label", "hue_order": order, "palette": palette}
+    # each optimizer as its algorithm is drawn in every figure (SGD as GD, dotted, ...);
+    # one algorithm at several learning rates: shades of its colour
+    looks = figure_looks({name: algorithms[name] for name in labels})
+    styles = optimizer_styles({labels[n]: lk for n, lk in looks.items()})
     table = table.assign(optimizer_label=table["optimizer"].map(labels))
     panels = _metric_panels(table)
     norms = _layer_order(m for m in set(table["metric"]) if m.startswith(NORM_PREFIX))
@@ -168,7 +168,7 @@ def draw_training(
         ax.set_yscale(yscale)
         data = table[table["metric"] == metric]
         seed_lines(ax, data, styles, legend=i == 0)
-        space_markers(ax, order)
+        space_markers(ax, styles)
         ax.set_xlabel("iteration")
         ax.set_ylabel(ylabel)
         ax.set_title(f"({chr(97 + i)})", loc="left", fontweight="bold")
@@ -178,7 +178,7 @@ def draw_training(
             handles, texts = ax.get_legend_handles_labels()
             ax.get_legend().remove()
             legend = fig.legend(
-                handles, texts, loc="outside upper center", ncol=min(len(texts), 7), frameon=False,
+                handles, texts, loc="outside upper center", ncol=min(len(texts), 4), frameon=False,
                 title=FIXTURE_STAMP if fixture else dataset and f"data: {dataset}",
             )  # fmt: skip
             if fixture:
@@ -226,7 +226,9 @@ def draw_training(
         if norms
         else ""
     )
-    text = captions.compose(stamped(title, fixture), caption + norms_note)
+    text = captions.compose(
+        stamped(title, fixture), caption + norms_note, variants_note(looks.values())
+    )
     save_figure(fig, outputs, provenance, caption=text)
 
 

@@ -76,6 +76,8 @@ class GeometryConfig:
                         o: OptimizerSpec.from_config(s).caption()
                         for o, s in e["optimizers"].items()
                     },
+                    # as configured: the figure draws each as its algorithm is drawn
+                    "optimizers": e["optimizers"],
                     "identity": self.wf.identity("metrics", name),
                 }
             )

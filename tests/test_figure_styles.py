@@ -1,0 +1,169 @@
+"""One look per algorithm in every figure (issue 44): the table of colours, markers and
+line styles (figures.algorithm_style), and what each figure of the configs draws from it,
+read through the same params and calls as the figure jobs (workflow/scripts/figure*.py,
+geometry_figure.py, sweep_summary.py, study_summary.py)."""
+
+from __future__ import annotations
+
+import pytest
+import seaborn as sns
+import yaml
+from project import REPO
+
+from attnbias.claims import coverage
+from attnbias.figures import algorithm_style as style
+from attnbias.optim import rules
+from attnbias.studies.sweep_config import SweepConfig
+from attnbias.workflow import configcheck
+from attnbias.workflow.config import WorkflowConfig
+from attnbias.workflow.geometry_config import GeometryConfig
+
+CONFIGS = ("config/config.yaml", "config/tiny.yaml", "config/tiny_geometry.yaml")
+SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
+
+
+def _config(path: str) -> dict:
+    """A config file, validated with its defaults filled in (as common.smk)."""
+    from snakemake.utils import validate
+
+    cfg = yaml.safe_load((REPO / path).read_text())
+    schema = yaml.safe_load(SCHEMA.read_text())
+    configcheck.check(cfg, schema)
+    validate(cfg, str(SCHEMA), set_default=True)
+    configcheck.check_workflow(cfg, schema)
+    return cfg
+
+
+def figures(path: str) -> dict[str, dict[str, str]]:
+    """Every figure a config draws: {figure: {optimizer: algorithm key}}, from the params
+    the figure jobs get (common.smk's WF, JOB.geometry, SWEEPS)."""
+    cfg = _config(path)
+    wf = WorkflowConfig(cfg)
+    out = {}
+    for name, e in wf.experiments.items():
+        if e["layout"] != "geometry":
+            section = wf.figure_config(name)["experiments"][name]
+            out[name] = style.algorithms_of(section["optimizers"], e["layout"])
+    geometry = GeometryConfig(wf).figure()
+    if geometry:  # one figure of every geometry experiment (geometry_figure.py)
+        out["geometry"] = {
+            o: k
+            for s in geometry.values()
+            for o, k in style.algorithms_of(s["optimizers"], "geometry").items()
+        }
+    for name in wf.real_experiments:
+        section = wf.figure_config(name)["real_data"]["experiments"][name]
+        out[name] = style.algorithms_of(section["optimizers"], None)
+    sweeps = SweepConfig(cfg)
+    for name in sweeps.entries:
+        base = sweeps.figure_config(name)["experiments"][sweeps.entries[name]["base"]]
+        out[f"sweeps/{name}"] = style.algorithms_of(base["optimizers"], base["layout"])
+    if wf.study.get("optimizers"):
+        out["global_convergence"] = style.algorithms_of(wf.study["optimizers"], "fixed_decoder")
+    return out
+
+
+def clashes(keys: dict[str, str]) -> list[str]:
+    """What is wrong with one figure's looks ({curve: algorithm key}): two curves drawn
+    alike, two algorithms in one colour, an algorithm not in its table look."""
+    looks = style.figure_looks(keys)
+    wrong = []
+    if len(set(looks.values())) < len(looks):
+        wrong.append("two curves drawn alike")
+    by_colour = {}
+    for key in keys.values():
+        by_colour.setdefault(style.look(key).colour, set()).add(key)
+    wrong += [f"{sorted(k)} share {c}" for c, k in by_colour.items() if len(k) > 1]
+    first = {}
+    for name, key in keys.items():
+        first.setdefault(key, name)
+    wrong += [f"{n} is not drawn as {k}" for k, n in first.items() if looks[n] != style.STYLES[k]]
+    return wrong
+
+
+ALL = {(path, fig): keys for path in CONFIGS for fig, keys in figures(path).items()}
+
+
+def test_every_algorithm_has_one_look_of_its_own_in_colour_blind_safe_colours():
+    keys = set(coverage.ALGORITHMS) - {"nsd"} | {"nsd-max", "nsd-lp", "nsd-spectral"}
+    assert keys == set(style.STYLES)
+    looks = list(style.STYLES.values())
+    assert len(set(looks)) == len(looks)  # the (colour, marker, line style) triple
+    palette = sns.color_palette("colorblind", 10).as_hex()
+    assert set(style.COLOURS) == (set(palette) - {palette[8]}) | {style.BLACK}  # no yellow
+    assert {lk.colour for lk in looks} <= set(style.COLOURS)
+    # every rule of optim/rules.py has a look (a new rule: add its row)
+    for rule in rules.RULES:
+        settings = {"rule": rule, "lr": 0.1, "norm": "max"} if rule == "nsd" else {"rule": rule}
+        if rule == "polyak":
+            settings["f_star"] = 0
+        if rule == "mirror":
+            settings["p"] = 3
+        style.look(style.algorithm_key(settings, "fixed_decoder"))
+
+
+def test_an_unknown_algorithm_is_refused_naming_the_table():
+    with pytest.raises(ValueError, match="add its row to attnbias.figures.algorithm_style"):
+        style.look("lion")
+
+
+@pytest.mark.parametrize(("path", "figure"), sorted(ALL))
+def test_each_configured_figure_draws_its_algorithms_apart_and_as_the_table_says(path, figure):
+    assert clashes(ALL[path, figure]) == []
+
+
+def test_one_algorithm_is_drawn_alike_in_every_figure_of_every_config():
+    seen: dict[str, set] = {}
+    for keys in ALL.values():
+        looks = style.figure_looks(keys)
+        for name, key in keys.items():
+            if list(keys.values()).count(key) == 1:  # a sweep's shades aside
+                seen.setdefault(key, set()).add(looks[name])
+    assert {k: len(v) for k, v in seen.items()} == {k: 1 for k in seen}
+    assert len(seen) >= 15  # the check saw most of the table
+
+
+def test_fig2s_and_fig3s_ngd_are_one_colour_their_variants_two_line_styles():
+    fig2, fig3 = ALL["config/config.yaml", "fig2"], ALL["config/config.yaml", "fig3"]
+    assert (fig2["ngd"], fig3["ngd"]) == ("ngd-capped", "per-block-ngd")
+    a, b = style.look(fig2["ngd"]), style.look(fig3["ngd"])
+    assert a.colour == b.colour and a.marker == b.marker and a.dashes != b.dashes
+    fig9 = ALL["config/config.yaml", "fig9"]
+    assert style.look(fig9["gd"]) == style.look(fig2["gd"])
+    # GD and NGD do not swap between figures (fig2 against fig8)
+    fig8 = ALL["config/config.yaml", "fig8"]
+    assert style.look(fig8["gd"]).colour == style.look(fig2["gd"]).colour
+    assert style.look(fig8["ngd"]).colour == style.look(fig2["ngd"]).colour
+
+
+def test_the_geometry_figure_draws_ten_algorithms_in_ten_colours():
+    keys = ALL["config/config.yaml", "geometry"]
+    assert len(keys) == 10 and len(set(keys.values())) == 10
+    assert len({style.look(k).colour for k in keys.values()}) == 10
+
+
+def test_real_data_rules_share_their_full_batch_algorithms_colour_and_marker():
+    for stochastic, full in (("sgd", "gd"), ("sngd", "ngd"), ("sps", "ps")):
+        a, b = style.look(stochastic), style.look(full)
+        assert (a.colour, a.marker) == (b.colour, b.marker)
+        assert a.dashes == style.STOCHASTIC != b.dashes
+    lr_sweep = ALL["config/config.yaml", "fig1_minilm_lr"]  # three learning rates each
+    looks = style.figure_looks(lr_sweep)
+    assert len(set(looks.values())) == len(looks) == 12
+    assert len({lk.marker for lk in looks.values()}) == 4  # the marker: the algorithm
+
+
+def test_the_check_catches_two_algorithms_in_one_colour_and_a_stray_look(monkeypatch):
+    """Negative controls of `clashes`: PS and K, Q are both green; a figure whose
+    drawing gave GD another look."""
+    # (K, Q is then drawn in a shade of green: not its table look either)
+    assert clashes({"ps": "ps", "kq": "kq"})[0] == "['kq', 'ps'] share #029e73"
+    monkeypatch.setattr(style, "figure_looks", lambda keys: {n: style.STYLES["ngd"] for n in keys})
+    assert clashes({"gd": "gd"}) == ["gd is not drawn as gd"]
+
+
+def test_shades_of_one_algorithm_stay_apart_from_each_other():
+    looks = style.figure_looks({f"gd{i}": "gd" for i in range(5)})
+    assert len({lk.colour for lk in looks.values()}) == 5
+    assert len({lk.dashes for lk in looks.values()}) == 5
+    assert {lk.marker for lk in looks.values()} == {"s"}
