@@ -76,6 +76,7 @@ class Claim:
     window_ratio: float = math.nan  # bound rows: max over the window of measured/predicted
     statement: str = ""  # the registry entry (statements.STATEMENTS) the row measures
     detail: str = ""  # what the verdict words add (a bound's slope, a threshold's flip)
+    data: str = ""  # the experiment's data in words ("where" shows it): "Example 1"
 
     @property
     def category(self) -> str:

@@ -156,8 +156,6 @@ class Rows:
         twins = self.stands_for.get(opt, ())
         covered |= any(a in (covers or ()) for _, a in twins)
         experiment = self.experiment
-        if self.run is not None and self.run.data:
-            experiment += f": {self.run.data}"
         if twins:
             experiment += f" (= {', '.join(e for e, _ in twins)}: bit-identical run)"
         self.rows.append(
@@ -187,6 +185,7 @@ class Rows:
                 window_ratio=float(measured.window_ratio),
                 statement=st.key,
                 detail=verdict.detail,
+                data=self.run.data if self.run is not None else "",
             )
         )
 

@@ -162,7 +162,7 @@ def _display_rows(table: pd.DataFrame):
             predicted += f"; window ratio {r.window_ratio:.3g}"
         r2 = "" if math.isnan(r.r2) else f"{r.r2:.4f}"
         cells = (
-            r.experiment,
+            f"{r.experiment}, on {r.data}" if r.data else r.experiment,
             r.claim,
             r.source,
             r.quantity,

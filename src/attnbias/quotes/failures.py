@@ -21,8 +21,9 @@ def section(claims: pd.DataFrame) -> str:
     if counted.empty:
         lines.append("Every counted row holds.")
     for r in counted.itertuples():
+        data = f" on {r.data}" if isinstance(r.data, str) and r.data else ""
         lines.append(
-            f"- **{r.result}**, {r.experiment}: {r.claim} Measured: {r.value_text}. "
+            f"- **{r.result}**, {r.experiment}{data}: {r.claim} Measured: {r.value_text}. "
             f"Verdict: {r.verdict}."
         )
     return "\n".join([*lines, "", END])
