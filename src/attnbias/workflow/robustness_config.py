@@ -141,7 +141,7 @@ class RobustnessConfig:
         input (a rebuilt table reruns the claims); or why there is none ("absent")."""
         if not self.constants:
             return {"absent": "the config's claims_robustness names no constant"}
-        found = {"table": table, "identity": self.summary_identity()}
+        found = {"table": str(table), "identity": self.summary_identity()}  # a plain path
         if self.default_build:
             return found
         if not os.path.exists(table):
