@@ -115,7 +115,7 @@ def points(paths: dict[str, list[str]], values: list, ours, settings: dict,
         changed = {
             name: train(
                 name, point[name], inputs[name], retrained(settings[name], point[name]), **backend
-            )  # fmt: skip
+            )
             for name in settings
         }
         table = ours_table.reset_index() if value == ours else measure(point, changed)
@@ -125,7 +125,8 @@ def points(paths: dict[str, list[str]], values: list, ours, settings: dict,
             seeds_alike=NOT_JUDGED,
             seeds=[seeds[experiment_of(k, seeds)] for k in table["key"]],
         )
-        flipped = table["key"].map(ours_table["outcome"]).ne(table["outcome"])
+        ours_outcome = table["key"].map(ours_table["outcome"])  # NaN: a row ours lacks
+        flipped = ours_outcome.notna() & ours_outcome.ne(table["outcome"])
         if flipped.any():
             table.loc[flipped, "seeds_alike"] = _alike(point, changed, table[flipped])
         out.append(table[list(COLUMNS)])
