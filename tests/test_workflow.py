@@ -295,6 +295,56 @@ def test_infeasible_svm_stops_with_a_message_and_keeps_what_was_built(tmp_path):
     assert not (workdir / "results/svm/tight.npz").exists()
 
 
+# config/tiny.yaml names no robustness constant: one on fig2's GD lr, in the default build
+ROBUSTNESS = {
+    "default_build": True,
+    "constants": {
+        "gd_lr": {
+            "label": "GD's lr",
+            "set": {"fig2": "optimizers.gd.lr"},
+            "values": [0.5, 1.0],
+            "plausible": [0.5, 1.0],
+            "why": "the end-to-end test",
+        }
+    },
+}
+
+
+@pytest.mark.slow
+def test_claims_robustness_is_built_and_read_by_the_claims(built):
+    results = built / "results-tiny"
+    path = built / "config" / "tiny.yaml"
+    original = path.read_text()
+    left = planned_jobs(built) + Counter(all=1)  # what other tests left to do, if anything
+    path.write_text(original + yaml.safe_dump({"claims_robustness": ROBUSTNESS}))
+    try:
+        added = Counter(claims_robustness_points=1, claims_robustness=1, claims=1)
+        assert planned_jobs(built) - left == added
+        snakemake(built, "-c2", "-q")
+        robust = pd.read_csv(results / "claims_robustness.csv")
+        table = pd.read_csv(results / "claims.csv", keep_default_na=False).set_index("key")
+    finally:
+        path.write_text(original)
+    assert set(robust["constant"]) == {"gd_lr"} and len(robust)
+    for key, row in robust.set_index("key").iterrows():
+        assert table.loc[key, "robustness"].startswith(f"GD's lr = 1 (ours): {row['range']}")
+    # the rows that depend on it are fig2's; the other experiments' cells are blank
+    assert robust["key"].str.startswith("fig2 ").all()
+    assert not table.loc[~table["experiment"].str.startswith("fig2"), "robustness"].any()
+    line = (results / "claims.md").read_text().splitlines()[2]
+    assert f"{len(robust)} verdicts depend on constants the paper lost and we chose" in line
+    assert (results / "claims_robustness.md").read_text().startswith("# The claims' robustness")
+    # without the section again: the claims job alone reruns, and says why the column is empty
+    assert planned_jobs(built) == Counter(claims=1, all=1)
+    snakemake(built, "-c2", "-q")
+    table = pd.read_csv(results / "claims.csv", keep_default_na=False)
+    counted = table["category"].isin(["covered", "comparison", "outside"])
+    assert (
+        table.loc[counted, "robustness"]
+        == "not measured: the config's claims_robustness names no constant"
+    ).all()
+
+
 def test_claims_table_is_computed_from_the_aggregate_tables(built):
     table = pd.read_csv(built / "results-tiny/claims.csv")
     assert (built / "results-tiny/claims.md").read_text().startswith("# The paper's claims")

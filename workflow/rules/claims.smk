@@ -1,3 +1,71 @@
+# Robustness to the constants the paper lost and we chose (`claims_robustness`; docs/claims.md):
+# a job per constant measures the claims at each of its values, one compares them with ours.
+
+
+wildcard_constraints:
+    constant=_alternatives(JOB.robustness.constants),
+
+
+rule claims_robustness_points:
+    input:
+        unpack(
+            JOB.robustness.inputs(
+                rules.aggregate.output[0],
+                rules.data.output[0],
+                rules.svm.output[0],
+                rules.train.output.final,
+            )
+        ),
+        code=code("claims_robustness_points.py"),
+    output:
+        results("claims_robustness/{constant}.parquet"),
+    log:
+        results("logs/claims_robustness/{constant}.log"),
+    benchmark:
+        results("benchmarks/claims_robustness/{constant}.tsv")
+    conda:
+        "../../envs/train.yaml"
+    threads: config["threads"]
+    params:
+        point=lambda wildcards: JOB.robustness.point(wildcards.constant),
+        settings=lambda wildcards: JOB.robustness.settings(wildcards.constant),
+        identity=lambda wildcards: JOB.robustness.identity(wildcards.constant),
+        identities=JOB.robustness.input_identities(
+            rules.aggregate.output[0],
+            rules.data.output[0],
+            rules.svm.output[0],
+            rules.train.output.final,
+        ),
+        device=config["device"],
+        dtype=config["dtype"],
+    script:
+        "../scripts/claims_robustness_points.py"
+
+
+rule claims_robustness:
+    input:
+        **JOB.robustness.point_files(rules.claims_robustness_points.output[0]),
+        code=code("claims_robustness.py"),
+    output:
+        table=results("claims_robustness.parquet"),
+        csv=results("claims_robustness.csv"),
+        md=results("claims_robustness.md"),
+    log:
+        results("logs/claims_robustness.log"),
+    benchmark:
+        results("benchmarks/claims_robustness.tsv")
+    conda:
+        "../../envs/plot.yaml"
+    params:
+        constants=JOB.robustness.described(),
+        identities={
+            name: JOB.robustness.identity(name) for name in JOB.robustness.constants
+        },
+        identity=JOB.robustness.summary_identity(),
+    script:
+        "../scripts/claims_robustness.py"
+
+
 rule claims:
     input:
         **WF.claims_inputs(
@@ -8,6 +76,8 @@ rule claims:
         ),
         # the default-build geometry experiments' tables (beyond the paper)
         **JOB.geometry.claims_inputs(rules.aggregate.output[0]),
+        # the robustness table where it is of the default build (else params: where built)
+        **JOB.robustness.claims_input(rules.claims_robustness.output.table),
         code=code("claims.py"),
     output:
         md=in_report(results("claims.md"), "claims.rst", "Claims"),
@@ -30,6 +100,8 @@ rule claims:
         # the geometry experiments' tables (beyond the paper): the default build's (inputs)
         # and the others where they exist; without them the section reads "not measured"
         geometry=JOB.geometry.claims_built(results("{experiment}/metrics.parquet")),
+        # the robustness table (claims_robustness), or why there is none
+        robustness=JOB.robustness.claims_table(rules.claims_robustness.output.table),
         identities=WF.claims_identities(
             rules.aggregate.output[0],
             rules.svm.output[0],

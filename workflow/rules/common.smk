@@ -14,7 +14,7 @@ from attnbias.workflow import results_folder
 from attnbias.workflow.codedeps import module_files
 from attnbias.data.models import data_model
 from attnbias.figures.panels import describe
-from attnbias.studies import sweep_check
+from attnbias.studies import robustness_check, sweep_check
 from attnbias.studies.sweep_config import SweepConfig
 from attnbias.workflow.config import WorkflowConfig, at
 from attnbias.workflow.job_params import JobParams
@@ -28,6 +28,7 @@ try:
     validate(config, schema=str(SCHEMA), set_default=True)
     configcheck.check_workflow(config, schema)
     sweep_check.check_sweeps(config, schema)
+    robustness_check.check(config, schema)
     results_folder.check(config, workflow.overwrite_configfiles, DEFAULT_CONFIG)
 except configcheck.ConfigError as err:
     raise WorkflowError(str(err)) from None
@@ -85,6 +86,7 @@ def all_targets():
     return [
         *expand(rules.figure.output.pdf, experiment=DEFAULT_EXPERIMENTS),
         *JOB.geometry.targets(rules.geometry_figure.output.pdf),
+        *JOB.robustness.targets(rules.claims_robustness.output.md),
         rules.claims.output.md,
     ]
 

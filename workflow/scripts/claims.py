@@ -3,12 +3,13 @@ and data files (||W_mm||, the hypotheses their jobs stored), for joint training 
 parameters, and the real-data run tables the build holds.
 
 Inputs are named by experiment (workflow/rules/claims.smk, claims_inputs): metrics/<name>,
-data/<name>, svm/<name> and, for joint training, final/<name>/<optimizer>."""
+data/<name>, svm/<name> and, for joint training, final/<name>/<optimizer>. The robustness
+table (claims_robustness.parquet, attnbias.claims.robustness) adds the column robustness
+where this build holds it; without, the column says why."""
 
 from attnbias import claims
-from attnbias.data import hypotheses
-from attnbias.workflow import io, joblog, provenance
-from attnbias.workflow.svm_file import load_svm
+from attnbias.claims import robustness
+from attnbias.workflow import claims_inputs, io, joblog, provenance
 
 joblog.start(snakemake)
 i = snakemake.input
@@ -21,25 +22,11 @@ def path(kind, name, *more):
     return i["/".join((kind, name, *more))]
 
 
-tables = {}
-W_mm_norms, T_tokens, data_hypotheses, u_margins = {}, {}, {}, {}
-for name, experiment in experiments.items():
-    tables[name] = io.load_metrics(path("metrics", name), expect[path("metrics", name)])
-    data, svm = path("data", name), path("svm", name)
-    datasets = io.load_data(data, expect[data])
-    svms = load_svm(svm, datasets, expect[svm])
-    W_mm_norms[name] = [float((s["W_mm"] ** 2).sum() ** 0.5) for s in svms.values()]
-    T_tokens[name] = datasets[0]["X"].shape[1]
-    data_hypotheses[name] = hypotheses.summarize(io.hypotheses_by_seed(data, svm, expect))
-    if experiment["layout"] == "joint":  # the final u of every optimizer and seed
-        u_margins[name] = {}
-        for opt in experiment["optimizers"]:
-            final = path("final", name, opt)
-            finals = io.load_seeds(final, ("u",), expect[final])
-            u_margins[name][opt] = [
-                claims.u_margin_ratio(d["X"], d["y"], d["opt"], finals[s]["u"], svms[s]["u_mm"])
-                for s, d in datasets.items()
-            ]
+inputs = {
+    name: claims_inputs.load(claims_inputs.named(i, name), e, expect)
+    for name, e in experiments.items()
+}
+tables, W_mm_norms, T_tokens, data_hypotheses, u_margins = claims_inputs.claims_arguments(inputs)
 # the real-data experiments whose run tables this build holds (the others: "not measured")
 real = snakemake.params.real
 for name, experiment in real.items():
@@ -60,6 +47,17 @@ table = claims.claims(
     data_hypotheses,
     u_margins,
 )
+# robustness to the constants the paper lost and we chose (claims_robustness), where measured
+found = snakemake.params.robustness
+robust, absent = None, found.get("absent", "")
+if "table" in found:
+    try:
+        robust = io.load_frame(found["table"], found["identity"])
+    except io.FileContractError as err:
+        if "sha256" not in found:  # an input of this build, not a table left by another
+            raise
+        absent = f"the table found is not of this config ({err})"
+table = robustness.annotate(table, robust, absent)
 # as the figures' footnotes say it: where the runs trained, from the aggregates' records
 aggregates = [path("metrics", name) for name in experiments]
 records = [record for table_path in aggregates for record in io.run_records(table_path)]

@@ -11,6 +11,7 @@ import pandas as pd
 
 from attnbias.claims.claim import Claim, by_result
 from attnbias.claims.measure import BURN_IN, R2_MIN
+from attnbias.claims.robustness import summary as robustness_summary
 from attnbias.workflow import markdown
 
 TITLE = "The paper's claims, measured"
@@ -50,9 +51,11 @@ COLUMNS = (
     "R^2",
     "hypotheses",
     "algorithm",
+    "robustness",
     "verdict",
 )
-COMPACT = ("claim", "where", "value", "verdict")  # the Markdown's columns; CSV and HTML: all
+# the Markdown's columns; CSV and HTML: all
+COMPACT = ("claim", "where", "value", "robustness", "verdict")
 
 
 def _claims(table: pd.DataFrame) -> list[Claim]:
@@ -111,7 +114,7 @@ def summary_line(table: pd.DataFrame) -> str:
         o: sum(r.outcome == o for r in covered) for o in ("holds", "does not hold", "undecided")
     }
     statements = table.loc[~beyond_rows(table), "statement"].nunique()
-    return (
+    line = (
         f"{len(rows) - count['not measured']} rows measure {statements - count['not measured']}"
         f" of the {statements} checkable statements of the paper ({count['not measured']} not "
         f"measured here: their data are not in this build). On the algorithms and data the "
@@ -121,6 +124,8 @@ def summary_line(table: pd.DataFrame) -> str:
         f"outside the hypotheses of the proofs of their section; {count['consistency']} "
         "consistency checks (outside the count)."
     )
+    robust = robustness_summary(table[~beyond_rows(table)])  # where claims.robustness ran
+    return f"{line} {robust}" if robust else line
 
 
 def optional_line(table: pd.DataFrame, optional=()) -> str:
@@ -173,6 +178,7 @@ def _display_rows(table: pd.DataFrame):
             r2,
             r.hypotheses,
             r.algorithm,
+            getattr(r, "robustness", ""),  # where the claims job added it (claims.robustness)
             r.verdict,
         )
         failure = claim.category == "covered" and claim.outcome == "does not hold"

@@ -24,17 +24,24 @@ def check_sweeps(config: dict, schema: dict) -> None:
                 f"{entry['base']!r} is not an experiment of the config ({sorted(experiments)})",
             )
         base = experiments[entry["base"]]
-        try:
-            sweep_grid.check(entry, base)
-        except sweep_grid.GridError as err:
-            message = str(err)
-            if isinstance(err, sweep_grid.MissingKeyError) and _unknown(base, err.key, schema):
-                message = f"unknown key path {err.key}: no experiment has it; {message}"
-            raise ConfigError((*path, *err.path), message) from None
+        check_grid(entry, base, schema, path)
         base = sweep_grid.trained(entry, base)
-        _check_values(entry, base, schema, path)
         _check_metrics(entry, path)
         _check_claims(entry, base, path)
+
+
+def check_grid(entry: dict, base: dict, schema: dict, path: tuple) -> None:
+    """An entry's grid on its base experiment (sweep_grid.check), and every value it sets,
+    which must give an experiment the schema and OptimizerSpec accept; a ConfigError names
+    the key path under `path`."""
+    try:
+        sweep_grid.check(entry, base)
+    except sweep_grid.GridError as err:
+        message = str(err)
+        if isinstance(err, sweep_grid.MissingKeyError) and _unknown(base, err.key, schema):
+            message = f"unknown key path {err.key}: no experiment has it; {message}"
+        raise ConfigError((*path, *err.path), message) from None
+    _check_values(entry, sweep_grid.trained(entry, base), schema, path)
 
 
 def _experiment_schema(schema: dict) -> dict:

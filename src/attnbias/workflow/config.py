@@ -211,24 +211,26 @@ class WorkflowConfig:
             for name, e in self.default.items()
         }
 
-    def claims_inputs(self, metrics, data, svm, final) -> dict:
+    def claims_inputs(self, metrics, data, svm, final, names=None) -> dict:
         """Claims inputs, named by kind and experiment: metrics/<name>, data/<name>,
         svm/<name> and, for joint training, final/<name>/<optimizer> (scripts/claims.py
-        reads them so); the arguments are the path patterns."""
+        reads them so); the arguments are the path patterns, `names` the experiments
+        (default: the default build's)."""
         inputs = {}
-        for n in self.default:
+        names = list(self.default) if names is None else names
+        for n in names:
             for kind, pattern in [("metrics", metrics), ("data", data), ("svm", svm)]:
                 inputs[f"{kind}/{n}"] = pattern.format(experiment=n)
-        for n in self.joint():
+        for n in (n for n in self.joint() if n in names):
             for o in self.experiments[n]["optimizers"]:
                 inputs[f"final/{n}/{o}"] = final.format(experiment=n, optimizer=o)
         return inputs
 
-    def claims_identities(self, metrics, svm, data, final) -> dict:
+    def claims_identities(self, metrics, svm, data, final, names=None) -> dict:
         """Claims params: input file -> its identity (a list of each seed's, for a file of
-        every seed); the arguments are the path patterns."""
+        every seed); the arguments are the path patterns, `names` as claims_inputs's."""
         out = {}
-        for n in self.default:
+        for n in list(self.default) if names is None else names:
             out[metrics.format(experiment=n)] = self.identity("metrics", n)
             out[svm.format(experiment=n)] = self.seed_identities("svm", n)
             out[data.format(experiment=n)] = self.seed_identities("data", n)

@@ -82,6 +82,7 @@ RESERVED_NAMES = {
     "fig3_sweep": "fig3's sweep under its earlier name, {results}/fig3_sweep.pdf",
     "sweeps": "the sweeps' folder {results}/sweeps/",
     "geometry": "the optimizer-geometry figure {results}/geometry.pdf",
+    "claims_robustness": "the claims' robustness {results}/claims_robustness.md and its folder",
 }
 
 MAX_CONSTRAINTS = 10_000  # n (T - 1) rows of the W-SVM's Gram matrix (8 bytes each squared)

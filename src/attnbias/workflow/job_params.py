@@ -13,6 +13,7 @@ from attnbias.data.models import SEPARATE_GENERATORS
 from attnbias.workflow.codedeps import package_module_files
 from attnbias.workflow.config import WorkflowConfig, at
 from attnbias.workflow.geometry_config import GeometryConfig
+from attnbias.workflow.robustness_config import RobustnessConfig
 
 
 def experiment_of(wildcards) -> str:
@@ -28,6 +29,7 @@ class JobParams:
         self.wf = wf
         self.sweeps = sweeps
         self.geometry = GeometryConfig(wf)
+        self.robustness = RobustnessConfig(wf)
 
     # ---- the synthetic stages: a job per experiment (data, svm) and optimizer (train) ---
 

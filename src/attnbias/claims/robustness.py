@@ -1,0 +1,253 @@
+"""Robustness of the verdicts to the constants the paper lost and we chose (the config's
+`claims_robustness`; docs/claims.md, column "robustness").
+
+For each constant, attnbias.studies.robustness_points measures the claims table at a few
+values around ours (ours among them): `points`, one row per row of the table and value.
+Here each counted row of ours (category covered, comparison or outside) is compared by its
+`key` with its rows at the other values: it depends on the constant if its outcome or its
+measured numbers change. Such a row gets a range text ("holds for eta in [0.3, 1]; does not
+hold at 0.1 (4 of 5 seeds)") and is fragile if its outcome flips at a value inside the
+plausible range the config gives, with its reason, for the constant.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import pandas as pd
+
+COUNTED = ("covered", "comparison", "outside")  # the categories whose verdicts are counted
+CHANGES = ("outcome", "mean", "low", "high", "value_text")  # what a depending row changes
+COLUMNS = ("key", "experiment", "claim", "constant", "label", "ours", "values", "outcomes",
+           "range", "plausible", "fragile")  # fmt: skip
+NOT_MEASURED = "not measured"  # the outcome at a value where the row is not measured
+
+
+@dataclass(frozen=True)
+class Constant:
+    """A constant of ours (an entry of the config's `claims_robustness.constants`): its
+    name, the `label` the texts use, our value, the values tried (ours among them), the
+    plausible range [low, high] and why, and the kinds of test (claim.KINDS) it is read on
+    (None: every kind)."""
+
+    name: str
+    label: str
+    ours: float
+    values: tuple[float, ...]
+    plausible: tuple[float, float]
+    why: str = ""
+    kinds: tuple[str, ...] | None = None
+
+    @classmethod
+    def from_params(cls, name: str, params: dict) -> Constant:
+        kinds = params.get("kinds")
+        return cls(name, params["label"], float(params["ours"]),
+                   tuple(sorted(float(v) for v in params["values"])),
+                   tuple(float(v) for v in params["plausible"]), params.get("why", ""),
+                   tuple(kinds) if kinds else None)  # fmt: skip
+
+    def inside(self, value: float) -> bool:
+        return self.plausible[0] <= value <= self.plausible[1]
+
+
+def number(value: float) -> str:
+    """A value as the texts show it: 0.1, 30000, 1e5, 1e150, 2.5e-5."""
+    if value and not 1e-3 <= abs(value) < 1e5:
+        mantissa, exponent = f"{value:.3e}".split("e")
+        return f"{mantissa.rstrip('0').rstrip('.')}e{int(exponent)}"
+    return f"{value:g}"
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, float) and isinstance(b, float):
+        return a == b or (math.isnan(a) and math.isnan(b))
+    return a == b
+
+
+def _outcome_text(row) -> str:
+    """A row's outcome at a value, with the number of seeds that give it alone where it
+    differs from ours (attnbias.studies.robustness_points)."""
+    if row is None:
+        return NOT_MEASURED
+    if row["seeds_alike"] >= 0:
+        return f"{row['outcome']} ({row['seeds_alike']} of {row['seeds']} seeds)"
+    return row["outcome"]
+
+
+def range_text(constant: Constant, outcomes: dict[float, str], texts: dict[float, str]) -> str:
+    """Over which values the outcome stays ours: "holds for eta in [0.3, 1]; does not hold
+    at 0.1 (4 of 5 seeds)". `outcomes`: value -> outcome; `texts`: value -> its words."""
+    values = sorted(outcomes)
+    at = values.index(constant.ours)
+    low = high = at
+    while low > 0 and outcomes[values[low - 1]] == outcomes[constant.ours]:
+        low -= 1
+    while high < len(values) - 1 and outcomes[values[high + 1]] == outcomes[constant.ours]:
+        high += 1
+    label, ours = constant.label, outcomes[constant.ours]
+    if low == high:
+        parts = [f"{ours} at {label} = {number(constant.ours)} only"]
+    else:
+        parts = [f"{ours} for {label} in [{number(values[low])}, {number(values[high])}]"]
+    others: dict[str, list[str]] = {}
+    for value in values[:low] + values[high + 1 :]:
+        others.setdefault(outcomes[value], []).append(value)
+    for outcome, found in others.items():
+        at_values = ", ".join(
+            number(v) + texts[v].removeprefix(outcome) for v in found
+        )  # "0.1 (4 of 5 seeds)"
+        parts.append(f"{outcome} at {at_values}")
+    return "; ".join(parts)
+
+
+def compare(constant: Constant, points: pd.DataFrame) -> pd.DataFrame:
+    """The counted rows of ours that depend on `constant` (COLUMNS), from its `points`
+    (attnbias.studies.robustness_points.COLUMNS: every row at every value)."""
+    by_value = {v: table.set_index("key") for v, table in points.groupby("value")}
+    missing = [v for v in constant.values if v not in by_value]
+    if missing:
+        raise ValueError(f"the points of {constant.name} lack the values {missing}; rebuild them")
+    ours = by_value[constant.ours]
+    counted = ours["category"].isin(COUNTED)
+    if constant.kinds:
+        counted &= ours["kind"].isin(constant.kinds)
+    out = []
+    for key, base in ours[counted].iterrows():
+        rows = {v: _row(by_value[v], key) for v in constant.values}
+        changed = any(
+            row is None or not all(_same(row[c], base[c]) for c in CHANGES) for row in rows.values()
+        )
+        if not changed:
+            continue
+        outcomes = {v: NOT_MEASURED if r is None else r["outcome"] for v, r in rows.items()}
+        texts = {v: _outcome_text(r) for v, r in rows.items()}
+        flips = [v for v in constant.values if outcomes[v] != base["outcome"]]
+        out.append(
+            {
+                "key": key,
+                "experiment": base["experiment"],
+                "claim": base["claim"],
+                "constant": constant.name,
+                "label": constant.label,
+                "ours": constant.ours,
+                "values": ", ".join(number(v) for v in constant.values),
+                "outcomes": ", ".join(texts[v] for v in constant.values),
+                "range": range_text(constant, outcomes, texts),
+                "plausible": f"[{number(constant.plausible[0])}, {number(constant.plausible[1])}]",
+                "fragile": any(constant.inside(v) for v in flips),
+            }
+        )
+    return pd.DataFrame(out, columns=list(COLUMNS))
+
+
+def _row(table: pd.DataFrame, key: str):
+    return table.loc[key] if key in table.index else None
+
+
+def cell(row) -> str:
+    """One constant's words in a row's robustness cell: its value, the range, and whether
+    the verdict is fragile (flips inside the plausible range)."""
+    text = f"{row['label']} = {number(row['ours'])} (ours): {row['range']}"
+    if row["fragile"]:
+        text += f"; FRAGILE: flips inside the plausible range {row['plausible']}"
+    return text
+
+
+def annotate(
+    table: pd.DataFrame, robustness: pd.DataFrame | None, absent: str = ""
+) -> pd.DataFrame:
+    """The claims `table` with the columns `robustness` (each constant the row depends on,
+    in words; "" where none does) and `fragile`. Without a robustness table, every counted
+    row's cell reads "not measured: <absent>" (the reason)."""
+    table = table.copy()
+    counted = table["category"].isin(COUNTED)
+    if robustness is None:
+        table["robustness"] = [f"{NOT_MEASURED}: {absent}" if c else "" for c in counted]
+        table["fragile"] = False
+        return table
+    cells: dict[str, list[str]] = {}
+    for _, row in robustness.iterrows():
+        cells.setdefault(row["key"], []).append(cell(row))
+    fragile = set(robustness.loc[robustness["fragile"].astype(bool), "key"])
+    rows = list(zip(table["key"], counted, strict=True))
+    table["robustness"] = [". ".join(cells.get(key, [])) if c else "" for key, c in rows]
+    table["fragile"] = [key in fragile and c for key, c in rows]
+    return table
+
+
+def summary(table: pd.DataFrame) -> str:
+    """The summary line's sentence on the constants (the paper's counted rows of `table`);
+    "" for a table without the robustness column."""
+    if "robustness" not in table:
+        return ""
+    counted = table[table["category"].isin(COUNTED)]
+    cells = counted["robustness"]
+    absent = cells[cells.str.startswith(f"{NOT_MEASURED}:")]
+    if len(absent):
+        return f"Robustness to our constants {absent.iloc[0]}."
+    depends = int((cells != "").sum())
+    fragile = int(counted["fragile"].sum())
+    return (
+        f"{depends} verdicts depend on constants the paper lost and we chose, {fragile} "
+        "fragile (the verdict flips inside the constant's plausible range: column robustness, "
+        "claims_robustness.md)."
+    )
+
+
+TITLE = "The claims' robustness to the constants the paper lost and we chose"
+HOW_TO_READ = (
+    "Each constant below was lost from the paper's text; our value is the config's. The "
+    "claims table was measured again at each value tried (only the runs whose settings "
+    "change were trained again, on the same data; every other run is the default build's). "
+    "A counted row (covered, comparison or outside) depends on a constant if its outcome or "
+    "its measured numbers change; it is listed here with its outcome at each value (with, "
+    "where it differs from ours, on how many seeds alone the row gives that outcome) and "
+    "the range of values over which the outcome stays ours. A row is FRAGILE if its outcome "
+    "flips at a value inside the constant's plausible range. The claims table's column "
+    "'robustness' says the same per row."
+)
+
+
+def to_markdown(table: pd.DataFrame, constants: dict) -> str:
+    """The robustness table (compare's rows of every constant) as Markdown: a section per
+    constant (`constants`: name -> its words, RobustnessConfig.described)."""
+    from attnbias.workflow.markdown import text as cell_text
+
+    fragile = table.loc[table["fragile"].astype(bool), "key"].nunique()
+    counts = (
+        f"**{table['key'].nunique()} rows of the claims table depend on the "
+        f"{len(constants)} constants below; {fragile} are fragile.**"
+    )
+    lines = [f"# {TITLE}", "", counts, "", HOW_TO_READ, ""]
+    for name, words in constants.items():
+        constant = Constant.from_params(name, words)
+        mine = table[table["constant"] == name]
+        where = "; ".join(f"{e}: {', '.join(keys)}" for e, keys in words["set"].items())
+        kinds = ", ".join(words["kinds"]) if words.get("kinds") else "every kind"
+        tried = ", ".join(
+            number(v) + (" (ours)" if v == constant.ours else "") for v in constant.values
+        )
+        lines += [
+            f"## {cell_text(constant.label)} ({name})",
+            "",
+            cell_text(
+                f"Ours {number(constant.ours)}; tried {tried}; plausible "
+                f"[{number(constant.plausible[0])}, {number(constant.plausible[1])}]: "
+                f"{words['why']}. Set at {where}; read on tests of {kinds}."
+            ),
+            "",
+        ]
+        if mine.empty:
+            lines += ["No counted row changes with it.", ""]
+            continue
+        lines += [
+            f"| row | outcome at {', '.join(number(v) for v in constant.values)} | range | "
+            "fragile |",
+            "|---|---|---|---|",
+        ]
+        for _, row in mine.iterrows():
+            cells = (row["key"], row["outcomes"], row["range"], "FRAGILE" if row["fragile"] else "")
+            lines.append("| " + " | ".join(cell_text(c) for c in cells) + " |")
+        lines.append("")
+    return "\n".join(lines)

@@ -1,0 +1,157 @@
+"""The workflow's reading of `claims_robustness` (the constants the paper lost and we chose,
+measured around ours: attnbias.studies.robustness_points, attnbias.claims.robustness): what
+each constant's job reads and trains, the summary's table, and what the claims job reads.
+
+A constant's job measures the claims on the experiments it sets and on the default-build
+experiments that share their data, training and layout (their bit-identical runs give their
+rows once, so the rows keep the default table's keys), from the default build's files.
+
+With `default_build` the summary is a target of `rule all` and an input of the claims job;
+without, it is a named target (`<results>/claims_robustness.md`) that the claims job reads
+where this build holds it (params, as the real-data tables: a table that appears, or whose
+content changes, reruns the claims job only), else its column reads "not measured".
+"""
+
+from __future__ import annotations
+
+import os
+
+from attnbias.workflow import io as files
+from attnbias.workflow.config import WorkflowConfig, at, canonical
+
+TARGET = "claims_robustness.md"
+BUILD_HINT = (
+    f"build results/{TARGET} (snakemake -c2 results/{TARGET}), then the claims again "
+    "(snakemake -c2)"
+)
+
+
+class RobustnessConfig:
+    """The `claims_robustness` section of a validated config (WorkflowConfig.config)."""
+
+    def __init__(self, wf: WorkflowConfig):
+        self.wf = wf
+        section = wf.config.get("claims_robustness") or {}
+        self.constants: dict[str, dict] = section.get("constants") or {}
+        self.default_build = bool(section.get("default_build")) and bool(self.constants)
+
+    def paths(self, constant: str) -> dict[str, list[str]]:
+        """Experiment -> the dotted key paths the constant sets in it."""
+        return {
+            name: [keys] if isinstance(keys, str) else list(keys)
+            for name, keys in self.constants[constant]["set"].items()
+        }
+
+    def ours(self, constant: str):
+        """Our value: the config's at the constant's first key path."""
+        name, keys = next(iter(self.paths(constant).items()))
+        value = self.wf.experiments[name]
+        for part in keys[0].split("."):
+            value = value[part]
+        return value
+
+    def experiments(self, constant: str) -> list[str]:
+        """The experiments the constant's claims read: those it sets and the default-build
+        experiments with the same data, training and layout as one of them, in config order."""
+        set_ = self.paths(constant)
+        shared = {self._runs_of(name) for name in set_}
+        return [n for n in self.wf.default if n in set_ or self._runs_of(n) in shared]
+
+    def _runs_of(self, name: str) -> str:
+        e = self.wf.experiments[name]
+        return files.canonical_json(canonical([e["data"], e["train"], e["layout"]]))
+
+    def settings(self, constant: str) -> dict:
+        """Params: each experiment's claims settings and its training settings."""
+        names = self.experiments(constant)
+        claims = self.wf.claims_settings()
+        return {n: {**claims[n], "train": at(self.wf.experiments[n], "train")} for n in names}
+
+    def point(self, constant: str) -> dict:
+        """Params: the constant as the points' job reads it (key paths, values, ours)."""
+        entry = self.constants[constant]
+        return canonical(
+            {"paths": self.paths(constant), "values": entry["values"], "ours": self.ours(constant)}
+        )
+
+    def inputs(self, metrics: str, data: str, svm: str, final: str):
+        """Input of a constant's job: its experiments' files, named as the claims job's."""
+        return lambda wildcards: self.wf.claims_inputs(
+            metrics, data, svm, final, self.experiments(wildcards.constant)
+        )
+
+    def input_identities(self, metrics: str, data: str, svm: str, final: str):
+        """Params of a constant's job: each input file -> its identity."""
+        return lambda wildcards: self.wf.claims_identities(
+            metrics, svm, data, final, self.experiments(wildcards.constant)
+        )
+
+    def identity(self, constant: str) -> dict:
+        """A constant's points file: the constant, its experiments' runs and settings."""
+        used = {
+            "point": self.point(constant),
+            "settings": self.settings(constant),
+            "runs": {n: self.wf.identity("metrics", n) for n in self.experiments(constant)},
+            "device": self.wf.config["device"],
+            "dtype": self.wf.config["dtype"],
+        }
+        return files.identity("claims robustness points", constant, used)
+
+    def described(self) -> dict:
+        """Params of the summary and the claims: each constant in words (label, ours, the
+        values, the plausible range and why, the kinds of test it is read on, the key paths)."""
+        return {
+            name: canonical(
+                {
+                    "label": entry["label"],
+                    "ours": self.ours(name),
+                    "values": entry["values"],
+                    "plausible": entry["plausible"],
+                    "why": entry["why"],
+                    "kinds": entry.get("kinds"),
+                    "set": self.paths(name),
+                }
+            )
+            for name, entry in self.constants.items()
+        }
+
+    def summary_identity(self) -> dict:
+        """The summary table's: every constant's points file and words."""
+        used = {
+            "points": {n: self.identity(n) for n in self.constants},
+            "described": self.described(),
+        }
+        return files.identity("claims robustness", "claims", used)
+
+    def point_files(self, pattern: str) -> dict:
+        """Input of the summary: each constant's points file (`pattern` of {constant})."""
+        return {name: pattern.format(constant=name) for name in self.constants}
+
+    def targets(self, summary: str) -> list[str]:
+        """`rule all`'s robustness summary (`summary`: its path) where default_build."""
+        return [summary] if self.default_build else []
+
+    def claims_input(self, table: str) -> dict:
+        """Input of the claims job: the summary table where default_build."""
+        return {"robustness": table} if self.default_build else {}
+
+    def claims_table(self, table: str) -> dict:
+        """Params of the claims job: the summary table it reads (`table`, its path) and the
+        identity it must hold, with the recorded checksum of the file where it is not an
+        input (a rebuilt table reruns the claims); or why there is none ("absent")."""
+        if not self.constants:
+            return {"absent": "the config's claims_robustness names no constant"}
+        found = {"table": str(table), "identity": self.summary_identity()}  # a plain path
+        if self.default_build:
+            return found
+        if not os.path.exists(table):
+            return {"absent": f"{BUILD_HINT} to measure it"}
+        return {**found, "sha256": recorded_sha256(table)}
+
+
+def recorded_sha256(path) -> str:
+    """The checksum a Parquet file's writer recorded (its schema metadata only: cheap to
+    read while the workflow parses)."""
+    import pyarrow.parquet as pq
+
+    return (pq.read_schema(path).metadata or {}).get(files.CHECKSUM_META, b"").decode()

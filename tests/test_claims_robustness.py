@@ -1,0 +1,297 @@
+"""The claims' robustness to the constants the paper lost and we chose: the points of a
+constant (attnbias.studies.robustness_points) on a tiny fixed-decoder experiment trained
+here, their comparison with ours and the column it gives (attnbias.claims.robustness), the
+table's absence, the workflow's reading of `claims_robustness` and its refusals."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+from snakemake.utils import validate
+
+from attnbias.claims import robustness
+from attnbias.claims.write import COMPACT, summary_line, to_markdown
+from attnbias.data import hypotheses, models
+from attnbias.optim.spec import config_settings
+from attnbias.studies import robustness_check, robustness_points
+from attnbias.svm import max_margin
+from attnbias.workflow import configcheck
+from attnbias.workflow.claims_inputs import ExperimentInputs
+from attnbias.workflow.config import WorkflowConfig, canonical
+from attnbias.workflow.robustness_config import RobustnessConfig
+
+REPO = Path(__file__).resolve().parents[1]
+SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
+BACKEND = {"device": "cpu", "dtype": "float64"}
+
+# a tiny Fig. 2: Example 1 at n = 6, T = 3, d = 12, two seeds, 300 steps (as config/tiny.yaml)
+OPTIMIZERS = {
+    "gd": {"rule": "gd", "lr": 1.0},
+    "ngd": {"rule": "ngd", "lr": 0.1},
+    "ps": {"rule": "polyak", "f_star": "opt"},
+    "ngd-mom": {"rule": "ngd", "lr": 0.1, "momentum": 0.9, "max_step": 1.0e150},
+}
+SETTINGS = {
+    "fig2": {
+        "layout": "fixed_decoder",
+        "seeds": 2,
+        "paper_figure": "Fig. 2",
+        "labels": {"gd": "GD", "ngd": "NGD", "ps": "PS", "ngd-mom": "NGD-mom"},
+        "train": {
+            "iterations": 300,
+            "log_points": 20,
+            "grid": "log",
+            "loss": "exponential",
+            "train_u": False,
+        },  # fmt: skip
+        "optimizers": {n: canonical(config_settings(o)) for n, o in OPTIMIZERS.items()},
+    }
+}
+MOMENTUM_RACE = "fig2 ngd-mom ahead of ngd"  # Fig. 2's "performance boost" of NGD-mom
+
+
+@pytest.fixture(scope="module")
+def tiny_fig2() -> dict[str, ExperimentInputs]:
+    """The tiny Fig. 2's data, SVMs, hypotheses and every run, as the claims job reads them."""
+    datasets = {s: models.generate("example1", s, {"n": 6, "T": 3, "d": 12}) for s in range(2)}
+    solutions = {
+        s: max_margin.to_arrays(max_margin.solve_for_dataset(d, False, name=f"seed {s}"))
+        for s, d in datasets.items()
+    }
+    reports = [
+        {**hypotheses.report(datasets[s]), **hypotheses.svm_report(datasets[s], solutions[s])}
+        for s in datasets
+    ]
+    empty = pd.DataFrame(columns=["experiment", "optimizer", "seed", "iteration", "metric",
+                                  "value"])  # fmt: skip
+    base = ExperimentInputs(empty, datasets, solutions, reports, None)
+    return {"fig2": robustness_points.train("fig2", SETTINGS["fig2"], base, list(OPTIMIZERS),
+                                            **BACKEND)}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def momentum_cap_points(tiny_fig2) -> pd.DataFrame:
+    """NGD-mom's cap at 1e-3 (binding from the first step: NGD-mom crawls) and ours, 1e150."""
+    paths = {"fig2": ["optimizers.ngd-mom.max_step"]}
+    return robustness_points.points(paths, [1e-3, 1e150], 1e150, SETTINGS, tiny_fig2, **BACKEND)
+
+
+def constant(plausible, values=(1e-3, 1e150)) -> robustness.Constant:
+    return robustness.Constant("mom_cap", "NGD-mom's max_step", 1e150, values, plausible)
+
+
+def test_only_the_changed_runs_train_again_and_ours_is_the_base_bitwise(tiny_fig2):
+    base = SETTINGS["fig2"]
+    point = robustness_points.point_settings(
+        {"fig2": ["optimizers.ngd-mom.max_step"]}, SETTINGS, 1e-3
+    )["fig2"]
+    assert robustness_points.retrained(base, point) == ["ngd-mom"]
+    longer = robustness_points.point_settings({"fig2": ["train.iterations"]}, SETTINGS, 600)
+    assert robustness_points.retrained(base, longer["fig2"]) == list(OPTIMIZERS)
+    # the same settings trained again give the default build's numbers, bit for bit
+    again = robustness_points.train("fig2", base, tiny_fig2["fig2"], ["ngd"], **BACKEND)
+    pd.testing.assert_frame_equal(again.table, tiny_fig2["fig2"].table)
+    # a retrained optimizer leaves the others' rows as they were
+    capped = robustness_points.train("fig2", point, tiny_fig2["fig2"], ["ngd-mom"], **BACKEND)
+
+    def others(table):
+        return table[table["optimizer"] != "ngd-mom"].reset_index(drop=True)
+
+    pd.testing.assert_frame_equal(others(capped.table), others(tiny_fig2["fig2"].table))
+
+
+def test_a_verdict_that_flips_inside_the_plausible_range_is_fragile(momentum_cap_points):
+    # negative control: a cap that binds from the first step takes NGD-mom's lead away
+    points = momentum_cap_points
+    ours = points[points["value"] == 1e150].set_index("key")
+    assert ours.loc[MOMENTUM_RACE, "outcome"] == "holds"
+    found = robustness.compare(constant((1e-3, 1e150)), points).set_index("key")
+    row = found.loc[MOMENTUM_RACE]
+    assert row["fragile"]
+    assert row["range"] == (
+        "holds at NGD-mom's max_step = 1e150 only; does not hold at 0.001 (2 of 2 seeds)"
+    )
+    assert row["outcomes"] == "does not hold (2 of 2 seeds), holds"
+    # the same flip outside the plausible range: named, not fragile
+    outside = robustness.compare(constant((1.0, 1e150)), points).set_index("key")
+    assert not outside.loc[MOMENTUM_RACE, "fragile"]
+    assert "does not hold at 0.001" in outside.loc[MOMENTUM_RACE, "range"]
+
+
+def test_a_row_whose_numbers_change_but_not_its_verdict_is_listed_not_fragile(
+    momentum_cap_points,
+):
+    points = momentum_cap_points
+    found = robustness.compare(constant((1e-3, 1e150)), points).set_index("key")
+    steady = found[~found["fragile"]]
+    assert len(steady), "no row depends on the cap without flipping"
+    for key, row in steady.iterrows():
+        outcome = points[(points["key"] == key) & (points["value"] == 1e150)]["outcome"].item()
+        assert row["range"] == f"{outcome} for NGD-mom's max_step in [0.001, 1e150]"
+    # the rows that read no NGD-mom run do not depend on its cap
+    assert not [k for k in found.index if "ngd-mom" not in k and "fastest" not in k]
+    assert "fig2 gd softmax monotone" not in found.index
+
+
+def test_the_column_and_the_summary_line_count_the_fragile_verdicts(tiny_fig2, momentum_cap_points):
+    points = momentum_cap_points
+    found = robustness.compare(constant((1e-3, 1e150)), points)
+    claims = robustness.annotate(robustness_points.measure(SETTINGS, tiny_fig2), found)
+    cell = claims.set_index("key").loc[MOMENTUM_RACE, "robustness"]
+    assert cell.startswith("NGD-mom's max_step = 1e150 (ours): holds at")
+    assert cell.endswith("FRAGILE: flips inside the plausible range [0.001, 1e150]")
+    line = summary_line(claims)
+    assert (
+        f"{len(found)} verdicts depend on constants the paper lost and we chose, "
+        f"{int(found['fragile'].sum())} fragile" in line
+    )
+    assert "robustness" in COMPACT and "FRAGILE" in to_markdown(claims)
+    markdown = robustness.to_markdown(found, {"mom_cap": _described()})
+    assert "ngd-mom ahead of ngd | does not hold (2 of 2 seeds), holds |" in markdown
+
+
+def test_without_a_robustness_table_the_claims_say_why(tiny_fig2):
+    claims = robustness_points.measure(SETTINGS, tiny_fig2)
+    absent = robustness.annotate(claims, None, "the config's claims_robustness names no constant")
+    counted = absent["category"].isin(robustness.COUNTED)
+    assert (
+        absent.loc[counted, "robustness"]
+        == "not measured: the config's claims_robustness names no constant"
+    ).all()
+    assert (absent.loc[~counted, "robustness"] == "").all()
+    assert summary_line(absent).endswith(
+        "Robustness to our constants not measured: the config's claims_robustness names no "
+        "constant."
+    )
+    # a table that never met the robustness column (the study's) keeps its summary line
+    assert "Robustness" not in summary_line(claims) and "depend" not in summary_line(claims)
+    assert "not measured: the config" in to_markdown(absent)
+
+
+def test_range_texts_name_every_value_where_the_outcome_differs():
+    c = robustness.Constant("eta", "eta", 1.0, (0.1, 0.3, 1.0, 3.0), (0.1, 1.0))
+    outcomes = {0.1: "does not hold", 0.3: "holds", 1.0: "holds", 3.0: "undecided"}
+    texts = {**outcomes, 0.1: "does not hold (4 of 5 seeds)", 3.0: "undecided (5 of 5 seeds)"}
+    assert robustness.range_text(c, outcomes, texts) == (
+        "holds for eta in [0.3, 1]; does not hold at 0.1 (4 of 5 seeds); undecided at 3 "
+        "(5 of 5 seeds)"
+    )
+    assert [robustness.number(v) for v in (0.1, 30000, 1e5, 1e150, 2.5e-5)] == [
+        "0.1", "30000", "1e5", "1e150", "2.5e-5"
+    ]  # fmt: skip
+
+
+# ---- the workflow's reading and its refusals ------------------------------------------------
+
+
+def default_config() -> dict:
+    config = yaml.safe_load((REPO / "config/config.yaml").read_text())
+    validate(config, schema=str(SCHEMA), set_default=True)
+    return config
+
+
+def test_a_constant_reads_the_experiments_sharing_its_runs():
+    config = default_config()
+    found = RobustnessConfig(WorkflowConfig(config))
+    assert found.experiments("ps_cap") == ["fig2", "fig2_uncapped"]  # NGD's runs are shared
+    assert found.experiments("eq10_eta") == ["fig3", "fig3_cond1"]
+    assert found.ours("ps_cap") == 1e10 and found.ours("horizon") == 10000
+    assert found.point("ngd_cap")["paths"] == {
+        "fig2": ["optimizers.ngd.max_step", "optimizers.ngd-mom.max_step"]
+    }
+    assert not found.default_build and found.targets("x.md") == []
+    assert "build results/claims_robustness.md" in found.claims_table("/nowhere.parquet")["absent"]
+    config["claims_robustness"]["default_build"] = True
+    found = RobustnessConfig(WorkflowConfig(config))
+    assert found.claims_table("t.parquet")["table"] == "t.parquet"
+    assert found.claims_input("t.parquet") == {"robustness": "t.parquet"}
+    config["claims_robustness"]["constants"] = {}
+    found = RobustnessConfig(WorkflowConfig(config))
+    assert found.claims_table("t.parquet") == {
+        "absent": "the config's claims_robustness names no constant"
+    }
+
+
+def checked(config: dict) -> None:
+    schema = yaml.safe_load(SCHEMA.read_text())
+    configcheck.check(config, schema)
+    validate(config, schema=str(SCHEMA), set_default=True)
+    configcheck.check_workflow(config, schema)
+    robustness_check.check(config, schema)
+
+
+def test_the_default_constants_pass():
+    checked(yaml.safe_load((REPO / "config/config.yaml").read_text()))
+
+
+@pytest.mark.parametrize(
+    "change, key, words",
+    [
+        (
+            lambda c: c["set"].update(fig2_unequal_scores="optimizers.ps.eta_max"),
+            "claims_robustness.constants.ps_cap.set.fig2_unequal_scores",
+            "no experiment whose claims the default build measures",
+        ),
+        (
+            lambda c: c.update(set={"fig2": "optimizers.ps.max_step"}),
+            "claims_robustness.constants.ps_cap.set.fig2",
+            "base experiment has no key 'max_step'",
+        ),
+        (
+            lambda c: c.update(values=[1.0e5, 1.0e20]),
+            "claims_robustness.constants.ps_cap.values",
+            "must hold ours, the config's value 10000000000.0",
+        ),
+        (
+            lambda c: c.update(plausible=[1.0e12, 1.0e150]),
+            "claims_robustness.constants.ps_cap.plausible",
+            "holding ours",
+        ),
+        (
+            lambda c: c["set"].update(fig2_uncapped="optimizers.ps.eta_max"),
+            "claims_robustness.constants.ps_cap.set",
+            "a constant is one value",
+        ),
+        (
+            lambda c: c.update(kinds=["consistency"]),
+            "claims_robustness.constants.ps_cap.kinds[0]",
+            "no kind of counted test",
+        ),
+        (
+            lambda c: c.update(values=[-1.0, 1.0e10]),
+            "claims_robustness.constants.ps_cap.set.fig2",
+            "value (-1.0,)",
+        ),
+    ],
+    ids=[
+        "not-default",
+        "missing-key",
+        "ours-missing",
+        "plausible",
+        "two-values",
+        "kind",
+        "bad-value",
+    ],  # fmt: skip
+)
+def test_a_bad_constant_is_refused_naming_its_key(change, key, words):
+    config = yaml.safe_load((REPO / "config/config.yaml").read_text())
+    entry = copy.deepcopy(config["claims_robustness"]["constants"]["ps_cap"])
+    change(entry)
+    config["claims_robustness"]["constants"]["ps_cap"] = entry
+    with pytest.raises(configcheck.ConfigError) as err:
+        checked(config)
+    assert err.value.key == key
+    assert words in str(err.value)
+
+
+# ---- helpers ----------------------------------------------------------------------------------
+
+
+def _described() -> dict:
+    return {"label": "NGD-mom's max_step", "ours": 1e150, "values": [1e-3, 1e150],
+            "plausible": [1e-3, 1e150], "why": "a test", "kinds": None,
+            "set": {"fig2": ["optimizers.ngd-mom.max_step"]}}  # fmt: skip

@@ -1,0 +1,22 @@
+"""One constant of `claims_robustness`: the claims table at each of its values
+(attnbias.studies.robustness_points), from the default build's files of the experiments it
+reads -> results/claims_robustness/{constant}.parquet."""
+
+import pyarrow as pa
+
+from attnbias.studies import robustness_points
+from attnbias.workflow import claims_inputs, io, joblog
+
+joblog.start(snakemake)
+i, p = snakemake.input, snakemake.params
+inputs = {
+    name: claims_inputs.load(claims_inputs.named(i, name), e, p.identities)
+    for name, e in p.settings.items()
+}
+point = p.point
+table = robustness_points.points(
+    point["paths"], point["values"], point["ours"], p.settings, inputs,
+    device=p.device, dtype=p.dtype, threads=snakemake.threads,
+)  # fmt: skip
+arrow = pa.Table.from_pandas(table, preserve_index=False)
+io.save_table(snakemake.output[0], io.with_identity(arrow, p.identity))
