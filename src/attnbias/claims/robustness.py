@@ -182,12 +182,13 @@ def summary(table: pd.DataFrame) -> str:
     if "robustness" not in table:
         return ""
     counted = table[table["category"].isin(COUNTED)]
-    cells = counted["robustness"]
+    # as read back from claims.csv, a blank cell is NaN
+    cells = counted["robustness"].fillna("").astype(str)
     absent = cells[cells.str.startswith(f"{NOT_MEASURED}:")]
     if len(absent):
         return f"Robustness to our constants {absent.iloc[0]}."
     depends = int((cells != "").sum())
-    fragile = int(counted["fragile"].sum())
+    fragile = int((counted["fragile"] == True).sum())  # noqa: E712 (NaN: not fragile)
     return (
         f"{depends} verdicts depend on constants the paper lost and we chose, {fragile} "
         "fragile (the verdict flips inside the constant's plausible range: column robustness, "

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from attnbias.geometry import findings as geometry
-from attnbias.quotes import failures
+from attnbias.quotes import failures, fragile
 from attnbias.quotes.quote import Fact, Section, Source, quote
 from attnbias.quotes.sources import (
     at,
@@ -767,6 +767,16 @@ CLAIMS_DOC_ENTRIES = [
         Source(
             "the counted rows that do not hold or are undecided, from the claims table",
             lambda b: failures.section(b.claims()),
+        ),
+    ),
+    Section(
+        CLAIMS_DOC,
+        fragile.START,
+        fragile.END,
+        Source(
+            "the covered rows whose verdict flips inside a constant's plausible range",
+            lambda b: fragile.section(b.claims()),
+            fragile.TARGET,
         ),
     ),
 ]
