@@ -64,7 +64,8 @@ def algorithm_name(key: str) -> str:
 def algorithm(settings: dict, layout: str) -> str:
     """The ALGORITHMS key of an optimizer, from its settings (the rule and what it reads)."""
     rule = settings["rule"]
-    if rule not in rules.RULES:  # a stochastic rule of the real-data runs: its own name
+    # a real-data run's rule (stochastic, torch's settings such as Adam's betas): its name
+    if layout == "real" or rule not in rules.RULES:
         return rule
     spec = OptimizerSpec.from_config(settings)
     if rule == "gd":
