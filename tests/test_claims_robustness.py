@@ -150,6 +150,7 @@ def test_the_column_and_the_summary_line_count_the_fragile_verdicts(tiny_fig2, m
         f"{int(found['fragile'].sum())} fragile" in line
     )
     assert "robustness" in COMPACT and "FRAGILE" in to_markdown(claims)
+    assert "| claim | where | value | robustness | verdict |" in to_markdown(claims)
     markdown = robustness.to_markdown(found, {"mom_cap": _described()})
     assert "ngd-mom ahead of ngd | does not hold (2 of 2 seeds), holds |" in markdown
 
@@ -169,7 +170,10 @@ def test_without_a_robustness_table_the_claims_say_why(tiny_fig2):
     )
     # a table that never met the robustness column (the study's) keeps its summary line
     assert "Robustness" not in summary_line(claims) and "depend" not in summary_line(claims)
-    assert "not measured: the config" in to_markdown(absent)
+    # said once, in the summary line: the Markdown's tables leave the column out
+    markdown = to_markdown(absent)
+    assert markdown.count("not measured: the config") == 1
+    assert "| claim | where | value | verdict |" in markdown and "| robustness |" not in markdown
 
 
 def test_range_texts_name_every_value_where_the_outcome_differs():

@@ -267,19 +267,29 @@ def _markdown_part(table: pd.DataFrame, backend: str, optional=()) -> list[str]:
     return lines
 
 
+def _compact_columns(table: pd.DataFrame) -> tuple[str, ...]:
+    """COMPACT, less the robustness column where no row of `table` has a measured cell (no
+    robustness table: the summary line says why once, not in every row)."""
+    cells = table["robustness"].fillna("").astype(str) if "robustness" in table else None
+    if cells is None or (cells.eq("") | cells.str.startswith("not measured:")).all():
+        return tuple(c for c in COMPACT if c != "robustness")
+    return COMPACT
+
+
 def _markdown_groups(table: pd.DataFrame) -> list[str]:
     lines = []
+    compact = _compact_columns(table)
     for result, group in _groups(table):
         lines += [
             f"## {result}",
             "",
-            "| " + " | ".join(COMPACT) + " |",
-            "|" + "---|" * len(COMPACT),
+            "| " + " | ".join(compact) + " |",
+            "|" + "---|" * len(compact),
         ]
         for cells, ok in group:
             cell = dict(zip(COLUMNS, cells, strict=True))
             cell["where"] = f"{cell['experiment']}; {cell['where']}"  # the paper's and ours
-            shown = [markdown_cell(cell[c]) for c in COMPACT]
+            shown = [markdown_cell(cell[c]) for c in compact]
             if not ok:
                 shown[-1] = f"**{shown[-1]}**"
             lines.append("| " + " | ".join(shown) + " |")
