@@ -184,8 +184,10 @@ def test_claims_table_shows_with_its_caption(project, config, page):
     )["result"]["value"]
     rendered = json.loads(rendered)
     assert rendered["heading"] == "The paper's claims, measured"
-    table = pd.read_csv(project / "results-tiny/claims.csv")
-    assert rendered["experiments"] == list(table["experiment"])  # every row, in order
+    table = pd.read_csv(project / "results-tiny/claims.csv", keep_default_na=False)
+    # every row, in order: its experiment, on its data where the row names them
+    rows = zip(table["experiment"], table["data"], strict=True)
+    assert rendered["experiments"] == [f"{e}, on {d}" if d else e for e, d in rows]
     for path in ("results-tiny/claims.html", "results-tiny/claims.md"):
         open_listing(page, "Claims", None)
         text = caption(page, path)
