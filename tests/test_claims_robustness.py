@@ -14,7 +14,7 @@ import yaml
 from snakemake.utils import validate
 
 from attnbias.claims import robustness
-from attnbias.claims.write import COMPACT, summary_line, to_markdown
+from attnbias.claims.write import COMPACT, robustness_line, summary_line, to_markdown
 from attnbias.data import hypotheses, models
 from attnbias.optim.spec import config_settings
 from attnbias.studies import robustness_check, robustness_points
@@ -144,7 +144,9 @@ def test_the_column_and_the_summary_line_count_the_fragile_verdicts(tiny_fig2, m
     cell = claims.set_index("key").loc[MOMENTUM_RACE, "robustness"]
     assert cell.startswith("NGD-mom's max_step = 1e150 (ours): holds at")
     assert cell.endswith("FRAGILE: flips inside the plausible range [0.001, 1e150]")
-    line = summary_line(claims)
+    line = robustness_line(claims)
+    assert line not in summary_line(claims)  # a line of its own: the counts read the same
+    assert f"**{line}**" in to_markdown(claims)
     assert (
         f"{len(found)} verdicts depend on constants the paper lost and we chose, "
         f"{int(found['fragile'].sum())} fragile" in line
@@ -164,12 +166,12 @@ def test_without_a_robustness_table_the_claims_say_why(tiny_fig2):
         == "not measured: the config's claims_robustness names no constant"
     ).all()
     assert (absent.loc[~counted, "robustness"] == "").all()
-    assert summary_line(absent).endswith(
+    assert robustness_line(absent) == (
         "Robustness to our constants not measured: the config's claims_robustness names no "
         "constant."
     )
     # a table that never met the robustness column (the study's) keeps its summary line
-    assert "Robustness" not in summary_line(claims) and "depend" not in summary_line(claims)
+    assert robustness_line(claims) == ""
     # said once, in the summary line: the Markdown's tables leave the column out
     markdown = to_markdown(absent)
     assert markdown.count("not measured: the config") == 1

@@ -114,7 +114,7 @@ def summary_line(table: pd.DataFrame) -> str:
         o: sum(r.outcome == o for r in covered) for o in ("holds", "does not hold", "undecided")
     }
     statements = table.loc[~beyond_rows(table), "statement"].nunique()
-    line = (
+    return (
         f"{len(rows) - count['not measured']} rows measure {statements - count['not measured']}"
         f" of the {statements} checkable statements of the paper ({count['not measured']} not "
         f"measured here: their data are not in this build). On the algorithms and data the "
@@ -124,8 +124,13 @@ def summary_line(table: pd.DataFrame) -> str:
         f"outside the hypotheses of the proofs of their section; {count['consistency']} "
         "consistency checks (outside the count)."
     )
-    robust = robustness_summary(table[~beyond_rows(table)])  # where claims.robustness ran
-    return f"{line} {robust}" if robust else line
+
+
+def robustness_line(table: pd.DataFrame) -> str:
+    """The header's count of the verdicts that depend on our constants, and of the fragile
+    ones (claims.robustness.summary; "" where the claims job did not add the column); a
+    line of its own, so that the summary line's counts read the same with or without it."""
+    return robustness_summary(table[~beyond_rows(table)])
 
 
 def optional_line(table: pd.DataFrame, optional=()) -> str:
@@ -254,6 +259,8 @@ def _markdown_beyond(table: pd.DataFrame) -> list[str]:
 
 def _markdown_part(table: pd.DataFrame, backend: str, optional=()) -> list[str]:
     lines = [f"# {TITLE}", "", f"**{summary_line(table)}**", ""]
+    robust = robustness_line(table)
+    lines += [f"**{markdown_cell(robust)}**", ""] if robust else []
     extra = optional_line(table, optional)
     lines += [markdown_cell(extra), ""] if extra else []
     lines += [HOW_TO_READ, ""]
@@ -316,10 +323,11 @@ def to_html(table: pd.DataFrame, backend: str = "", optional=()) -> str:
     provenance = f"<p>The runs trained on {html.escape(backend)}.</p>\n" if backend else ""
     extra = optional_line(table, optional)
     provenance = (f"<p>{html.escape(extra)}</p>\n" if extra else "") + provenance
+    header = [summary_line(table), robustness_line(table)]
+    bold = "".join(f"<p><strong>{html.escape(line)}</strong></p>\n" for line in header if line)
     return (
         f"<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>{html.escape(TITLE)}</title>"
-        f"<style>{style}</style></head><body>\n<h1>{html.escape(TITLE)}</h1>\n"
-        f"<p><strong>{html.escape(summary_line(table))}</strong></p>\n"
+        f"<style>{style}</style></head><body>\n<h1>{html.escape(TITLE)}</h1>\n{bold}"
         f"<p>{html.escape(HOW_TO_READ)}</p>\n{provenance}" + "\n".join(body) + "\n</body></html>\n"
     )
 
