@@ -20,7 +20,7 @@ from attnbias.quotes import pages
 from attnbias.quotes.build import Build
 from attnbias.quotes.numbers import render
 from attnbias.quotes.quote import Fact, Quote, Section, check, markers, pattern, quote
-from attnbias.quotes.sources import final, first, outcome, row, said
+from attnbias.quotes.sources import created, final, first, outcome, row, said
 from attnbias.quotes.sweeps import sweep_count
 
 
@@ -88,12 +88,12 @@ def write_build(results: Path, gd_first: list[float]) -> None:
 
 PAGE = """# Findings
 
-NGD's slope is −1.67 to −1.93 (a factor 2.79 from flipping); NGD ends at
+Measured on 2026-11-26. NGD's slope is −1.67 to −1.93 (a factor 2.79 from flipping); NGD ends at
 1.0e-4 to 1.2e-4 and GD first crosses 1e-2 at t = 40 to 60. PS does
 not lead NGD. The sweep holds in 27 settings.
 
 {start}
-generated 2026-11-26
+generated from 2 claims rows
 {end}
 """
 START, END = markers("fixture section")
@@ -101,6 +101,7 @@ START, END = markers("fixture section")
 
 def entries(page: str) -> list:
     return [
+        quote(page, "Measured on {date}.", created()),
         quote(page, "NGD's slope is {} (a factor {} from", row("fig2 ngd rate bound"),
               said("fig2 ngd rate bound", "it flips if moved by a factor")),
         quote(page, "NGD ends at {} and GD first crosses 1e-2 at t = {}.",
@@ -108,7 +109,8 @@ def entries(page: str) -> list:
         Fact(page, "PS does not lead NGD", outcome("fig2 ps ahead of ngd", "does not hold")),
         quote(page, "holds in {} settings", sweep_count("fig3", "ps_fastest_W", False)),
         Section(page, START, END, pages.Source(
-            "the fixture section", lambda b: f"{START}\ngenerated {b.created()}\n{END}")),
+            "the fixture section",
+            lambda b: f"{START}\ngenerated from {len(b.claims())} claims rows\n{END}")),
     ]  # fmt: skip
 
 
@@ -147,6 +149,24 @@ def test_a_planted_wrong_number_fails_and_the_writer_repairs_it(fixture):
     assert written["docs/findings.md"] == PAGE.format(start=START, end=END)
 
 
+def test_the_day_of_the_numbers_moves_only_with_the_numbers(fixture, tmp_path):
+    """A rebuild on a later day that gives the same numbers leaves the page current (the
+    numbers were measured on the day it names); where a number changes, the writer writes
+    the new number and the new day."""
+    later = tmp_path / "later"
+    write_build(later, gd_first=[40, 52, 60])
+    record = json.loads((later / "claims.provenance.json").read_text())
+    record["created"] = "2026-12-01T08:00:00+00:00"
+    (later / "claims.provenance.json").write_text(json.dumps(record))
+    page = (fixture / "docs/findings.md").read_text()
+    same, written = check(entries("docs/findings.md"), Build(later), fixture)
+    assert same.faults == [] and written["docs/findings.md"] == page
+    (fixture / "docs/findings.md").write_text(page.replace("t = 40 to 60", "t = 41 to 60"))
+    changed, written = check(entries("docs/findings.md"), Build(later), fixture)
+    assert [(f.quoted, f.built) for f in changed.faults] == [("41 to 60", "40 to 60")]
+    assert written["docs/findings.md"] == page.replace("2026-11-26", "2026-12-01")
+
+
 def test_a_changed_build_makes_the_page_stale(fixture, tmp_path):
     """The same page against a build whose GD crosses later: stale, as the issue's."""
     write_build(tmp_path / "later", gd_first=[375, 900, 1241])
@@ -158,7 +178,7 @@ def test_a_stale_section_a_false_fact_and_edited_words_fail(fixture):
     page = fixture / "docs/findings.md"
     text = page.read_text()
     for planted, what in (
-        (text.replace("generated 2026-11-26", "generated 2026-11-25"), "fixture section"),
+        (text.replace("from 2 claims rows", "from 3 claims rows"), "fixture section"),
         (text.replace("first crosses 1e-2", "first passes 1e-2"), "missing"),
     ):
         page.write_text(planted)
@@ -168,7 +188,7 @@ def test_a_stale_section_a_false_fact_and_edited_words_fail(fixture):
             assert found.faults[0].status == "missing"
         else:
             assert found.faults[0].what == "the fixture section"
-            assert found.faults[0].quoted == "generated 2026-11-25"
+            assert found.faults[0].quoted == "generated from 3 claims rows"
     # a fact the build contradicts
     claims = pd.read_csv(fixture / "results/claims.csv")
     claims.loc[1, "outcome"] = "holds"

@@ -32,11 +32,15 @@ SLOTS = {"{}": PHRASE, "{date}": DATE}
 class Source:
     """What a quoted number is: `read(build)` gives it (a number, the values over seeds,
     a date string, or for a Fact a bool); `target` is the optional target that builds it
-    (None: the default build, `snakemake -c2`)."""
+    (None: the default build, `snakemake -c2`). A `day` source gives the day the quoted
+    numbers were measured: a rebuild on a later day that gives the same numbers leaves it
+    true, so it is never stale; `write` moves it to the build's day only where it rewrites
+    a number of the same page."""
 
     what: str
     read: Callable[[Build], Any]
     target: str | None = None
+    day: bool = False
 
 
 @dataclass(frozen=True)
@@ -159,7 +163,7 @@ def check(entries, build: Build, root: Path) -> tuple[Outcome, dict[str, str]]:
     outcome = Outcome()
     pages = {e.page: (root / e.page).read_text() for e in entries}
     outcome.pages = dict(pages)
-    edits: dict[str, list[tuple[int, int, str]]] = {page: [] for page in pages}
+    edits: dict[str, list[tuple[int, int, str, bool]]] = {page: [] for page in pages}
     for entry in entries:
         text = pages[entry.page]
         if isinstance(entry, Section):
@@ -176,7 +180,9 @@ def check(entries, build: Build, root: Path) -> tuple[Outcome, dict[str, str]]:
             _check_quote(entry, found[0], text, build, outcome, edits[entry.page])
     written = {}
     for page, text in pages.items():
-        for start, end, new in sorted(edits[page], reverse=True):
+        if all(day for *_, day in edits[page]):
+            edits[page] = []  # the numbers are current: the day they were measured stands
+        for start, end, new, _ in sorted(edits[page], reverse=True):
             text = text[:start] + new + text[end:]
         written[page] = text
     return outcome, written
@@ -193,6 +199,10 @@ def _check_quote(entry: Quote, match, text: str, build: Build, outcome: Outcome,
                 Finding(entry.page, line, status, source.what, quoted, message, message)
             )
             continue
+        if source.day:
+            if value != quoted:
+                edits.append((start, match.end(slot), value, True))
+            continue
         outcome.compared += 1
         if isinstance(value, str):
             built = value
@@ -202,7 +212,7 @@ def _check_quote(entry: Quote, match, text: str, build: Build, outcome: Outcome,
         if built is None:
             built = "no value (NaN)"
         elif built != quoted:
-            edits.append((start, match.end(slot), built))
+            edits.append((start, match.end(slot), built, False))
         if built != quoted:
             outcome.findings.append(Finding(entry.page, line, "stale", source.what, quoted, built))
 
@@ -251,4 +261,4 @@ def _check_section(entry: Section, text: str, build: Build, outcome: Outcome, ed
         outcome.findings.append(
             Finding(entry.page, line + differ, "stale", entry.source.what, quoted, built)
         )
-        edits.append((start, end + len(entry.end), new))
+        edits.append((start, end + len(entry.end), new, False))

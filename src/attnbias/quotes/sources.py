@@ -85,7 +85,7 @@ def optional_experiments(b: Build) -> list[str]:
 
 
 def created(name: str = "claims") -> Source:
-    return Source(f"the day results/{name} was built", lambda b: b.created(name))
+    return Source(f"the day results/{name} was built", lambda b: b.created(name), day=True)
 
 
 def final(experiment: str, optimizer: str, metric: str = "gap_W", target=None) -> Source:
