@@ -83,3 +83,20 @@ def test_plain_text_is_left_as_it_reads():
     )
     assert markdown.text("0.863 to 0.896") == "0.863 to 0.896"
     assert rendered_text(markdown.text("1.")) == ("1.", ["p"])  # a bare number opens a list
+    # intervals and lists in brackets link nothing: only "](" or "][" can end a link
+    interval = "holds for eta in [0.3, 1]; t in [1e4, 3e4]; [a] [b]"
+    assert markdown.text(interval) == interval
+    assert rendered_text(markdown.text(interval)) == (interval, ["p"])
+
+
+def test_a_bracket_that_could_end_a_link_is_escaped_wherever_it_stands():
+    """Inline links and images end in "](", reference links in "][". A bare "[x]" links
+    only to a definition, which no file we write holds: a definition starts a line, and
+    escaped text never starts one (HOSTILE's "[ref]: ..."); a document of escaped lines
+    therefore links nothing, as rendered here."""
+    labels = ("a [x](y)", "a ![i](z)", "a [a [b](c)]", "a [x]\t(y)", "a [x][y]", "[y]: /y")
+    document = "\n\n".join(markdown.text(label) for label in labels)
+    out = md.render(document)
+    assert "<a" not in out and "<img" not in out, document
+    text, _ = rendered_text(document)
+    assert text.split("\n") == [" ".join(label.split()) for label in labels]

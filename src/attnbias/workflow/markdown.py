@@ -12,18 +12,21 @@ from __future__ import annotations
 import re
 
 # CommonMark lets any ASCII punctuation be escaped with a backslash. Escaped always: what
-# starts markup anywhere in a line (escapes, code, emphasis, links and images, strikethrough,
-# table cells). Escaped only where it could start markup, so that text such as "W_mm",
+# starts markup anywhere in a line (escapes, code, emphasis, strikethrough, table cells).
+# Escaped only where it could start markup, so that text such as "W_mm", "t in [1, 10]",
 # "slope <= -0.75" and "a & b" reads in the file as it reads rendered: "_" unless between
-# two letters or digits (CommonMark opens no emphasis there), "<" before what opens a tag or
-# an autolink, "&" before what reads as an entity.
-_INLINE = re.compile(r"([\\`*\[\]~|])")
+# two letters or digits (CommonMark opens no emphasis there); "]" before "(" or "[" (an
+# inline link or image, a reference link: "[x]" alone links only to a definition, and a
+# definition starts a line, where "[" is escaped below); "<" before what opens a tag or an
+# autolink; "&" before what reads as an entity.
+_INLINE = re.compile(r"([\\`*~|])")
+_LINK_END = re.compile(r"\](?=[(\[])")
 _UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
 _TAG = re.compile(r"<(?=[A-Za-z/!?])")
 _ENTITY = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
-# what opens a block where it starts a line: heading, quote, list item, numbered item (a
-# number only before a space: "0.86 to 0.9" opens no list)
-_BLOCK_START = re.compile(r"^(\s*)([#>+-]|\d+[.)](?=\s|$))")
+# what opens a block where it starts a line: heading, quote, list item, link reference
+# definition, numbered item (a number only before a space: "0.86 to 0.9" opens no list)
+_BLOCK_START = re.compile(r"^(\s*)([#>+\[-]|\d+[.)](?=\s|$))")
 
 
 def text(value) -> str:
@@ -31,6 +34,7 @@ def text(value) -> str:
     block markup left in it."""
     line = " ".join(str(value).split())
     line = _INLINE.sub(r"\\\1", line)
+    line = _LINK_END.sub(r"\\]", line)
     line = _UNDERSCORE.sub(r"\\_", line)
     line = _TAG.sub(r"\\<", line)
     line = _ENTITY.sub(r"\\&", line)
