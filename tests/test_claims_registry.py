@@ -332,7 +332,7 @@ def test_a_figure_remark_counts_on_the_figures_own_run_only():
 def test_a_real_data_optimizer_is_its_rule_whatever_torch_settings_it_has():
     """A real-data Adam with the schema's torch settings (betas, weight_decay) is "adam",
     not a full-batch OptimizerSpec (which refuses those settings)."""
-    from attnbias.claims.coverage import algorithm
+    from attnbias.optim.algorithm import algorithm
 
     settings = {"rule": "adam", "lr": 1e-3, "betas": [0.9, 0.99], "weight_decay": 0.01}
     assert algorithm(settings, "real") == "adam"

@@ -9,10 +9,9 @@ on the run's data by attnbias.data.hypotheses.
 from __future__ import annotations
 
 from attnbias.data import hypotheses as hyp
-from attnbias.optim import rules
-from attnbias.optim.spec import OptimizerSpec
 
-# The algorithm of a run, from its optimizer's settings: each statement covers some of them.
+# The algorithm of a run (attnbias.optim.algorithm, from its optimizer's settings): each
+# statement covers some of them.
 ALGORITHMS = {
     "gd": "GD",
     "ngd": "NGD (uncapped)",
@@ -59,31 +58,6 @@ def algorithm_name(key: str) -> str:
     rule no result is proved for (added to optim/rules.py, or a real-data rule), the key
     itself: its rows are comparisons (docs/layout.md, "Adding an optimizer")."""
     return ALGORITHMS.get(key, key)
-
-
-def algorithm(settings: dict, layout: str) -> str:
-    """The ALGORITHMS key of an optimizer, from its settings (the rule and what it reads)."""
-    rule = settings["rule"]
-    # a real-data run's rule (stochastic, torch's settings such as Adam's betas): its name
-    if layout == "real" or rule not in rules.RULES:
-        return rule
-    spec = OptimizerSpec.from_config(settings)
-    if rule == "gd":
-        return "gd"
-    if rule == "polyak":
-        return "ps" if spec.eta_max is None else "ps-capped"
-    if rule == "muon":
-        return "muon" if spec.beta else "spectral"
-    if rule != "ngd":  # a rule of optim/rules.py that no result is proved for: its own name
-        return rule
-    if spec.decay_W or spec.decay_u:
-        return "eq10"
-    capped = "" if spec.max_step is None else "-capped"
-    if spec.momentum:
-        return "ngd-mom" + capped
-    if layout == "joint":
-        return "per-block-ngd" if spec.normalize == "per_block" else "joint-ngd"
-    return "ngd" + capped
 
 
 def hypotheses_of(summary: dict | None, needs) -> tuple[str, bool]:

@@ -17,9 +17,9 @@ import pandas as pd
 
 from attnbias.claims.beyond import BEYOND
 from attnbias.claims.claim import Claim, by_result, frame
-from attnbias.claims.coverage import algorithm
 from attnbias.claims.rows import Rows, Run
 from attnbias.claims.statements import STATEMENTS, Statement
+from attnbias.optim.algorithm import algorithm
 
 
 def fingerprint(table: pd.DataFrame, optimizer: str) -> str:

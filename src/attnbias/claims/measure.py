@@ -3,8 +3,8 @@ bounds with a lost constant.
 
 Everything a row measures goes through these, and the sweeps judge with the same functions
 (studies.sweep_claims, sweep_metrics); the thresholds and tolerances that decide a verdict
-are here, with the reason for each. numpy and pandas only: the workflow's config checks
-import it while they parse.
+are here, with the reason for each. numpy, pandas and the figures' plain-Python panels
+only: the workflow's config checks import it while they parse.
 """
 
 from __future__ import annotations
@@ -14,15 +14,15 @@ import math
 import numpy as np
 import pandas as pd
 
+from attnbias.figures.panels import REFERENCE_ANCHOR
+
 CLOSENESS_TOLERANCE = 0.25  # |measured / predicted - 1| for "closely predicted" rows
 MONOTONE_TOLERANCE = 1e-12  # relative: a decrease below this is rounding
 R2_MIN = 0.9  # a fitted slope with a smaller R^2 (on some seed) decides nothing: "undecided"
 BURN_IN = 100  # comparisons over the whole run start at t_last / BURN_IN
-# A rate the paper states is drawn, in the figures, as a line of that rate starting on the
-# curve at t = REFERENCE_ANCHOR * t_last (t = 30 of 10^4; figures.panels.Reference); a bound
-# whose constant was lost, read through a trend slower than its rate, says where the trend
-# crosses that same line (lost_constant_bound), so that table and figure agree
-REFERENCE_ANCHOR = 0.003
+# A bound whose constant was lost, read through a trend slower than its rate, says where the
+# trend crosses the line the figures draw for that rate, from the curve at
+# t = REFERENCE_ANCHOR * t_last (lost_constant_bound), so that table and figure agree
 
 
 def series(table: pd.DataFrame, optimizer: str, metric: str) -> pd.DataFrame:

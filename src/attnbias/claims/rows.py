@@ -5,7 +5,7 @@ and how it is judged (Verdict).
 Rows are written with the experiment's own texts: each optimizer by its legend's label
 (Rows.label) and the paper's figure the experiment reproduces (Rows.source; its config key
 `paper_figure`), never rewritten afterwards. Which runs a statement measures is chosen by
-their algorithm (coverage.algorithm), never by their config names.
+their algorithm (optim.algorithm), never by their config names.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ import numpy as np
 import pandas as pd
 
 from attnbias.claims.claim import Claim
-from attnbias.claims.coverage import ALGORITHMS, SECTION_HYPOTHESES, algorithm, hypotheses_of
+from attnbias.claims.coverage import ALGORITHMS, SECTION_HYPOTHESES, hypotheses_of
+from attnbias.optim.algorithm import algorithm
 
 
 @dataclass(frozen=True)

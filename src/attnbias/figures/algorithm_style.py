@@ -1,5 +1,5 @@
 """The one table of how every figure draws an algorithm: its colour, marker and line style,
-keyed by what the optimizer is (its algorithm, attnbias.claims.coverage.algorithm, as the
+keyed by what the optimizer is (its algorithm, attnbias.optim.algorithm, as the
 claims table keys its rows), never by its config name or its place in a legend. NGD is
 the same blue in every figure that draws it, GD the same vermilion, and so on.
 
@@ -7,7 +7,8 @@ Colour and marker say the family (GD, NGD, PS, NGD with momentum, ...); the line
 the variant, the same way in every family: solid the plain algorithm, dashed with a step
 cap, dash-dot NGD per block (W and u normalised separately), dotted the stochastic
 (mini-batch) version of the real-data runs. So SGD is drawn as GD (vermilion squares) in
-dots, SNGD as NGD, SPS as PS; Adam is one algorithm, full-batch or not (as coverage says).
+dots, SNGD as NGD, SPS as PS; Adam is one algorithm, full-batch or not (as optim.algorithm
+says).
 
 There are more algorithms than colour-blind safe colours (seaborn's colorblind
 palette, Okabe-Ito's hues, without its pale yellow, and black: 10), so a colour serves
@@ -23,6 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import numpy as np
+
+from attnbias.optim.algorithm import algorithm
 
 # seaborn's "colorblind" palette (Okabe-Ito's hues), by name, and black
 BLUE, ORANGE, GREEN, VERMILION = "#0173b2", "#de8f05", "#029e73", "#d55e00"
@@ -84,14 +87,12 @@ STYLES: dict[str, Look] = {
 
 
 def algorithm_key(settings: dict, layout: str | None) -> str:
-    """The STYLES key of an optimizer: its algorithm (coverage.algorithm on its settings
+    """The STYLES key of an optimizer: its algorithm (optim.algorithm on its settings
     and the experiment's `layout`), normalized steepest descent told apart by its norm
     (max, spectral, an entrywise l_p). `layout` None: a real-data run, whose stochastic
     rule is its algorithm, as coverage names such a rule."""
     if layout is None:
         return settings["rule"]
-    from attnbias.claims.coverage import algorithm
-
     key = algorithm(settings, layout)
     if key == "nsd":
         norm = settings["norm"]
