@@ -168,6 +168,19 @@ def test_only_the_bad_direction_data_depends_on_the_svm_module():
     ]
 
 
+@pytest.mark.parametrize(
+    "script", ["figure.py", "figure_real.py", "figure_similarity.py", "geometry_figure.py"]
+)
+def test_a_claims_change_reruns_no_figure(script):
+    """The figure scripts import nothing of the claims package (the algorithm key is
+    optim.algorithm's, the reference anchor figures.panels'), so an edit to a claims module
+    reruns the claims job alone."""
+    from attnbias.workflow.codedeps import module_files
+
+    path = Path(__file__).parents[1] / "workflow/scripts" / script
+    assert [f for f in module_files(str(path)) if "/attnbias/claims/" in f] == []
+
+
 @contextmanager
 def _with_config(built: Path, change):
     """config/tiny.yaml changed in place (the build's own config: a copy at another path may
