@@ -187,10 +187,11 @@ def test_lemma_11_loss_ratio_bounded_only_where_every_sample_is_a_support_vector
 
 
 def test_the_docs_numbers_are_the_default_builds(built):
-    """Every number that README.md's headlines and docs/findings.md quote from the default
-    build (attnbias.quotes) is this build's, at its quoted precision; only the optional
-    targets' numbers (sweeps, real data) read "not built here", and every other one was
-    compared. Fix a failure with `python -m attnbias.quotes write` on a default build."""
+    """Every number that README.md's headlines, docs/findings.md and docs/regime.md quote
+    from the default build (attnbias.quotes) is this build's, at its quoted precision;
+    only the optional targets' numbers (sweeps, real data) read "not built here", and every
+    other one was compared. Fix a failure with `python -m attnbias.quotes write` on a
+    default build."""
     from attnbias.quotes.build import Build
     from attnbias.quotes.pages import ENTRIES
     from attnbias.quotes.quote import Quote, check

@@ -20,7 +20,7 @@ from attnbias.quotes import pages
 from attnbias.quotes.build import Build
 from attnbias.quotes.numbers import render
 from attnbias.quotes.quote import Fact, Quote, Section, check, markers, pattern, quote
-from attnbias.quotes.sources import created, final, first, outcome, row, said
+from attnbias.quotes.sources import created, final, first, outcome, robust_race, row, said
 from attnbias.quotes.sweeps import sweep_count
 
 
@@ -238,8 +238,32 @@ def test_every_optional_number_names_its_target():
     for entry in pages.ENTRIES:
         sources = entry.sources if isinstance(entry, Quote) else (entry.source,)
         for source in sources:
-            if "sweep" in source.what or "fig6_mnist5k" in source.what:
+            if any(w in source.what for w in ("sweep", "fig6_mnist5k", "claims_robustness")):
                 assert source.target, source.what
+
+
+def test_a_robustness_number_is_read_from_its_row_or_is_not_built(fixture):
+    """docs/regime.md quotes Eq. 10 at eta = 0.1 from the robustness target's rows: the
+    algorithm's range over seeds from the row's words; without the target, "not built"."""
+    page = fixture / "docs/regime.md"
+    page.write_text("At eta 0.1: W 0.047 to 0.11 against GD's 0.020 to 0.037.\n")
+    entry = quote("docs/regime.md", "W {} against GD's {}.",
+                  robust_race("eq10_eta", 0.1, "fig3 ahead of gd eq10 gap_W", "Eq. 10"),
+                  robust_race("eq10_eta", 0.1, "fig3 ahead of gd eq10 gap_W", "GD"))  # fmt: skip
+    found, _ = check([entry], Build(fixture / "results"), fixture)
+    assert [f.target for f in found.unbuilt] == ["results/claims_robustness.md"] * 2
+    points = fixture / "results/claims_robustness"
+    points.mkdir()
+    words = "at t = 10000, mean (min to max) over seeds: Eq. 10 0.0753 (0.0469 to 0.106), GD "
+    pd.DataFrame(
+        {"value": [0.1, 1.0], "key": "fig3 ahead of gd eq10 gap_W",
+         "value_text": [words + "0.0283 (0.02 to 0.0374)", words + "0.0283 (0.02 to 0.0399)"]}
+    ).to_parquet(points / "eq10_eta.parquet")  # fmt: skip
+    found, _ = check([entry], Build(fixture / "results"), fixture)
+    assert found.findings == [] and found.compared == 2
+    page.write_text("At eta 0.1: W 0.047 to 0.11 against GD's 0.020 to 0.040.\n")
+    found, _ = check([entry], Build(fixture / "results"), fixture)
+    assert [(f.quoted, f.built) for f in found.faults] == [("0.020 to 0.040", "0.020 to 0.037")]
 
 
 def write_eta_sweep(results: Path) -> None:

@@ -1,10 +1,10 @@
 """python -m attnbias.quotes check|write [--results DIR] [--root DIR]
 
-check: compare every number README.md's headlines and docs/findings.md quote with the build
-       in --results (default results); print each stale, missing or not-built one as
-       page:line, and exit 1 if any is stale or missing (a number of an optional target
-       that this build lacks is listed as "not built here" and does not fail; exit 2 where
-       there is no build).
+check: compare every number README.md's headlines, docs/findings.md and docs/regime.md
+       quote with the build in --results (default results); print each stale, missing or
+       not-built one as page:line, and exit 1 if any is stale or missing (a number of an
+       optional target that this build lacks is listed as "not built here" and does not
+       fail; exit 2 where there is no build).
 write: rewrite the stale numbers and generated sections from the build (and, on a page
        where a number changed, the day the numbers were measured), then check again. The
        day alone is never stale: a rebuild that gives the same numbers leaves it true.

@@ -112,6 +112,15 @@ class Build:
         (on how many seeds it holds), `seeds`, the seed summaries `<metric>_<optimizer>`."""
         return self._read(f"sweeps/{name}_points.csv", pd.read_csv)
 
+    def robustness_row(self, constant: str, value: float, key: str) -> pd.Series:
+        """The claims row `key` as the robustness target measured it with `constant` (a
+        key of config's claims_robustness.constants) at `value`."""
+        points = self._read(f"claims_robustness/{constant}.parquet", pd.read_parquet)
+        found = points[(points["key"] == key) & np.isclose(points["value"], value)]
+        if found.empty:
+            raise ValueError(f"the robustness points of {constant} lack {key!r} at {value:g}")
+        return found.iloc[0]
+
     def sweep_runs(self, name: str) -> pd.DataFrame:
         """One row per point x optimizer x seed: grid values and the sweep's metrics."""
         return self._read(f"sweeps/{name}.csv", pd.read_csv)

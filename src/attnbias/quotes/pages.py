@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from attnbias.geometry import findings as geometry
-from attnbias.quotes import failures, fragile
+from attnbias.quotes import failures, fragile, regime
 from attnbias.quotes.quote import Fact, Section, Source, quote
 from attnbias.quotes.sources import (
     at,
@@ -781,4 +781,4 @@ CLAIMS_DOC_ENTRIES = [
     ),
 ]
 
-ENTRIES = README_ENTRIES + FINDINGS_ENTRIES + CLAIMS_DOC_ENTRIES
+ENTRIES = README_ENTRIES + FINDINGS_ENTRIES + CLAIMS_DOC_ENTRIES + regime.ENTRIES

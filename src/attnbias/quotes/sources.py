@@ -10,6 +10,7 @@ import numpy as np
 
 from attnbias.claims.measure import after_burn_in, ahead
 from attnbias.claims.write import optional_line, summary_line
+from attnbias.quotes import fragile
 from attnbias.quotes.build import Build
 from attnbias.quotes.numbers import NUMBER, value_of
 from attnbias.quotes.quote import Source
@@ -40,6 +41,23 @@ def said(key: str, words: str, column: str = "detail", target: str | None = None
         return value_of(found[1])
 
     return Source(f"claims row {key!r}: the number after {words!r}", read, target)
+
+
+def robust_race(constant: str, value: float, key: str, who: str) -> Source:
+    """The race row `key`'s values of `who` (as the row names the algorithm: "Eq. 10",
+    "GD") at its last t, lowest and highest over seeds, as the robustness target measured
+    them with `constant` (config's claims_robustness.constants) at `value`: from the row's
+    "<who> mean (low to high)"."""
+
+    def read(b: Build) -> np.ndarray:
+        text = str(b.robustness_row(constant, value, key)["value_text"])
+        found = re.search(re.escape(who) + rf" {NUMBER} \(({NUMBER}) to ({NUMBER})\)", text)
+        if not found:
+            raise ValueError(f"claims row {key!r} at {constant} = {value:g} names no {who!r}")
+        return np.array([value_of(found[1]), value_of(found[2])])
+
+    what = f"claims_robustness: row {key!r} at {constant} = {value:g}, {who}'s range over seeds"
+    return Source(what, read, fragile.TARGET)
 
 
 def outcome(key: str, *outcomes: str, target: str | None = None) -> Source:
