@@ -71,6 +71,11 @@ def _algorithms(kind):
     return {k: k for k in _legend(kind)}
 
 
+def _curves(kind):
+    """The caption's curves: {legend label: algorithm}."""
+    return {_legend(kind)[k][0]: a for k, a in _algorithms(kind).items()}
+
+
 MARKERS = {look.marker for look in algorithm_style.STYLES.values()}
 
 
@@ -103,7 +108,7 @@ def drawn(tmp_path_factory):
                 kind, _table(kind), title=f"A {kind} figure", legend=_legend(kind),
                 algorithms=_algorithms(kind), note=NOTE,
                 outputs=[out / f"{kind}.pdf", out / f"{kind}.caption.md"],
-                geometry=GEOMETRY, description=panels.describe(kind, DATA),
+                geometry=GEOMETRY, description=panels.describe(kind, DATA, _curves(kind)),
             )  # fmt: skip
         finally:
             drawing.save_figure = save
@@ -124,7 +129,10 @@ def test_figure_fits_a_page_in_legible_type_with_few_words(drawn, kind):
 def test_the_notes_are_in_the_caption_not_in_the_image(drawn, kind):
     caption = (drawn[0] / f"{kind}.caption.md").read_text()
     assert caption.startswith(f"**{markdown.text(f'A {kind} figure')}**")  # the Markdown of
-    assert markdown.text(NOTE) in caption and markdown.text(panels.describe(kind, DATA)) in caption
+    assert (
+        markdown.text(NOTE) in caption
+        and markdown.text(panels.describe(kind, DATA, _curves(kind))) in caption
+    )
     assert "Optimizers: GD: GD lr=1; NGD: NGD lr=0.1" in caption
     image = " ".join(words(drawn[0] / f"{kind}.pdf")) if _poppler() else ""
     assert "Hypotheses" not in image and "Optimizers" not in image
@@ -247,3 +255,28 @@ def test_real_data_figure_fits_a_page_and_names_coinciding_lines(tmp_path, monke
     caption = (tmp_path / "f.caption.md").read_text()
     assert "tiny ViT" in caption and "Settings." in caption
     assert "dotted: the mini-batch version of a full-batch algorithm" in caption
+
+
+def test_a_renamed_optimizer_keeps_its_reference_line_and_focus(tmp_path):
+    """The rate and the thick line go to the optimizer that is NGD (panels.curve_of on its
+    algorithm), whatever its config name; a figure without NGD draws neither and its
+    caption states no rate."""
+    kind = "fixed_decoder"
+    table = _table(kind).replace({"optimizer": {"ngd": "fast"}})
+    legend = {("fast" if k == "ngd" else k): v for k, v in _legend(kind).items()}
+    keys = {"gd": "gd", "fast": "ngd-capped", "ps": "ps"}
+    curves = {legend[name][0]: key for name, key in keys.items()}
+    caption = drawing.draw(
+        kind, table, title="t", legend=legend, algorithms=keys,
+        outputs=[tmp_path / "a.caption.md"], description=panels.describe(kind, DATA, curves),
+    )  # fmt: skip
+    assert "Thick line: NGD," in caption and "Black dashed lines" in caption
+    assert "t^-3/4 (Thm. 1), starting on NGD's curve" in caption
+    without = {name: key for name, key in keys.items() if name != "fast"}
+    caption = drawing.draw(
+        kind, table[table["optimizer"] != "fast"], title="t",
+        legend={name: legend[name] for name in without}, algorithms=without,
+        outputs=[tmp_path / "b.caption.md"],
+        description=panels.describe(kind, DATA, {legend[n][0]: k for n, k in without.items()}),
+    )  # fmt: skip
+    assert "Thick line" not in caption and "Black" not in caption and "Rates" not in caption

@@ -13,6 +13,7 @@ from attnbias.workflow import configcheck
 from attnbias.workflow import results_folder
 from attnbias.workflow.codedeps import module_files
 from attnbias.data.models import data_model
+from attnbias.figures.algorithm_style import algorithms_of
 from attnbias.figures.panels import describe
 from attnbias.studies import robustness_check, sweep_check
 from attnbias.studies.sweep_config import SweepConfig
@@ -124,7 +125,10 @@ def get_figure_description(wildcards):
     opened by its data model's (its registry entry)."""
     experiment = EXPERIMENTS[wildcards.experiment]
     model = data_model(experiment["data"]["model"])
-    return describe(experiment["layout"], model.description)
+    keys = algorithms_of(experiment["optimizers"], experiment["layout"])
+    legend = WF.legend(wildcards.experiment)
+    curves = {label: keys[name] for name, (label, _) in legend.items()}
+    return describe(experiment["layout"], model.description, curves)
 
 
 def synthetic_jobs():

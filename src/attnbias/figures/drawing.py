@@ -38,7 +38,7 @@ from attnbias.figures.overlap import (  # noqa: E402
     overlap_note,
     say_coinciding,
 )
-from attnbias.figures.panels import FOCUS, PANELS, Panel, letter  # noqa: E402
+from attnbias.figures.panels import FOCUS, PANELS, Panel, curve_of, letter  # noqa: E402
 from attnbias.figures.references import REFERENCE_STYLES, draw_reference  # noqa: E402
 from attnbias.figures.save import save_figure  # noqa: E402
 from attnbias.figures.style import apply_theme  # noqa: E402
@@ -108,7 +108,7 @@ def draw(
         raise ValueError(f"the metrics table has no rows for optimizer(s) {sorted(missing)}")
     apply_theme()
     labels = {name: label for name, (label, _) in legend.items()}
-    focus = labels.get(FOCUS.get(kind))
+    focus = labels.get(curve_of(FOCUS.get(kind, ()), algorithms))
     looks = figure_looks({name: algorithms[name] for name in labels})
     styles = optimizer_styles({labels[n]: lk for n, lk in looks.items()}, focus=focus)
     colours = {name: styles["palette"][label] for name, label in labels.items()}
@@ -144,7 +144,9 @@ def draw(
         for group in groups:
             overlaps.setdefault(group, []).append(letter(i))
         for ref, style in zip(panel.references, REFERENCE_STYLES, strict=False):
-            if draw_reference(ax, data, ref, t_max, style, in_log10):
+            on = curve_of(ref.algorithms, algorithms)
+            if on is not None and draw_reference(ax, data[data["optimizer"] == on], ref,
+                                                 t_max, style, in_log10):  # fmt: skip
                 drawn_styles.add(style)
         if not data.empty and data["iteration"].min() > 1 + x_shift:
             late_starts.append((letter(i), int(data["iteration"].min()) - x_shift))

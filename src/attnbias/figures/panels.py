@@ -19,13 +19,28 @@ from dataclasses import dataclass, field
 REFERENCE_ANCHOR = 0.003
 
 
+# What a rate is proved for and a figure is about, as optim.algorithm names optimizers (never
+# by config name, as the claims): NGD capped or not (App. C's NGD cap never binds in
+# fig2's 10^4 steps, docs/regime.md), GD, Eq. 10 with its step factors (Thms. 2-4).
+NGD = ("ngd", "ngd-capped")
+GD = ("gd",)
+EQ10 = ("eq10",)
+
+
+def curve_of(algorithms: tuple[str, ...], keys: dict[str, str]) -> str | None:
+    """The optimizer whose curve a rate (or the focus) is drawn on: the first of `keys`
+    ({optimizer: its optim.algorithm key}, in legend order) that is one of `algorithms`;
+    None where the figure draws none of them."""
+    return next((name for name, key in keys.items() if key in algorithms), None)
+
+
 @dataclass(frozen=True)
 class Reference:
-    """A rate the paper states: C * shape(t), starting on `optimizer`'s mean curve at
-    t = anchor * t_max (C puts it there; the claims table's bounds read their trends
-    against the same line)."""
+    """A rate the paper states for `algorithms`: C * shape(t), starting on the mean curve
+    of the figure's optimizer of those algorithms (curve_of) at t = anchor * t_max (C puts
+    it there; the claims table's bounds read their trends against the same line)."""
 
-    optimizer: str
+    algorithms: tuple[str, ...]
     shape: str  # key of attnbias.figures.references.SHAPES
     label: str  # drawn at the line's end
     source: str = ""  # where the paper states it, for the caption
@@ -75,14 +90,14 @@ PANELS = {
             "W_norm",
             r"$\|W_t\|_F$",
             "the Frobenius norm of W_t",
-            references=(Reference("ngd", "t", r"$\propto t$"),),
+            references=(Reference(NGD, "t", r"$\propto t$"),),
         ),
         ONE_MINUS_SOFTMAX,
         Panel(
             "gap_W",
             r"$1 - \cos(W_t, W_{mm})$",
             f"{GAP_W}",
-            references=(Reference("ngd", "t^-3/4", r"$t^{-3/4}$", "Thm. 1"),),
+            references=(Reference(NGD, "t^-3/4", r"$t^{-3/4}$", "Thm. 1"),),
         ),
         Panel(
             "log_step_W",
@@ -100,8 +115,8 @@ PANELS = {
             "gap_W",
             r"$1 - \cos(W_t, W_{mm})$",
             f"{GAP_W}",
-            # Thm. 3 is proved for Eq. 10 with its step factors (config name eq10)
-            references=(Reference("eq10", "1/log t", r"$1/\log t$", "Thm. 3"),),
+            # Thm. 3 is proved for Eq. 10 with its step factors
+            references=(Reference(EQ10, "1/log t", r"$1/\log t$", "Thm. 3"),),
         ),
         Panel("gap_u", r"$1 - \cos(u_t, u_{mm})$", "1 - cos(u_t, u_mm)"),
     ],
@@ -147,8 +162,8 @@ PANELS = {
             r"$1 - \cos(W_t, W_{mm})$",
             GAP_W,
             references=(
-                Reference("gd", "1/log^2 t", r"$1/\log^2 t$"),
-                Reference("ngd", "t^-2", r"$t^{-2}$"),
+                Reference(GD, "1/log^2 t", r"$1/\log^2 t$"),
+                Reference(NGD, "t^-2", r"$t^{-2}$"),
             ),
         ),
         Panel(
@@ -156,8 +171,8 @@ PANELS = {
             r"$\|W_t\|_F$",
             "the Frobenius norm of W_t",
             references=(
-                Reference("gd", "log t", r"$\propto \log t$"),
-                Reference("ngd", "t", r"$\propto t$"),
+                Reference(GD, "log t", r"$\propto \log t$"),
+                Reference(NGD, "t", r"$\propto t$"),
             ),
         ),
     ],
@@ -171,11 +186,11 @@ LAYOUT = {
     "two_token": (1, 2),
 }
 
-# The algorithm each kind of figure is about (its config name), drawn strongest: the one
-# whose rates the paper proves and the reference lines follow.
+# The algorithm each kind of figure is about, drawn strongest: the one whose rates the
+# paper proves and the reference lines follow.
 FOCUS = {
-    "fixed_decoder": "ngd",  # Thm. 1
-    "joint": "eq10",  # Thms. 2-4
+    "fixed_decoder": NGD,  # Thm. 1
+    "joint": EQ10,  # Thms. 2-4
 }
 
 # The panels a kind's layout draws before its metric panels (figures.drawing.LAYOUTS),
@@ -207,16 +222,18 @@ def panel_descriptions(kind: str) -> list[str]:
     return [*LEADING_PANELS.get(kind, ()), *(panel.description for panel in PANELS[kind])]
 
 
-def describe(kind: str, data: str) -> str:
+def describe(kind: str, data: str, curves: dict[str, str]) -> str:
     """The report caption's description of a figure: `data`, its data model's description
-    (attnbias.data.models.DataModel.description), then each panel."""
+    (attnbias.data.models.DataModel.description), then each panel, and the rates drawn on
+    the figure's `curves` ({legend label: optim.algorithm key}, in legend order)."""
     described = panel_descriptions(kind)  # first: it names an unknown kind
     panels = ", ".join(f"{letter(i)} {text}" for i, text in enumerate(described))
     references = [
         f"{letter(i)} {ref.shape}{f' ({ref.source})' if ref.source else ''}, starting on "
-        f"{ref.optimizer}'s curve"
+        f"{curve_of(ref.algorithms, curves)}'s curve"
         for i, panel in enumerate(PANELS[kind], start=first_metric_panel(kind))
         for ref in panel.references
+        if curve_of(ref.algorithms, curves) is not None
     ]
     drawn = (
         f" Rates the paper states (black, labelled at their end): {'; '.join(references)}."

@@ -24,12 +24,13 @@ REFERENCE_NAMES = {"--": "dashed", ":": "dotted"}
 
 
 def draw_reference(
-    ax, data: pd.DataFrame, ref: Reference, t_max: int, style: str, in_log10: bool
+    ax, curve_data: pd.DataFrame, ref: Reference, t_max: int, style: str, in_log10: bool
 ) -> bool:
-    """The rate `ref` from its curve's point at anchor * t_max to where it leaves the
-    panel (or t_max), labelled at that end. `in_log10`: the panel draws log10 values."""
+    """The rate `ref` from the point at anchor * t_max of the curve of `curve_data` (one
+    optimizer's rows) to where it leaves the panel (or t_max), labelled at that end.
+    `in_log10`: the panel draws log10 values."""
     # the optimizer's line as seed_lines drew it (a geometric mean on a log axis)
-    drawn = seed_summary(ax, data[data["optimizer"] == ref.optimizer], "optimizer")
+    drawn = seed_summary(ax, curve_data, "optimizer")
     curve = drawn.set_index("iteration")["mean"]
     curve = curve[curve.index > 1]
     if curve.empty:
