@@ -144,9 +144,8 @@ def draw(
         for group in groups:
             overlaps.setdefault(group, []).append(letter(i))
         for ref, style in zip(panel.references, REFERENCE_STYLES, strict=False):
-            on = curve_of(ref.algorithms, algorithms)
-            if on is not None and draw_reference(ax, data[data["optimizer"] == on], ref,
-                                                 t_max, style, in_log10):  # fmt: skip
+            curve = data[data["optimizer"] == curve_of(ref.algorithms, algorithms)]
+            if draw_reference(ax, curve, ref, t_max, style, in_log10):
                 drawn_styles.add(style)
         if not data.empty and data["iteration"].min() > 1 + x_shift:
             late_starts.append((letter(i), int(data["iteration"].min()) - x_shift))

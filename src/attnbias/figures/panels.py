@@ -230,10 +230,10 @@ def describe(kind: str, data: str, curves: dict[str, str]) -> str:
     panels = ", ".join(f"{letter(i)} {text}" for i, text in enumerate(described))
     references = [
         f"{letter(i)} {ref.shape}{f' ({ref.source})' if ref.source else ''}, starting on "
-        f"{curve_of(ref.algorithms, curves)}'s curve"
+        f"{curve}'s curve"
         for i, panel in enumerate(PANELS[kind], start=first_metric_panel(kind))
         for ref in panel.references
-        if curve_of(ref.algorithms, curves) is not None
+        if (curve := curve_of(ref.algorithms, curves)) is not None
     ]
     drawn = (
         f" Rates the paper states (black, labelled at their end): {'; '.join(references)}."
