@@ -15,6 +15,24 @@ from collections import Counter
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
+
+
+def checked_config(config: dict) -> None:
+    """The workflow's checks of `config`, in workflow/rules/common.smk's order (the results
+    folder's aside): a refusal raises configcheck.ConfigError naming its key path."""
+    import yaml
+    from snakemake.utils import validate
+
+    from attnbias.studies import robustness_check, sweep_check
+    from attnbias.workflow import configcheck
+
+    schema = yaml.safe_load(SCHEMA.read_text())
+    configcheck.check(config, schema)
+    validate(config, schema=str(SCHEMA), set_default=True)
+    configcheck.check_workflow(config, schema)
+    sweep_check.check_sweeps(config, schema)
+    robustness_check.check(config, schema)
 
 
 def snakemake(workdir: Path, *args: str, config: str | None = "config/tiny.yaml", check=True):

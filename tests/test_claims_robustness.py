@@ -6,26 +6,24 @@ table's absence, the workflow's reading of `claims_robustness` and its refusals.
 from __future__ import annotations
 
 import copy
-from pathlib import Path
 
 import pandas as pd
 import pytest
 import yaml
+from project import REPO, SCHEMA, checked_config
 from snakemake.utils import validate
 
 from attnbias.claims import robustness
 from attnbias.claims.write import COMPACT, robustness_line, summary_line, to_markdown
 from attnbias.data import hypotheses, models
 from attnbias.optim.spec import config_settings
-from attnbias.studies import robustness_check, robustness_points
+from attnbias.studies import robustness_points
 from attnbias.svm import max_margin
 from attnbias.workflow import configcheck
 from attnbias.workflow.claims_inputs import ExperimentInputs
 from attnbias.workflow.config import WorkflowConfig, canonical
 from attnbias.workflow.robustness_config import RobustnessConfig
 
-REPO = Path(__file__).resolve().parents[1]
-SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
 BACKEND = {"device": "cpu", "dtype": "float64"}
 
 # a tiny Fig. 2: Example 1 at n = 6, T = 3, d = 12, two seeds, 300 steps (as config/tiny.yaml)
@@ -222,12 +220,7 @@ def test_a_constant_reads_the_experiments_sharing_its_runs():
     }
 
 
-def checked(config: dict) -> None:
-    schema = yaml.safe_load(SCHEMA.read_text())
-    configcheck.check(config, schema)
-    validate(config, schema=str(SCHEMA), set_default=True)
-    configcheck.check_workflow(config, schema)
-    robustness_check.check(config, schema)
+checked = checked_config
 
 
 def test_the_default_constants_pass():

@@ -13,12 +13,10 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from project import REPO, copy_project, planned_jobs, snakemake
-from snakemake.utils import validate
+from project import REPO, checked_config, copy_project, planned_jobs, snakemake
 
 from attnbias.figures import sweep_figure
 from attnbias.studies import (
-    sweep_check,
     sweep_claims,
     sweep_grid,
     sweep_metrics,
@@ -30,7 +28,6 @@ from attnbias.svm import max_margin
 from attnbias.training import kernel
 from attnbias.workflow import configcheck, io
 
-SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
 SWEEP_TARGET = "results-tiny/sweeps/fig3.pdf"
 
 
@@ -359,12 +356,7 @@ def test_the_kernel_and_torch_agree_on_a_point(monkeypatch, tiny_runs):
 # ---- the config's refusals ------------------------------------------------------------------
 
 
-def checked(config: dict) -> None:
-    schema = yaml.safe_load(SCHEMA.read_text())
-    configcheck.check(config, schema)
-    validate(config, schema=str(SCHEMA), set_default=True)
-    configcheck.check_workflow(config, schema)
-    sweep_check.check_sweeps(config, schema)
+checked = checked_config
 
 
 def with_sweep(change) -> dict:

@@ -17,11 +17,6 @@ experiments = snakemake.params.experiments
 expect = snakemake.params.identities  # input file -> the identity (or seeds') it must hold
 
 
-def path(kind, name, *more):
-    """The input of `kind` (metrics, data, svm, final) for experiment `name`."""
-    return i["/".join((kind, name, *more))]
-
-
 inputs = {
     name: claims_inputs.load(claims_inputs.named(i, name), e, expect)
     for name, e in experiments.items()
@@ -59,7 +54,7 @@ if "table" in found:
         absent = f"the table found is not of this config ({err})"
 table = robustness.annotate(table, robust, absent)
 # as the figures' footnotes say it: where the runs trained, from the aggregates' records
-aggregates = [path("metrics", name) for name in experiments]
+aggregates = [claims_inputs.named(i, name)("metrics") for name in experiments]
 records = [record for table_path in aggregates for record in io.run_records(table_path)]
 backend = provenance.trained_on(provenance.training_info(records)) or "not recorded"
 # the experiments of optional targets (not in `snakemake`'s default build): the header says

@@ -50,6 +50,10 @@ class Constant:
     def inside(self, value: float) -> bool:
         return self.plausible[0] <= value <= self.plausible[1]
 
+    @property
+    def plausible_text(self) -> str:
+        return f"[{number(self.plausible[0])}, {number(self.plausible[1])}]"
+
 
 def number(value: float) -> str:
     """A value as the texts show it: 0.1, 30000, 1e5, 1e150, 2.5e-5."""
@@ -134,7 +138,7 @@ def compare(constant: Constant, points: pd.DataFrame) -> pd.DataFrame:
                 "values": ", ".join(number(v) for v in constant.values),
                 "outcomes": ", ".join(texts[v] for v in constant.values),
                 "range": range_text(constant, outcomes, texts),
-                "plausible": f"[{number(constant.plausible[0])}, {number(constant.plausible[1])}]",
+                "plausible": constant.plausible_text,
                 "fragile": any(constant.inside(v) for v in flips),
             }
         )
@@ -176,18 +180,30 @@ def annotate(
     return table
 
 
+def cells(table: pd.DataFrame) -> pd.Series:
+    """A claims table's robustness cells as text: "" where blank (as read back from
+    claims.csv, a blank cell is NaN), and for every row of a table without the column."""
+    if "robustness" not in table:
+        return pd.Series("", index=table.index, dtype=str)
+    return table["robustness"].fillna("").astype(str)
+
+
+def unmeasured(cells: pd.Series) -> pd.Series:
+    """The cells that say the robustness table was not built ("not measured: <why>")."""
+    return cells.str.startswith(f"{NOT_MEASURED}:")
+
+
 def summary(table: pd.DataFrame) -> str:
     """The summary line's sentence on the constants (the paper's counted rows of `table`);
     "" for a table without the robustness column."""
     if "robustness" not in table:
         return ""
     counted = table[table["category"].isin(COUNTED)]
-    # as read back from claims.csv, a blank cell is NaN
-    cells = counted["robustness"].fillna("").astype(str)
-    absent = cells[cells.str.startswith(f"{NOT_MEASURED}:")]
+    texts = cells(counted)
+    absent = texts[unmeasured(texts)]
     if len(absent):
         return f"Robustness to our constants {absent.iloc[0]}."
-    depends = int((cells != "").sum())
+    depends = int((texts != "").sum())
     fragile = int((counted["fragile"] == True).sum())  # noqa: E712 (NaN: not fragile)
     return (
         f"{depends} verdicts depend on constants the paper lost and we chose, {fragile} "
@@ -234,8 +250,8 @@ def to_markdown(table: pd.DataFrame, constants: dict) -> str:
             "",
             cell_text(
                 f"Ours {number(constant.ours)}; tried {tried}; plausible "
-                f"[{number(constant.plausible[0])}, {number(constant.plausible[1])}]: "
-                f"{words['why']}. Set at {where}; read on tests of {kinds}."
+                f"{constant.plausible_text}: {words['why']}. Set at {where}; read on tests of "
+                f"{kinds}."
             ),
             "",
         ]

@@ -9,9 +9,9 @@ import re
 
 import pandas as pd
 
+from attnbias.claims import robustness
 from attnbias.claims.claim import Claim, by_result
 from attnbias.claims.measure import BURN_IN, R2_MIN
-from attnbias.claims.robustness import summary as robustness_summary
 from attnbias.workflow import markdown
 
 TITLE = "The paper's claims, measured"
@@ -130,7 +130,7 @@ def robustness_line(table: pd.DataFrame) -> str:
     """The header's count of the verdicts that depend on our constants, and of the fragile
     ones (claims.robustness.summary; "" where the claims job did not add the column); a
     line of its own, so that the summary line's counts read the same with or without it."""
-    return robustness_summary(table[~beyond_rows(table)])
+    return robustness.summary(table[~beyond_rows(table)])
 
 
 def optional_line(table: pd.DataFrame, optional=()) -> str:
@@ -277,8 +277,8 @@ def _markdown_part(table: pd.DataFrame, backend: str, optional=()) -> list[str]:
 def _compact_columns(table: pd.DataFrame) -> tuple[str, ...]:
     """COMPACT, less the robustness column where no row of `table` has a measured cell (no
     robustness table: the summary line says why once, not in every row)."""
-    cells = table["robustness"].fillna("").astype(str) if "robustness" in table else None
-    if cells is None or (cells.eq("") | cells.str.startswith("not measured:")).all():
+    cells = robustness.cells(table)
+    if (cells.eq("") | robustness.unmeasured(cells)).all():
         return tuple(c for c in COMPACT if c != "robustness")
     return COMPACT
 

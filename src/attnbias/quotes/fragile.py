@@ -20,8 +20,7 @@ def section(claims: pd.DataFrame) -> str:
     """The generated text, its marker lines included; Unbuilt where the claims table was
     computed without the robustness table."""
     paper = claims[~beyond_rows(claims)]
-    cells = paper["robustness"].fillna("").astype(str) if "robustness" in paper else None
-    if cells is None or cells.str.startswith(f"{robustness.NOT_MEASURED}:").any():
+    if "robustness" not in paper or robustness.unmeasured(robustness.cells(paper)).any():
         raise Unbuilt(f"the claims' robustness column ({TARGET})")
     fragile = paper[(paper["category"] == "covered") & (paper["fragile"] == True)]  # noqa: E712
     lines = [START, "", robustness.summary(paper), ""]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from attnbias.claims.claim import KINDS
 from attnbias.studies import sweep_check
+from attnbias.workflow.config import at
 from attnbias.workflow.configcheck import ConfigError
 
 # the kinds of test a constant may be read on: those of the counted rows
@@ -67,13 +68,7 @@ def _check_set(config: dict, entry: dict, schema: dict, path: tuple):
             message = str(err).removeprefix(f"config key {err.key}: ")
             raise ConfigError(where, message) from None
         for key in keys:
-            found[f"{experiment}: {key}"] = _get(experiments[experiment], key.split("."))
+            found[f"{experiment}: {key}"] = at(experiments[experiment], *key.split("."))
     if len(set(found.values())) > 1:
         raise ConfigError((*path, "set"), f"a constant is one value; its key paths hold {found}")
     return next(iter(found.values()))
-
-
-def _get(place, parts):
-    for part in parts:
-        place = place[part]
-    return place

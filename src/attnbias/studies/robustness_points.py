@@ -109,6 +109,7 @@ def points(paths: dict[str, list[str]], values: list, ours, settings: dict,
     runs in `inputs`): one row per row of the claims table and value (COLUMNS). `backend`:
     dispatch.run_seeds's device, dtype and threads."""
     ours_table = measure(settings, inputs).set_index("key")
+    seeds = {n: len(e.datasets) for n, e in inputs.items()}
     out = []
     for value in values:
         point = point_settings(paths, settings, value)
@@ -119,7 +120,6 @@ def points(paths: dict[str, list[str]], values: list, ours, settings: dict,
             for name in settings
         }
         table = ours_table.reset_index() if value == ours else measure(point, changed)
-        seeds = {n: len(e.datasets) for n, e in inputs.items()}
         table = table.assign(
             value=float(value),
             seeds_alike=NOT_JUDGED,

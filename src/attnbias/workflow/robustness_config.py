@@ -45,10 +45,7 @@ class RobustnessConfig:
     def ours(self, constant: str):
         """Our value: the config's at the constant's first key path."""
         name, keys = next(iter(self.paths(constant).items()))
-        value = self.wf.experiments[name]
-        for part in keys[0].split("."):
-            value = value[part]
-        return value
+        return at(self.wf.experiments[name], *keys[0].split("."))
 
     def experiments(self, constant: str) -> list[str]:
         """The experiments the constant's claims read: those it sets and the default-build
