@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-import mpmath
+import gradient_oracle
 import numpy as np
 import pytest
 import torch
@@ -173,47 +173,6 @@ def test_zero_decoder_gives_exact_zero_w_gradient(loss, plain):
     assert gu.log_norm.item() == pytest.approx(math.log(ref_u.norm()), abs=1e-11)
 
 
-def _mp_gradients(X, y, u, W, loss, dps=200):
-    """grad_W L and grad_u L in high precision, by the textbook formula (no log tricks)."""
-    with mpmath.workdps(dps):
-        n, T, d = X.shape
-        Xm = [
-            [[mpmath.mpf(float(X[i, t, k])) for k in range(d)] for t in range(T)] for i in range(n)
-        ]
-        Wm = mpmath.matrix([[mpmath.mpf(float(W[r, c])) for c in range(d)] for r in range(d)])
-        um = [mpmath.mpf(float(v)) for v in u]
-        gW = mpmath.matrix(d, d)
-        gu = [mpmath.mpf(0)] * d
-        for i in range(n):
-            q = Wm * mpmath.matrix(Xm[i][0])
-            logits = [mpmath.fsum(Xm[i][t][k] * q[k] for k in range(d)) for t in range(T)]
-            top = max(logits)
-            ex = [mpmath.exp(v - top) for v in logits]
-            s = mpmath.fsum(ex)
-            a = [v / s for v in ex]
-            xbar = [mpmath.fsum(a[t] * Xm[i][t][k] for t in range(T)) for k in range(d)]
-            f = mpmath.fsum(um[k] * xbar[k] for k in range(d))
-            z = float(y[i]) * f
-            slope = -mpmath.exp(-z) if loss == "exponential" else -1 / (1 + mpmath.exp(z))
-            ux = [mpmath.fsum(um[k] * Xm[i][t][k] for k in range(d)) for t in range(T)]
-            # d f / d W = X^T (diag(a) - a a^T) X u x_1^T
-            uxbar = mpmath.fsum(a[t] * ux[t] for t in range(T))
-            v = [
-                mpmath.fsum(a[t] * (ux[t] - uxbar) * Xm[i][t][k] for t in range(T))
-                for k in range(d)
-            ]
-            c = slope * float(y[i]) / n
-            for r in range(d):
-                gu[r] += c * xbar[r]
-                for col in range(d):
-                    gW[r, col] += c * v[r] * Xm[i][0][col]
-        norm_W = mpmath.sqrt(mpmath.fsum(gW[r, c] ** 2 for r in range(d) for c in range(d)))
-        norm_u = mpmath.sqrt(mpmath.fsum(g**2 for g in gu))
-        dir_W = np.array([[float(gW[r, c] / norm_W) for c in range(d)] for r in range(d)])
-        dir_u = np.array([float(g / norm_u) for g in gu])
-        return dir_W, float(mpmath.log(norm_W)), dir_u, float(mpmath.log(norm_u))
-
-
 @pytest.mark.parametrize("loss", LOSSES)
 @pytest.mark.parametrize("R", [30.0, 300.0, 3000.0])
 def test_w_gradient_when_attention_has_saturated(R, loss, plain):
@@ -229,8 +188,14 @@ def test_w_gradient_when_attention_has_saturated(R, loss, plain):
     u = problem.u0.clone()
     _, gW, gu = _stable(problem, A, u, loss)
     # the textbook formula cancels ~R / ln(10) digits: carry enough of them
-    dir_W, log_norm_W, dir_u, log_norm_u = _mp_gradients(
-        ds["X"], ds["y"], ds["u"], ds["W0"], loss, dps=int(R / math.log(10)) + 60
+    oracle = gradient_oracle.gradients(
+        ds["X"], ds["y"], ds["u"], ds["W0"], loss, dps=gradient_oracle.digits_for(R)
+    )
+    dir_W, log_norm_W, dir_u, log_norm_u = (
+        oracle.dir_W,
+        oracle.log_norm_W,
+        oracle.dir_u,
+        oracle.log_norm_u,
     )
     assert log_norm_W < -R * 0.5  # the gradient is tiny indeed
     got = (gW.direction[0] @ problem.Q[0]).numpy()

@@ -2,12 +2,13 @@
 
 With a = softmax(X W x_1), margin y f = gamma_opt - delta and x_bar = sum_t a_t x_t:
 
-  grad_W L = (1/n) sum_i -l'(m_i) sum_{t != opt} a_it (gamma_opt - gamma_t) (x_it - x_bar_i) x_i1^T
+  grad_W L = (1/n) sum_i -l'(m_i) sum_t a_it (gbar_i - gamma_it) x_it x_i1^T,  gbar_i = sum_s a_is gamma_is
   grad_u L = -(1/n) sum_i -l'(m_i) y_i x_bar_i
 
 Plain autograd forms the W-gradient as a difference of nearly equal terms and loses it
-once the attention off the optimal token drops below ~1e-16 (the NGD direction is then
-silently wrong). Here each weight -l'(m) a (gamma_opt - gamma_t) is formed in logs, the
+once the attention off the top token drops below ~1e-16 (the NGD direction is then
+silently wrong). Here each weight -l'(m) a_t (gbar - gamma_t) is formed in logs without a
+difference of large terms, whichever token the attention favours (gradient_weights), the
 largest log-weight M is factored out, and the gradient is returned as e^M * G~: normalised
 methods need only G~ / ||G~||, and no step under- or overflows.
 
@@ -35,9 +36,8 @@ __all__ = ["ScaledGradient", "u_gradient", "w_gradient"]
 def w_gradient(problem: Problem, fwd: Forward, loss) -> ScaledGradient:
     """grad_W L in the coordinates A of W = W0 + A Q (see attention.Problem)."""
     log_scale, v = w_token_sums(
-        torch, loss.log_neg_slope(fwd.margin), fwd.log_attn, fwd.scores.log_abs_gap,
-        fwd.scores.gap_sign, problem.X, fwd.x_bar,
-    )  # fmt: skip
+        torch, loss.log_neg_slope(fwd.margin), fwd.log_attn, fwd.scores.gamma, problem.X
+    )
     direction = v.transpose(1, 2) / problem.n  # (B, d, n): gradient = direction @ Q
     log_norm = 0.5 * torch.log(problem.coordinate_sq_norm(direction)) + log_scale
     return ScaledGradient(log_scale, direction, log_norm)

@@ -78,11 +78,11 @@ int segment(long t0, long t1, const double *settings, long B, long n, long T, lo
     const double decay_w = settings[S_DECAY_W], decay_u = settings[S_DECAY_U];
     const long nT = n * T;
 
-    double *scratch = malloc(sizeof(double) * (11 * nT + 9 * n));
+    double *scratch = malloc(sizeof(double) * (12 * nT + 9 * n));
     if (!scratch) return 1;
     double *la = scratch, *attn = la + nT, *lw = attn + nT, *c = lw + nT, *pc = c + nT;
     double *e = pc + nT, *ke = e + nT, *gam = ke + nT, *lag = gam + nT, *gsign = lag + nT;
-    double *lad = gsign + nT, *dsign = lad + n, *delta = dsign + n, *margin = delta + n;
+    double *csign = gsign + nT, *lad = csign + nT, *dsign = lad + n, *delta = dsign + n, *margin = delta + n;
     double *lns = margin + n, *gopt = lns + n, *tmp = gopt + n, *tmp_sign = tmp + n;
     double *topv = tmp_sign + n;
 
@@ -112,6 +112,7 @@ int segment(long t0, long t1, const double *settings, long B, long n, long T, lo
             if (t == t1) break;
             /* ---- token scores (every step when u is trained) */
             int is_signed = !opt_is_best;
+            const double *gm = train_u ? gam : gamma_fixed + b * nT; /* the scores gamma */
             if (train_u) {
                 is_signed = is_signed || t > 0;
                 for (long i = 0; i < n; i++)
@@ -133,11 +134,9 @@ int segment(long t0, long t1, const double *settings, long B, long n, long T, lo
                 }
                 for (long i = 0; i < n; i++) gopt[i] = gamma_fixed[b * nT + i * T + optb[i]];
             }
-            /* ---- forward: log softmax, delta in logs, margin. term = e^(la + lag - top_i),
-             * the summands of delta, is kept: the W-gradient's weights are term times a
-             * factor per sample (below), which saves two thirds of the exp() calls. */
+            /* ---- forward: log softmax, delta in logs, margin */
             for (long i = 0; i < n; i++) {
-                double *lai = la + i * T, *ai = attn + i * T, *term = lw + i * T;
+                double *lai = la + i * T, *ai = attn + i * T;
                 const double *lagi = lag + i * T, *gsi = gsign + i * T;
                 double top = -INFINITY;
                 for (long s = 0; s < T; s++) {
@@ -162,13 +161,9 @@ int segment(long t0, long t1, const double *settings, long B, long n, long T, lo
                 if (!is_signed) {
                     if (top == -INFINITY) {
                         lad[i] = -INFINITY;
-                        for (long s = 0; s < T; s++) term[s] = 0.0;
                     } else {
                         tot = 0.0;
-                        for (long s = 0; s < T; s++) {
-                            term[s] = exp(lai[s] + lagi[s] - top);
-                            tot += term[s];
-                        }
+                        for (long s = 0; s < T; s++) tot += exp(lai[s] + lagi[s] - top);
                         lad[i] = log(tot) + top;
                     }
                     dsign[i] = isfinite(lad[i]) ? 1.0 : 0.0;
@@ -176,10 +171,7 @@ int segment(long t0, long t1, const double *settings, long B, long n, long T, lo
                 } else {
                     top = finite_or_zero(top);
                     tot = 0.0;
-                    for (long s = 0; s < T; s++) {
-                        term[s] = exp(lai[s] + lagi[s] - top);
-                        tot += gsi[s] * term[s];
-                    }
+                    for (long s = 0; s < T; s++) tot += gsi[s] * exp(lai[s] + lagi[s] - top);
                     lad[i] = log(fabs(tot)) + top;
                     dsign[i] = sgn(tot);
                     delta[i] = dsign[i] * exp(lad[i]);
@@ -187,23 +179,42 @@ int segment(long t0, long t1, const double *settings, long B, long n, long T, lo
                 margin[i] = gopt[i] - delta[i];
                 lns[i] = log_neg_slope(loss, margin[i]);
             }
-            /* ---- W gradient in token coordinates: e^scale_w * c. Its weights are
-             * gap_sign e^(lns_i + la + lag - scale_w) = gap_sign term * e^(lns_i + top_i -
-             * scale_w), both factors <= 1, with scale_w = max_i (lns_i + top_i). */
+            /* ---- W gradient in token coordinates: e^scale_w * c, c_is = e^(lns_i + la_is -
+             * scale_w) D_is with D_is = sum_t a_it (gamma_it - gamma_is), referred to the token
+             * r the attention weights most (gradient_weights.token_coefficients): D_ir is a sum
+             * of the small a_it, the others D_ir - (gamma_is - gamma_ir). log|c| goes to lw,
+             * sign(D) to csign; scale_w = max log|c|. */
             double scale_w = -INFINITY;
-            for (long i = 0; i < n; i++)
-                if (lns[i] + topv[i] > scale_w) scale_w = lns[i] + topv[i];
-            const double off = finite_or_zero(scale_w);
             for (long i = 0; i < n; i++) {
-                const double factor = exp(lns[i] + topv[i] - off);
-                double wsum = 0.0;
+                const double *lai = la + i * T, *gi = gm + i * T;
+                double *lci = lw + i * T, *csi = csign + i * T;
+                long r = 0;
+                for (long s = 1; s < T; s++)
+                    if (lai[s] > lai[r]) r = s;
+                double top = -INFINITY;
+                for (long s = 0; s < T; s++)
+                    if (s != r && lai[s] > top) top = lai[s];
+                top = finite_or_zero(top);
+                double tot = 0.0;
+                for (long s = 0; s < T; s++)
+                    if (s != r) tot += exp(lai[s] - top) * (gi[s] - gi[r]);
+                const double log_abs_dr = log(fabs(tot)) + top, sign_r = sgn(tot);
+                const double d_r = sign_r * exp(log_abs_dr);
                 for (long s = 0; s < T; s++) {
-                    double w = gsign[i * T + s] * (lw[i * T + s] * factor);
-                    c[i * T + s] = w;
-                    wsum += w;
+                    const double diff = gi[s] - gi[r];
+                    if (s == r || diff == 0.0) { /* D_r itself, which may underflow: in logs */
+                        lci[s] = lns[i] + lai[s] + log_abs_dr;
+                        csi[s] = sign_r;
+                    } else {
+                        const double d = d_r - diff;
+                        lci[s] = lns[i] + lai[s] + log(fabs(d));
+                        csi[s] = sgn(d);
+                    }
+                    if (lci[s] > scale_w) scale_w = lci[s];
                 }
-                for (long s = 0; s < T; s++) c[i * T + s] -= wsum * attn[i * T + s];
             }
+            const double off = finite_or_zero(scale_w);
+            for (long r = 0; r < nT; r++) c[r] = csign[r] * exp(lw[r] - off);
             matvec(Pb, c, pc, nT);
             double sq = 0.0;
             for (long r = 0; r < nT; r++) sq += c[r] * pc[r];

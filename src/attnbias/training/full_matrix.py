@@ -78,10 +78,7 @@ class _State:
         p = self.problem
         log_neg_slope = self.loss_fn.log_neg_slope(fwd["margin"])
         x_bar = (np.exp(fwd["log_attn"])[..., None, :] @ p.X)[..., 0, :]
-        _, _, _, log_abs_gap, gap_sign, _ = self.scores
-        log_scale, v = w_token_sums(
-            np, log_neg_slope, fwd["log_attn"], log_abs_gap, gap_sign, p.X, x_bar
-        )
+        log_scale, v = w_token_sums(np, log_neg_slope, fwd["log_attn"], self.scores[0], p.X)
         left = np.swapaxes(v, 1, 2) / p.n  # (B, d, n)
         grads = {"W": Block(log_scale, None, left, self.basis)}
         if self.train_u:
