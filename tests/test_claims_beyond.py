@@ -104,7 +104,7 @@ def test_counted_apart_from_the_papers_statements():
     assert claims.summary_line(table) == claims.summary_line(paper_only)
     md = claims.to_markdown(table)
     assert "# Beyond the paper" in md and "The registry of results beyond the paper" in md
-    assert "4 rows measure 2 of 6 published results beyond the paper (4 not measured here): " \
+    assert "4 rows measure 2 of 7 published results beyond the paper (5 not measured here): " \
         "3 hold, 1 do not hold (findings), 0 undecided at this horizon." in md  # fmt: skip
     assert md.index("# Beyond the paper") > md.index("## The registry of statements")
 

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from attnbias.geometry import measures, metric_names
+from attnbias.svm.norms import solve_w_svm_norm
 
 # two samples of two 2-D tokens, the query optimal in the first and the other token in the
 # second: constraints a_k^T W b_k with a_1 = (1, -1), b_1 = (1, 0) and a_2 = (1, 1),
@@ -66,3 +67,35 @@ def test_zero_matrix_measures_zero():
     measure = measures.extra_metrics([DATA], [{"fro": W2}], ["fro"])
     out = measure(np.zeros((1, 2, 2)), np.zeros((1, 2)))
     assert all(np.all(v == 0) for v in out.values())
+
+
+# a decoder trained away from the data's optimal tokens: sample 1's token 0 now scores best
+DATA_Y = dict(DATA, y=np.array([1.0, 1.0]))
+U_MOVED = np.array([1.0, -2.0])  # scores (1, -2) and (-2, -3): token 0 best in both
+U_KEPT = np.array([1.0, 0.5])  # scores (1, 0.5) and (0.5, 2): the data's tokens (0, 1)
+
+
+def test_optimal_tokens_follow_the_decoder_and_keep_the_data_s_where_tied():
+    np.testing.assert_array_equal(measures.optimal_tokens(DATA_Y, U_MOVED), [0, 0])
+    np.testing.assert_array_equal(measures.optimal_tokens(DATA_Y, U_KEPT), [0, 1])
+    # u = 0: every score ties, no token is optimal yet: the data's
+    np.testing.assert_array_equal(measures.optimal_tokens(DATA_Y, np.zeros(2)), [0, 1])
+
+
+def test_a_trained_decoder_is_measured_against_the_svm_of_its_own_optimal_tokens():
+    """Where u moved sample 1's optimal token to 0, the margins are those of the
+    constraints of tokens (0, 0), and W* is that set's SVM (solved then, once)."""
+    stored = {"fro": W2}
+    measure = measures.extra_metrics([DATA_Y], [stored], ["fro"], train_u=True)
+    moved = measure(W2[None], U_MOVED[None])
+    assert moved[metric_names.OPT_MOVED][0] == 1.0
+    assert moved[metric_names.OPT_MOVED_SAMPLES][0] == 2.0  # sample 1: 2^1
+    # the constraints of opt (0, 0): sample 1's a = x_0 - x_1 = (-1, -1), b = (0, 1)
+    smallest = min(W2[0, 0] - W2[1, 0], -(W2[0, 1] + W2[1, 1]))
+    np.testing.assert_allclose(moved["margin_fro"], [smallest / np.linalg.norm(W2)])
+    W_new = solve_w_svm_norm(DATA_Y["X"], np.array([0, 0]), "fro").solution
+    np.testing.assert_allclose(moved["align_fro"], measures.alignment(W2[None], W_new[None]))
+    # back to the data's tokens: the stored solution again, nothing moved
+    kept = measure(W2[None], U_KEPT[None])
+    assert kept[metric_names.OPT_MOVED][0] == 0.0
+    np.testing.assert_allclose(kept["align_fro"], measures.alignment(W2[None], W2[None]))

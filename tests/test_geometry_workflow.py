@@ -61,9 +61,13 @@ def test_claims_read_the_geometry_tables_where_built(geometry_build):
     beyond = table[table["statement"].str.startswith("geo-")]
     measured = beyond[beyond["kind"] != "not measured"]
     assert set(measured["statement"]) == {
-        "geo-fro", "geo-max", "geo-lp-nsd", "geo-spectral", "geo-mirror", "geo-kq"
+        "geo-fro", "geo-max", "geo-lp-nsd", "geo-spectral", "geo-mirror", "geo-kq",
+        "geo-opt-tokens",
     }  # fmt: skip
     assert set(measured["experiment"]) == {"geometry_example1", "geometry_dm"}
+    # the optimal tokens can move only where u trains: one row per optimizer there
+    kept = measured[measured["statement"] == "geo-opt-tokens"]
+    assert set(kept["experiment"]) == {"geometry_dm"} and len(kept) == 4
     assert "# Beyond the paper" in (geometry_build / RESULTS / "claims.md").read_text()
 
 

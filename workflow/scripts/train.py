@@ -38,7 +38,9 @@ def train(chosen):
     """dispatch.run_seeds on the `chosen` seeds."""
     if norms:
         chosen_data = [datasets[s] for s in chosen]
-        measure = extra_metrics(chosen_data, [geometry[s] for s in chosen], norms)
+        measure = extra_metrics(
+            chosen_data, [geometry[s] for s in chosen], norms, p.train["train_u"]
+        )
         settings["extra_metrics"] = measure
     return dispatch.run_seeds(
         [datasets[s] for s in chosen], [solutions[s] for s in chosen], p.train, p.optimizer,

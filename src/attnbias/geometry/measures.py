@@ -7,6 +7,15 @@ paper"): for each norm N of the experiment, with W*_N the attention SVM's soluti
                   normalized margin in N; its largest value over all W is 1 / ||W*_N||_N
   margin_ratio_N  margin_N * ||W*_N||_N: that margin as a fraction of its optimum (1 at W*_N)
 
+Which tokens are optimal (Def. 1) depends on the decoder. Where u trains, opt_i is that of
+the run's own decoder at the logged iteration, opt_i(u_t) = argmax_t y_i u_t^T x_{i,t}, and
+W*_N is the SVM of those tokens: solved once per distinct token set and run (OptimalTokens),
+the stored solutions serving while the set is the data's. Two more measures say when it
+moved (logged only where u trains):
+
+  opt_moved          the number of sequences whose optimal token is not the data's
+  opt_moved_samples  which: sum of 2^i over those sequences i (exact for n <= 53)
+
 At W = 0 (the start of a run from W0 = 0) every measure is 0: no direction, no margin.
 The training backends call `extra_metrics(W, u)` at every logged iteration with the batch's
 parameters (W: (B, d, d), one run per seed); each measure comes back as (B,) values.
@@ -18,9 +27,13 @@ from collections.abc import Callable
 
 import numpy as np
 
-from attnbias.geometry.metric_names import metric_name
+from attnbias.geometry.metric_names import OPT_MOVED, OPT_MOVED_SAMPLES, metric_name
+from attnbias.svm.geometry import solve_for_dataset
 from attnbias.svm.max_margin import w_svm_constraints
 from attnbias.svm.norm_values import norm_value, parse_norm
+
+# opt_moved_samples holds one bit per sequence in a float64's exact integers
+MAX_SEQUENCES_IN_MASK = 53
 
 
 def ratio(numerator, denominator) -> np.ndarray:
@@ -42,35 +55,90 @@ def smallest_constraint(W: np.ndarray, X: np.ndarray, opt: np.ndarray) -> float:
     return float(np.einsum("kd,de,ke->k", a, W, b).min())
 
 
-def normalized_margins(W: np.ndarray, datasets: list[dict], norm: str) -> np.ndarray:
-    """Each run's smallest constraint value over its ||W||_norm: (B,)."""
+def normalized_margins(W: np.ndarray, datasets: list[dict], norm: str, opts=None) -> np.ndarray:
+    """Each run's smallest constraint value over its ||W||_norm: (B,); `opts`: each run's
+    optimal tokens (None: the data's)."""
     parsed = parse_norm(norm)
-    runs = list(zip(W, datasets, strict=True))
-    smallest = [smallest_constraint(W_b, data["X"], data["opt"]) for W_b, data in runs]
-    return ratio(smallest, [norm_value(W_b, parsed) for W_b, _ in runs])
+    opts = [data["opt"] for data in datasets] if opts is None else opts
+    smallest = [
+        smallest_constraint(W_b, data["X"], opt)
+        for W_b, data, opt in zip(W, datasets, opts, strict=True)
+    ]
+    return ratio(smallest, [norm_value(W_b, parsed) for W_b in W])
+
+
+def optimal_tokens(data: dict, u: np.ndarray) -> np.ndarray:
+    """Def. 1 with the decoder u: argmax_t y_i u^T x_{i,t} per sequence, the data's opt_i
+    where the best score is tied (u = 0 at the start of joint training: no token is
+    optimal yet)."""
+    gamma = data["y"][:, None] * (data["X"] @ u)
+    best = np.argmax(gamma, axis=1)
+    tied = np.sum(gamma == gamma.max(axis=1, keepdims=True), axis=1) > 1
+    return np.where(tied, data["opt"], best)
+
+
+class OptimalTokens:
+    """Each run's SVM solutions for the tokens optimal under its current decoder: the
+    stored ones for the data's tokens, the others solved on first sight and kept."""
+
+    def __init__(self, datasets: list[dict], solutions: list[dict], norms: list[str]):
+        self.datasets, self.norms = datasets, norms
+        self.solved = [
+            {tuple(data["opt"]): sol} for data, sol in zip(datasets, solutions, strict=True)
+        ]
+
+    def solutions(self, run: int, opt: np.ndarray) -> dict[str, np.ndarray]:
+        key = tuple(int(t) for t in opt)
+        if key not in self.solved[run]:
+            data = dict(self.datasets[run], opt=np.asarray(opt))
+            name = f"run {run} with the optimal tokens of its trained decoder"
+            found = solve_for_dataset(data, self.norms, False, name)
+            self.solved[run][key] = {norm: found[f"W_{norm}"].solution for norm in self.norms}
+        return self.solved[run][key]
+
+
+def moved_mask(moved: np.ndarray) -> float:
+    """sum of 2^i over the sequences i that moved."""
+    return float(sum(2.0**i for i in np.flatnonzero(moved)))
 
 
 def extra_metrics(
-    datasets: list[dict], solutions: list[dict[str, np.ndarray]], norms: list[str]
+    datasets: list[dict],
+    solutions: list[dict[str, np.ndarray]],
+    norms: list[str],
+    train_u: bool = False,
 ) -> Callable[[np.ndarray, np.ndarray], dict[str, np.ndarray]]:
     """The measures of a batch of runs as the backends' extra_metrics hook.
 
-    datasets: each run's data (X, opt); solutions: each run's {norm: W*_norm}; norms: the
-    experiment's norm names (attnbias.svm.norms)."""
-    stars = {norm: np.stack([s[norm] for s in solutions]) for norm in norms}
-    optima = {
-        norm: np.array([norm_value(W_star, parse_norm(norm)) for W_star in stars[norm]])
-        for norm in norms
-    }
+    datasets: each run's data (X, y, opt); solutions: each run's {norm: W*_norm} for the
+    data's optimal tokens; norms: the experiment's norm names (attnbias.svm.norms);
+    train_u: whether the decoder trains (then the optimal tokens follow it)."""
+    n = len(datasets[0]["X"])
+    if train_u and n > MAX_SEQUENCES_IN_MASK:
+        raise ValueError(
+            f"a geometry experiment with u trained logs which of its n sequences moved in one "
+            f"number: n = {n} is above {MAX_SEQUENCES_IN_MASK}"
+        )
+    tokens = OptimalTokens(datasets, solutions, norms)
 
     def measure(W: np.ndarray, u: np.ndarray) -> dict[str, np.ndarray]:
-        W = np.asarray(W, dtype=float)
+        W, u = np.asarray(W, dtype=float), np.asarray(u, dtype=float)
         out = {}
+        if train_u:
+            opts = [optimal_tokens(data, u_b) for data, u_b in zip(datasets, u, strict=True)]
+            moved = [opt != data["opt"] for opt, data in zip(opts, datasets, strict=True)]
+            out[OPT_MOVED] = np.array([float(m.sum()) for m in moved])
+            out[OPT_MOVED_SAMPLES] = np.array([moved_mask(m) for m in moved])
+        else:
+            opts = [data["opt"] for data in datasets]
+        current = [tokens.solutions(b, opt) for b, opt in enumerate(opts)]
         for norm in norms:
-            margin = normalized_margins(W, datasets, norm)
-            out[metric_name("align", norm)] = alignment(W, stars[norm])
+            stars = np.stack([sol[norm] for sol in current])
+            optima = np.array([norm_value(W_star, parse_norm(norm)) for W_star in stars])
+            margin = normalized_margins(W, datasets, norm, opts)
+            out[metric_name("align", norm)] = alignment(W, stars)
             out[metric_name("margin", norm)] = margin
-            out[metric_name("margin_ratio", norm)] = margin * optima[norm]
+            out[metric_name("margin_ratio", norm)] = margin * optima
         return out
 
     return measure
