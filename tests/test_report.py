@@ -8,13 +8,13 @@ import base64
 import json
 import time
 
-import pandas as pd
 import pytest
 import yaml
 from chromium import Chromium, unavailable
 from project import snakemake
 
 from attnbias.optim.full_batch import OptimizerSpec
+from attnbias.workflow import csvcells
 
 pytestmark = pytest.mark.slow
 
@@ -184,7 +184,7 @@ def test_claims_table_shows_with_its_caption(project, config, page):
     )["result"]["value"]
     rendered = json.loads(rendered)
     assert rendered["heading"] == "The paper's claims, measured"
-    table = pd.read_csv(project / "results-tiny/claims.csv", keep_default_na=False)
+    table = csvcells.read(project / "results-tiny/claims.csv", keep_default_na=False)
     # every row, in order: its experiment, on its data where the row names them
     rows = zip(table["experiment"], table["data"], strict=True)
     assert rendered["experiments"] == [f"{e}, on {d}" if d else e for e, d in rows]

@@ -64,6 +64,6 @@ optional += [name for name, e in geometry.items() if e["optional"]]
 io.save_text(snakemake.output.md, claims.to_markdown(table, backend, optional))
 io.save_text(snakemake.output.html, claims.to_html(table, backend, optional))
 io.save_text(snakemake.output.tex, claims.to_latex(table))
-io.save_csv(snakemake.output.csv, table)
+io.save_csv(snakemake.output.csv, claims.to_csv(table))
 record = provenance.of_job(snakemake, figure="claims", title="claims", training=aggregates)
 provenance.save(snakemake.output.provenance, record)

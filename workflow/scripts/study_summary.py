@@ -25,7 +25,7 @@ io.save_csv(snakemake.output.summary, summary)
 io.save_csv(snakemake.output.assumptions, assumptions)
 # the study's rows of the claims table (global convergence), in the claims' format
 study_rows = claims.study_claims(runs, assumptions, snakemake.params.settings)
-io.save_csv(snakemake.output.claims_csv, study_rows)
+io.save_csv(snakemake.output.claims_csv, claims.to_csv(study_rows))
 io.save_text(snakemake.output.claims_md, claims.to_markdown(study_rows))
 record = provenance.of_job(snakemake, figure="global_convergence", title=study_figure.TITLE)
 study_figure.draw(

@@ -15,6 +15,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from attnbias.workflow import csvcells
+
 
 class Unbuilt(LookupError):
     """What the build lacks: a file, or a row of its claims table."""
@@ -42,7 +44,8 @@ class Build:
 
     # the claims table
     def claims(self) -> pd.DataFrame:
-        return self._read("claims.csv", lambda p: pd.read_csv(p).set_index("key", drop=False))
+        # written through csvcells (no cell a spreadsheet evaluates): read back as it was
+        return self._read("claims.csv", lambda p: csvcells.read(p).set_index("key", drop=False))
 
     def row(self, key: str) -> pd.Series:
         table = self.claims()

@@ -6,20 +6,41 @@ a `--configfile` that happens in Snakemake's command line, before the Snakefile 
 this module cannot stop it; for the default config (the Snakefile's `configfile:`) it
 can, and the Snakefile checks that file before loading it. Either way no job runs: a
 template is refused by file name, whatever it evaluated to (docs/running.md).
+
+Read bounded (issue 52), each refusal naming the file: what is not a regular file (a FIFO,
+a directory, /dev/zero behind a symlink) or holds more than MAX_BYTES is refused before it
+is read whole; a YAML whose aliases expand past MAX_NODES nodes (a "billion laughs") once
+composed, before anything is built from it; a key given twice in one mapping (YAML keeps
+the last, silently) with its lines.
 """
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 
 import yaml
 
 YTE_KEY = "__use_yte__"  # the top-level key that makes a YAML file a YTE template
+# The most bytes a config file may hold: the default config holds 36 KiB; a larger file is
+# no hand-written config (a log, a data file), and is not read whole to find that out.
+MAX_BYTES = 1 << 20
+# The most YAML nodes a config may compose, an alias counted as the nodes it repeats: the
+# default config composes about 2,700. PyYAML shares an alias's object, so loading a
+# "billion laughs" (9 aliases of 9 aliases ...: 10^9 nodes) is quick, but whatever walks
+# the config after (the schema's validation, the config's hash, a copy) expands it.
+MAX_NODES = 100_000
+_MERGE = "tag:yaml.org,2002:merge"  # the key `<<` of a merge
 
 
 class ConfigFileError(ValueError):
     """A config file the workflow refuses as a whole; the message names the file."""
+
+
+class _Refused(Exception):
+    """Why a config file is not read or not loaded (read_plain adds the file's name)."""
 
 
 def name(path) -> str:
@@ -36,9 +57,16 @@ def name(path) -> str:
 def read_plain(path) -> dict:
     """The config file at `path` as plain YAML (JSON is YAML too), nothing evaluated.
 
-    Raises ConfigFileError naming the file where it is a YTE template, or not a mapping."""
+    Raises ConfigFileError naming the file where it is a YTE template, or not a mapping, or
+    not read (_read_bounded), or not loaded (_load)."""
     try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        data = _load(_read_bounded(path))
+    except _Refused as err:
+        # a symlink is named with what it resolves to (config.yaml -> /dev/zero)
+        via = f" ({path} resolves to it)" if Path(path).absolute() != Path(path).resolve() else ""
+        raise ConfigFileError(f"config file {name(path)}{via}: {err}") from None
+    except RecursionError:  # PyYAML composes nested collections recursively
+        raise ConfigFileError(f"config file {name(path)}: nested too deeply to read") from None
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as err:
         raise ConfigFileError(f"config file {name(path)}: not readable as YAML ({err})") from None
     if isinstance(data, dict) and YTE_KEY in data:
@@ -59,3 +87,95 @@ def refuse_templates(paths: Sequence) -> None:
     """Read each config file of a run as text; refuse the first YTE template by name."""
     for path in paths:
         read_plain(path)
+
+
+_KINDS = {
+    stat.S_ISDIR: "a directory",
+    stat.S_ISFIFO: "a FIFO",
+    stat.S_ISCHR: "a character device",
+    stat.S_ISBLK: "a block device",
+    stat.S_ISSOCK: "a socket",
+}
+
+
+def _refuse_unless_regular(mode: int) -> None:
+    if not stat.S_ISREG(mode):
+        kind = next((kind for test, kind in _KINDS.items() if test(mode)), "a special file")
+        raise _Refused(f"{kind}, not a regular file: not read")
+
+
+def _read_bounded(path) -> str:
+    """The text of the regular file that `path` resolves to, of at most MAX_BYTES. Its kind
+    is checked before opening (opening a FIFO waits for a writer), and again on what was
+    opened (the path may have changed in between); the read stops past the limit."""
+    resolved = Path(path).resolve()
+    _refuse_unless_regular(os.stat(resolved).st_mode)
+    with open(os.open(resolved, os.O_RDONLY | os.O_NONBLOCK), "rb") as f:
+        _refuse_unless_regular(os.fstat(f.fileno()).st_mode)
+        raw = f.read(MAX_BYTES + 1)
+    if len(raw) > MAX_BYTES:
+        raise _Refused(f"holds more than {MAX_BYTES} bytes (MAX_BYTES): no config is, not read")
+    return raw.decode("utf-8")
+
+
+class _Loader(yaml.SafeLoader):
+    """PyYAML's safe loader that refuses a key given twice in one mapping (checked before
+    SafeLoader flattens a merge `<<`, whose keys the mapping may give again)."""
+
+    def construct_mapping(self, node, deep=False):
+        if isinstance(node, yaml.MappingNode):
+            lines = {}  # each key's line
+            for key_node, _ in node.value:
+                if key_node.tag == _MERGE:  # `<<`: merged, not a key (keys it brings may repeat)
+                    continue
+                key, line = self.construct_object(key_node, deep=True), key_node.start_mark.line
+                try:
+                    given = key in lines
+                except TypeError:  # an unhashable key: PyYAML's own error says so
+                    continue
+                if given:
+                    raise _Refused(
+                        f"the key {key!r} is given twice in one mapping (lines {lines[key] + 1} "
+                        f"and {line + 1}); YAML would keep the last silently: give it once"
+                    )
+                lines[key] = line
+        return super().construct_mapping(node, deep=deep)
+
+
+def _load(text: str):
+    """The YAML document `text`, composed, its size checked (_expanded), then built."""
+    loader = _Loader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:  # an empty file
+            return None
+        _expanded(node, {}, set())
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def _expanded(node, sizes: dict, open_: set) -> int:
+    """The nodes `node` stands for, an alias counted as all it repeats. An alias is its
+    anchor's node again, whose count is kept (`sizes`): the cost is the file's, not the
+    expansion's. Refused past MAX_NODES, and where an alias holds itself (`open_`)."""
+    if id(node) in sizes:
+        return sizes[id(node)]
+    line = node.start_mark.line + 1
+    if id(node) in open_:
+        raise _Refused(f"an alias that contains itself (line {line}): not loaded")
+    open_.add(id(node))
+    if isinstance(node, yaml.MappingNode):
+        children = [child for pair in node.value for child in pair]
+    else:
+        children = node.value if isinstance(node, yaml.SequenceNode) else []
+    size = 1 + sum(_expanded(child, sizes, open_) for child in children)
+    if size > MAX_NODES:
+        raise _Refused(
+            f"composes more than {MAX_NODES} YAML nodes (MAX_NODES), an alias counted as the "
+            f"nodes it repeats (from line {line}): no config does (aliases of aliases, a "
+            "'billion laughs'?), not loaded"
+        )
+    open_.discard(id(node))
+    sizes[id(node)] = size
+    return size
