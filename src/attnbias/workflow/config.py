@@ -64,7 +64,10 @@ class WorkflowConfig:
         return (self.real_experiments if self.is_real(experiment) else self.experiments)[experiment]
 
     def seeds(self, experiment: str) -> range:
-        return range(self.section(experiment)["seeds"])
+        """The seeds of an experiment's runs: first_seed onwards (real data: from 0)."""
+        section = self.section(experiment)
+        first = section.get("first_seed", 0)
+        return range(first, first + section["seeds"])
 
     def jobs(self, experiment: str) -> dict:
         """The optimizers and seeds of the training jobs behind an experiment's figure."""
