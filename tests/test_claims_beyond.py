@@ -18,10 +18,12 @@ OPTIMIZERS = {
 TIMES = (0, 10, 100, 1000)
 
 
-def geometry_table(final: dict, margin: dict, seeds=(0, 1)) -> pd.DataFrame:
+def geometry_table(final: dict, margin: dict, seeds=(0, 1), face=1.0, lead=None) -> pd.DataFrame:
     """align_<norm> rising to `final[opt][norm]` at t = 1000, and margin_ratio_<norm> (for
     every norm) rising to `margin[opt]`, or `margin[opt]` itself where it is a path (one
-    value per t of TIMES); seed 1 a little below seed 0."""
+    value per t of TIMES); seed 1 a little below seed 0. face_cos_<norm>: `face` (1: every
+    SVM unique); `lead` {opt: (norm, extra)}: that norm's margin ratio `extra` higher."""
+    lead = lead or {}
     rows = []
     for opt in final:
         path = np.broadcast_to(margin[opt], len(TIMES)) * np.array(TIMES) / TIMES[-1]
@@ -31,8 +33,10 @@ def geometry_table(final: dict, margin: dict, seeds=(0, 1)) -> pd.DataFrame:
             for t, m in zip(TIMES, path, strict=True):
                 for norm in NORMS:
                     align = t / TIMES[-1] * final[opt][norm] - 0.001 * seed
+                    extra = lead[opt][1] if lead.get(opt, (None,))[0] == norm else 0.0
                     rows.append((opt, seed, t, f"align_{norm}", align))
-                    rows.append((opt, seed, t, f"margin_ratio_{norm}", m - 0.001 * seed))
+                    rows.append((opt, seed, t, f"margin_ratio_{norm}", m + extra - 0.001 * seed))
+                    rows.append((opt, seed, t, f"face_cos_{norm}", face))
     frame = pd.DataFrame(rows, columns=["optimizer", "seed", "iteration", "metric", "value"])
     frame.insert(0, "experiment", "geo")
     return frame
@@ -130,3 +134,21 @@ def test_findings_section_is_generated_from_the_claims_table():
     docs = (REPO / "docs/findings.md").read_text()
     assert findings.START in docs and findings.END in docs
     assert any(isinstance(e, Section) and e.start == findings.START for e in ENTRIES)
+
+
+def test_a_solution_that_is_not_unique_is_judged_by_the_margin_ratios():
+    """Where the expected norm's SVM has other optimal solutions (face cosine 0.5), the
+    alignment with the solver's says nothing: the own-norm row reads the margin ratios."""
+    final = {"sign": dict.fromkeys(NORMS, 0.5) | {"fro": 0.9}, "kq": dict.fromkeys(NORMS, 0.5)}
+    aligned = beyond(geometry_table(final, {"sign": 0.95, "kq": 0.5}))  # closest to fro's
+    own = aligned[aligned["claim"].str.contains("aligns")]
+    assert not own["holds"].iloc[0]  # unique: the alignment decides, and fro is closer
+    table = geometry_table(final, {"sign": 0.9, "kq": 0.5}, face=0.5, lead={"sign": ("max", 0.05)})
+    rows = beyond(table)
+    own = rows[rows["claim"].str.contains("aligns")]
+    assert own["holds"].iloc[0]  # its max margin ratio leads every other norm's
+    assert "not unique" in own["verdict"].iloc[0] and "cosine 0.5" in own["verdict"].iloc[0]
+    behind = beyond(
+        geometry_table(final, {"sign": 0.9, "kq": 0.5}, face=0.5, lead={"sign": ("l3", 0.05)})
+    )
+    assert not behind[behind["claim"].str.contains("aligns")]["holds"].iloc[0]

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from attnbias.geometry import measures, metric_names
+from attnbias.svm import uniqueness
 from attnbias.svm.norms import solve_w_svm_norm
 
 # two samples of two 2-D tokens, the query optimal in the first and the other token in the
@@ -66,7 +67,23 @@ def test_zero_matrix_measures_zero():
     """A run from W0 = 0 logs 0 at t = 0, not NaN (the backends refuse non-finite metrics)."""
     measure = measures.extra_metrics([DATA], [{"fro": W2}], ["fro"])
     out = measure(np.zeros((1, 2, 2)), np.zeros((1, 2)))
-    assert all(np.all(v == 0) for v in out.values())
+    assert all(np.all(v == 0) for k, v in out.items() if not k.startswith("face_cos"))
+    assert np.isnan(out["face_cos_fro"]).all()  # no probe given: not known
+
+
+def test_face_cosines_are_logged_and_new_sets_probed_in_the_probe_norms():
+    measure = measures.extra_metrics(
+        [DATA_Y], [{"max": W2, "fro": W2}], ["max", "fro"], train_u=True,
+        faces=[{"max": 0.5, "fro": 1.0}], probe=("max",),
+    )  # fmt: skip
+    kept = measure(W2[None], U_KEPT[None])
+    assert kept["face_cos_max"][0] == 0.5 and kept["face_cos_fro"][0] == 1.0
+    moved = measure(W2[None], U_MOVED[None])  # a new token set: solved, max probed
+    W_new = solve_w_svm_norm(DATA_Y["X"], np.array([0, 0]), "max").solution
+    assert moved["face_cos_max"][0] == pytest.approx(
+        uniqueness.face_cosine(DATA_Y["X"], np.array([0, 0]), "max", W_new), abs=1e-6
+    )
+    assert np.isnan(moved["face_cos_fro"][0])  # not in the probe norms
 
 
 # a decoder trained away from the data's optimal tokens: sample 1's token 0 now scores best

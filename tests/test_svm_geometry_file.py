@@ -51,8 +51,8 @@ def _run(job):
 
     def solve(dataset, name):
         p = job.params
-        solved, lines = geometry.timed_solve(dataset, p.norms, p.train_u, name)
-        return geometry.to_arrays(solved), lines
+        solved, faces, lines = geometry.timed_solve(dataset, p.norms, p.train_u, name)
+        return geometry.to_arrays(solved, faces), lines
 
     solutions, datasets = svm_job.solve_every_seed(job, solve)
     svm_job.save(job, solutions)

@@ -7,8 +7,8 @@ from attnbias.workflow import joblog, svm_job
 
 def solve(dataset, name):
     p = snakemake.params
-    solved, lines = geometry.timed_solve(dataset, p.norms, p.train_u, name)
-    return geometry.to_arrays(solved), lines
+    solved, faces, lines = geometry.timed_solve(dataset, p.norms, p.train_u, name)
+    return geometry.to_arrays(solved, faces), lines
 
 
 joblog.start(snakemake)

@@ -10,6 +10,7 @@ import logging
 
 import pyarrow as pa
 
+from attnbias.geometry.expected import expected_norm
 from attnbias.geometry.measures import extra_metrics
 from attnbias.training import dispatch
 from attnbias.workflow import io, joblog
@@ -32,6 +33,10 @@ if norms:
     geometry = {
         seed: {norm: arrays[f"W_{norm}"] for norm in norms} for seed, arrays in found.items()
     }
+    faces = {
+        seed: {norm: float(arrays[f"W_{norm}_face_cos"]) for norm in norms}
+        for seed, arrays in found.items()
+    }
 
 
 def train(chosen):
@@ -39,8 +44,9 @@ def train(chosen):
     if norms:
         chosen_data = [datasets[s] for s in chosen]
         measure = extra_metrics(
-            chosen_data, [geometry[s] for s in chosen], norms, p.train["train_u"]
-        )
+            chosen_data, [geometry[s] for s in chosen], norms, p.train["train_u"],
+            faces=[faces[s] for s in chosen], probe=(expected_norm(p.optimizer),),
+        )  # fmt: skip
         settings["extra_metrics"] = measure
     return dispatch.run_seeds(
         [datasets[s] for s in chosen], [solutions[s] for s in chosen], p.train, p.optimizer,

@@ -8,7 +8,9 @@ Each run of an optimizer the entry covers, whose expected norm N (its rule's
 implicit_norm, attnbias.geometry.expected) is the entry's, gets two rows, at the last
 logged iteration, every seed:
   own norm first   its alignment with W*_N above its alignment with every other norm's
-                   solution (a race between the norms' solutions)
+                   solution (a race between the norms' solutions); where W*_N is not
+                   unique (svm.uniqueness), its margin ratio in N above every other
+                   norm's instead
   margin           its normalized margin in N at least MARGIN_FRACTION of the optimum
                    1 / ||W*_N||_N (logged as margin_ratio_N; a threshold of ours);
                    undecided where short of it but positive and still rising over the last
@@ -28,6 +30,7 @@ from attnbias.claims.thresholds import flip_text
 from attnbias.geometry.expected import expected_norm
 from attnbias.geometry.metric_names import OPT_MOVED, OPT_MOVED_SAMPLES, metric_name
 from attnbias.svm.norm_values import parse_norm
+from attnbias.svm.uniqueness import is_unique
 
 # "approaches the optimal margin": at least this fraction of 1 / ||W*_N||_N at the last t
 MARGIN_FRACTION = 0.9
@@ -62,20 +65,44 @@ def geometry_rows(rows: Rows, *, kind: str) -> None:
 
 
 def _own_norm_first(rows: Rows, opt: str, norm: str, norms: list[str]) -> None:
+    """Its own norm's solution the closest (the alignment lead over every other norm's),
+    where that solution is unique on every seed. Where it is not (svm.uniqueness: an
+    optimal solution far from the solver's), the alignment measures which optimum the
+    solver returned, so the row is judged by the margin ratios instead, which depend on the
+    optimal values alone: its own norm's ahead of every other norm's."""
     table = rows.run.table
-    align = {n: final(table, opt, metric_name("align", n)) for n in norms}
+    face = metric_name("face_cos", norm)  # NaN (not probed) rows are not written
+    faces = final(table, opt, face) if has(table, opt, face) else np.array([np.nan])
+    unique = all(is_unique(c) for c in faces)
+    measure = "align" if unique else "margin_ratio"
+    value = {n: final(table, opt, metric_name(measure, n)) for n in norms}
     others = [n for n in norms if n != norm]
-    rival = np.max([align[n] for n in others], axis=0)  # per seed, the closest other norm
-    closest = [others[k] for k in np.argmax([align[n] for n in others], axis=0)]
-    lead = align[norm] - rival
+    rival = np.max([value[n] for n in others], axis=0)  # per seed, the closest other norm
+    closest = [others[k] for k in np.argmax([value[n] for n in others], axis=0)]
+    lead = value[norm] - rival
     holds = bool(np.all(lead > 0))
     label = rows.label(opt)
     missed = sorted({c for c, d in zip(closest, lead, strict=True) if d <= 0})
+    what = "solution" if unique else "margin (as a fraction of each optimum)"
     detail = (
-        f"{label} is closest to its own {norm} solution on every seed"
+        f"{label} is closest to its own {norm} {what} on every seed"
         if holds
         else f"a finding: on {int(np.sum(lead <= 0))} of {lead.size} seeds {label} is closer "
-        f"to the {', '.join(missed)} solution than to its own {norm} solution"
+        f"to the {', '.join(missed)} {what} than to its own {norm} {what}"
+    )
+    if not unique:
+        probed = np.isfinite(faces)
+        detail += (
+            f"; judged by the margin ratios: the {norm}-norm SVM's optimum is not unique "
+            f"(an optimal solution has cosine {spread(faces[probed])} with the solver's)"
+            if probed.all()
+            else f"; judged by the margin ratios: whether the {norm}-norm SVM's optimum is "
+            "unique was not probed"
+        )
+    quantity = (
+        f"alignment with W*_{norm} minus the largest alignment with another norm's W* "
+        if unique
+        else f"margin ratio in {norm} minus the largest margin ratio in another norm "
     )
     rows.add(
         Said(
@@ -83,16 +110,17 @@ def _own_norm_first(rows: Rows, opt: str, norm: str, norms: list[str]) -> None:
             f"W_t aligns with the {norm}-norm SVM solution more than with any other norm's.",
         ),
         Measured(
-            f"alignment with W*_{norm} minus the largest alignment with another norm's W* "
-            f"({', '.join(others)})",
+            quantity + f"({', '.join(others)})",
             f"t = {rows.run.t_last}",
             lead,
             opt=opt,
-            value_text=f"own ({norm}) {spread(align[norm])}; closest other "
-            f"{spread(rival)}; lead {spread(lead)}",
+            value_text=f"own ({norm}) {spread(value[norm])}; closest other "
+            f"{spread(rival)}; lead {spread(lead)}"
+            + ("" if unique else " (margin ratios: the solution is not unique)"),
         ),
         Verdict(
-            "holds if the lead is > 0 on every seed (its own norm's solution the closest)",
+            "holds if the lead is > 0 on every seed (its own norm's solution the closest; "
+            "where that solution is not unique, its own norm's margin ratio the largest)",
             holds,
             detail=detail,
         ),
@@ -243,10 +271,15 @@ BEYOND: tuple[Statement, ...] = (
         "sign descent and Adam find the max-norm margin",
         "sign descent, normalized l_inf steepest descent and Adam converge in direction to "
         "the max-norm (entrywise l_inf) max-margin solution",
-        "Fan, Schmidt, Thrampoulidis 2025, arXiv 2502.04664",
+        "Fan, Schmidt, Thrampoulidis 2025, arXiv 2502.04664 (steepest descent in a norm, "
+        "sign descent among them); Zhang, Zou, Cao 2024, arXiv 2406.10650 (Adam)",
         ("sign", "nsd", "adam"),
         "max",
-        LINEAR,
+        "linear models only (a conjecture test on attention): Fan et al. for normalized "
+        "steepest descent with decaying steps (a constant step, as our sign descent's, "
+        "reaches the max margin only up to a gap of the order of the step); Zhang et al. for "
+        "Adam on logistic regression with decaying steps and its eps neglected (our Adam "
+        "keeps eps = 1e-8, which dominates once the gradients fall below it)",
     ),
     _entry(
         "geo-lp-nsd",
@@ -287,8 +320,10 @@ BEYOND: tuple[Statement, ...] = (
         "et al. 2024, arXiv 2403.08699 (gradient flow on K, Q)",
         ("kq",),
         "nuclear",
-        "attention (Tarzanagh et al.: the regularization path, and gradient descent locally; "
-        "Sheen et al.: gradient flow under conditions on the data and the start)",
+        "attention: Tarzanagh et al. prove it for the regularization path of (K, Q) (their "
+        "gradient-descent theorems are for W, not K, Q); Sheen et al. for gradient flow on "
+        "K, Q under conditions on the data and the start; for gradient descent on K, Q with "
+        "a finite step, as here, nothing is proved",
     ),
 )
 BEYOND += (

@@ -129,6 +129,18 @@ def draw(tables: dict, settings: dict, algorithms: dict, outputs,
     return text
 
 
+def seeds_text(first: int, count: int) -> str:
+    """The reported seeds in words; where they start above 0, why (the config's first_seed:
+    the seeds below it chose the step lengths)."""
+    if count == 1:
+        seeds = f"1 seed ({first})"
+    else:
+        seeds = f"{count} seeds ({first} to {first + count - 1})"
+    if first == 0:
+        return seeds
+    return f"{seeds}; seeds below {first} chose constants (the step lengths) and are not reported"
+
+
 def caption(tables: dict, settings: dict, hypotheses: dict) -> str:
     """What the figure is drawn from (data, model, sizes) and its numbers (final alignments)."""
     parts = [
@@ -155,7 +167,7 @@ def caption(tables: dict, settings: dict, hypotheses: dict) -> str:
         optimizers = "; ".join(f"{s['labels'][o]}: {s['settings'][o]}" for o in s["order"])
         parts.append(
             f"{s['title']}: {s['description']} Data model {s['data']['model']} ({params}), "
-            f"{decoder}, {s['seeds']} seed{'s' * (s['seeds'] > 1)}, "
+            f"{decoder}, {seeds_text(s['first_seed'], s['seeds'])}, "
             f"{s['train']['iterations']} iterations "
             f"({s['train']['loss']} loss). Optimizers: {optimizers}. "
             f"{hypotheses.get(name, '')} Final alignment with "

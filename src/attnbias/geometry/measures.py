@@ -6,6 +6,9 @@ paper"): for each norm N of the experiment, with W*_N the attention SVM's soluti
   margin_N        min_{i, t != opt_i} (x_{i,opt_i} - x_{i,t})^T W_t x_{i,1} / ||W_t||_N: the
                   normalized margin in N; its largest value over all W is 1 / ||W*_N||_N
   margin_ratio_N  margin_N * ||W*_N||_N: that margin as a fraction of its optimum (1 at W*_N)
+  face_cos_N      the cosine with W*_N of the optimal solution least aligned with it
+                  (svm.uniqueness: 1 where W*_N is unique; below UNIQUE_COSINE the
+                  alignment with W*_N is not evidence); NaN where not probed
 
 Which tokens are optimal (Def. 1) depends on the decoder. Where u trains, opt_i is that of
 the run's own decoder at the logged iteration, opt_i(u_t) = argmax_t y_i u_t^T x_{i,t}, and
@@ -28,7 +31,7 @@ from collections.abc import Callable
 import numpy as np
 
 from attnbias.geometry.metric_names import OPT_MOVED, OPT_MOVED_SAMPLES, metric_name
-from attnbias.svm.geometry import solve_for_dataset
+from attnbias.svm.geometry import face_cosines, solve_for_dataset
 from attnbias.svm.max_margin import w_svm_constraints
 from attnbias.svm.norm_values import norm_value, parse_norm
 
@@ -78,22 +81,29 @@ def optimal_tokens(data: dict, u: np.ndarray) -> np.ndarray:
 
 
 class OptimalTokens:
-    """Each run's SVM solutions for the tokens optimal under its current decoder: the
-    stored ones for the data's tokens, the others solved on first sight and kept."""
+    """Each run's SVM solutions for the tokens optimal under its current decoder, with
+    their face cosines: the stored ones for the data's tokens, the others solved on first
+    sight and kept (their face probed in the `probe` norms only: a probe costs a solve or
+    more, and the claims read the expected norm's)."""
 
-    def __init__(self, datasets: list[dict], solutions: list[dict], norms: list[str]):
-        self.datasets, self.norms = datasets, norms
+    def __init__(self, datasets, solutions, faces, norms: list[str], probe: list[str]):
+        self.datasets, self.norms, self.probe = datasets, norms, probe
         self.solved = [
-            {tuple(data["opt"]): sol} for data, sol in zip(datasets, solutions, strict=True)
+            {tuple(data["opt"]): (sol, face)}
+            for data, sol, face in zip(datasets, solutions, faces, strict=True)
         ]
 
-    def solutions(self, run: int, opt: np.ndarray) -> dict[str, np.ndarray]:
+    def solutions(self, run: int, opt: np.ndarray) -> tuple[dict, dict]:
+        """({norm: W*}, {norm: face cosine}) of run `run` with the optimal tokens `opt`."""
         key = tuple(int(t) for t in opt)
         if key not in self.solved[run]:
             data = dict(self.datasets[run], opt=np.asarray(opt))
             name = f"run {run} with the optimal tokens of its trained decoder"
             found = solve_for_dataset(data, self.norms, False, name)
-            self.solved[run][key] = {norm: found[f"W_{norm}"].solution for norm in self.norms}
+            faces = dict.fromkeys(self.norms, np.nan)
+            faces.update(face_cosines(data, found, self.probe))
+            stars = {norm: found[f"W_{norm}"].solution for norm in self.norms}
+            self.solved[run][key] = (stars, faces)
         return self.solved[run][key]
 
 
@@ -107,19 +117,24 @@ def extra_metrics(
     solutions: list[dict[str, np.ndarray]],
     norms: list[str],
     train_u: bool = False,
+    faces: list[dict[str, float]] | None = None,
+    probe: tuple[str, ...] = (),
 ) -> Callable[[np.ndarray, np.ndarray], dict[str, np.ndarray]]:
     """The measures of a batch of runs as the backends' extra_metrics hook.
 
     datasets: each run's data (X, y, opt); solutions: each run's {norm: W*_norm} for the
-    data's optimal tokens; norms: the experiment's norm names (attnbias.svm.norms);
-    train_u: whether the decoder trains (then the optimal tokens follow it)."""
+    data's optimal tokens, `faces` their face cosines (None: not probed); norms: the
+    experiment's norm names (attnbias.svm.norms); train_u: whether the decoder trains (then
+    the optimal tokens follow it, and `probe` names the norms whose new SVMs are probed)."""
     n = len(datasets[0]["X"])
     if train_u and n > MAX_SEQUENCES_IN_MASK:
         raise ValueError(
             f"a geometry experiment with u trained logs which of its n sequences moved in one "
             f"number: n = {n} is above {MAX_SEQUENCES_IN_MASK}"
         )
-    tokens = OptimalTokens(datasets, solutions, norms)
+    if faces is None:
+        faces = [dict.fromkeys(norms, np.nan) for _ in datasets]
+    tokens = OptimalTokens(datasets, solutions, faces, norms, list(probe))
 
     def measure(W: np.ndarray, u: np.ndarray) -> dict[str, np.ndarray]:
         W, u = np.asarray(W, dtype=float), np.asarray(u, dtype=float)
@@ -133,7 +148,8 @@ def extra_metrics(
             opts = [data["opt"] for data in datasets]
         current = [tokens.solutions(b, opt) for b, opt in enumerate(opts)]
         for norm in norms:
-            stars = np.stack([sol[norm] for sol in current])
+            stars = np.stack([sol[norm] for sol, _ in current])
+            out[metric_name("face_cos", norm)] = np.array([face[norm] for _, face in current])
             optima = np.array([norm_value(W_star, parse_norm(norm)) for W_star in stars])
             margin = normalized_margins(W, datasets, norm, opts)
             out[metric_name("align", norm)] = alignment(W, stars)

@@ -3,7 +3,7 @@ a leaf, so the claims and the figure read them without the measures' SVM imports
 
 from __future__ import annotations
 
-PREFIXES = ("align", "margin", "margin_ratio")
+PREFIXES = ("align", "margin", "margin_ratio", "face_cos")
 
 
 def metric_name(prefix: str, norm: str) -> str:

@@ -1,6 +1,8 @@
 """A dataset's SVMs under each norm of an experiment (attnbias.svm.norms), as the
-svm-geometry file holds them: per norm, W_<norm> (d, d), its duals W_<norm>_dual (m,) and
-optimality residual W_<norm>_residual; where u trains, the same for u_<norm> (d,)."""
+svm-geometry file holds them: per norm, W_<norm> (d, d), its duals W_<norm>_dual (m,),
+optimality residual W_<norm>_residual and the cosine of its least aligned optimal
+alternative W_<norm>_face_cos (svm.uniqueness: 1 where the optimum is unique, NaN where
+not probed); where u trains, the same for u_<norm> (d,), without the probe."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import time
 import numpy as np
 
 from attnbias.svm import norms
+from attnbias.svm.uniqueness import face_cosine
 
 
 def solve_for_dataset(
@@ -25,31 +28,46 @@ def solve_for_dataset(
     return solutions
 
 
+def face_cosines(data: dict, solutions: dict, norm_names: list[str]) -> dict[str, float]:
+    """{norm: the face cosine of its W-SVM} (svm.uniqueness)."""
+    return {
+        n: face_cosine(data["X"], data["opt"], n, solutions[f"W_{n}"].solution) for n in norm_names
+    }
+
+
 def timed_solve(data: dict, norm_names: list[str], train_u: bool, name: str):
-    """solve_for_dataset, and the lines that describe each solution for the job's log."""
+    """solve_for_dataset and face_cosines ({key: solution}, {norm: cosine}), and the lines
+    that describe each solution for the job's log."""
     start = time.perf_counter()
     solutions = solve_for_dataset(data, norm_names, train_u, name)
+    faces = face_cosines(data, solutions, norm_names)
     lines = [
         f"{key}: norm {s.value:.6g}, {np.count_nonzero(s.dual > 1e-9 * s.dual.max())} "
         f"active of {len(s.dual)} constraints, KKT residual {s.optimality_residual:.2e}"
+        + (f", face cosine {faces[key[2:]]:.4g}" if key.startswith("W_") else "")
         for key, s in solutions.items()
     ]
     lines.append(f"{len(solutions)} SVMs solved in {time.perf_counter() - start:.1f} s")
-    return solutions, lines
+    return solutions, faces, lines
 
 
 def keys(norm_names: list[str], train_u: bool) -> tuple[str, ...]:
     """The entries a seed of the file holds."""
     names = [f"W_{n}" for n in norm_names] + ([f"u_{n}" for n in norm_names] if train_u else [])
-    return tuple(f"{key}{suffix}" for key in names for suffix in ("", "_dual", "_residual"))
+    solved = tuple(f"{key}{suffix}" for key in names for suffix in ("", "_dual", "_residual"))
+    return solved + tuple(f"W_{n}_face_cos" for n in norm_names)
 
 
-def to_arrays(solutions: dict[str, norms.NormSVMSolution]) -> dict[str, np.ndarray]:
+def to_arrays(
+    solutions: dict[str, norms.NormSVMSolution], faces: dict[str, float]
+) -> dict[str, np.ndarray]:
     arrays = {}
     for key, s in solutions.items():
         arrays[key] = s.solution
         arrays[f"{key}_dual"] = s.dual
         arrays[f"{key}_residual"] = np.array(s.optimality_residual)
+    for norm, cosine in faces.items():
+        arrays[f"W_{norm}_face_cos"] = np.array(cosine)
     return arrays
 
 

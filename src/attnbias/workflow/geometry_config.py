@@ -68,6 +68,7 @@ class GeometryConfig:
                     "data": e["data"],
                     "train": e["train"],
                     "seeds": e["seeds"],
+                    "first_seed": e["first_seed"],
                     "norms": self.norms(name),
                     "order": list(e["optimizers"]),
                     "labels": {o: s.get("label", o) for o, s in e["optimizers"].items()},

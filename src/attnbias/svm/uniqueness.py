@@ -1,0 +1,76 @@
+"""Is an attention SVM's optimum unique? The max, spectral and nuclear norms are not
+strictly convex, so min ||W||_N under the margin constraints may have a face of optimal
+solutions, and the alignment of a run with "the" solution then measures which element the
+solver returned (docs/geometry.md). The probe: the element of the optimal face least
+aligned with the solver's W*,
+
+  min <W, W*>  s.t.  (x_{i,opt_i} - x_{i,t})^T W x_{i,1} >= 1,
+                     ||W||_N <= (1 + FACE_TOLERANCE) ||W*||_N,
+
+and its cosine with W*: 1 (up to the tolerance) where the optimum is unique, far below 1
+where it is not. The Frobenius and l_p (p > 1) norms are strictly convex: their optimum is
+unique and nothing is solved. The nuclear norm's probe is a semidefinite program of the
+size the solver avoids (svm.norms: 66 s at fig2's size): it is not probed (NaN).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from attnbias.svm.norm_values import norm_value, parse_norm
+from attnbias.svm.norms import (
+    UNITARILY_INVARIANT,
+    _dense_margins,
+    _objective,
+    _orthonormal_basis,
+    _query_margins,
+    _w_rows,
+)
+
+# a W within this relative distance of the optimal value counts as optimal: the accuracy
+# the solutions are certified to (svm.norms.OPTIMALITY_TOLERANCE). Measured on DM (seed 0):
+# the max norm's probe reads 0.983, 0.998 and 0.9994 at 1e-4, 1e-6 and 1e-7 (a long thin
+# near-optimal set around one optimum), the spectral norm's 0.548 at all three (a face)
+FACE_TOLERANCE = 1e-6
+# below this cosine with the solver's solution an optimal W is another solution: the
+# optimum is not unique, and alignment with W* is not evidence of anything
+UNIQUE_COSINE = 0.99
+STRICTLY_CONVEX = ("fro", "lp")
+
+
+def face_cosine(X, opt, norm: str, W_star: np.ndarray) -> float:
+    """cos(W', W*) of the optimal W' least aligned with W* (module doc); 1.0 for a strictly
+    convex norm, NaN where not probed (nuclear) or where the solver fails."""
+    import cvxpy as cp
+
+    parsed = parse_norm(norm)
+    if parsed.kind in STRICTLY_CONVEX:
+        return 1.0
+    if parsed.kind == "nuclear":
+        return math.nan
+    bound = (1.0 + FACE_TOLERANCE) * norm_value(W_star, parsed)
+    a, b = _w_rows(X, opt)
+    if parsed.kind in UNITARILY_INVARIANT:  # as svm.norms: an optimum lies in the spans
+        Ua, Ub = _orthonormal_basis(a), _orthonormal_basis(b)
+        coefficients = np.einsum("kj,ki->kji", b @ Ub, a @ Ua).reshape(len(a), -1)
+        V = cp.Variable((Ua.shape[1], Ub.shape[1]))
+        margins, definitions = _dense_margins(coefficients)(V)
+        target = Ua.T @ W_star @ Ub
+    else:
+        V = cp.Variable(W_star.shape)
+        margins, definitions = _query_margins(X, opt, a)(V)
+        target = W_star
+    constraints = [margins >= 1, _objective(V, parsed) <= bound, *definitions]
+    problem = cp.Problem(cp.Minimize(cp.sum(cp.multiply(target, V))), constraints)
+    problem.solve(solver=cp.CLARABEL)
+    if problem.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) or V.value is None:
+        return math.nan
+    found = np.asarray(V.value)
+    return float(np.vdot(found, target) / (np.linalg.norm(found) * np.linalg.norm(target)))
+
+
+def is_unique(cosine: float) -> bool:
+    """Whether a face cosine says the optimum is unique (NaN: not known, so not unique)."""
+    return bool(cosine >= UNIQUE_COSINE)
