@@ -28,9 +28,8 @@ from attnbias.claims.measure import has, series
 from attnbias.claims.rows import Measured, Rows, Said, Verdict, spread
 from attnbias.claims.thresholds import flip_text
 from attnbias.geometry.expected import expected_norm
-from attnbias.geometry.metric_names import OPT_MOVED, OPT_MOVED_SAMPLES, metric_name
+from attnbias.geometry.metric_names import OPT_MOVED, OPT_MOVED_SAMPLES, is_unique, metric_name
 from attnbias.svm.norm_values import parse_norm
-from attnbias.svm.uniqueness import is_unique
 
 # "approaches the optimal margin": at least this fraction of 1 / ||W*_N||_N at the last t
 MARGIN_FRACTION = 0.9

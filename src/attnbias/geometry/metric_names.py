@@ -1,5 +1,6 @@
-"""The names under which a geometry run logs its measures (attnbias.geometry.measures):
-a leaf, so the claims and the figure read them without the measures' SVM imports."""
+"""The names under which a geometry run logs its measures (attnbias.geometry.measures),
+and how a face cosine is read: a leaf, so the claims and the figure read them without the
+measures' SVM imports."""
 
 from __future__ import annotations
 
@@ -15,3 +16,13 @@ def metric_name(prefix: str, norm: str) -> str:
 # which (sum of 2^i): geometry.measures
 OPT_MOVED = "opt_moved"
 OPT_MOVED_SAMPLES = "opt_moved_samples"
+
+
+# below this cosine with the solver's solution, an optimal W (svm.uniqueness) is another
+# solution: the optimum is not unique, and alignment with W* is not evidence of anything
+UNIQUE_COSINE = 0.99
+
+
+def is_unique(cosine: float) -> bool:
+    """Whether a face cosine says the optimum is unique (NaN: not known, so not unique)."""
+    return bool(cosine >= UNIQUE_COSINE)

@@ -8,9 +8,10 @@ aligned with the solver's W*,
                      ||W||_N <= (1 + FACE_TOLERANCE) ||W*||_N,
 
 and its cosine with W*: 1 (up to the tolerance) where the optimum is unique, far below 1
-where it is not. The Frobenius and l_p (p > 1) norms are strictly convex: their optimum is
-unique and nothing is solved. The nuclear norm's probe is a semidefinite program of the
-size the solver avoids (svm.norms: 66 s at fig2's size): it is not probed (NaN).
+where it is not (geometry.metric_names.is_unique reads it). The Frobenius and l_p (p > 1)
+norms are strictly convex: their optimum is unique and nothing is solved. The nuclear
+norm's probe is a semidefinite program of the size the solver avoids (svm.norms: 66 s at
+fig2's size): it is not probed (NaN).
 """
 
 from __future__ import annotations
@@ -34,9 +35,6 @@ from attnbias.svm.norms import (
 # the max norm's probe reads 0.983, 0.998 and 0.9994 at 1e-4, 1e-6 and 1e-7 (a long thin
 # near-optimal set around one optimum), the spectral norm's 0.548 at all three (a face)
 FACE_TOLERANCE = 1e-6
-# below this cosine with the solver's solution an optimal W is another solution: the
-# optimum is not unique, and alignment with W* is not evidence of anything
-UNIQUE_COSINE = 0.99
 STRICTLY_CONVEX = ("fro", "lp")
 
 
@@ -69,8 +67,3 @@ def face_cosine(X, opt, norm: str, W_star: np.ndarray) -> float:
         return math.nan
     found = np.asarray(V.value)
     return float(np.vdot(found, target) / (np.linalg.norm(found) * np.linalg.norm(target)))
-
-
-def is_unique(cosine: float) -> bool:
-    """Whether a face cosine says the optimum is unique (NaN: not known, so not unique)."""
-    return bool(cosine >= UNIQUE_COSINE)
