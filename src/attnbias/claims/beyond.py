@@ -89,8 +89,9 @@ def _own_norm_first(rows: Rows, opt: str, norm: str, norms: list[str]) -> None:
         else f"a finding: on {int(np.sum(lead <= 0))} of {lead.size} seeds {label} is closer "
         f"to the {', '.join(missed)} {what} than to its own {norm} {what}"
     )
+    probed = np.isfinite(faces)
+    doubt = "optimum is not unique" if probed.all() else "uniqueness was not probed"
     if not unique:
-        probed = np.isfinite(faces)
         detail += (
             f"; judged by the margin ratios: the {norm}-norm SVM's optimum is not unique "
             f"(an optimal solution has cosine {spread(faces[probed])} with the solver's)"
@@ -115,7 +116,7 @@ def _own_norm_first(rows: Rows, opt: str, norm: str, norms: list[str]) -> None:
             opt=opt,
             value_text=f"own ({norm}) {spread(value[norm])}; closest other "
             f"{spread(rival)}; lead {spread(lead)}"
-            + ("" if unique else " (margin ratios: the solution is not unique)"),
+            + ("" if unique else f" (margin ratios: the {norm} SVM's {doubt})"),
         ),
         Verdict(
             "holds if the lead is > 0 on every seed (its own norm's solution the closest; "

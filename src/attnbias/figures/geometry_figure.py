@@ -23,7 +23,7 @@ from attnbias.figures import style  # noqa: E402
 from attnbias.figures.algorithm_style import figure_looks  # noqa: E402
 from attnbias.figures.lines import MARKER_SPACING  # noqa: E402
 from attnbias.figures.save import save_figure  # noqa: E402
-from attnbias.geometry.metric_names import metric_name  # noqa: E402
+from attnbias.geometry.metric_names import is_unique, metric_name  # noqa: E402
 
 ROW_HEIGHT = 3.0  # in: one data model's two panels
 LEGEND_HEIGHT = 0.7  # in: the shared legend under the rows
@@ -141,6 +141,22 @@ def seeds_text(first: int, count: int) -> str:
     return f"{seeds}; seeds below {first} chose constants (the step lengths) and are not reported"
 
 
+def not_unique(table: pd.DataFrame, norms: list[str]) -> dict[str, str]:
+    """{norm: why its alignments are not evidence} for each norm whose SVM is not unique,
+    or not probed, on some run at the last logged iteration (face_cos_<norm>, svm.uniqueness;
+    a NaN, not probed, is not written)."""
+    last = table[table["iteration"] == table["iteration"].max()]
+    runs = last[["optimizer", "seed"]].drop_duplicates()
+    out = {}
+    for norm in norms:
+        cosines = last[last["metric"] == metric_name("face_cos", norm)]["value"]
+        if len(cosines) < len(runs):
+            out[norm] = "not probed"
+        elif not all(is_unique(c) for c in cosines):
+            out[norm] = f"not unique (an optimal solution has cosine {cosines.min():.2f})"
+    return out
+
+
 def caption(tables: dict, settings: dict, hypotheses: dict) -> str:
     """What the figure is drawn from (data, model, sizes) and its numbers (final alignments)."""
     parts = [
@@ -163,7 +179,21 @@ def caption(tables: dict, settings: dict, hypotheses: dict) -> str:
             f" solution (best: {matrix.loc[o].idxmax()}, {matrix.loc[o].max():.3f})"
             for o in s["order"]
         )
-        decoder = "W and u trained jointly" if s["train"]["train_u"] else "fixed decoder u"
+        decoder = (
+            "W and u trained jointly (each run measured against the SVMs of the tokens "
+            "optimal under its own decoder, Def. 1)"
+            if s["train"]["train_u"]
+            else "fixed decoder u"
+        )
+        doubtful = not_unique(tables[name], s["norms"])
+        caveat = (
+            " Alignment with a solution whose optimum is "
+            + "; ".join(f"{n}: {why}" for n, why in doubtful.items())
+            + " measures which solution the solver returned: the claims judge those rows by "
+            "the margin ratios."
+            if doubtful
+            else ""
+        )
         optimizers = "; ".join(f"{s['labels'][o]}: {s['settings'][o]}" for o in s["order"])
         parts.append(
             f"{s['title']}: {s['description']} Data model {s['data']['model']} ({params}), "
@@ -171,6 +201,6 @@ def caption(tables: dict, settings: dict, hypotheses: dict) -> str:
             f"{s['train']['iterations']} iterations "
             f"({s['train']['loss']} loss). Optimizers: {optimizers}. "
             f"{hypotheses.get(name, '')} Final alignment with "
-            f"the expected norm's solution: {found}."
+            f"the expected norm's solution: {found}.{caveat}"
         )
     return captions.compose("Which max-margin does an optimizer find?", *parts)
