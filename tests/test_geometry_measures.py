@@ -73,8 +73,8 @@ def test_zero_matrix_measures_zero():
 
 def test_face_cosines_are_logged_and_new_sets_probed_in_the_probe_norms():
     measure = measures.extra_metrics(
-        [DATA_Y], [{"max": W2, "fro": W2}], ["max", "fro"], train_u=True,
-        faces=[{"max": 0.5, "fro": 1.0}], probe=("max",),
+        [DATA_Y], [{"max": W2, "fro": W2, "spectral": W2}], ["max", "fro", "spectral"],
+        train_u=True, faces=[{"max": 0.5, "fro": 1.0, "spectral": 0.7}], probe=("max",),
     )  # fmt: skip
     kept = measure(W2[None], U_KEPT[None])
     assert kept["face_cos_max"][0] == 0.5 and kept["face_cos_fro"][0] == 1.0
@@ -83,7 +83,8 @@ def test_face_cosines_are_logged_and_new_sets_probed_in_the_probe_norms():
     assert moved["face_cos_max"][0] == pytest.approx(
         uniqueness.face_cosine(DATA_Y["X"], np.array([0, 0]), "max", W_new), abs=1e-6
     )
-    assert np.isnan(moved["face_cos_fro"][0])  # not in the probe norms
+    assert moved["face_cos_fro"][0] == 1.0  # strictly convex: unique, nothing solved
+    assert np.isnan(moved["face_cos_spectral"][0])  # not in the probe norms: not known
 
 
 # a decoder trained away from the data's optimal tokens: sample 1's token 0 now scores best

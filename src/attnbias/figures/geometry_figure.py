@@ -142,18 +142,18 @@ def seeds_text(first: int, count: int) -> str:
 
 
 def not_unique(table: pd.DataFrame, norms: list[str]) -> dict[str, str]:
-    """{norm: why its alignments are not evidence} for each norm whose SVM is not unique,
-    or not probed, on some run at the last logged iteration (face_cos_<norm>, svm.uniqueness;
-    a NaN, not probed, is not written)."""
+    """{norm: why its alignments are not evidence} for each norm whose SVM is not unique on
+    some run at the last logged iteration, or not probed on every run (face_cos_<norm>,
+    svm.uniqueness; a NaN, not probed, is not written)."""
     last = table[table["iteration"] == table["iteration"].max()]
-    runs = last[["optimizer", "seed"]].drop_duplicates()
+    runs = len(last[["optimizer", "seed"]].drop_duplicates())
     out = {}
     for norm in norms:
         cosines = last[last["metric"] == metric_name("face_cos", norm)]["value"]
-        if len(cosines) < len(runs):
-            out[norm] = "not probed"
-        elif not all(is_unique(c) for c in cosines):
+        if len(cosines) and not all(is_unique(c) for c in cosines):
             out[norm] = f"not unique (an optimal solution has cosine {cosines.min():.2f})"
+        elif len(cosines) < runs:
+            out[norm] = "not probed" if not len(cosines) else "not probed on every run"
     return out
 
 
@@ -187,10 +187,10 @@ def caption(tables: dict, settings: dict, hypotheses: dict) -> str:
         )
         doubtful = not_unique(tables[name], s["norms"])
         caveat = (
-            " Alignment with a solution whose optimum is "
-            + "; ".join(f"{n}: {why}" for n, why in doubtful.items())
-            + " measures which solution the solver returned: the claims judge those rows by "
-            "the margin ratios."
+            " Alignment is not evidence for these SVMs: "
+            + "; ".join(f"{n}, {why}" for n, why in doubtful.items())
+            + ". It measures which optimal solution the solver returned; the claims judge "
+            "those rows by the margin ratios."
             if doubtful
             else ""
         )

@@ -34,6 +34,7 @@ from attnbias.geometry.metric_names import OPT_MOVED, OPT_MOVED_SAMPLES, metric_
 from attnbias.svm.geometry import face_cosines, solve_for_dataset
 from attnbias.svm.max_margin import w_svm_constraints
 from attnbias.svm.norm_values import norm_value, parse_norm
+from attnbias.svm.uniqueness import needs_probe
 
 # opt_moved_samples holds one bit per sequence in a float64's exact integers
 MAX_SEQUENCES_IN_MASK = 53
@@ -83,8 +84,8 @@ def optimal_tokens(data: dict, u: np.ndarray) -> np.ndarray:
 class OptimalTokens:
     """Each run's SVM solutions for the tokens optimal under its current decoder, with
     their face cosines: the stored ones for the data's tokens, the others solved on first
-    sight and kept (their face probed in the `probe` norms only: a probe costs a solve or
-    more, and the claims read the expected norm's)."""
+    sight and kept (their face probed in the `probe` norms only, and known for the strictly
+    convex ones: a probe costs a solve or more, and the claims read the expected norm's)."""
 
     def __init__(self, datasets, solutions, faces, norms: list[str], probe: list[str]):
         self.datasets, self.norms, self.probe = datasets, norms, probe
@@ -101,7 +102,8 @@ class OptimalTokens:
             name = f"run {run} with the optimal tokens of its trained decoder"
             found = solve_for_dataset(data, self.norms, False, name)
             faces = dict.fromkeys(self.norms, np.nan)
-            faces.update(face_cosines(data, found, self.probe))
+            free = [n for n in self.norms if not needs_probe(n)]  # unique: nothing to solve
+            faces.update(face_cosines(data, found, [*free, *self.probe]))
             stars = {norm: found[f"W_{norm}"].solution for norm in self.norms}
             self.solved[run][key] = (stars, faces)
         return self.solved[run][key]

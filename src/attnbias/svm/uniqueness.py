@@ -38,13 +38,19 @@ FACE_TOLERANCE = 1e-6
 STRICTLY_CONVEX = ("fro", "lp")
 
 
+def needs_probe(norm: str) -> bool:
+    """Whether the norm's optimum may not be unique (not strictly convex): only then does
+    face_cosine solve anything."""
+    return parse_norm(norm).kind not in STRICTLY_CONVEX
+
+
 def face_cosine(X, opt, norm: str, W_star: np.ndarray) -> float:
     """cos(W', W*) of the optimal W' least aligned with W* (module doc); 1.0 for a strictly
     convex norm, NaN where not probed (nuclear) or where the solver fails."""
     import cvxpy as cp
 
     parsed = parse_norm(norm)
-    if parsed.kind in STRICTLY_CONVEX:
+    if not needs_probe(norm):
         return 1.0
     if parsed.kind == "nuclear":
         return math.nan
