@@ -6,6 +6,8 @@ folder over deliberately."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 import yaml
 from project import copy_project, snakemake
@@ -35,7 +37,8 @@ def test_a_copy_may_not_write_into_the_default_results(workdir):
     message = refusal({"results": "results"}, ["config/mine.yaml"])
     assert message.startswith("config key results: 'results' belongs to the config " + DEFAULT)
     assert "results: results-mine" in message  # a folder to use instead
-    assert f"{results_folder.COMMAND} config/mine.yaml" in message  # or the takeover
+    # never the takeover: following it would overwrite the owner's results
+    assert results_folder.COMMAND not in message
 
 
 def test_a_copy_of_a_non_default_config_may_not_write_into_its_folder(workdir):
@@ -74,7 +77,31 @@ def test_a_folder_with_files_but_no_owner_record_is_refused(workdir):
     (workdir / "results/fig2.pdf").write_bytes(b"%PDF")
     message = refusal({"results": "results"}, [])
     assert "holds files but no record of the config that wrote them" in message
-    assert f"{results_folder.COMMAND} {DEFAULT}" in message
+    assert results_folder.COMMAND not in message and "results: results-config" in message
+
+
+def test_of_two_runs_started_at_once_into_a_fresh_folder_the_first_wins(workdir):
+    """Both pass `check` on the fresh folder; the first `claim` records its config, the
+    second is refused there (before any job), and the record stays the first's."""
+    fresh = {"results": "results-shared"}
+    results_folder.check(fresh, ["config/a.yaml"], DEFAULT)
+    results_folder.check(fresh, ["config/b.yaml"], DEFAULT)
+    results_folder.claim(fresh, ["config/a.yaml"], DEFAULT)
+    with pytest.raises(configcheck.ConfigError, match="belongs to the config config/a.yaml"):
+        results_folder.claim(fresh, ["config/b.yaml"], DEFAULT)
+    record = workdir / "results-shared" / results_folder.OWNER_FILE
+    assert record.read_text() == "config/a.yaml\n"
+    results_folder.claim(fresh, ["config/a.yaml"], DEFAULT)  # the owner again: fine
+
+
+def test_a_record_being_written_refuses_the_other_run(workdir):
+    """The winner created the record and has not written it yet: the other run is refused
+    rather than taking an empty record for its own."""
+    record = workdir / "results-shared" / results_folder.OWNER_FILE
+    record.parent.mkdir()
+    record.write_text("")
+    with pytest.raises(configcheck.ConfigError, match="being recorded"):
+        results_folder.claim({"results": "results-shared"}, ["config/b.yaml"], DEFAULT)
 
 
 def test_take_over_hands_the_folder_to_the_config_it_names(workdir, capsys):
@@ -119,3 +146,34 @@ def test_a_copied_non_default_config_is_refused_before_any_job(tmp_path):
     config["results"] = "results-mine"
     (workdir / "config/mine.yaml").write_text(yaml.safe_dump(config))
     snakemake(workdir, "results-mine/fig2.pdf", "-n", config="config/mine.yaml")
+
+
+@pytest.mark.slow
+def test_two_configs_started_at_once_into_a_fresh_folder_one_is_refused(tmp_path):
+    """The race with the real Snakemake: two configs (another lr) with the same `results:`,
+    started together on different targets (Snakemake's own lock does not stop them). Before
+    the record was taken atomically both ran and the folder ended with both configs'
+    files; now one runs and the other is refused before any job, naming the owner."""
+    workdir = copy_project(tmp_path)
+    config = yaml.safe_load((workdir / "config/tiny.yaml").read_text())
+    config["results"] = "results-shared"
+    (workdir / "config/a.yaml").write_text(yaml.safe_dump(config))
+    config["experiments"]["fig2"]["optimizers"]["gd"]["lr"] = 2.0
+    (workdir / "config/b.yaml").write_text(yaml.safe_dump(config))
+    runs = {"a": "results-shared/fig2.pdf", "b": "results-shared/gd_vs_ngd.pdf"}
+    with ThreadPoolExecutor(2) as pool:
+        done = {
+            name: pool.submit(snakemake, workdir, target, "-c1", config=f"config/{name}.yaml",
+                              check=False)
+            for name, target in runs.items()
+        }  # fmt: skip
+        results = {name: future.result() for name, future in done.items()}
+    ran = sorted(n for n, r in results.items() if r.returncode == 0)
+    assert len(ran) == 1, {n: r.stderr[-2000:] for n, r in results.items()}
+    (winner,) = ran
+    loser = "b" if winner == "a" else "a"
+    out = results[loser].stdout + results[loser].stderr
+    assert f"belongs to the config config/{winner}.yaml" in out
+    record = workdir / "results-shared" / results_folder.OWNER_FILE
+    assert record.read_text() == f"config/{winner}.yaml\n"
+    assert not (workdir / runs[loser]).exists()

@@ -8,7 +8,11 @@ refuses, naming the key `results` and the owner:
 - a run whose config file(s) differ from the folder's recorded owner, whatever either is;
 - a folder that holds files but no owner record (built before the record existed, or
   copied without it): whose results they are is unknown.
-A missing or empty folder is fresh, and the run takes it.
+A missing or empty folder is fresh, and the run takes it: atomically, in `claim` (the
+record is created only if it does not exist yet), so that of two runs of different configs
+started at once into a fresh folder the first wins and the other is refused there, before
+any job. A refusal never advises a command that would overwrite another config's results:
+it names a folder of the run's own; `take-over` is for a deliberate handover (docs/running.md).
 
 A config is identified by its file's path (relative to the working directory), not its
 content: editing the owner in place and rerunning is an incremental rerun (only the jobs
@@ -21,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shlex
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -53,39 +56,51 @@ def check(config: dict, configfiles: Sequence, default_config) -> None:
     this = owner(configfiles, default_config)
     folder = Path(config["results"])
     record = folder / OWNER_FILE
-    stem = Path(this.splitlines()[-1]).stem
-    fix = (
-        f"Give this config a folder of its own (e.g. results: results-{stem}), or take the "
-        "folder over deliberately, which hands it and the results in it to this config: "
-        f"{COMMAND} {shlex.join(this.splitlines())}"
-    )
     if record.is_file():
         recorded = record.read_text().strip()
         if recorded == this:
             return
-        raise ConfigError(
-            ("results",),
-            f"{config['results']!r} belongs to the config {_listed(recorded)} (recorded in "
-            f"{record}); running {_listed(this)} there would overwrite its figures and "
-            f"claims. {fix}",
-        )
+        raise _taken(config, record, recorded, this)
     if _holds_files(folder):
         raise ConfigError(
             ("results",),
             f"{config['results']!r} holds files but no record of the config that wrote them "
             f"({record} is missing: built before the record existed, or copied without it), "
             f"so running {_listed(this)} there could overwrite another config's figures and "
-            f"claims. {fix}",
+            f"claims. {_own_folder(this)}",
         )
 
 
+def _own_folder(this: str) -> str:
+    stem = Path(this.splitlines()[-1]).stem
+    return f"Give this config a folder of its own (e.g. results: results-{stem})."
+
+
+def _taken(config: dict, record: Path, recorded: str, this: str) -> ConfigError:
+    return ConfigError(
+        ("results",),
+        f"{config['results']!r} belongs to the config {_listed(recorded)} (recorded in "
+        f"{record}); running {_listed(this)} there would overwrite its figures and "
+        f"claims. {_own_folder(this)}",
+    )
+
+
 def claim(config: dict, configfiles: Sequence, default_config) -> None:
-    """Record the run's config file(s) in its results folder."""
+    """Record the run's config file(s) in its results folder, before any job: created only
+    where there is no record (O_EXCL: of two runs started at once the first wins); a record
+    of other config files (written since `check` passed) refuses the run."""
     path = Path(config["results"]) / OWNER_FILE
-    text = owner(configfiles, default_config) + "\n"
-    if not path.is_file() or path.read_text() != text:
-        os.makedirs(path.parent, exist_ok=True)
-        io.save_text(path, text)
+    this = owner(configfiles, default_config)
+    os.makedirs(path.parent, exist_ok=True)
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except FileExistsError:
+        recorded = path.read_text().strip()  # empty: the winner is still writing it
+        if recorded != this:
+            raise _taken(config, path, recorded or "(being recorded)", this) from None
+        return
+    with os.fdopen(descriptor, "w") as handle:
+        handle.write(this + "\n")
 
 
 def results_of(paths: Sequence) -> str:
@@ -98,9 +113,10 @@ def results_of(paths: Sequence) -> str:
 def take_over(paths: Sequence) -> Path:
     """Record `paths` (config files, run together) as the owner of the folder they name;
     return the folder."""
-    config = {"results": results_of(paths)}
-    claim(config, paths, None)
-    return Path(config["results"])
+    folder = Path(results_of(paths))
+    os.makedirs(folder, exist_ok=True)
+    io.save_text(folder / OWNER_FILE, owner(paths, None) + "\n")  # deliberately: over any
+    return folder
 
 
 def main(argv: Sequence[str] | None = None) -> None:
