@@ -6,6 +6,7 @@ folder over deliberately."""
 
 from __future__ import annotations
 
+import shutil
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -48,7 +49,7 @@ def test_a_copy_of_a_non_default_config_may_not_write_into_its_folder(workdir):
     assert "'results-tiny' belongs to the config config/tiny.yaml" in message
     assert "running config/tiny-copy.yaml there" in message
     record = workdir / "results-tiny" / results_folder.OWNER_FILE
-    assert record.read_text() == "config/tiny.yaml\n"  # not re-marked
+    assert results_folder.read_record(record.read_text())[0] == "config/tiny.yaml"  # kept
 
 
 def test_the_default_may_not_write_into_a_folder_a_copy_owns(workdir):
@@ -90,7 +91,7 @@ def test_of_two_runs_started_at_once_into_a_fresh_folder_the_first_wins(workdir)
     with pytest.raises(configcheck.ConfigError, match="belongs to the config config/a.yaml"):
         results_folder.claim(fresh, ["config/b.yaml"], DEFAULT)
     record = workdir / "results-shared" / results_folder.OWNER_FILE
-    assert record.read_text() == "config/a.yaml\n"
+    assert results_folder.read_record(record.read_text())[0] == "config/a.yaml"
     results_folder.claim(fresh, ["config/a.yaml"], DEFAULT)  # the owner again: fine
 
 
@@ -102,6 +103,39 @@ def test_a_record_being_written_refuses_the_other_run(workdir):
     record.write_text("")
     with pytest.raises(configcheck.ConfigError, match="being recorded"):
         results_folder.claim({"results": "results-shared"}, ["config/b.yaml"], DEFAULT)
+
+
+def test_two_projects_writing_into_one_absolute_folder_are_two_owners(tmp_path, monkeypatch):
+    """Two working directories, each with its own config/config.yaml, and the same absolute
+    `results:`: the second is refused, naming the first's working directory; a project
+    copied whole (its results folder inside it) is still its own owner."""
+    shared = tmp_path / "shared-results"
+    first, second = tmp_path / "first", tmp_path / "second"
+    for project in (first, second):
+        (project / "config").mkdir(parents=True)
+        (project / DEFAULT).write_text(f"results: {shared}\n")
+    monkeypatch.chdir(first)
+    results_folder.claim({"results": str(shared)}, [], DEFAULT)
+    results_folder.check({"results": str(shared)}, [], DEFAULT)  # the owner
+    monkeypatch.chdir(second)
+    message = refusal({"results": str(shared)}, [])
+    assert f"belongs to the config {DEFAULT} of the working directory {first.resolve()}" in message
+    # a copy of a whole project, results inside: the same owner
+    monkeypatch.chdir(first)
+    results_folder.claim({"results": "results"}, [], DEFAULT)
+    (first / "results" / "fig2.pdf").write_bytes(b"%PDF")
+    copy = tmp_path / "copy"
+    shutil.copytree(first, copy)
+    monkeypatch.chdir(copy)
+    results_folder.check({"results": "results"}, [], DEFAULT)
+
+
+def test_a_record_from_before_the_working_directory_was_kept_still_counts(workdir):
+    record = workdir / "results" / results_folder.OWNER_FILE
+    record.parent.mkdir()
+    record.write_text(f"{DEFAULT}\n")
+    results_folder.check({"results": "results"}, [], DEFAULT)
+    assert "belongs to the config " + DEFAULT in refusal({"results": "results"}, ["config/b.yaml"])
 
 
 def test_take_over_hands_the_folder_to_the_config_it_names(workdir, capsys):
@@ -175,5 +209,5 @@ def test_two_configs_started_at_once_into_a_fresh_folder_one_is_refused(tmp_path
     out = results[loser].stdout + results[loser].stderr
     assert f"belongs to the config config/{winner}.yaml" in out
     record = workdir / "results-shared" / results_folder.OWNER_FILE
-    assert record.read_text() == f"config/{winner}.yaml\n"
+    assert results_folder.read_record(record.read_text())[0] == f"config/{winner}.yaml"
     assert not (workdir / runs[loser]).exists()

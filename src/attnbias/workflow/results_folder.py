@@ -17,8 +17,11 @@ it names a folder of the run's own; `take-over` is for a deliberate handover (do
 A config is identified by its file's path (relative to the working directory), not its
 content: editing the owner in place and rerunning is an incremental rerun (only the jobs
 that read the changed values run again), while a copy at another path, however similar,
-is another config. `take_over` (the command `python -m attnbias.workflow.results_folder
-take-over CONFIGFILE...`) hands a folder to other config files deliberately.
+is another config. The record also keeps the working directory it was written from: two
+projects whose `config/config.yaml` write into the same folder (an absolute `results:`)
+are two owners; a project copied whole, its results folder inside it, is still one.
+`take_over` (the command `python -m attnbias.workflow.results_folder take-over
+CONFIGFILE...`) hands a folder to other config files deliberately.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from attnbias.workflow.configfiles import ConfigFileError, name, read_plain
 OWNER_FILE = ".attnbias-config"  # in the results folder: the config file(s) that wrote it
 COMMAND = "python -m attnbias.workflow.results_folder take-over"
 DEFAULT_RESULTS = "results"  # the schema's default of the key `results`
+WORKDIR_LINE = "# working directory: "  # the record's last line
 
 
 def owner(configfiles: Sequence, default_config) -> str:
@@ -44,6 +48,38 @@ def owner(configfiles: Sequence, default_config) -> str:
 
 def _listed(owner_text: str) -> str:
     return ", ".join(owner_text.splitlines())
+
+
+def _record_text(this: str) -> str:
+    return f"{this}\n{WORKDIR_LINE}{Path.cwd().resolve()}\n"
+
+
+def read_record(text: str) -> tuple[str, str | None]:
+    """(the config file(s), one per line; the working directory they were run from, None
+    in a record written before it was kept) of an owner record's text."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    workdirs = [line.removeprefix(WORKDIR_LINE) for line in lines if line.startswith(WORKDIR_LINE)]
+    configs = "\n".join(line for line in lines if not line.startswith(WORKDIR_LINE))
+    return configs, (workdirs[0] if workdirs else None)
+
+
+def _same_owner(text: str, this: str, folder: Path) -> bool:
+    """Whether the record `text` names this run: its config file(s), from this working
+    directory, or from another one where the results folder lies inside this one (a
+    project copied whole)."""
+    configs, workdir = read_record(text)
+    if configs != this:
+        return False
+    here = Path.cwd().resolve()
+    return workdir is None or Path(workdir) == here or folder.resolve().is_relative_to(here)
+
+
+def _described(text: str) -> str:
+    configs, workdir = read_record(text)
+    if not configs:
+        return "(being recorded)"  # the winner of a race has not written it yet
+    elsewhere = workdir is not None and Path(workdir) != Path.cwd().resolve()
+    return _listed(configs) + (f" of the working directory {workdir}" if elsewhere else "")
 
 
 def _holds_files(folder: Path) -> bool:
@@ -57,8 +93,8 @@ def check(config: dict, configfiles: Sequence, default_config) -> None:
     folder = Path(config["results"])
     record = folder / OWNER_FILE
     if record.is_file():
-        recorded = record.read_text().strip()
-        if recorded == this:
+        recorded = record.read_text()
+        if _same_owner(recorded, this, folder):
             return
         raise _taken(config, record, recorded, this)
     if _holds_files(folder):
@@ -79,7 +115,7 @@ def _own_folder(this: str) -> str:
 def _taken(config: dict, record: Path, recorded: str, this: str) -> ConfigError:
     return ConfigError(
         ("results",),
-        f"{config['results']!r} belongs to the config {_listed(recorded)} (recorded in "
+        f"{config['results']!r} belongs to the config {_described(recorded)} (recorded in "
         f"{record}); running {_listed(this)} there would overwrite its figures and "
         f"claims. {_own_folder(this)}",
     )
@@ -95,12 +131,12 @@ def claim(config: dict, configfiles: Sequence, default_config) -> None:
     try:
         descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     except FileExistsError:
-        recorded = path.read_text().strip()  # empty: the winner is still writing it
-        if recorded != this:
-            raise _taken(config, path, recorded or "(being recorded)", this) from None
+        recorded = path.read_text()  # empty: the winner is still writing it
+        if not _same_owner(recorded, this, path.parent):
+            raise _taken(config, path, recorded, this) from None
         return
     with os.fdopen(descriptor, "w") as handle:
-        handle.write(this + "\n")
+        handle.write(_record_text(this))
 
 
 def results_of(paths: Sequence) -> str:
@@ -115,7 +151,7 @@ def take_over(paths: Sequence) -> Path:
     return the folder."""
     folder = Path(results_of(paths))
     os.makedirs(folder, exist_ok=True)
-    io.save_text(folder / OWNER_FILE, owner(paths, None) + "\n")  # deliberately: over any
+    io.save_text(folder / OWNER_FILE, _record_text(owner(paths, None)))  # over any record
     return folder
 
 
