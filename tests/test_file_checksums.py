@@ -13,6 +13,9 @@ import os
 import re
 import subprocess
 import sys
+import threading
+import zipfile
+from io import BytesIO
 from pathlib import Path
 
 import numpy as np
@@ -360,3 +363,128 @@ def test_the_checksums_catch_edits_not_forgery_as_the_file_contract_says(tmp_pat
     promise = " ".join(contract.split())
     assert "catch accidental and careless changes" in promise
     assert "not forgery" in promise
+
+
+# ---- bounded reads (issue 52.4): a hostile file in place of a result is refused by path,
+# unopened where it is no regular file, before numpy allocates what an .npz header claims
+
+
+def _write_npz(path):
+    io.save_npz(path, _dataset(), io.identity("data", "fig2", CONFIG))
+
+
+# what a reader names in its error: the npz codec (seeded and not), Parquet, JSON, and the
+# provenance's input checksums
+READERS = {
+    "data": (_write_data, io.load_data),
+    "npz": (_write_npz, io.load_npz),
+    "parquet": (_save_run_table, io.read_table),
+    "json": (lambda p: io.save_json(p, {"fixture": False}), io.load_json),
+    "inputs checksums": (_write_data, lambda p: provenance.files_sha256([p])),
+}
+SUFFIX = {"data": ".npz", "npz": ".npz", "parquet": ".parquet", "json": ".json"}
+
+
+def _refused(read, path, kind: str) -> None:
+    with pytest.raises(io.FileContractError) as err:
+        read(path)
+    message = str(err.value)
+    assert f"{path} cannot be read" in message
+    assert f"{kind}, not a regular file: not opened" in message
+    assert f"snakemake --forcerun {path}" in message
+
+
+@pytest.mark.parametrize("reader", list(READERS))
+def test_a_link_to_a_device_is_refused_unopened(reader, tmp_path):
+    """/dev/null stands for /dev/zero, which the old reader read until memory ran out."""
+    path = tmp_path / f"fig2{SUFFIX.get(reader, '.npz')}"
+    path.symlink_to("/dev/null")
+    _refused(READERS[reader][1], path, "a character device")
+
+
+@pytest.mark.parametrize("reader", list(READERS))
+def test_a_directory_is_refused_and_the_error_says_to_remove_it(reader, tmp_path):
+    path = tmp_path / f"fig2{SUFFIX.get(reader, '.npz')}"
+    path.mkdir()
+    _refused(READERS[reader][1], path, "a directory")
+    with pytest.raises(io.FileContractError, match="remove it first"):
+        READERS[reader][1](path)
+
+
+@pytest.mark.parametrize("reader", list(READERS))
+def test_a_fifo_is_refused_unopened(reader, tmp_path):
+    """The old reader opened the FIFO and waited for a writer. Here a writer thread feeds
+    it whatever opens it, so a reader that opens it returns (and fails the test) instead of
+    blocking; the reader under test must never have opened it."""
+    path = tmp_path / f"fig2{SUFFIX.get(reader, '.npz')}"
+    os.mkfifo(path)
+    done, opened = threading.Event(), []
+
+    def feed():
+        while not done.is_set():
+            with open(path, "wb") as fh:  # waits for a reader
+                opened.append(True)
+                try:
+                    fh.write(b"not a result\n")
+                except BrokenPipeError:
+                    pass
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    try:
+        _refused(READERS[reader][1], path, "a FIFO")
+        assert not opened
+    finally:
+        done.set()
+        while writer.is_alive():  # release the writer waiting in open()
+            release = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+            writer.join(0.05)
+            os.close(release)
+
+
+def _claiming(path, member: str, shape: tuple) -> None:
+    """Rewrite `member`'s .npy header in the .npz `path` to claim `shape`, its data and
+    every other member kept (the member then holds far fewer bytes than it claims)."""
+    with zipfile.ZipFile(path) as archive:
+        members = {info.filename: archive.read(info) for info in archive.infolist()}
+    raw = members[member]
+    with BytesIO(raw) as stream:
+        np.lib.format.read_magic(stream)
+        _, fortran, dtype = np.lib.format.read_array_header_1_0(stream)
+        data = raw[stream.tell() :]
+    with BytesIO() as header:
+        descr = np.lib.format.dtype_to_descr(dtype)
+        header_fields = {"descr": descr, "fortran_order": fortran, "shape": shape}
+        np.lib.format.write_array_header_1_0(header, header_fields)
+        members[member] = header.getvalue() + data
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, content in members.items():
+            archive.writestr(name, content)
+
+
+@pytest.mark.parametrize(
+    ("reader", "member"), [("data", "seed1/X.npy"), ("npz", "X.npy")], ids=["data", "npz"]
+)
+def test_an_npz_header_claiming_more_than_its_member_holds_is_refused(reader, member, tmp_path):
+    """A header claiming 10**12 float64s (8 TB) over a few hundred bytes of data: the old
+    reader had numpy allocate them (a bare _ArrayMemoryError); this one refuses it by path."""
+    write, read = READERS[reader]
+    path = tmp_path / "fig2.npz"
+    write(path)
+    _claiming(path, member, (10**12,))
+    with pytest.raises(io.FileContractError) as err:
+        read(path)
+    message = str(err.value)
+    key = member.removesuffix(".npy")
+    assert (
+        f"{path} cannot be read as a .npz file (its entry {key!r} claims 8000000000000" in message
+    )
+    assert f"snakemake --forcerun {path}" in message
+
+
+def test_an_npz_header_rewritten_to_its_own_shape_still_reads(tmp_path):
+    """The negative control of the test above: the same rewrite, claiming what is there."""
+    path = tmp_path / "fig2.npz"
+    _write_data(path)
+    _claiming(path, "seed1/X.npy", (4, 3, 5))
+    assert io.load_data(path)[1]["X"].shape == (4, 3, 5)

@@ -76,6 +76,7 @@ from attnbias.workflow.store import (  # noqa: F401
     config_sha256,
     edited,
     identity,
+    open_regular,
     rebuild_hint,
     unchecked,
     unreadable,
@@ -103,8 +104,9 @@ def load_json(path) -> dict:
     """A record save_json wrote, checked against its sha256: an edited, unreadable or
     unchecked file raises FileContractError naming it."""
     try:
-        record = json.loads(Path(path).read_text())
-    except FileNotFoundError:
+        with open_regular(path) as fh:  # a FIFO or device refused unopened
+            record = json.loads(fh.read())
+    except (FileNotFoundError, FileContractError):
         raise
     except (OSError, ValueError) as err:
         raise unreadable(path, err) from None

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
+import os
 import zipfile
 from collections.abc import Callable
-from pathlib import Path
 
 import numpy as np
 
@@ -18,6 +19,7 @@ from attnbias.workflow.store import (
     check_identity,
     check_seed_identities,
     edited,
+    open_regular,
     rebuild_hint,
     unchecked,
     unreadable,
@@ -98,15 +100,54 @@ def _check_npz_checksums(
 def _load_entries(path, keep: Callable[[str], object]) -> dict[str, np.ndarray]:
     """The entries of an .npz file whose names `keep` accepts (the others are not read),
     never unpickling anything; an unreadable file raises FileContractError naming it."""
-    if Path(path).exists() and not zipfile.is_zipfile(path):  # np.load would try unpickling
-        raise unreadable(path, "not a zip archive, which every .npz file is, or truncated")
     try:
-        with np.load(path, allow_pickle=False) as f:
-            return {key: f[key] for key in f.files if keep(key)}
-    except FileNotFoundError:
+        with open_regular(path) as fh:
+            if not zipfile.is_zipfile(fh):  # np.load would try unpickling
+                raise unreadable(path, "not a zip archive, which every .npz file is, or truncated")
+            _check_member_sizes(path, fh, keep)
+            fh.seek(0)
+            with np.load(fh, allow_pickle=False) as f:
+                return {key: f[key] for key in f.files if keep(key)}
+    except (FileNotFoundError, FileContractError):
         raise
     except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile, AttributeError) as err:
         raise unreadable(path, err) from None
+
+
+# the .npy header readers by format version; 3.0 differs from 2.0 only in its header's
+# encoding (utf-8 field names), which leaves the shape and item size as 2.0 reads them
+_HEADERS = {
+    (1, 0): np.lib.format.read_array_header_1_0,
+    (2, 0): np.lib.format.read_array_header_2_0,
+    (3, 0): np.lib.format.read_array_header_2_0,
+}
+
+
+def _check_member_sizes(path, fh, keep: Callable[[str], object]) -> None:
+    """Refuse a kept member whose .npy header claims more bytes than the member holds, or a
+    stored member claiming more than the file holds: numpy allocates what a header claims
+    before reading any of it (a header claiming 10**12 floats ends in MemoryError)."""
+    size = os.fstat(fh.fileno()).st_size
+    with zipfile.ZipFile(fh) as archive:
+        for info in archive.infolist():
+            key = info.filename.removesuffix(".npy")
+            if not (info.filename.endswith(".npy") and keep(key)):
+                continue
+            if info.compress_type == zipfile.ZIP_STORED and info.file_size > size:
+                raise unreadable(path, f"its entry {key!r} claims more bytes than the file holds")
+            with archive.open(info) as member:
+                version = np.lib.format.read_magic(member)
+                if version not in _HEADERS:
+                    raise unreadable(path, f"its entry {key!r} has .npy format {version}")
+                shape, _, dtype = _HEADERS[version](member)
+                held = info.file_size - member.tell()
+            if dtype.hasobject:  # refused unread by np.load's allow_pickle=False
+                continue
+            claimed = math.prod(shape) * dtype.itemsize
+            if claimed > held:
+                raise unreadable(
+                    path, f"its entry {key!r} claims {claimed} bytes of data but holds {held}"
+                )
 
 
 def _read_npz(path, only: tuple[str, ...] | None = None) -> dict[str, np.ndarray]:

@@ -16,6 +16,7 @@ from attnbias.workflow.store import (
     check_identity,
     check_seed_identities,
     edited,
+    open_regular,
     rebuild_hint,
     unchecked,
     unreadable,
@@ -238,8 +239,9 @@ def read_table(path, expect: dict | list[dict] | None = None) -> pa.Table:
     import pyarrow.parquet as pq
 
     try:
-        table = pq.read_table(path)
-    except FileNotFoundError:
+        with open_regular(path) as fh:  # a FIFO or device refused unopened
+            table = pq.read_table(fh)
+    except (FileNotFoundError, FileContractError):
         raise
     except (OSError, ValueError, pa.ArrowException) as err:
         raise unreadable(path, err) from None

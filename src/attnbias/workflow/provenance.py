@@ -194,7 +194,7 @@ def files_sha256(paths: Iterable) -> dict[str, str]:
     """{path: sha256 of the file's bytes}, sorted by path."""
     out = {}
     for path in sorted(set(map(str, paths))):
-        with open(path, "rb") as fh:
+        with io.open_regular(path) as fh:  # a FIFO or device refused unopened
             out[path] = hashlib.file_digest(fh, "sha256").hexdigest()
     return out
 
