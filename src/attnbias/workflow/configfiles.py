@@ -16,12 +16,12 @@ the last, silently) with its lines.
 
 from __future__ import annotations
 
-import os
-import stat
 from collections.abc import Sequence
 from pathlib import Path
 
 import yaml
+
+from attnbias.workflow.file_kind import open_regular
 
 YTE_KEY = "__use_yte__"  # the top-level key that makes a YAML file a YTE template
 # The most bytes a config file may hold: the default config holds 36 KiB; a larger file is
@@ -89,29 +89,11 @@ def refuse_templates(paths: Sequence) -> None:
         read_plain(path)
 
 
-_KINDS = {
-    stat.S_ISDIR: "a directory",
-    stat.S_ISFIFO: "a FIFO",
-    stat.S_ISCHR: "a character device",
-    stat.S_ISBLK: "a block device",
-    stat.S_ISSOCK: "a socket",
-}
-
-
-def _refuse_unless_regular(mode: int) -> None:
-    if not stat.S_ISREG(mode):
-        kind = next((kind for test, kind in _KINDS.items() if test(mode)), "a special file")
-        raise _Refused(f"{kind}, not a regular file: not read")
-
-
 def _read_bounded(path) -> str:
     """The text of the regular file that `path` resolves to, of at most MAX_BYTES. Its kind
     is checked before opening (opening a FIFO waits for a writer), and again on what was
     opened (the path may have changed in between); the read stops past the limit."""
-    resolved = Path(path).resolve()
-    _refuse_unless_regular(os.stat(resolved).st_mode)
-    with open(os.open(resolved, os.O_RDONLY | os.O_NONBLOCK), "rb") as f:
-        _refuse_unless_regular(os.fstat(f.fileno()).st_mode)
+    with open_regular(path, lambda kind: _Refused(f"{kind}, not a regular file: not read")) as f:
         raw = f.read(MAX_BYTES + 1)
     if len(raw) > MAX_BYTES:
         raise _Refused(f"holds more than {MAX_BYTES} bytes (MAX_BYTES): no config is, not read")

@@ -7,11 +7,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import stat
 import tempfile
 from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
+
+from attnbias.workflow import file_kind
 
 
 class FileContractError(ValueError):
@@ -144,33 +145,13 @@ def unchecked(path) -> FileContractError:
     )
 
 
-_KINDS = {
-    stat.S_ISDIR: "a directory",
-    stat.S_ISFIFO: "a FIFO",
-    stat.S_ISCHR: "a character device",
-    stat.S_ISBLK: "a block device",
-    stat.S_ISSOCK: "a socket",
-}
-
-
-def _check_regular(path, mode: int) -> None:
-    if not stat.S_ISREG(mode):
-        kind = next((kind for test, kind in _KINDS.items() if test(mode)), "a special file")
-        first = ", remove it first" if stat.S_ISDIR(mode) else ""  # a rename cannot replace it
-        raise unreadable(path, f"{kind}, not a regular file: not opened{first}")
-
-
 def open_regular(path):
     """`path` opened for reading in binary, if it resolves to a regular file; anything else
     (a FIFO, device, directory or socket, or a link to one) raises FileContractError naming
-    it, unopened: opening a FIFO waits for a writer, and /dev/zero never ends. The kind is
-    checked again on what was opened, in case the path changed in between."""
-    resolved = Path(path).resolve()
-    _check_regular(path, os.stat(resolved).st_mode)
-    fh = open(os.open(resolved, os.O_RDONLY | os.O_NONBLOCK), "rb")
-    try:
-        _check_regular(path, os.fstat(fh.fileno()).st_mode)
-    except FileContractError:
-        fh.close()
-        raise
-    return fh
+    it, unopened: opening a FIFO waits for a writer, and /dev/zero never ends (file_kind)."""
+
+    def refuse(kind: str) -> FileContractError:
+        first = ", remove it first" if kind == "a directory" else ""  # a rename cannot replace it
+        return unreadable(path, f"{kind}, not a regular file: not opened{first}")
+
+    return file_kind.open_regular(path, refuse)
