@@ -138,6 +138,21 @@ def test_a_record_from_before_the_working_directory_was_kept_still_counts(workdi
     assert "belongs to the config " + DEFAULT in refusal({"results": "results"}, ["config/b.yaml"])
 
 
+def test_an_owner_record_that_is_not_text_is_refused_by_name(workdir):
+    record = workdir / "results" / results_folder.OWNER_FILE
+    record.parent.mkdir()
+    record.write_bytes(b"config/\xff\xfe.yaml\n")
+    message = refusal({"results": "results"}, [])
+    assert f"owner record {record.relative_to(workdir)} that is not UTF-8 text" in message
+
+
+@pytest.mark.parametrize("value", ["5", "[a, b]"])
+def test_take_over_refuses_a_results_key_that_is_not_a_path(workdir, value):
+    (workdir / "config/odd.yaml").write_text(f"results: {value}\n")
+    with pytest.raises(configfiles.ConfigFileError, match="config/odd.yaml: config key results"):
+        results_folder.take_over(["config/odd.yaml"])
+
+
 def test_take_over_hands_the_folder_to_the_config_it_names(workdir, capsys):
     (workdir / "config/mine.yaml").write_text("results: results-tiny\n")
     results_folder.claim({"results": "results-tiny"}, ["config/tiny.yaml"], DEFAULT)

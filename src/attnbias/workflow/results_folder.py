@@ -63,6 +63,20 @@ def read_record(text: str) -> tuple[str, str | None]:
     return configs, (workdirs[0] if workdirs else None)
 
 
+def _read_record_file(config: dict, record: Path) -> str:
+    """The owner record's text; a record that is not text (not UTF-8: edited, or another
+    program's) refuses the run, naming it: whose results the folder holds is unknown."""
+    try:
+        return record.read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(
+            ("results",),
+            f"{config['results']!r} has an owner record {record} that is not UTF-8 text, so "
+            "whose results the folder holds is unknown: give this run a folder of its own, or "
+            f"remove the record if the results are yours ({COMMAND} records them anew)",
+        ) from None
+
+
 def _same_owner(text: str, this: str, folder: Path) -> bool:
     """Whether the record `text` names this run: its config file(s), from this working
     directory, or from another one where the results folder lies inside this one (a
@@ -93,7 +107,7 @@ def check(config: dict, configfiles: Sequence, default_config) -> None:
     folder = Path(config["results"])
     record = folder / OWNER_FILE
     if record.is_file():
-        recorded = record.read_text()
+        recorded = _read_record_file(config, record)
         if _same_owner(recorded, this, folder):
             return
         raise _taken(config, record, recorded, this)
@@ -131,7 +145,7 @@ def claim(config: dict, configfiles: Sequence, default_config) -> None:
     try:
         descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     except FileExistsError:
-        recorded = path.read_text()  # empty: the winner is still writing it
+        recorded = _read_record_file(config, path)  # empty: the winner is still writing it
         if not _same_owner(recorded, this, path.parent):
             raise _taken(config, path, recorded, this) from None
         return
@@ -142,8 +156,14 @@ def claim(config: dict, configfiles: Sequence, default_config) -> None:
 def results_of(paths: Sequence) -> str:
     """The `results` folder that config files given together name (the last one that sets
     it, as Snakemake merges them), read as plain YAML (a YTE template is refused)."""
-    folders = [read_plain(p).get("results") for p in paths]
-    return next((f for f in reversed(folders) if f is not None), DEFAULT_RESULTS)
+    folders = [(p, read_plain(p).get("results")) for p in paths]
+    for path, folder in folders:
+        if folder is not None and not isinstance(folder, str):
+            raise ConfigFileError(
+                f"config file {name(path)}: config key results must be a folder's path, got "
+                f"{folder!r}"
+            )
+    return next((f for _, f in reversed(folders) if f is not None), DEFAULT_RESULTS)
 
 
 def take_over(paths: Sequence) -> Path:
