@@ -26,13 +26,21 @@ def irregular(mode: int) -> str | None:
     return next((kind for test, kind in _KINDS.items() if test(mode)), "a special file")
 
 
-def open_regular(path, refuse: Callable[[str], Exception]):
-    """`path` opened for binary reading where it resolves to a regular file; elsewhere
-    `refuse(kind)` is raised ("a FIFO", ...), the file unopened or closed again."""
+def check_regular(path, refuse: Callable[[str], Exception]) -> Path:
+    """The resolved `path`, where it is a regular file; else `refuse(kind)` is raised, the
+    file unopened. For readers that must open the path themselves (pyarrow: read through a
+    Python file object, its reader threads may abort the interpreter at exit)."""
     resolved = Path(path).resolve()
     kind = irregular(os.stat(resolved).st_mode)
     if kind:
         raise refuse(kind)
+    return resolved
+
+
+def open_regular(path, refuse: Callable[[str], Exception]):
+    """`path` opened for binary reading where it resolves to a regular file; elsewhere
+    `refuse(kind)` is raised ("a FIFO", ...), the file unopened or closed again."""
+    resolved = check_regular(path, refuse)
     handle = open(os.open(resolved, os.O_RDONLY | os.O_NONBLOCK), "rb")
     kind = irregular(os.fstat(handle.fileno()).st_mode)
     if kind:

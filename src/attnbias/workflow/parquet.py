@@ -14,9 +14,9 @@ from attnbias.workflow.store import (
     FileContractError,
     canonical_json,
     check_identity,
+    check_regular,
     check_seed_identities,
     edited,
-    open_regular,
     rebuild_hint,
     unchecked,
     unreadable,
@@ -239,8 +239,9 @@ def read_table(path, expect: dict | list[dict] | None = None) -> pa.Table:
     import pyarrow.parquet as pq
 
     try:
-        with open_regular(path) as fh:  # a FIFO or device refused unopened
-            table = pq.read_table(fh)
+        # a FIFO or device refused unopened; pyarrow opens the path itself (read through a
+        # Python file object, its threads could abort the interpreter at exit)
+        table = pq.read_table(check_regular(path))
     except (FileNotFoundError, FileContractError):
         raise
     except (OSError, ValueError, pa.ArrowException) as err:

@@ -145,13 +145,21 @@ def unchecked(path) -> FileContractError:
     )
 
 
-def open_regular(path):
-    """`path` opened for reading in binary, if it resolves to a regular file; anything else
-    (a FIFO, device, directory or socket, or a link to one) raises FileContractError naming
-    it, unopened: opening a FIFO waits for a writer, and /dev/zero never ends (file_kind)."""
-
+def _refusal(path):
     def refuse(kind: str) -> FileContractError:
         first = ", remove it first" if kind == "a directory" else ""  # a rename cannot replace it
         return unreadable(path, f"{kind}, not a regular file: not opened{first}")
 
-    return file_kind.open_regular(path, refuse)
+    return refuse
+
+
+def open_regular(path):
+    """`path` opened for reading in binary, if it resolves to a regular file; anything else
+    (a FIFO, device, directory or socket, or a link to one) raises FileContractError naming
+    it, unopened: opening a FIFO waits for a writer, and /dev/zero never ends (file_kind)."""
+    return file_kind.open_regular(path, _refusal(path))
+
+
+def check_regular(path) -> Path:
+    """open_regular's check alone, for a reader that opens the resolved path itself."""
+    return file_kind.check_regular(path, _refusal(path))
