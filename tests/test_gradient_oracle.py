@@ -46,7 +46,7 @@ def saturated(gap: float, seed: int = 0, n: int = 3, T: int = 4, d: int = 5) -> 
     opt = np.argmax(gamma, axis=1)
     top = (opt + 1 + rng.integers(0, T - 1, size=n)) % T  # never opt
     logits = -rng.uniform(0.0, 3.0, size=(n, T))
-    logits[np.arange(n), top] = gap + logits.max(axis=1) * 0  # gap over the best of the rest
+    # `gap` over the best of the rest
     logits[np.arange(n), top] = gap + np.max(np.where(np.eye(T)[top] > 0, -np.inf, logits), 1)
     # x_it^T W x_i1 = <vec W, x_it (x) x_i1>: the least-norm W with these logits
     rows = np.einsum("ntj,nk->ntjk", X, X[:, 0]).reshape(n * T, d * d)

@@ -92,12 +92,9 @@ def _own_norm_first(rows: Rows, opt: str, norm: str, norms: list[str]) -> None:
     probed = np.isfinite(faces)
     doubt = "optimum is not unique" if probed.all() else "uniqueness was not probed"
     if not unique:
-        detail += (
-            f"; judged by the margin ratios: the {norm}-norm SVM's optimum is not unique "
-            f"(an optimal solution has cosine {spread(faces[probed])} with the solver's)"
-            if probed.all()
-            else f"; judged by the margin ratios: whether the {norm}-norm SVM's optimum is "
-            "unique was not probed"
+        cosine = f" (an optimal solution has cosine {spread(faces)} with the solver's)"
+        detail += f"; judged by the margin ratios: the {norm}-norm SVM's {doubt}" + (
+            cosine if probed.all() else ""
         )
     quantity = (
         f"alignment with W*_{norm} minus the largest alignment with another norm's W* "
@@ -325,8 +322,6 @@ BEYOND: tuple[Statement, ...] = (
         "K, Q under conditions on the data and the start; for gradient descent on K, Q with "
         "a finite step, as here, nothing is proved",
     ),
-)
-BEYOND += (
     Statement(
         key="geo-opt-tokens",
         result="Beyond the paper: a trained decoder keeps Def. 1's optimal tokens",

@@ -27,6 +27,7 @@ parameters (W: (B, d, d), one run per seed); each measure comes back as (B,) val
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -81,6 +82,21 @@ def optimal_tokens(data: dict, u: np.ndarray) -> np.ndarray:
     return np.where(tied, data["opt"], best)
 
 
+@dataclass(frozen=True)
+class TokenSetSVMs:
+    """One token set's SVM solution per norm, its face cosine and its optimal value
+    ||W*_N||_N (formed once per set, not at every logged iteration)."""
+
+    stars: dict[str, np.ndarray]
+    faces: dict[str, float]
+    optima: dict[str, float]
+
+    @classmethod
+    def of(cls, stars: dict, faces: dict) -> TokenSetSVMs:
+        optima = {norm: norm_value(W, parse_norm(norm)) for norm, W in stars.items()}
+        return cls(stars, faces, optima)
+
+
 class OptimalTokens:
     """Each run's SVM solutions for the tokens optimal under its current decoder, with
     their face cosines: the stored ones for the data's tokens, the others solved on first
@@ -90,12 +106,12 @@ class OptimalTokens:
     def __init__(self, datasets, solutions, faces, norms: list[str], probe: list[str]):
         self.datasets, self.norms, self.probe = datasets, norms, probe
         self.solved = [
-            {tuple(data["opt"]): (sol, face)}
+            {tuple(data["opt"]): TokenSetSVMs.of(sol, face)}
             for data, sol, face in zip(datasets, solutions, faces, strict=True)
         ]
 
-    def solutions(self, run: int, opt: np.ndarray) -> tuple[dict, dict]:
-        """({norm: W*}, {norm: face cosine}) of run `run` with the optimal tokens `opt`."""
+    def solutions(self, run: int, opt: np.ndarray) -> TokenSetSVMs:
+        """The SVMs of run `run` with the optimal tokens `opt`."""
         key = tuple(int(t) for t in opt)
         if key not in self.solved[run]:
             data = dict(self.datasets[run], opt=np.asarray(opt))
@@ -105,7 +121,7 @@ class OptimalTokens:
             free = [n for n in self.norms if not needs_probe(n)]  # unique: nothing to solve
             faces.update(face_cosines(data, found, [*free, *self.probe]))
             stars = {norm: found[f"W_{norm}"].solution for norm in self.norms}
-            self.solved[run][key] = (stars, faces)
+            self.solved[run][key] = TokenSetSVMs.of(stars, faces)
         return self.solved[run][key]
 
 
@@ -150,9 +166,9 @@ def extra_metrics(
             opts = [data["opt"] for data in datasets]
         current = [tokens.solutions(b, opt) for b, opt in enumerate(opts)]
         for norm in norms:
-            stars = np.stack([sol[norm] for sol, _ in current])
-            out[metric_name("face_cos", norm)] = np.array([face[norm] for _, face in current])
-            optima = np.array([norm_value(W_star, parse_norm(norm)) for W_star in stars])
+            stars = np.stack([svms.stars[norm] for svms in current])
+            out[metric_name("face_cos", norm)] = np.array([svms.faces[norm] for svms in current])
+            optima = np.array([svms.optima[norm] for svms in current])
             margin = normalized_margins(W, datasets, norm, opts)
             out[metric_name("align", norm)] = alignment(W, stars)
             out[metric_name("margin", norm)] = margin
