@@ -176,6 +176,41 @@ def test_without_a_robustness_table_the_claims_say_why(tiny_fig2):
     assert "| claim | where | value | verdict |" in markdown and "| robustness |" not in markdown
 
 
+def test_every_counted_row_names_the_constants_that_may_decide_it(tiny_fig2, momentum_cap_points):
+    """Built or not, a row names every number in the settings of each optimizer it reads,
+    and the horizon where a claims_robustness constant sets it for its kind of test; the
+    Markdown shows them where the robustness column is not measured."""
+    described = {
+        "mom_cap": _described(),
+        "horizon": {**_described(), "label": "t_last", "ours": 300, "kinds": ["race"],
+                    "set": {"fig2": ["train.iterations"]}},
+        "other": {**_described(), "label": "elsewhere", "set": {"fig3": ["train.iterations"]}},
+    }  # fmt: skip
+    claims = robustness_points.measure(SETTINGS, tiny_fig2)
+    absent = robustness.annotate(claims, None, "build it")
+    table = robustness.named(absent, described, SETTINGS).set_index("key")
+    assert table.loc[MOMENTUM_RACE, "constants"].split("; ") == [
+        "NGD's lr = 0.1", "NGD-mom's lr = 0.1", "NGD-mom's max_step = 1e150",
+        "NGD-mom's momentum = 0.9", "t_last = 300",
+    ]  # fmt: skip
+    counted = table[table["category"].isin(robustness.COUNTED)]
+    races = counted["kind"] == "race"
+    assert races.any() and counted.loc[races, "constants"].str.endswith("t_last = 300").all()
+    others = counted.loc[~races, "constants"]
+    assert len(others) and not others.str.contains("t_last|elsewhere").any()
+    gd_rows = counted[counted.index.str.contains(" gd ")]
+    assert len(gd_rows) and gd_rows["constants"].str.contains("GD's lr = 1").all()
+    assert (table.loc[~table["category"].isin(robustness.COUNTED), "constants"] == "").all()
+    markdown = to_markdown(table.reset_index())
+    assert "| claim | where | value | constants | verdict |" in markdown
+    assert "NGD-mom's momentum = 0.9; t_last = 300 |" in markdown
+    # measured robustness cells: the ranges beside the constants
+    found = robustness.compare(constant((1e-3, 1e150)), momentum_cap_points)
+    measured = robustness.annotate(claims, found)
+    both = "| claim | where | value | constants | robustness | verdict |"
+    assert both in to_markdown(robustness.named(measured, described, SETTINGS))
+
+
 def test_range_texts_name_every_value_where_the_outcome_differs():
     c = robustness.Constant("eta", "eta", 1.0, (0.1, 0.3, 1.0, 3.0), (0.1, 1.0))
     outcomes = {0.1: "does not hold", 0.3: "holds", 1.0: "holds", 3.0: "undecided"}
@@ -201,11 +236,11 @@ def default_config() -> dict:
 def test_a_constant_reads_the_experiments_sharing_its_runs():
     config = default_config()
     found = RobustnessConfig(WorkflowConfig(config))
-    assert found.experiments("ps_cap") == ["fig2", "fig2_uncapped"]  # NGD's runs are shared
+    assert found.experiments("cap") == ["fig2", "fig2_uncapped"]  # NGD's runs are shared
     assert found.experiments("eq10_eta") == ["fig3", "fig3_cond1"]
-    assert found.ours("ps_cap") == 1e10 and found.ours("horizon") == 10000
-    assert found.point("ngd_cap")["paths"] == {
-        "fig2": ["optimizers.ngd.max_step", "optimizers.ngd-mom.max_step"]
+    assert found.ours("cap") == 1e150 and found.ours("horizon") == 10000
+    assert found.point("cap")["paths"] == {
+        "fig2": ["optimizers.ngd.max_step", "optimizers.ngd-mom.max_step", "optimizers.ps.eta_max"]
     }
     assert not found.default_build and found.targets("x.md") == []
     assert "build results/claims_robustness.md" in found.claims_table("/nowhere.parquet")["absent"]
@@ -232,38 +267,38 @@ def test_the_default_constants_pass():
     [
         (
             lambda c: c["set"].update(fig2_unequal_scores="optimizers.ps.eta_max"),
-            "claims_robustness.constants.ps_cap.set.fig2_unequal_scores",
+            "claims_robustness.constants.cap.set.fig2_unequal_scores",
             "no experiment whose claims the default build measures",
         ),
         (
             lambda c: c.update(set={"fig2": "optimizers.ps.max_step"}),
-            "claims_robustness.constants.ps_cap.set.fig2",
+            "claims_robustness.constants.cap.set.fig2",
             "base experiment has no key 'max_step'",
         ),
         (
             lambda c: c.update(values=[1.0e5, 1.0e20]),
-            "claims_robustness.constants.ps_cap.values",
-            "must hold ours, the config's value 10000000000.0",
+            "claims_robustness.constants.cap.values",
+            "must hold ours, the config's value 1e+150",
         ),
         (
-            lambda c: c.update(plausible=[1.0e12, 1.0e150]),
-            "claims_robustness.constants.ps_cap.plausible",
+            lambda c: c.update(plausible=[1.0e10, 1.0e100]),
+            "claims_robustness.constants.cap.plausible",
             "holding ours",
         ),
         (
             lambda c: c["set"].update(fig2_uncapped="optimizers.ps.eta_max"),
-            "claims_robustness.constants.ps_cap.set",
+            "claims_robustness.constants.cap.set",
             "a constant is one value",
         ),
         (
             lambda c: c.update(kinds=["consistency"]),
-            "claims_robustness.constants.ps_cap.kinds[0]",
+            "claims_robustness.constants.cap.kinds[0]",
             "no kind of counted test",
         ),
         (
-            lambda c: c.update(values=[-1.0, 1.0e10]),
-            "claims_robustness.constants.ps_cap.set.fig2",
-            "value (-1.0,)",
+            lambda c: c.update(values=[-1.0, 1.0e150]),
+            "claims_robustness.constants.cap.set.fig2",
+            "value (-1.0, -1.0, -1.0)",
         ),
     ],
     ids=[
@@ -278,9 +313,9 @@ def test_the_default_constants_pass():
 )
 def test_a_bad_constant_is_refused_naming_its_key(change, key, words):
     config = yaml.safe_load((REPO / "config/config.yaml").read_text())
-    entry = copy.deepcopy(config["claims_robustness"]["constants"]["ps_cap"])
+    entry = copy.deepcopy(config["claims_robustness"]["constants"]["cap"])
     change(entry)
-    config["claims_robustness"]["constants"]["ps_cap"] = entry
+    config["claims_robustness"]["constants"]["cap"] = entry
     with pytest.raises(configcheck.ConfigError) as err:
         checked(config)
     assert err.value.key == key

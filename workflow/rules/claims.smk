@@ -102,6 +102,8 @@ rule claims:
         geometry=JOB.geometry.claims_built(results("{experiment}/metrics.parquet")),
         # the robustness table (claims_robustness), or why there is none
         robustness=JOB.robustness.claims_table(rules.claims_robustness.output.table),
+        # the constants of ours each row names, built or not (claims.robustness.named)
+        constants=JOB.robustness.described(),
         identities=WF.claims_identities(
             rules.aggregate.output[0],
             rules.svm.output[0],

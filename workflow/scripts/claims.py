@@ -53,6 +53,7 @@ if "table" in found:
             raise
         absent = f"the table found is not of this config ({err})"
 table = robustness.annotate(table, robust, absent)
+table = robustness.named(table, snakemake.params.constants, experiments | geometry)
 # as the figures' footnotes say it: where the runs trained, from the aggregates' records
 aggregates = [claims_inputs.named(i, name)("metrics") for name in experiments]
 records = [record for table_path in aggregates for record in io.run_records(table_path)]

@@ -180,6 +180,39 @@ def annotate(
     return table
 
 
+def named(table: pd.DataFrame, described: dict, experiments: dict) -> pd.DataFrame:
+    """The claims `table` with the column `constants`: for each counted row, the constants
+    of ours its verdict may depend on, from the config alone, "name = ours" each ("" where
+    none), so that every row names them whether or not the robustness table (which measures
+    them) is built: every number in the settings of an optimizer the row reads (named in its
+    key; `experiments`: the claims settings) and each constant of the config's
+    claims_robustness (`described`: RobustnessConfig.described) set in the training settings
+    of the row's experiment, on the row's kind of test (t_last)."""
+    table = table.copy()
+
+    def constants(row) -> str:
+        if row.category not in COUNTED:
+            return ""
+        experiment, *words = row.key.split()
+        settings = experiments.get(experiment, {})
+        found = [
+            f"{settings['labels'][o]}'s {k} = {number(float(v))}"
+            for o, s in settings.get("optimizers", {}).items()
+            if o in words
+            for k, v in s.items()
+            if isinstance(v, int | float) and not isinstance(v, bool)
+        ]
+        for entry in described.values():
+            paths = entry["set"].get(experiment, [])
+            kinds = entry.get("kinds")
+            if any(p.startswith("train.") for p in paths) and (not kinds or row.kind in kinds):
+                found.append(f"{entry['label']} = {number(float(entry['ours']))}")
+        return "; ".join(found)
+
+    table["constants"] = [constants(r) for r in table.itertuples()]
+    return table
+
+
 def cells(table: pd.DataFrame) -> pd.Series:
     """A claims table's robustness cells as text: "" where blank (as read back from
     claims.csv, a blank cell is NaN), and for every row of a table without the column."""

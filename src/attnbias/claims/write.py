@@ -21,12 +21,16 @@ HOW_TO_READ = (
     "Computed from the aggregate tables of this build: every checkable statement of the "
     "paper is an entry of a registry (listed at the end), measured on each run its layout "
     "allows, grouped by the paper's result. value: what was measured, in words, over the "
-    "seeds; every seed must pass. Which runs a statement reads is decided by their "
-    "algorithm (the optimizer's rule and settings), never by their config names; a run "
-    "bit-identical to another's gives its rows once. A statement made for other algorithms "
-    "or data (Sec. 3: NGD and PS uncapped; Sec. 4: Eq. 10 with its step factors; a remark "
-    "about a figure: that figure's settings; Sec. 3.3's races: its two-token example) reads "
-    "'comparison' and is not counted. The hypotheses are those of the section's proofs "
+    "seeds; every seed must pass. constants: the constants of ours (the paper's were lost) "
+    "that the verdict may depend on: every number in the settings of the optimizers the row "
+    "reads, and the horizon for a race; robustness: over which values of each the verdict "
+    "stays the same, where results/claims_robustness.md is built. Which runs a statement "
+    "reads is decided by their algorithm (the optimizer's rule and settings), never by "
+    "their config names; a run bit-identical to another's gives its rows once. A statement "
+    "made for other algorithms or data (Sec. 3: NGD and PS uncapped; Sec. 4: Eq. 10 with "
+    "its step factors; a remark about a figure: that figure's settings; Sec. 3.3's races: "
+    "its two-token example) reads 'comparison' and is not counted. The hypotheses are "
+    "those of the section's proofs "
     "(Sec. 3: Ass. 1 and 2; Sec. 4: Cond. 1 with every sample a u-SVM support vector, for "
     "Thm. 2 to 4 and Lem. 11 alike), measured on the run's data; a verdict outside them "
     "says so and is not counted. A row can be both: a comparison (made for another "
@@ -53,11 +57,12 @@ COLUMNS = (
     "R^2",
     "hypotheses",
     "algorithm",
+    "constants",
     "robustness",
     "verdict",
 )
 # the Markdown's columns; CSV and HTML: all
-COMPACT = ("claim", "where", "value", "robustness", "verdict")
+COMPACT = ("claim", "where", "value", "constants", "robustness", "verdict")
 
 
 def _claims(table: pd.DataFrame) -> list[Claim]:
@@ -185,6 +190,7 @@ def _display_rows(table: pd.DataFrame):
             r2,
             r.hypotheses,
             r.algorithm,
+            getattr(r, "constants", ""),  # where the claims job added them (robustness.named)
             getattr(r, "robustness", ""),  # where the claims job added it (claims.robustness)
             r.verdict,
         )
@@ -277,12 +283,16 @@ def _markdown_part(table: pd.DataFrame, backend: str, optional=()) -> list[str]:
 
 
 def _compact_columns(table: pd.DataFrame) -> tuple[str, ...]:
-    """COMPACT, less the robustness column where no row of `table` has a measured cell (no
-    robustness table: the summary line says why once, not in every row)."""
+    """COMPACT, less the columns no row of `table` fills: robustness where no cell is
+    measured (no robustness table: the summary line says why once, not in every row), the
+    constants where no row names one (robustness.named)."""
     cells = robustness.cells(table)
+    unfilled = set()
     if (cells.eq("") | robustness.unmeasured(cells)).all():
-        return tuple(c for c in COMPACT if c != "robustness")
-    return COMPACT
+        unfilled.add("robustness")
+    if "constants" not in table or table["constants"].fillna("").eq("").all():
+        unfilled.add("constants")
+    return tuple(c for c in COMPACT if c not in unfilled)
 
 
 def _markdown_groups(table: pd.DataFrame) -> list[str]:

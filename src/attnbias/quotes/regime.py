@@ -11,7 +11,6 @@ from attnbias.quotes.quote import Fact, quote
 from attnbias.quotes.sources import (
     computed,
     final,
-    first,
     hypothesis,
     robust_race,
     seeds,
@@ -72,9 +71,8 @@ ENTRIES = [
     ),
     quote(
         REGIME,
-        "it binds late enough (t = {}) that PS has its full early lead (1e-2 at t = {},",
+        "The same cap on PS (second table, last capped row) binds by\nt = {}.",
         step_reaches("fig2", "ps"),
-        first("fig2", "ps", 1e-2),
     ),
     quote(
         REGIME,
