@@ -66,8 +66,9 @@ def test_footnote4_reads_the_stored_solutions_constraints():
     assert found["min_constraint"][0] == pytest.approx(1.0, abs=1e-9)
     halved = ExperimentInputs(None, {0: data}, {0: {"W_mm": W_mm / 2}}, [], None).feasibility
     assert halved["min_constraint"][0] == pytest.approx(0.5, abs=1e-9)
-    twice = {k: v * 2 for k, v in halved.items()}
-    (r,) = measured("footnote4", fixed_table(gd=gd_like(), ngd=ngd_like()), OPTS, feasibility=twice)
+    two_seeds = {k: v + v for k, v in halved.items()}  # the row reads two seeds
+    (r,) = measured("footnote4", fixed_table(gd=gd_like(), ngd=ngd_like()), OPTS,
+                    feasibility=two_seeds)  # fmt: skip
     assert not r.holds
 
 

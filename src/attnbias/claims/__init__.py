@@ -1,9 +1,10 @@
 """The paper's results, measured: the claims table, computed from the aggregate tables.
 
 Every number comes from `results/{experiment}/metrics.parquet` (with ||W_mm|| from the SVM
-files, the learned u's margin from the final parameters, and the hypotheses from the data
-files, the W-SVM's feasibility from the data and SVM files); nothing is typed in. A row that does not hold on our runs says so: the table is a
-measurement, not a certificate. docs/claims.md describes each row's columns.
+files, the learned u's margin from the final parameters, the hypotheses from the data files
+and the W-SVM's feasibility from both); nothing is typed in. A row that does not hold on our
+runs says so: the table is a measurement, not a certificate. docs/claims.md describes each
+row's columns.
 
 Where the table is built (add a statement: its Statement in `statements` and its measuring
 function in the module of its result):
