@@ -21,7 +21,8 @@ inputs = {
     name: claims_inputs.load(claims_inputs.named(i, name), e, expect)
     for name, e in experiments.items()
 }
-tables, W_mm_norms, T_tokens, data_hypotheses, u_margins = claims_inputs.claims_arguments(inputs)
+arguments = claims_inputs.claims_arguments(inputs)
+tables, W_mm_norms, T_tokens, data_hypotheses, u_margins, feasibility = arguments
 # the real-data experiments whose run tables this build holds (the others: "not measured")
 real = snakemake.params.real
 for name, experiment in real.items():
@@ -41,6 +42,7 @@ table = claims.claims(
     T_tokens,
     data_hypotheses,
     u_margins,
+    feasibility,
 )
 # robustness to the constants the paper lost and we chose (claims_robustness), where measured
 found = snakemake.params.robustness

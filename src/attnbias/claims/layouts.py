@@ -112,13 +112,15 @@ def claims(
     T_tokens: dict | None = None,
     hypotheses: dict | None = None,
     u_margins: dict | None = None,
+    feasibility: dict | None = None,
 ) -> pd.DataFrame:
     """Every statement of the registry, measured on the configured experiments (one row per
     run measured, or one "not measured" row).
 
     experiments: name -> layout, optimizers (settings), labels, paper_figure, and for real
     data its dataset (WorkflowConfig.claims_settings); tables: name -> its aggregate table
-    (a real-data experiment without a built table is left out)."""
+    (a real-data experiment without a built table is left out); feasibility: name -> each
+    seed's sizes and smallest W-SVM constraint value (claims_inputs.ExperimentInputs)."""
     # the optimizer and metric names as categories: every row reads them by equality
     # (the similarity tables have neither: bins and a summary)
     tables = {
@@ -132,7 +134,8 @@ def claims(
             continue
         run = Run(tables[name], e["optimizers"], e["layout"], (W_mm_norms or {}).get(name, []),
                   (T_tokens or {}).get(name, 0), (u_margins or {}).get(name),
-                  e.get("dataset", ""), e.get("scale", ""), e.get("data", ""))  # fmt: skip
+                  e.get("dataset", ""), e.get("scale", ""), e.get("data", ""),
+                  (feasibility or {}).get(name))  # fmt: skip
         collectors.append(
             Rows(
                 e.get("figure", name),

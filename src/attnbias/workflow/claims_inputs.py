@@ -14,6 +14,7 @@ import pandas as pd
 
 from attnbias.claims.joint import u_margin_ratio
 from attnbias.data import hypotheses as hyp
+from attnbias.svm.max_margin import w_svm_constraints
 from attnbias.workflow import io
 from attnbias.workflow.svm_file import load_svm
 
@@ -37,6 +38,20 @@ class ExperimentInputs:
     @property
     def T_tokens(self) -> int:
         return next(iter(self.datasets.values()))["X"].shape[1]
+
+    @property
+    def feasibility(self) -> dict[str, list]:
+        """Each seed's sizes (n, T, d) and the smallest W-SVM constraint value of its stored
+        W_mm, min over i and t != opt_i of (x_opt - x_t)^T W_mm x_1: at least 1 (to rounding)
+        certifies that the W-SVM is feasible on that seed's data (footnote 4's row)."""
+        out: dict[str, list] = {"n": [], "T": [], "d": [], "min_constraint": []}
+        for seed, data in self.datasets.items():
+            n, T, d = data["X"].shape
+            a, b = w_svm_constraints(data["X"], data["opt"])
+            values = np.einsum("kd,de,ke->k", a, self.solutions[seed]["W_mm"], b)
+            for key, value in zip(out, (n, T, d, float(values.min())), strict=True):
+                out[key].append(value)
+        return out
 
     def margins(self, finals: dict[int, dict]) -> list[float]:
         """Each seed's u margin ratio of the final parameters `finals` ({seed: {"u": ...}})."""
@@ -70,10 +85,12 @@ def load(path, experiment: dict, expect: dict) -> ExperimentInputs:
 
 
 def claims_arguments(inputs: dict[str, ExperimentInputs]) -> tuple[dict, ...]:
-    """attnbias.claims.claims's tables, W_mm_norms, T_tokens, hypotheses and u_margins."""
+    """attnbias.claims.claims's tables, W_mm_norms, T_tokens, hypotheses, u_margins and
+    feasibility (ExperimentInputs.feasibility)."""
     tables = {name: e.table for name, e in inputs.items()}
     W_mm_norms = {name: e.W_mm_norms for name, e in inputs.items()}
     T_tokens = {name: e.T_tokens for name, e in inputs.items()}
     hypotheses = {name: hyp.summarize(e.reports) for name, e in inputs.items()}
     u_margins = {name: e.u_margins for name, e in inputs.items() if e.u_margins is not None}
-    return tables, W_mm_norms, T_tokens, hypotheses, u_margins
+    feasibility = {name: e.feasibility for name, e in inputs.items()}
+    return tables, W_mm_norms, T_tokens, hypotheses, u_margins, feasibility

@@ -1,0 +1,157 @@
+"""The rows of footnote 4 (W-SVM feasibility), Lem. 6 and Lem. 9 (the data satisfy the
+hypotheses), Thm. 6 (GD converges globally), Thm. 4's rate for u and App. C.1's "minimizes
+the train loss", each with a control it must not pass."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from test_claims_table import (
+    EQ10,
+    GOOD,
+    JOINT_GOOD,
+    bad_init_2d,
+    fixed_table,
+    gd_like,
+    joint_curves,
+    long_table,
+    ngd_like,
+)
+
+from attnbias import claims
+from attnbias.data import hypotheses, models
+from attnbias.svm import max_margin
+from attnbias.workflow.claims_inputs import ExperimentInputs
+
+OPTS = {"gd": {"rule": "gd"}, "ngd": {"rule": "ngd", "lr": 0.1}}
+
+
+def measured(statement: str, table, optimizers, layout="fixed_decoder", summary=GOOD,
+             data="", feasibility=None, T_tokens=3):  # fmt: skip
+    """The rows of `statement` on one experiment "x"."""
+    experiment = {"layout": layout, "optimizers": optimizers, "seeds": 2, "data": data}
+    feasible = {"x": feasibility} if feasibility else None
+    out = claims.claims({"x": experiment}, {"x": table}, {"x": [2.0, 2.0]}, {"x": T_tokens},
+                        {"x": summary}, None, feasible)  # fmt: skip
+    return [r for r in out.itertuples() if r.statement == statement and r.kind != "not measured"]
+
+
+def _feasibility(d=100, n=20, T=5, lowest=(1.0, 1.0)) -> dict:
+    return {"n": [n, n], "T": [T, T], "d": [d, d], "min_constraint": list(lowest)}
+
+
+def test_footnote4_holds_where_every_w_mm_is_feasible_and_fails_where_one_is_not():
+    table = fixed_table(gd=gd_like(), ngd=ngd_like())
+    (ok,) = measured("footnote4", table, OPTS, feasibility=_feasibility(lowest=(1.0, 1 - 1e-9)))
+    assert ok.holds and ok.category == "covered" and "d = 100, n = 20, T = 5" in ok.value_text
+    (bad,) = measured("footnote4", table, OPTS, feasibility=_feasibility(lowest=(1.0, 0.7)))
+    assert bad.verdict == "does not hold: infeasible on 1 seeds" and bad.category == "covered"
+    # a d below max(n, T) is data the footnote says nothing of: a comparison
+    (small,) = measured("footnote4", table, OPTS, feasibility=_feasibility(d=10))
+    assert small.category == "comparison" and "d < max(n, T)" in small.verdict
+    assert not measured("footnote4", table, OPTS)  # no SVM files read: no row
+
+
+def test_footnote4_reads_the_stored_solutions_constraints():
+    """ExperimentInputs.feasibility on a solved Example 1 dataset: 1 at the solution; a W_mm
+    scaled by 1/2 (no longer meeting its constraints) fails the row."""
+    data = models.generate("example1", 0, dict(n=6, T=4, d=40))
+    W_mm = max_margin.to_arrays(max_margin.solve_for_dataset(data, False, "x"))["W_mm"]
+    inputs = ExperimentInputs(None, {0: data}, {0: {"W_mm": W_mm}}, [], None)
+    found = inputs.feasibility
+    assert found["d"] == [40] and found["n"] == [6] and found["T"] == [4]
+    assert found["min_constraint"][0] == pytest.approx(1.0, abs=1e-9)
+    halved = ExperimentInputs(None, {0: data}, {0: {"W_mm": W_mm / 2}}, [], None).feasibility
+    assert halved["min_constraint"][0] == pytest.approx(0.5, abs=1e-9)
+    two_seeds = {k: v + v for k, v in halved.items()}  # the row reads two seeds
+    (r,) = measured("footnote4", fixed_table(gd=gd_like(), ngd=ngd_like()), OPTS,
+                    feasibility=two_seeds)  # fmt: skip
+    assert not r.holds
+
+
+def test_lem6_reads_example_1s_hypotheses_and_fails_where_ass2_breaks():
+    table = fixed_table(gd=gd_like(), ngd=ngd_like())
+    (ok,) = measured("lem6", table, OPTS, data="Example 1")
+    assert ok.holds and ok.category == "covered" and ok.mean == pytest.approx(GOOD["ass1_rho"])
+    broken = hypotheses.summarize(
+        [hypotheses.report(models.generate("example1", 0, dict(n=8, T=4, d=100, query_signal=0.5)))]
+    )
+    (bad,) = measured("lem6", table, OPTS, summary=broken, data="Example 1")
+    assert bad.verdict == "does not hold: Ass. 2 broken" and bad.category == "covered"
+    assert not measured("lem6", table, OPTS, data="binary digits")  # not Example 1: no row
+
+
+def test_lem9_reads_dms_near_orthogonality_inside_condition_1():
+    table = long_table({("eq10", m): f for m, f in joint_curves().items()})
+    (ok,) = measured("lem9", table, {"eq10": EQ10}, "joint", JOINT_GOOD, "data model DM")
+    assert ok.holds and ok.category == "covered" and "Cond. 1 holds" in ok.hypotheses
+    correlated = JOINT_GOOD | {"ass1_rho": 0.8, "ass1_holds": False}
+    (bad,) = measured("lem9", table, {"eq10": EQ10}, "joint", correlated, "data model DM")
+    assert bad.outcome == "does not hold" and bad.category == "covered"
+    outside = JOINT_GOOD | {"cond1_holds": False}
+    (out,) = measured("lem9", table, {"eq10": EQ10}, "joint", outside, "data model DM")
+    assert out.category == "outside"
+
+
+def test_thm6_holds_while_gd_still_converges_and_a_plateau_is_undecided():
+    fast = gd_like() | {"gap_W": lambda t, s: 0.3 / math.log(max(t, 2.0)) ** 2}
+    (ok,) = measured("thm6", fixed_table(gd=fast, ngd=ngd_like()), OPTS)
+    assert ok.holds and ok.category == "covered" and ok.mean == pytest.approx(-2, abs=0.01)
+    # levelling off at a positive floor (a wrong direction, or too slow to tell)
+    plateau = gd_like() | {"gap_W": lambda t, s: 0.01 + 1 / max(t, 1.0)}
+    (flat,) = measured("thm6", fixed_table(gd=plateau, ngd=ngd_like()), OPTS)
+    assert not flat.holds and flat.outcome == "undecided"
+    assert "slower than 1/ln t over the last decade" in flat.verdict
+    # moving away from W_mm: still never "does not hold" (asymptotic, no rate)
+    rising = gd_like() | {"gap_W": lambda t, s: 0.01 * max(t, 1.0) ** 0.1}
+    (up,) = measured("thm6", fixed_table(gd=rising, ngd=ngd_like()), OPTS)
+    assert up.outcome == "undecided"
+
+
+def test_thm4_rate_is_consistent_with_a_fast_u_and_undecided_for_a_slow_one():
+    fast = joint_curves() | {"gap_u": lambda t, s: 1.0 / max(t, 1.0)}
+    table = long_table({("eq10", m): f for m, f in fast.items()})
+    (ok,) = measured("thm4-rate", table, {"eq10": EQ10}, "joint", JOINT_GOOD)
+    assert ok.verdict.startswith("consistent with the bound") and ok.category == "covered"
+    assert "against ln t: -1" in ok.value_text
+    slow = joint_curves() | {"gap_u": lambda t, s: 0.3 / math.log(max(t, 2.0)) ** 0.5}
+    table = long_table({("eq10", m): f for m, f in slow.items()})
+    (bad,) = measured("thm4-rate", table, {"eq10": EQ10}, "joint", JOINT_GOOD)
+    assert not bad.holds and bad.verdict.startswith("undecided: slower than the bound's rate")
+
+
+def _with_excess(table: pd.DataFrame, excess) -> pd.DataFrame:
+    """`table` with ln(L - L*) = excess(t) logged for gd and ngd on both seeds."""
+    rows = [
+        ("x", opt, seed, t, "log_excess_loss", excess(float(t)))
+        for opt in ("gd", "ngd")
+        for seed in (0, 1)
+        for t in sorted(set(table["iteration"]))
+    ]
+    return pd.concat([table, pd.DataFrame(rows, columns=table.columns)], ignore_index=True)
+
+
+def test_minimizes_the_train_loss_and_two_controls():
+    dip = lambda t: 0.999 * (1 - math.exp(-t / 300)) + 0.4 * math.exp(-t / 30)  # noqa: E731
+    base = bad_init_2d(dip)
+    opts = {"gd": {"rule": "gd"}, "ngd": {"rule": "ngd"}}
+
+    def rows(excess):
+        table = _with_excess(base, excess)
+        return measured("global-2d-loss", table, opts, "bad_init_2d", T_tokens=2)
+
+    falling = rows(lambda t: -1 - math.log(1 + t))  # L - L* ~ 1/t: 1e-4 of its start
+    gd = [r for r in falling if r.claim.startswith("gd")][0]
+    assert gd.holds and gd.category == "covered" and gd.mean == pytest.approx(-4, abs=0.01)
+    assert all(r.category == "comparison" for r in falling if r.claim.startswith("ngd"))
+    # levelling off well above 0: L - L* ends at 0.6 of its start
+    level = rows(lambda t: -1 - 0.5 * (1 - 1 / (1 + t)))
+    assert not [r for r in level if r.claim.startswith("gd")][0].holds
+    # far down, but rising on the way
+    bump = rows(lambda t: -1 - math.log(1 + t) + 3 * (10 < t < 100))
+    r = [r for r in bump if r.claim.startswith("gd")][0]
+    assert not r.holds and "rises somewhere" in r.verdict
+    assert np.isfinite(r.mean)
