@@ -155,3 +155,11 @@ def test_minimizes_the_train_loss_and_two_controls():
     r = [r for r in bump if r.claim.startswith("gd")][0]
     assert not r.holds and "rises somewhere" in r.verdict
     assert np.isfinite(r.mean)
+
+
+def test_the_data_names_the_rows_read_are_the_data_models():
+    """data_statements writes the names out (the claims' env lacks the models' scikit-learn)."""
+    from attnbias.claims import data_statements
+
+    assert data_statements.EXAMPLE1 == models.data_name("example1", {})
+    assert data_statements.DM == models.data_name("dm", {})

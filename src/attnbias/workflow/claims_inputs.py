@@ -14,7 +14,7 @@ import pandas as pd
 
 from attnbias.claims.joint import u_margin_ratio
 from attnbias.data import hypotheses as hyp
-from attnbias.svm.max_margin import w_svm_constraints
+from attnbias.svm.check import smallest_margin
 from attnbias.workflow import io
 from attnbias.workflow.svm_file import load_svm
 
@@ -47,9 +47,8 @@ class ExperimentInputs:
         out: dict[str, list] = {"n": [], "T": [], "d": [], "min_constraint": []}
         for seed, data in self.datasets.items():
             n, T, d = data["X"].shape
-            a, b = w_svm_constraints(data["X"], data["opt"])
-            values = np.einsum("kd,de,ke->k", a, self.solutions[seed]["W_mm"], b)
-            for key, value in zip(out, (n, T, d, float(values.min())), strict=True):
+            lowest = smallest_margin(data["X"], data["opt"], self.solutions[seed]["W_mm"])
+            for key, value in zip(out, (n, T, d, lowest), strict=True):
                 out[key].append(value)
         return out
 
