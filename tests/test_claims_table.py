@@ -702,7 +702,7 @@ def test_a_table_cites_the_configured_figure_and_the_legends_labels():
 
 
 def test_a_rule_no_result_is_proved_for_is_a_comparison_everywhere():
-    """A rule added to optim/rules.py is its own algorithm, covered by no result (a row on it
+    """A rule added to optim/rules/ is its own algorithm, covered by no result (a row on it
     reads 'comparison'); the rules of the paper keep their names."""
     from attnbias.claims.statements import STATEMENTS
     from attnbias.optim import algorithm as optim_algorithm
@@ -722,7 +722,7 @@ def test_a_rule_no_result_is_proved_for_is_a_comparison_everywhere():
 
 
 def test_a_rule_no_result_is_proved_for_gets_comparison_rows():
-    """A rule of optim/rules.py that claims nothing (here sign descent, as the page's own
+    """A rule of optim/rules/ that claims nothing (here sign descent, as the page's own
     loss-ngd example) gets rows that read "comparison" (it crashed with a KeyError on its
     name before issue 43); GD's rows are unchanged by it."""
     opts = {"gd": {"rule": "gd"}, "sign": {"rule": "sign", "lr": 0.1}}

@@ -17,6 +17,7 @@ from backend_runs import DM, FIG8, assert_tables_agree, svm_solutions
 from attnbias.data import models
 from attnbias.optim import rules
 from attnbias.optim.full_batch import OptimizerSpec
+from attnbias.optim.rule import Look, Rule
 from attnbias.studies import global_convergence
 from attnbias.svm import max_margin
 from attnbias.training import dispatch, kernel, kernel_library
@@ -55,8 +56,13 @@ def test_the_backend_follows_what_the_rule_declares(monkeypatch):
     extra = _SpecWithAnExtraSetting("ngd", lr=0.1)
     assert kernel.supports(extra) and dispatch.backend("cpu", "float64", extra) == "c"
     monkeypatch.setattr(rules, "RULES", dict(rules.RULES))
-    rules.rule("half-gd", ("lr",), caption=lambda s: "half GD")(
-        lambda s: {name: v * 0 + math.log(s.lrs[name] / 2) for name, v in s.log_norms.items()}
+    rules.RULES["half-gd"] = Rule(
+        "half-gd",
+        ("lr",),
+        caption=lambda s: "half GD",
+        log_step=lambda s: {n: v * 0 + math.log(s.lrs[n] / 2) for n, v in s.log_norms.items()},
+        names={"half-gd": "half GD"},
+        looks={"half-gd": Look("gd", "s", "long-dash")},
     )
     half = OptimizerSpec("half-gd", lr=0.2)
     assert not kernel.supports(half) and dispatch.backend("cpu", "float64", half) == "torch"

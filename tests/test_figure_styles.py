@@ -1,9 +1,11 @@
-"""One look per algorithm in every figure (issue 44): the table of colours, markers and
-line styles (figures.algorithm_style), and what each figure of the configs draws from it,
-read through the same params and calls as the figure jobs (workflow/scripts/figure*.py,
-geometry_figure.py, sweep_summary.py, study_summary.py)."""
+"""One look per algorithm in every figure: colour by family, marker and line style by member
+(figures.algorithm_style, from the rules' modules), and what each figure of the configs
+draws, read through the same params and calls as the figure jobs
+(workflow/scripts/figure*.py, geometry_figure.py, sweep_summary.py, study_summary.py)."""
 
 from __future__ import annotations
+
+import dataclasses
 
 import pytest
 import seaborn as sns
@@ -13,6 +15,7 @@ from project import REPO
 from attnbias.claims import coverage
 from attnbias.figures import algorithm_style as style
 from attnbias.optim import rules
+from attnbias.optim.rule import Look
 from attnbias.studies.sweep_config import SweepConfig
 from attnbias.workflow import configcheck
 from attnbias.workflow.config import WorkflowConfig
@@ -65,19 +68,19 @@ def figures(path: str) -> dict[str, dict[str, str]]:
 
 def clashes(keys: dict[str, str]) -> list[str]:
     """What is wrong with one figure's looks ({curve: algorithm key}): two curves drawn
-    alike, two algorithms in one colour, an algorithm not in its table look."""
+    alike, two families in one colour, an algorithm not in its table look."""
     looks = style.figure_looks(keys)
     wrong = []
     if len(set(looks.values())) < len(looks):
         wrong.append("two curves drawn alike")
     by_colour = {}
-    for key in keys.values():
-        by_colour.setdefault(style.look(key).colour, set()).add(key)
-    wrong += [f"{sorted(k)} share {c}" for c, k in by_colour.items() if len(k) > 1]
+    for name, key in keys.items():
+        by_colour.setdefault(looks[name].colour, set()).add(style._member(key).family)
+    wrong += [f"{sorted(f)} share {c}" for c, f in by_colour.items() if len(f) > 1]
     first = {}
     for name, key in keys.items():
         first.setdefault(key, name)
-    wrong += [f"{n} is not drawn as {k}" for k, n in first.items() if looks[n] != style.STYLES[k]]
+    wrong += [f"{n} is not drawn as {k}" for k, n in first.items() if looks[n] != style.look(k)]
     return wrong
 
 
@@ -92,7 +95,9 @@ def test_every_algorithm_has_one_look_of_its_own_in_colour_blind_safe_colours():
     palette = sns.color_palette("colorblind", 10).as_hex()
     assert set(style.COLOURS) == (set(palette) - {palette[8]}) | {style.BLACK}  # no yellow
     assert {lk.colour for lk in looks} <= set(style.COLOURS)
-    # every rule of optim/rules.py has a look (a new rule: add its row)
+    families = style.FAMILY_COLOURS
+    assert len(set(families.values())) == len(families)  # a colour says one family
+    # every rule of optim/rules/ has a look
     for rule in rules.RULES:
         settings = {"rule": rule, "lr": 0.1, "norm": "max"} if rule == "nsd" else {"rule": rule}
         if rule == "polyak":
@@ -103,7 +108,7 @@ def test_every_algorithm_has_one_look_of_its_own_in_colour_blind_safe_colours():
 
 
 def test_an_unknown_algorithm_is_refused_naming_the_table():
-    with pytest.raises(ValueError, match="add its row to attnbias.figures.algorithm_style"):
+    with pytest.raises(ValueError, match="give it a Look in its rule's module"):
         style.look("lion")
 
 
@@ -136,10 +141,42 @@ def test_fig2s_and_fig3s_ngd_are_one_colour_their_variants_two_line_styles():
     assert style.look(fig8["ngd"]).colour == style.look(fig2["ngd"]).colour
 
 
-def test_the_geometry_figure_draws_ten_algorithms_in_ten_colours():
+def test_the_geometry_figure_draws_ten_algorithms_in_the_colours_of_six_families():
     keys = ALL["config/config.yaml", "geometry"]
-    assert len(keys) == 10 and len(set(keys.values())) == 10
-    assert len({style.look(k).colour for k in keys.values()}) == 10
+    looks = style.figure_looks(keys)
+    assert len(keys) == 10 and len(set(looks.values())) == 10
+    assert {o: lk.colour for o, lk in looks.items() if lk.colour == style.PINK} == {
+        "sign": style.PINK,
+        "nsd-max": style.PINK,  # steepest descent in the max norm, both
+    }
+    assert len({lk.colour for lk in looks.values()}) == 6
+
+
+def test_a_figure_draws_every_algorithm_apart_by_family_and_member():
+    """All 22 looks in one figure (more than the palette's 10 colours): no two alike, one
+    colour per family, and within a family each member its own marker and line style."""
+    keys = {key: key for key in style.STYLES}
+    looks = style.figure_looks(keys)
+    assert len(looks) >= 12 and len(set(looks.values())) == len(looks)
+    family = {key: style._member(key).family for key in keys}
+    colours = {f: {looks[k].colour for k in keys if family[k] == f} for f in family.values()}
+    assert all(len(c) == 1 for c in colours.values())
+    assert len(set().union(*colours.values())) == len(colours)
+
+
+def test_a_family_without_a_colour_takes_one_free_in_each_figure(monkeypatch):
+    """A new rule's new family: in each figure, the first colour no family drawn there
+    holds (GD's vermilion is taken where GD is drawn, free where it is not)."""
+    new = Look("lion", "s", "long-dash")
+    lion = dataclasses.replace(rules.RULES["gd"], name="lion", looks={"lion": new})
+    monkeypatch.setitem(rules.RULES, "lion", lion)
+    with pytest.raises(ValueError, match="family 'lion', which has no colour of its own"):
+        style.look("lion")
+    assert style.figure_looks({"ngd": "ngd", "lion": "lion"})["lion"].colour == style.ORANGE
+    drawn = style.figure_looks({"ngd": "ngd", "ps": "ps", "lion": "lion", "gd": "gd"})
+    assert drawn["lion"].colour == style.ORANGE and len(set(drawn.values())) == 4
+    busy = {k: k for k in ("ngd", "joint-ngd", "gd")}
+    assert style.figure_looks({**busy, "lion": "lion"})["lion"].colour == style.GREEN
 
 
 def test_real_data_rules_share_their_full_batch_algorithms_colour_and_marker():
@@ -153,11 +190,12 @@ def test_real_data_rules_share_their_full_batch_algorithms_colour_and_marker():
     assert len({lk.marker for lk in looks.values()}) == 4  # the marker: the algorithm
 
 
-def test_the_check_catches_two_algorithms_in_one_colour_and_a_stray_look(monkeypatch):
-    """Negative controls of `clashes`: PS and K, Q are both green; a figure whose
-    drawing gave GD another look."""
-    # (K, Q is then drawn in a shade of green: not its table look either)
-    assert clashes({"ps": "ps", "kq": "kq"})[0] == "['kq', 'ps'] share #029e73"
+def test_the_check_catches_two_families_in_one_colour_and_a_stray_look(monkeypatch):
+    """Negative controls of `clashes`: sign descent's family given PS's green; a figure
+    whose drawing gave GD another look."""
+    monkeypatch.setitem(style.FAMILY_COLOURS, "sign", style.GREEN)
+    assert clashes({"ps": "ps", "sign": "sign"}) == ["['ps', 'sign'] share #029e73"]
+    monkeypatch.undo()
     monkeypatch.setattr(style, "figure_looks", lambda keys: {n: style.STYLES["ngd"] for n in keys})
     assert clashes({"gd": "gd"}) == ["gd is not drawn as gd"]
 

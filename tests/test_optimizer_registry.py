@@ -1,10 +1,14 @@
-"""The rules' registry (attnbias.optim.rules) and the worked example of docs/layout.md,
-"Adding an optimizer": its entry and config entry, read from that page, make a rule that
-the spec, the config checks, the full-batch step and a torch run all take."""
+"""The rules' registry (attnbias.optim.rules, one module per rule) and the worked example of
+docs/layout.md, "Adding an optimizer": its module and config entry, read from that page,
+make a rule that the spec, the config checks, the full-batch step and a torch run all
+take."""
 
 from __future__ import annotations
 
+import importlib
+import inspect
 import re
+import types
 from dataclasses import fields
 from pathlib import Path
 
@@ -13,10 +17,13 @@ import pytest
 import torch
 import yaml
 
+from attnbias.claims import coverage
 from attnbias.data import models
+from attnbias.figures import algorithm_style
 from attnbias.model.gradients import ScaledGradient
-from attnbias.optim import rules
+from attnbias.optim import algorithm, rules
 from attnbias.optim.full_batch import Optimizer
+from attnbias.optim.rule import SHARED
 from attnbias.optim.spec import OptimizerSpec
 from attnbias.svm import max_margin
 from attnbias.training import dispatch, kernel
@@ -36,13 +43,13 @@ def _example_blocks() -> dict[str, str]:
 
 
 def _example_name() -> str:
-    """The rule name the page's python block registers."""
-    return re.search(r'@rule\(\s*"([^"]+)"', _example_blocks()["python"]).group(1)
+    """The rule name the page's python block defines."""
+    return re.search(r'name="([^"]+)"', _example_blocks()["python"]).group(1)
 
 
 @pytest.fixture
 def registry(monkeypatch):
-    """The registry as a copy without the page's example (whether or not rules.py has it
+    """The registry as a copy without the page's example (whether or not rules/ has it
     already: a user who followed the page), so that the rule a test registers leaves with
     it and every other rule stays."""
     monkeypatch.setattr(rules, "RULES", dict(rules.RULES))
@@ -52,11 +59,12 @@ def registry(monkeypatch):
 
 @pytest.fixture
 def example(registry):
-    """The worked example's rule, registered from the page's python block; its name."""
-    built_in = set(registry)
-    exec(_example_blocks()["python"], dict(vars(rules)))  # as if written in rules.py
-    (name,) = set(registry) - built_in
-    return name
+    """The worked example's rule, its module read from the page's python block as the
+    package reads a file of rules/; its name."""
+    module = types.ModuleType("attnbias.optim.rules.loss_ngd")
+    exec(_example_blocks()["python"], module.__dict__)
+    registry[module.RULE.name] = module.RULE
+    return module.RULE.name
 
 
 def _config_entry() -> tuple[str, dict]:
@@ -74,16 +82,71 @@ def _config(entry: dict, name: str = "new") -> dict:
 
 def test_every_rule_reads_settings_of_the_spec():
     names = {f.name for f in fields(OptimizerSpec)}
-    assert set(rules.SHARED) <= names
+    assert set(SHARED) <= names
     for rule in rules.RULES.values():
         assert set(rule.settings) <= names - {"rule"}, rule.name
 
 
+def test_each_rule_is_one_module_whose_update_is_its_own():
+    """rules/<name>.py defines RULE, and the rule's update is written in that module."""
+    for name, rule in rules.RULES.items():
+        module = inspect.getmodule(rule.log_step or rule.update)
+        assert module.RULE is rule, name
+        assert Path(module.__file__).name == f"{name.replace('-', '_')}.py"
+
+
+def test_the_views_are_read_from_the_modules():
+    """The claims' algorithm names, the figures' looks and the algorithm of a config entry:
+    every key a rule runs as has its name and its look in the rule's module."""
+    names = {k: v for r in rules.RULES.values() for k, v in r.names.items()}
+    assert coverage.ALGORITHMS == names
+    assert set(algorithm_style.STYLES) == {k for r in rules.RULES.values() for k in r.looks}
+    settings = [
+        {"rule": "gd"}, {"rule": "ngd"}, {"rule": "ngd", "max_step": 10.0},
+        {"rule": "ngd", "momentum": 0.9}, {"rule": "ngd", "momentum": 0.9, "max_step": 1.0},
+        {"rule": "ngd", "normalize": "per_block"}, {"rule": "ngd", "decay_W": 1.0},
+        {"rule": "polyak"}, {"rule": "polyak", "eta_max": 1.0}, {"rule": "sign"},
+        *({"rule": "nsd", "norm": n} for n in ("max", "spectral", "l3")),
+        {"rule": "muon"}, {"rule": "muon", "beta": 0.0}, {"rule": "adam"},
+        {"rule": "mirror", "p": 3}, {"rule": "kq"},
+    ]  # fmt: skip
+    seen = set()
+    for entry in settings:
+        for layout in ("fixed_decoder", "joint"):
+            key = algorithm.algorithm(entry, layout)
+            assert key in rules.RULES[entry["rule"]].names, (entry, layout)
+            assert algorithm.look_key(entry, layout) in rules.RULES[entry["rule"]].looks
+            seen.add(key)
+    assert seen == set(names) - {"sgd", "sngd", "sps"}  # the real-data runs' own rules
+    for stochastic in ("sgd", "sngd", "sps", "adam"):  # each drawn as its rule's name
+        assert algorithm.look_key({"rule": stochastic}, None) in algorithm_style.STYLES
+
+
+def _registry_of(tmp_path, package: str, files: dict[str, str]):
+    """A copy of the registry's package (its __init__) holding `files`, imported."""
+    (tmp_path / package).mkdir()
+    (tmp_path / package / "__init__.py").write_text(Path(rules.__file__).read_text())
+    for name, text in files.items():
+        (tmp_path / package / name).write_text(text)
+    return importlib.import_module(package)
+
+
+def test_a_module_without_a_rule_and_a_name_defined_twice_are_refused(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(tmp_path))
+    gd = "from attnbias.optim.rules.gd import RULE\n"
+    assert list(_registry_of(tmp_path, "one_rule", {"gd.py": gd}).RULES) == ["gd"]  # control
+    with pytest.raises(ValueError, match="rules.helper defines no RULE"):
+        _registry_of(tmp_path, "with_helper", {"gd.py": gd, "helper.py": "X = 1\n"})
+    with pytest.raises(ValueError, match="optimizer rule 'gd' is defined twice"):
+        _registry_of(tmp_path, "twice", {"gd.py": gd, "gd_again.py": gd})
+
+
 def test_the_kernel_implements_the_rules_that_say_so():
-    """An entry's `kernel` is the one source: the C codes cover exactly those rules, each a
+    """A module's `kernel_code` is the one source: the C codes are exactly those, each of a
     gradient multiple (the kernel works in token coordinates)."""
-    declared = {name for name, rule in rules.RULES.items() if rule.kernel}
-    assert declared == set(kernel.RULE_CODES)
+    declared = {n: r.kernel_code for n, r in rules.RULES.items() if r.kernel_code is not None}
+    assert declared == kernel.RULE_CODES and set(declared) == {"gd", "ngd", "polyak"}
+    assert len(set(declared.values())) == len(declared)
     assert all(rules.RULES[name].gradient_multiple for name in declared)
     for name in declared:
         assert kernel.supports(OptimizerSpec(name))
@@ -196,3 +259,16 @@ def test_the_kernel_refuses_the_example(example):
             log_iterations=np.array([0, 1]),
             W_mm=np.eye(10)[None],
         )
+
+
+@pytest.mark.parametrize("script", ["train.py", "figure.py", "geometry_figure.py", "claims.py"])
+def test_every_rule_module_is_a_code_input_of_the_jobs_that_read_the_rules(script):
+    """The registry imports its modules by file name, which no import statement shows
+    (the control): codedeps counts them all, so editing a rule reruns what reads it."""
+    from attnbias.workflow import codedeps
+
+    files = set(codedeps.module_files(str(ROOT / "workflow/scripts" / script)))
+    modules = {str(p) for p in Path(rules.__file__).parent.glob("*.py")}
+    assert len(modules) == len(rules.RULES) + 1 and modules <= files
+    static = codedeps._imported_modules(Path(rules.__file__))
+    assert not {m for m in static if m.startswith("attnbias.optim.rules.")}  # the control

@@ -78,7 +78,7 @@ def _differences(params, seed, spec, reorder_coordinates=True, iterations=ITERAT
 def test_another_summation_order_gives_the_same_run(rule, seed, monkeypatch):
     # K, Q's start is drawn from the run's data bytes, which the reordering changes: fix
     # it; and it is drawn in the run's coordinates, so K, Q keep theirs (samples reordered)
-    monkeypatch.setattr(rules, "run_seed", lambda *arrays: 7)
+    monkeypatch.setattr(full_matrix, "run_seed", lambda *arrays: 7)
     spec = OptimizerSpec(rule=rule, **SPECS[rule])
     diff = _differences(DM, seed, spec, reorder_coordinates=rule != "kq")
     allowed = ROUNDING_SENSITIVE.get(rule, EXACT)

@@ -9,32 +9,11 @@ on the run's data by attnbias.data.hypotheses.
 from __future__ import annotations
 
 from attnbias.data import hypotheses as hyp
+from attnbias.optim import rules
 
 # The algorithm of a run (attnbias.optim.algorithm, from its optimizer's settings): each
-# statement covers some of them.
-ALGORITHMS = {
-    "gd": "GD",
-    "ngd": "NGD (uncapped)",
-    "ngd-capped": "NGD with a step cap",
-    "ngd-mom": "NGD with momentum",
-    "ngd-mom-capped": "NGD with momentum and a step cap",
-    "ps": "PS (uncapped)",
-    "ps-capped": "PS with a step cap",
-    "per-block-ngd": "per-block NGD, Eq. 10 without its step factors",
-    "joint-ngd": "joint NGD, one norm over (W, u)",
-    "eq10": "Eq. 10 with its step factors",
-    "sgd": "SGD",
-    "sngd": "SNGD",
-    "sps": "SPS",
-    "adam": "Adam",
-    # the geometry experiments' rules (claims.beyond)
-    "sign": "sign descent",
-    "nsd": "normalized steepest descent",
-    "spectral": "spectral descent (Muon without momentum)",
-    "muon": "Muon",
-    "mirror": "l_p mirror descent",
-    "kq": "GD on K and Q (W = K Q^T)",
-}
+# statement covers some of them. Each rule's module names the algorithms it runs as.
+ALGORITHMS = {key: name for rule in rules.RULES.values() for key, name in rule.names.items()}
 
 # The hypotheses each section's proofs use (keys of data.hypotheses.summarize). Results
 # proved together share one set, applied alike to every row of the section on a run:
@@ -55,8 +34,7 @@ SECTION_HYPOTHESES = {
 
 def algorithm_name(key: str) -> str:
     """How a row names the algorithm `key` (of `algorithm`): its ALGORITHMS entry, or for a
-    rule no result is proved for (added to optim/rules.py, or a real-data rule), the key
-    itself: its rows are comparisons (docs/layout.md, "Adding an optimizer")."""
+    real-data rule no module names, the key itself."""
     return ALGORITHMS.get(key, key)
 
 

@@ -1,7 +1,8 @@
 """What an optimizer is, from its settings, never from its config name: the one key by which
 the claims table decides which statements a run's rows test (attnbias.claims.coverage) and
-the figures pick its colour and marker (attnbias.figures.algorithm_style). A leaf module
-(torch- and pandas-free), so the figure jobs need nothing of the claims package."""
+the figures draw it (attnbias.figures.algorithm_style). Each rule's module says which
+algorithms it runs as (Rule.algorithm). A leaf of the figure jobs (torch- and pandas-free),
+so they need nothing of the claims package."""
 
 from __future__ import annotations
 
@@ -9,27 +10,28 @@ from attnbias.optim import rules
 from attnbias.optim.spec import OptimizerSpec
 
 
-def algorithm(settings: dict, layout: str) -> str:
+def _rule(settings: dict, layout: str | None):
+    """The full-batch rule of a config entry; None for a real-data run's rule (stochastic,
+    torch's settings such as Adam's betas), which is its own algorithm."""
+    if layout in (None, "real") or settings["rule"] not in rules.RULES:
+        return None
+    return rules.RULES[settings["rule"]]
+
+
+def algorithm(settings: dict, layout: str | None) -> str:
     """The algorithm of an optimizer (a key of claims.coverage.ALGORITHMS, or a rule's own
     name), from its settings (the rule and what it reads) and the experiment's layout."""
-    rule = settings["rule"]
-    # a real-data run's rule (stochastic, torch's settings such as Adam's betas): its name
-    if layout == "real" or rule not in rules.RULES:
-        return rule
-    spec = OptimizerSpec.from_config(settings)
-    if rule == "gd":
-        return "gd"
-    if rule == "polyak":
-        return "ps" if spec.eta_max is None else "ps-capped"
-    if rule == "muon":
-        return "muon" if spec.beta else "spectral"
-    if rule != "ngd":  # a rule of optim/rules.py that no result is proved for: its own name
-        return rule
-    if spec.decay_W or spec.decay_u:
-        return "eq10"
-    capped = "" if spec.max_step is None else "-capped"
-    if spec.momentum:
-        return "ngd-mom" + capped
-    if layout == "joint":
-        return "per-block-ngd" if spec.normalize == "per_block" else "joint-ngd"
-    return "ngd" + capped
+    rule = _rule(settings, layout)
+    if rule is None:
+        return settings["rule"]
+    return rule.algorithm_of(OptimizerSpec.from_config(settings), layout)
+
+
+def look_key(settings: dict, layout: str | None) -> str:
+    """The key of the Look that draws an optimizer (figures.algorithm_style.STYLES): its
+    algorithm's, or finer where its rule says (nsd: by its norm). `layout` None: a
+    real-data run, drawn as its rule."""
+    rule = _rule(settings, layout)
+    if rule is None:
+        return settings["rule"]
+    return rule.look_key_of(OptimizerSpec.from_config(settings), layout)

@@ -25,10 +25,11 @@ from typing import Any
 from attnbias.model.arrays import logsumexp, namespace
 from attnbias.model.gradient_weights import ScaledGradient
 from attnbias.optim import rules
-from attnbias.optim.rules import RULES, StepInputs
+from attnbias.optim.rule import StepInputs
+from attnbias.optim.rules.polyak import check_polyak_fires
 from attnbias.optim.spec import OptimizerSpec
 
-__all__ = ["RULES", "ExcessLoss", "Optimizer", "OptimizerSpec"]
+__all__ = ["ExcessLoss", "Optimizer", "OptimizerSpec"]
 
 # () -> (log|L - f*|, sign(L - f*)), per run: what the Polyak rule reads, computed on demand
 ExcessLoss = Callable[[], tuple[Any, Any]]
@@ -50,7 +51,7 @@ class Optimizer:
         self.steps = 0
 
     def _log_excess(self, excess):
-        """log(L - f*), for a rule that reads it (the Polyak step: rules.StepInputs)."""
+        """log(L - f*), for a rule that reads it (the Polyak step: rule.StepInputs)."""
         if excess is None:
             raise ValueError(
                 f"rule {self.spec.rule} reads the excess loss L - f*: pass the step's `excess`"
@@ -61,7 +62,7 @@ class Optimizer:
         xp = namespace(log_abs)
         if self.steps == 0 and self.spec.f_star != "opt":  # L = f* + (L - f*), per run
             initial = float((self.spec.f_star + sign * xp.exp(log_abs)).min())
-            rules.check_polyak_fires(self.spec, initial)
+            check_polyak_fires(self.spec, initial)
         return xp.where(sign > 0, log_abs, -math.inf)  # no excess: no step
 
     def _log_step_lengths(self, grads, excess) -> dict:
@@ -89,7 +90,7 @@ class Optimizer:
         """One step. `excess` is what a rule reading f* (the Polyak step) reads, the others
         never do: log(L - f*) per run, or a closure giving (log|L - f*|, sign(L - f*)), called
         only by such a rule; then a run at or below f* gets log(L - f*) = -inf, and the first
-        step refuses an f* at or above the loss (rules.check_polyak_fires).
+        step refuses an f* at or above the loss (rules.polyak.check_polyak_fires).
 
         Returns the log step size of each block (the multiplier of its gradient), per run.
         """

@@ -54,6 +54,11 @@ def check_schedule(spec) -> None:
         raise ValueError(f"schedule must be one of {SCHEDULES}, got {spec.schedule!r}")
 
 
+def with_schedule(caption: str, spec) -> str:
+    """A rule's caption, with its schedule where the step decays."""
+    return caption + (" / sqrt(t+1)" if spec.schedule == "sqrt" else "")
+
+
 @dataclass(frozen=True)
 class QueryBasis:
     """The queries Q (B, n, d) and the thin QR Q^T = Qr R: see the module doc."""
@@ -96,7 +101,8 @@ class Block:
         return self._direction
 
 
-def _per_run(values: np.ndarray, like: np.ndarray) -> np.ndarray:
+def per_run(values: np.ndarray, like: np.ndarray) -> np.ndarray:
+    """Per-run values (B,) shaped to broadcast over `like` (B, ...)."""
     return values.reshape(-1, *([1] * (like.ndim - 1)))
 
 
@@ -116,8 +122,8 @@ def accumulate(stored, log_decay: float, log_coef: np.ndarray, G: np.ndarray):
     log_a, S = stored
     top = np.maximum(log_a + log_decay, log_coef)
     safe = np.where(np.isfinite(top), top, 0.0)
-    S *= _per_run(coefficient(log_a + log_decay - safe), S)
-    S += _per_run(coefficient(log_coef - safe), G) * G
+    S *= per_run(coefficient(log_a + log_decay - safe), S)
+    S += per_run(coefficient(log_coef - safe), G) * G
     return top, S
 
 
@@ -146,9 +152,9 @@ def _lp_direction(G: np.ndarray, q: float, axes: tuple) -> np.ndarray:
     p = 3, as a square root)."""
     a = np.abs(G)
     top = np.max(a, axis=axes)
-    a /= _per_run(np.where(top > 0, top, 1.0), a)  # entries <= 1; a zero block stays 0
+    a /= per_run(np.where(top > 0, top, 1.0), a)  # entries <= 1; a zero block stays 0
     powered = a ** (q - 1)
     a *= powered  # a^q
     norm = np.sum(a, axis=axes) ** ((q - 1) / q)
-    powered /= _per_run(np.where(norm > 0, norm, 1.0), powered)
+    powered /= per_run(np.where(norm > 0, norm, 1.0), powered)
     return np.copysign(powered, G, out=powered)

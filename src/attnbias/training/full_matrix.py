@@ -25,6 +25,8 @@ from attnbias.model.losses import get_loss
 from attnbias.optim import rules
 from attnbias.optim.full_batch import Optimizer
 from attnbias.optim.geometry import Block, QueryBasis
+from attnbias.optim.rule import run_seed
+from attnbias.optim.rules.polyak import check_polyak_fires
 from attnbias.optim.spec import OptimizerSpec
 from attnbias.training import metric_formulas
 from attnbias.training.metrics import (
@@ -103,7 +105,7 @@ class _Stepper:
             self.optimizer, self.update = Optimizer(spec), None
         else:
             p = state.problem
-            seeds = [rules.run_seed(p.X[b], p.W0[b]) for b in range(p.B)]
+            seeds = [run_seed(p.X[b], p.W0[b]) for b in range(p.B)]
             self.optimizer, self.update = None, rule.update(spec, state.params, seeds)
 
     def step(self, t: int, fwd: dict, log_loss: np.ndarray) -> np.ndarray:
@@ -177,7 +179,7 @@ def train(
                 check_finite(row, params, t, spec.caption(), np)
             diverged |= ~finite
             if t == 0 and spec.reads("f_star") and spec.rule == "polyak":
-                rules.check_polyak_fires(spec, float(np.exp(np.min(row["log_loss"]))))
+                check_polyak_fires(spec, float(np.exp(np.min(row["log_loss"]))))
             if extra_metrics is not None:
                 row.update(extra_metrics(params["W"].copy(), params["u"].copy()))
             logged.append(row)

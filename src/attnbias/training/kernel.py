@@ -22,7 +22,7 @@ import numpy as np
 
 from attnbias.model.losses import get_loss
 from attnbias.optim import rules
-from attnbias.optim.rules import check_polyak_fires
+from attnbias.optim.rules.polyak import check_polyak_fires
 from attnbias.optim.spec import OptimizerSpec
 from attnbias.training import kernel_library, metric_formulas
 from attnbias.training.metrics import (
@@ -34,9 +34,9 @@ from attnbias.training.metrics import (
 from attnbias.training.token_problem import TokenProblem
 
 LOSS_CODES = {"exponential": 0, "logistic": 1}
-# the C codes of the rules of attnbias.optim.rules that _kernel.c implements (each entry
-# says so: Rule.kernel), each with all its settings
-RULE_CODES = {"gd": 0, "ngd": 1, "polyak": 2}
+# the C codes of the rules that _kernel.c implements: those whose module gives one
+# (Rule.kernel_code), each with all its settings
+RULE_CODES = {r.name: r.kernel_code for r in rules.RULES.values() if r.kernel_code is not None}
 
 
 # Every optimizer setting that _settings hands to the kernel.
@@ -47,13 +47,13 @@ KERNEL_SETTINGS = frozenset(
 
 def supports(spec) -> bool:
     """Whether this kernel implements the optimizer `spec`, from what its rule declares
-    (attnbias.optim.rules): an entry marked `kernel` whose settings are all ones the kernel
+    (attnbias.optim.rules): one with a `kernel_code` whose settings are all ones the kernel
     reads, with a normalisation and an f* it knows. Never from the spec's list of fields: a
     setting added to OptimizerSpec for another rule is one this rule does not read, and
     OptimizerSpec refuses it away from its default, so it changes nothing here. Any other
     rule trains elsewhere: dispatch.backend asks this first."""
     entry = rules.RULES.get(getattr(spec, "rule", None))
-    if entry is None or not entry.kernel or entry.name not in RULE_CODES:
+    if entry is None or entry.name not in RULE_CODES:
         return False
     if {"rule", *entry.shared, *entry.settings} - KERNEL_SETTINGS:
         return False

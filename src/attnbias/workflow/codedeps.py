@@ -17,6 +17,9 @@ PACKAGE_DIR = Path(__file__).resolve().parents[1]
 # Sources that a module reads rather than imports: training/kernel_library.py compiles
 # _kernel.c.
 COMPANIONS = {"kernel_library.py": ("_kernel.c",)}
+# Packages that import each of their modules by file name, not by an import statement: the
+# optimizer rules (a rule is a file there), so importing the package imports them all.
+DISCOVERING = (PACKAGE_DIR / "optim" / "rules" / "__init__.py",)
 
 
 def _statements(tree: ast.Module):
@@ -63,7 +66,8 @@ def module_files(script: str) -> tuple[str, ...]:
     """Source files of the package that `script` imports, directly or not, sorted.
 
     The package's __init__.py is always included, since every import runs it, and so are
-    the COMPANIONS of a module (the C source that training/kernel_library.py compiles).
+    the COMPANIONS of a module (the C source that training/kernel_library.py compiles) and
+    the modules a DISCOVERING package imports by file name.
     """
     seen: set[Path] = set()
     todo = [Path(script)]
@@ -71,9 +75,13 @@ def module_files(script: str) -> tuple[str, ...]:
     while todo:
         for name in _imported_modules(todo.pop()):
             path = _module_file(name)
-            if path is not None and path not in seen:
-                seen.add(path)
-                todo.append(path)
+            found = [path] if path is not None else []
+            if path in DISCOVERING:
+                found += sorted(path.parent.glob("*.py"))
+            for path in found:
+                if path not in seen:
+                    seen.add(path)
+                    todo.append(path)
     seen.add(init)
     seen |= {p.with_name(c) for p in list(seen) for c in COMPANIONS.get(p.name, ())}
     return tuple(sorted(str(p) for p in seen))

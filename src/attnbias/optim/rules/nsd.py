@@ -1,0 +1,43 @@
+"""Normalized steepest descent: W <- W - lr_t D, D = argmax_{||D|| <= 1} <G, D> in the norm
+`norm` ("max", "spectral" or an entrywise "l<p>"; u likewise, a vector's spectral norm
+being l_2). Drawn in the family of its norm: sign descent's, spectral descent's, l_p's."""
+
+from __future__ import annotations
+
+from attnbias.optim import geometry
+from attnbias.optim.rule import Look, Rule, Update
+
+
+class NormalizedSteepestDescent(Update):
+    def step(self, t, params, grads):
+        kind, p = geometry.descent_norm(self.spec.norm)
+        for name, g in grads.items():
+            step = geometry.step_size(self.spec, name, t)
+            params[name] -= step * geometry.steepest(kind, p, g)
+
+
+def check(spec) -> None:
+    geometry.check_schedule(spec)
+    geometry.descent_norm(spec.norm)
+
+
+def look_key(spec, layout: str) -> str:
+    kind, _ = geometry.descent_norm(spec.norm)
+    return f"nsd-{kind}"
+
+
+RULE = Rule(
+    name="nsd",
+    settings=("lr", "lr_u", "schedule", "norm"),
+    caption=lambda s: geometry.with_schedule(f"NSD ({s.norm}) lr={s.lr:g}", s),
+    update=NormalizedSteepestDescent,
+    check=check,
+    implicit_norm=lambda s: s.norm,
+    look_key=look_key,
+    names={"nsd": "normalized steepest descent"},
+    looks={
+        "nsd-max": Look("sign", "<", "long-dash"),
+        "nsd-lp": Look("lp", ">"),
+        "nsd-spectral": Look("spectral", "H", "dash-dot-dot"),
+    },
+)
