@@ -11,9 +11,13 @@ commands not run are in NOT_RUN, each with its reason, and pytest lists them as 
 
 from __future__ import annotations
 
+import functools
+import json
 import re
 import shlex
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -128,17 +132,31 @@ def run_args(command: str) -> list[str]:
     return args
 
 
-def _parsed(args: list[str]) -> tuple[list[str], str] | None:
-    """(targets, every other setting) as Snakemake's own parser reads `args`; None where it
-    does not parse them."""
-    from snakemake.cli import get_argument_parser
-
+# Snakemake's own parser, run in a child process: importing snakemake.cli here loads its
+# plugins into the test process, after which cvxpy's OSQP crashed (SIGSEGV) in a later
+# test of the same session (tests/test_svm.py)
+PARSE = """
+import json, re, sys
+from snakemake.cli import get_argument_parser
+out = []
+for args in json.load(sys.stdin):
     try:
         settings = vars(get_argument_parser().parse_args(args))
     except SystemExit:
-        return None
+        out.append(None)
+        continue
     targets = list(settings.pop("targets") or [])
-    return targets, re.sub(r" at 0x[0-9a-f]+", "", repr(sorted(settings.items())))  # no ids
+    out.append([targets, re.sub(r" at 0x[0-9a-f]+", "", repr(sorted(settings.items())))])
+json.dump(out, sys.stdout)
+"""
+
+
+def _parsed(arg_lists: list[list[str]]) -> list[tuple[list[str], str] | None]:
+    """For each of `arg_lists`: (targets, every other setting) as Snakemake's own parser
+    reads it; None where it does not parse."""
+    found = subprocess.run([sys.executable, "-c", PARSE], input=json.dumps(arg_lists),
+                           capture_output=True, text=True, check=True)  # fmt: skip
+    return [None if p is None else (p[0], p[1]) for p in json.loads(found.stdout)]
 
 
 def dry_runs(commands) -> dict[str, list[str]]:
@@ -147,21 +165,31 @@ def dry_runs(commands) -> dict[str, list[str]]:
     targets (a run per command is 2 s of Snakemake's start), where the parser reads the
     joined arguments so too; any other command has a run of its own."""
     runs, groups = {}, {}
-    for command in commands:
-        args = run_args(command)
-        parsed = _parsed(args)
+    commands = list(commands)
+    every = [run_args(c) for c in commands]
+    for command, args, parsed in zip(commands, every, _parsed(every), strict=True):
         if parsed is None or not parsed[0]:  # no target: rule all, not to be joined
             runs[command] = args
             continue
         groups.setdefault(parsed[1], []).append((command, args, parsed[0]))
+    joined = {}
     for settings, members in groups.items():
         options = [a for a in members[0][1] if a not in members[0][2]]
         targets = list(dict.fromkeys(t for *_, found in members for t in found))
-        joined = [*options, *targets]
-        same = _parsed(joined) == (targets, settings)
-        for command, args, _ in members:
-            runs[command] = joined if same else args
+        joined[settings] = (targets, [*options, *targets])
+    checks = _parsed([args for _, args in joined.values()])
+    for (settings, (targets, args)), check in zip(joined.items(), checks, strict=True):
+        same = check == (targets, settings)
+        for command, own, _ in groups[settings]:
+            runs[command] = args if same else own
     return runs
+
+
+@functools.cache
+def planned_runs() -> dict[str, list[str]]:
+    """dry_runs of every documented command that runs, worked out once, when first asked
+    (not at collection: a session that runs none of these tests starts no parser)."""
+    return dry_runs(c for c in sorted(DOCUMENTED) if c not in NOT_RUN)
 
 
 @pytest.fixture(scope="module")
@@ -196,7 +224,6 @@ def test_the_documents_quote_commands_and_the_lists_name_only_quoted_ones():
     assert not stale, f"no document quotes {sorted(stale)} any more: remove them from the lists"
 
 
-RUNS = dry_runs(c for c in sorted(DOCUMENTED) if c not in NOT_RUN)
 _DONE: dict[tuple[str, ...], object] = {}  # a run's arguments -> its result
 
 
@@ -210,8 +237,9 @@ def _run(project: Path, args: list[str]):
 def test_a_documented_command_dry_runs(project, command):
     if command in NOT_RUN:
         pytest.skip(f"{command}: {NOT_RUN[command]}")
-    result = _run(project, RUNS[command])
-    if result.returncode != 0 and RUNS[command] != run_args(command):
+    planned = planned_runs()[command]
+    result = _run(project, planned)
+    if result.returncode != 0 and planned != run_args(command):
         result = _run(project, run_args(command))  # the shared run failed: this one alone
     assert result.returncode == 0, (
         f"`{command}` (in {', '.join(sorted(set(DOCUMENTED[command])))}) fails as "
