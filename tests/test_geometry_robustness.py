@@ -135,6 +135,10 @@ def test_a_geometry_constant_retrains_only_its_optimizer_and_measures_the_beyond
     for _, row in found.iterrows():
         assert cells[row["key"]].startswith(f"Adam's beta2 = 0.999 (ours): {row['range']}")
     assert not cells[[k for k in beyond if " adam " not in k]].any()
+    # and the section beyond the paper counts them in a line of its own
+    fragile = int(found["fragile"].sum())
+    line = f"{len(found)} verdicts depend on constants we chose, {fragile} fragile"
+    assert line in robustness.summary(claims, "we chose")
 
 
 # ---- the workflow's reading and its checks --------------------------------------------------

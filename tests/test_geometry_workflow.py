@@ -115,3 +115,6 @@ def test_a_geometry_constant_gives_the_beyond_rows_their_range(geometry_build):
     others = beyond[~beyond.index.str.contains(" sign ") & (beyond["kind"] != "not measured")]
     assert len(others) and not others["robustness"].any()
     assert "## sign descent's lr (sign_lr)" in (out / "claims_robustness.md").read_text()
+    beyond_md = (out / "claims.md").read_text().split("# Beyond the paper", 1)[1]
+    assert f"{len(robust)} verdicts depend on constants we chose" in beyond_md
+    assert "| robustness |" in beyond_md
