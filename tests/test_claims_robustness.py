@@ -268,7 +268,7 @@ def test_the_default_constants_pass():
         (
             lambda c: c["set"].update(fig2_unequal_scores="optimizers.ps.eta_max"),
             "claims_robustness.constants.cap.set.fig2_unequal_scores",
-            "no experiment whose claims the default build measures",
+            "no experiment whose claims the default build or results/geometry.pdf measures",
         ),
         (
             lambda c: c.update(set={"fig2": "optimizers.ps.max_step"}),

@@ -73,3 +73,48 @@ def test_claims_read_the_geometry_tables_where_built(geometry_build):
 
 def test_nothing_to_do_after_the_build(geometry_build):
     assert not planned_jobs(geometry_build, CONFIG, f"{RESULTS}/geometry.pdf")
+
+
+# config/tiny_geometry.yaml names no robustness constant: sign descent's step, in both
+# experiments (the optional target, built where the geometry tables are)
+ROBUSTNESS = {
+    "constants": {
+        "sign_lr": {
+            "label": "sign descent's lr",
+            "set": {e: "optimizers.sign.lr" for e in ("geometry_example1", "geometry_dm")},
+            "values": [0.025, 0.05],
+            "plausible": [0.025, 0.05],
+            "why": "the end-to-end test",
+        }
+    }
+}
+
+
+def test_a_geometry_constant_gives_the_beyond_rows_their_range(geometry_build):
+    out = geometry_build / RESULTS
+    path = geometry_build / CONFIG
+    original = path.read_text()
+    path.write_text(original + yaml.safe_dump({"claims_robustness": ROBUSTNESS}))
+    try:
+        snakemake(geometry_build, f"{RESULTS}/claims_robustness.md", "-c2", "-q", config=CONFIG)
+        snakemake(geometry_build, f"{RESULTS}/claims.md", "-c2", "-q", config=CONFIG)
+        robust = pd.read_csv(out / "claims_robustness.csv")
+        table = pd.read_csv(out / "claims.csv", keep_default_na=False).set_index("key")
+        points = pd.read_parquet(out / "claims_robustness/sign_lr.parquet")
+    finally:
+        path.write_text(original)
+    # measured on both experiments' beyond rows; only sign descent's depend on its step
+    assert set(points["experiment"]) == {"geometry_example1", "geometry_dm"}
+    assert len(robust) and robust["key"].str.contains(" sign ").all()
+    assert set(robust["experiment"]) <= {"geometry_example1", "geometry_dm"}
+    for key, row in robust.set_index("key").iterrows():
+        assert table.loc[key, "robustness"].startswith(
+            f"sign descent's lr = 0.05 (ours): {row['range']}"
+        )
+    beyond = table[table["statement"].str.startswith("geo-")]
+    others = beyond[~beyond.index.str.contains(" sign ") & (beyond["kind"] != "not measured")]
+    assert len(others) and not others["robustness"].any()
+    assert "## sign descent's lr (sign_lr)" in (out / "claims_robustness.md").read_text()
+    beyond_md = (out / "claims.md").read_text().split("# Beyond the paper", 1)[1]
+    assert f"{len(robust)} verdicts depend on constants we chose" in beyond_md
+    assert "| robustness |" in beyond_md

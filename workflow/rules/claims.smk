@@ -1,5 +1,7 @@
 # Robustness to the constants the paper lost and we chose (`claims_robustness`; docs/claims.md):
 # a job per constant measures the claims at each of its values, one compares them with ours.
+# A constant of the geometry experiments (beyond the paper) reads their files as
+# results/geometry.pdf's jobs build them, and their svm-geometry files.
 
 
 wildcard_constraints:
@@ -14,6 +16,7 @@ rule claims_robustness_points:
                 rules.data.output[0],
                 rules.svm.output[0],
                 rules.train.output.final,
+                rules.svm_geometry.output[0],
             )
         ),
         code=code("claims_robustness_points.py"),
@@ -35,6 +38,7 @@ rule claims_robustness_points:
             rules.data.output[0],
             rules.svm.output[0],
             rules.train.output.final,
+            rules.svm_geometry.output[0],
         ),
         device=config["device"],
         dtype=config["dtype"],

@@ -1,6 +1,7 @@
 """One constant of `claims_robustness`: the claims table at each of its values
 (attnbias.studies.robustness_points), from the default build's files of the experiments it
-reads -> results/claims_robustness/{constant}.parquet."""
+reads (and a geometry experiment's svm-geometry file) ->
+results/claims_robustness/{constant}.parquet."""
 
 import pyarrow as pa
 
@@ -13,6 +14,11 @@ inputs = {
     name: claims_inputs.load(claims_inputs.named(i, name), e, p.identities)
     for name, e in p.settings.items()
 }
+# a geometry experiment's runs log each norm's measures: its SVMs, for the retrained runs
+for name, e in p.settings.items():
+    if e["layout"] == "geometry":
+        path = claims_inputs.named(i, name)("svm_geometry")
+        inputs[name] = robustness_points.with_geometry(inputs[name], path, e, p.identities[path])
 point = p.point
 table = robustness_points.points(
     point["paths"], point["values"], point["ours"], p.settings, inputs,

@@ -10,12 +10,10 @@ import logging
 
 import pyarrow as pa
 
-from attnbias.geometry.expected import expected_norm
-from attnbias.geometry.measures import extra_metrics
 from attnbias.training import dispatch
 from attnbias.workflow import io, joblog
 from attnbias.workflow.svm_file import load_svm
-from attnbias.workflow.svm_geometry_file import load_svm_geometry
+from attnbias.workflow.svm_geometry_file import GeometrySVMs
 
 joblog.start(snakemake)
 wc, p, i, o = snakemake.wildcards, snakemake.params, snakemake.input, snakemake.output
@@ -26,28 +24,17 @@ settings = dict(device=p.device, dtype=p.dtype, threads=snakemake.threads)
 # a geometry experiment (p.geometry: its norms; {} for the others): each norm's SVM
 # solution, and its measures logged at every logged iteration (attnbias.geometry)
 norms = p.geometry.get("norms", [])
+svms = None
 if norms:
-    found = load_svm_geometry(
+    svms = GeometrySVMs.load(
         i.geometry[0], datasets, norms, p.train["train_u"], p.geometry["identities"]
     )
-    geometry = {
-        seed: {norm: arrays[f"W_{norm}"] for norm in norms} for seed, arrays in found.items()
-    }
-    faces = {
-        seed: {norm: float(arrays[f"W_{norm}_face_cos"]) for norm in norms}
-        for seed, arrays in found.items()
-    }
 
 
 def train(chosen):
     """dispatch.run_seeds on the `chosen` seeds."""
-    if norms:
-        chosen_data = [datasets[s] for s in chosen]
-        measure = extra_metrics(
-            chosen_data, [geometry[s] for s in chosen], norms, p.train["train_u"],
-            faces=[faces[s] for s in chosen], probe=(expected_norm(p.optimizer),),
-        )  # fmt: skip
-        settings["extra_metrics"] = measure
+    if svms is not None:
+        settings["extra_metrics"] = svms.extra_metrics(datasets, chosen, p.optimizer)
     return dispatch.run_seeds(
         [datasets[s] for s in chosen], [solutions[s] for s in chosen], p.train, p.optimizer,
         **settings,

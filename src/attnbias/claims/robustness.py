@@ -226,9 +226,10 @@ def unmeasured(cells: pd.Series) -> pd.Series:
     return cells.str.startswith(f"{NOT_MEASURED}:")
 
 
-def summary(table: pd.DataFrame) -> str:
-    """The summary line's sentence on the constants (the paper's counted rows of `table`);
-    "" for a table without the robustness column."""
+def summary(table: pd.DataFrame, whose: str = "the paper lost and we chose") -> str:
+    """The summary line's sentence on the constants (the counted rows of `table`: the
+    paper's, or beyond it with `whose` "we chose"); "" for a table without the robustness
+    column."""
     if "robustness" not in table:
         return ""
     counted = table[table["category"].isin(COUNTED)]
@@ -239,7 +240,7 @@ def summary(table: pd.DataFrame) -> str:
     depends = int((texts != "").sum())
     fragile = int((counted["fragile"] == True).sum())  # noqa: E712 (NaN: not fragile)
     return (
-        f"{depends} verdicts depend on constants the paper lost and we chose, {fragile} "
+        f"{depends} verdicts depend on constants {whose}, {fragile} "
         "fragile (the verdict flips inside the constant's plausible range: column robustness, "
         "claims_robustness.md)."
     )

@@ -259,8 +259,10 @@ def to_markdown(table: pd.DataFrame, backend: str = "", optional=()) -> str:
 def _markdown_beyond(table: pd.DataFrame) -> list[str]:
     from attnbias.claims.beyond import BEYOND
 
-    lines = [f"# {BEYOND_TITLE}", "", beyond_summary_line(table), "",
-             BEYOND_HOW_TO_READ, ""]  # fmt: skip
+    lines = [f"# {BEYOND_TITLE}", "", beyond_summary_line(table), ""]
+    robust = robustness.summary(table, "we chose")  # the geometry runs' steps, Adam's beta2, eps
+    lines += [markdown_cell(robust), ""] if robust else []
+    lines += [BEYOND_HOW_TO_READ, ""]
     lines += _markdown_groups(table)
     return lines + registry_lines(table, BEYOND, "The registry of results beyond the paper")
 

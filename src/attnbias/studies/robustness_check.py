@@ -1,6 +1,7 @@
 """The refusals of `claims_robustness` (the constants the paper lost and we chose), run
 before any job (common.smk, after the sweeps' checks). Each names its key path under
-`claims_robustness.constants.<name>`: an experiment that is not of the default build, a key
+`claims_robustness.constants.<name>`: an experiment that is not of the default build (nor a
+geometry experiment, whose claims results/geometry.pdf's tables give), a key
 path it lacks or a value it refuses (as a sweep's grid: sweep_check.check_grid), key paths
 that hold different values (a constant is one value), values without ours, a plausible range
 without ours or upside down, and a kind of test that no counted row has.
@@ -47,17 +48,17 @@ def _check_set(config: dict, entry: dict, schema: dict, path: tuple):
     """The constant's experiments and key paths (each set to every value, as a sweep's grid
     sets it); returns ours, the one value they hold."""
     experiments = config["experiments"]
-    default = [
-        n for n, e in experiments.items() if e["default_build"] and e["layout"] != "geometry"
+    claimed = [  # the default build's experiments and the geometry ones (beyond the paper)
+        n for n, e in experiments.items() if e["default_build"] or e["layout"] == "geometry"
     ]
     found = {}
     for experiment, keys in entry["set"].items():
         where = (*path, "set", experiment)
-        if experiment not in default:
+        if experiment not in claimed:
             raise ConfigError(
                 where,
-                f"{experiment!r} is no experiment whose claims the default build measures "
-                f"({default})",
+                f"{experiment!r} is no experiment whose claims the default build or "
+                f"results/geometry.pdf measures ({claimed})",
             )
         keys = [keys] if isinstance(keys, str) else list(keys)
         grid = {"zip": dict.fromkeys(keys, entry["values"])} if len(keys) > 1 else {}

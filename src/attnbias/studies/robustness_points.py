@@ -10,6 +10,10 @@ on the experiments the constant sets and on those sharing their data, training a
 (whose bit-identical runs give their rows once, attnbias.claims.layouts.duplicates), so at
 our value they are the default table's rows.
 
+A geometry experiment's runs (beyond the paper) log each norm's measures against its
+svm-geometry file's SVMs (with_geometry), which a retrained run logs alike
+(svm_geometry_file.GeometrySVMs.extra_metrics, as the train jobs).
+
 A row whose outcome at a value differs from ours is also judged on each seed alone (every
 seed must pass a row): the number of seeds that give the value's outcome by themselves.
 """
@@ -26,6 +30,7 @@ from attnbias.training import dispatch
 from attnbias.workflow import io
 from attnbias.workflow.claims_inputs import ExperimentInputs, claims_arguments
 from attnbias.workflow.config import canonical
+from attnbias.workflow.svm_geometry_file import GeometrySVMs
 
 # what a point's file holds of each row (attnbias.claims.robustness compares them)
 COLUMNS = ("value", "key", "experiment", "claim", "kind", "category", "outcome", "verdict",
@@ -54,10 +59,19 @@ def retrained(base: dict, point: dict) -> list[str]:
     ]
 
 
+def with_geometry(inputs: ExperimentInputs, path, settings: dict, expect=None) -> ExperimentInputs:
+    """A geometry experiment's `inputs` with its svm-geometry file's SVMs (`path`; `settings`:
+    the experiment's claims settings with `train`; `expect`: the file's seed identities)."""
+    svms = GeometrySVMs.load(path, inputs.datasets, settings["norms"],
+                             settings["train"]["train_u"], expect)  # fmt: skip
+    return replace(inputs, geometry=svms)
+
+
 def train(name: str, settings: dict, inputs: ExperimentInputs, optimizers: list[str],
           **backend) -> ExperimentInputs:  # fmt: skip
     """`inputs` with the runs of `optimizers` trained again under `settings` (the train
-    jobs' numbers: dispatch.run_seeds, io.metrics_table), in the aggregate's row order."""
+    jobs' numbers: dispatch.run_seeds, io.metrics_table, with a geometry experiment's
+    measures), in the aggregate's row order."""
     if not optimizers:
         return inputs
     seeds = list(inputs.datasets)
@@ -65,8 +79,13 @@ def train(name: str, settings: dict, inputs: ExperimentInputs, optimizers: list[
     solutions = [inputs.solutions[s] for s in seeds]
     tables, margins = [], dict(inputs.u_margins or {})
     for opt in optimizers:
+        optimizer, extra = settings["optimizers"][opt], {}
+        if inputs.geometry is not None:  # each norm's measures, as the train jobs log them
+            extra["extra_metrics"] = inputs.geometry.extra_metrics(
+                inputs.datasets, seeds, optimizer
+            )
         iterations, metrics, finals, _ = dispatch.run_seeds(
-            datasets, solutions, settings["train"], settings["optimizers"][opt], **backend
+            datasets, solutions, settings["train"], optimizer, **backend, **extra
         )
         tables += [
             io.metrics_table(name, opt, seed, iterations, metric).to_pandas()
@@ -92,6 +111,7 @@ def one_seed(inputs: ExperimentInputs, index: int) -> ExperimentInputs:
         {seed: inputs.solutions[seed]},
         [inputs.reports[index]],
         None if margins is None else {o: [m[index]] for o, m in margins.items()},
+        inputs.geometry,
     )
 
 

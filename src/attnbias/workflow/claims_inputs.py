@@ -2,12 +2,14 @@
 table, the data and SVM files (||W_mm||, T, the hypotheses their jobs stored) and, for joint
 training, each optimizer's final u (its margin). The claims job (workflow/scripts/claims.py)
 and the robustness points (attnbias.studies.robustness_points, which also retrains some runs
-on the same data and SVMs) read them alike.
+on the same data and SVMs, and for a geometry experiment adds its svm-geometry file's SVMs)
+read them alike.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -23,13 +25,16 @@ from attnbias.workflow.svm_file import load_svm
 class ExperimentInputs:
     """One experiment's files as the claims read them. `reports`: each seed's hypotheses
     (data.hypotheses.report), `u_margins`: optimizer -> each seed's u margin ratio (joint
-    training only, else None)."""
+    training only, else None); `geometry`: a geometry experiment's SVMs in each norm, what
+    its runs' measures are taken against (svm_geometry_file.GeometrySVMs, read where runs
+    train again: the claims job never reads them, nor depends on their code), else None."""
 
     table: pd.DataFrame
     datasets: dict[int, dict[str, np.ndarray]]
     solutions: dict[int, dict[str, np.ndarray]]
     reports: list[dict]
     u_margins: dict[str, list[float]] | None
+    geometry: Any = None
 
     @property
     def W_mm_norms(self) -> list[float]:

@@ -100,6 +100,21 @@ class GeometryConfig:
         named geometry/<name>, so that the claims job waits for it."""
         return {f"geometry/{name}": table.format(experiment=name) for name in self.default()}
 
+    def claims_settings(self, name: str) -> dict:
+        """What the claims read of the geometry experiment `name` (as
+        WorkflowConfig.claims_settings of the others, with its norms and data model)."""
+        e = self.experiments[name]
+        return {
+            "layout": e["layout"],
+            "seeds": e["seeds"],
+            "optimizers": {o: self.wf.optimizer(name, o) for o in e["optimizers"]},
+            "labels": {o: s.get("label", o) for o, s in e["optimizers"].items()},
+            "paper_figure": None,
+            "norms": self.norms(name),
+            "dataset": e["data"]["model"],
+            "data": data_name(e["data"]["model"], e["data"].get("params", {})),
+        }
+
     def claims_built(self, table: str) -> dict:
         """Claims params: what the claims read of each geometry experiment of the default
         build (its table an input) and of each other one whose aggregate table (`table`, a
@@ -108,18 +123,11 @@ class GeometryConfig:
         paper" reads "not measured" (BUILD_HINT)."""
         built = {}
         default = self.default()
-        for name, e in self.experiments.items():
+        for name in self.experiments:
             path = table.format(experiment=name)
             if name in default or os.path.exists(path):
                 built[name] = {
-                    "layout": e["layout"],
-                    "seeds": e["seeds"],
-                    "optimizers": {o: self.wf.optimizer(name, o) for o in e["optimizers"]},
-                    "labels": {o: s.get("label", o) for o, s in e["optimizers"].items()},
-                    "paper_figure": None,
-                    "norms": self.norms(name),
-                    "dataset": e["data"]["model"],
-                    "data": data_name(e["data"]["model"], e["data"].get("params", {})),
+                    **self.claims_settings(name),
                     "identity": self.wf.identity("metrics", name),
                     "table": path,
                     "optional": name not in default,  # outside the default build

@@ -4,7 +4,10 @@ each constant's job reads and trains, the summary's table, and what the claims j
 
 A constant's job measures the claims on the experiments it sets and on the default-build
 experiments that share their data, training and layout (their bit-identical runs give their
-rows once, so the rows keep the default table's keys), from the default build's files.
+rows once, so the rows keep the default table's keys), from the default build's files. A
+constant may set the geometry experiments (beyond the paper; results/geometry.pdf's runs,
+not of the default build): its job then reads their files as that target builds them, and
+their svm-geometry files (the SVMs whose measures their retrained runs log).
 
 With `default_build` the summary is a target of `rule all` and an input of the claims job;
 without, it is a named target (`<results>/claims_robustness.md`) that the claims job reads
@@ -18,6 +21,7 @@ import os
 
 from attnbias.workflow import io as files
 from attnbias.workflow.config import WorkflowConfig, at, canonical
+from attnbias.workflow.geometry_config import GeometryConfig
 
 TARGET = "claims_robustness.md"
 BUILD_HINT = (
@@ -31,6 +35,7 @@ class RobustnessConfig:
 
     def __init__(self, wf: WorkflowConfig):
         self.wf = wf
+        self.geometry = GeometryConfig(wf)
         section = wf.config.get("claims_robustness") or {}
         self.constants: dict[str, dict] = section.get("constants") or {}
         self.default_build = bool(section.get("default_build")) and bool(self.constants)
@@ -49,10 +54,12 @@ class RobustnessConfig:
 
     def experiments(self, constant: str) -> list[str]:
         """The experiments the constant's claims read: those it sets and the default-build
-        experiments with the same data, training and layout as one of them, in config order."""
+        (or geometry) experiments with the same data, training and layout as one of them:
+        the default build's in config order, then the geometry experiments'."""
         set_ = self.paths(constant)
         shared = {self._runs_of(name) for name in set_}
-        return [n for n in self.wf.default if n in set_ or self._runs_of(n) in shared]
+        names = [*self.wf.default, *self.wf.geometry]
+        return [n for n in names if n in set_ or self._runs_of(n) in shared]
 
     def _runs_of(self, name: str) -> str:
         e = self.wf.experiments[name]
@@ -62,6 +69,7 @@ class RobustnessConfig:
         """Params: each experiment's claims settings and its training settings."""
         names = self.experiments(constant)
         claims = self.wf.claims_settings()
+        claims.update({n: self.geometry.claims_settings(n) for n in names if n not in claims})
         return {n: {**claims[n], "train": at(self.wf.experiments[n], "train")} for n in names}
 
     def point(self, constant: str) -> dict:
@@ -71,17 +79,34 @@ class RobustnessConfig:
             {"paths": self.paths(constant), "values": entry["values"], "ours": self.ours(constant)}
         )
 
-    def inputs(self, metrics: str, data: str, svm: str, final: str):
-        """Input of a constant's job: its experiments' files, named as the claims job's."""
-        return lambda wildcards: self.wf.claims_inputs(
-            metrics, data, svm, final, self.experiments(wildcards.constant)
-        )
+    def inputs(self, metrics: str, data: str, svm: str, final: str, svm_geometry: str):
+        """Input of a constant's job: its experiments' files, named as the claims job's,
+        and each geometry experiment's svm-geometry file (svm_geometry/<name>)."""
 
-    def input_identities(self, metrics: str, data: str, svm: str, final: str):
+        def get(wildcards):
+            names = self.experiments(wildcards.constant)
+            geometry = {
+                f"svm_geometry/{n}": svm_geometry.format(experiment=n)
+                for n in names
+                if n in self.wf.geometry
+            }
+            return self.wf.claims_inputs(metrics, data, svm, final, names) | geometry
+
+        return get
+
+    def input_identities(self, metrics: str, data: str, svm: str, final: str, svm_geometry: str):
         """Params of a constant's job: each input file -> its identity."""
-        return lambda wildcards: self.wf.claims_identities(
-            metrics, svm, data, final, self.experiments(wildcards.constant)
-        )
+
+        def get(wildcards):
+            names = self.experiments(wildcards.constant)
+            geometry = {
+                svm_geometry.format(experiment=n): self.wf.seed_identities("svm_geometry", n)
+                for n in names
+                if n in self.wf.geometry
+            }
+            return self.wf.claims_identities(metrics, svm, data, final, names) | geometry
+
+        return get
 
     def identity(self, constant: str) -> dict:
         """A constant's points file: the constant, its experiments' runs and settings."""
