@@ -337,3 +337,55 @@ def test_a_real_data_optimizer_is_its_rule_whatever_torch_settings_it_has():
     settings = {"rule": "adam", "lr": 1e-3, "betas": [0.9, 0.99], "weight_decay": 0.01}
     assert algorithm(settings, "real") == "adam"
     assert algorithm({"rule": "sngd", "lr": 0.1}, "real") == "sngd"
+
+
+def capped_table(share: float, **losses) -> pd.DataFrame:
+    """real_table with SPS's cap_bound_share: `share` at every log point after step 0 (NaN
+    at step 0, as the trainer logs it)."""
+    table = real_table(losses or {"sgd": decay(1), "sps": decay(1.5)})
+    sps = table[(table["optimizer"] == "sps") & (table["metric"] == "train_loss")]
+    cap = sps.assign(metric="cap_bound_share", value=share)
+    cap.loc[cap["iteration"] == 0, "value"] = math.nan  # no step before step 0
+    return pd.concat([table, cap], ignore_index=True)
+
+
+CAPPED_OPTS = {"sgd": {"rule": "sgd", "lr": 0.1}, "sps": {"rule": "sps", "c": 0.5, "eta_max": 0.1}}
+
+
+def capped_rows(table, dataset="mnli"):
+    experiment = {"layout": "real", "dataset": dataset, "optimizers": CAPPED_OPTS, "seeds": 2,
+                  "labels": {"sgd": "SGD", "sps": "SPS"},
+                  "scale": "minilm, 1,280 train, 1 epoch(s) of batch 16"}  # fmt: skip
+    out = claims.claims({"r": experiment}, {"r": table})
+    return out[out["kind"] != "not measured"].set_index("key")
+
+
+def test_a_run_whose_cap_bound_at_every_step_is_reported_as_the_sgd_it_became():
+    """SPS with its cap binding at every step is SGD with lr eta_max: its race against SGD
+    is a comparison that says so, not a verdict on SPS; a cap that bound at half the steps
+    of one window leaves it SPS."""
+    row = capped_rows(capped_table(1.0)).loc["r sps faster than sgd"]
+    assert row["claim"].startswith("SPS (cap bound at every step: SGD with lr 0.1): ")
+    assert row["category"] == "comparison"
+    assert row["verdict"].startswith("comparison: holds")
+    assert "SGD with lr 0.1" in row["algorithm"] and "cap bound at every step" in row["algorithm"]
+    half = capped_table(1.0)
+    at = (half["metric"] == "cap_bound_share") & (half["seed"] == 1) & (half["iteration"] == 500)
+    half.loc[at, "value"] = 0.5
+    row = capped_rows(half).loc["r sps faster than sgd"]
+    assert row["claim"].startswith("SPS: ") and row["category"] == "covered"
+    assert capped_rows(capped_table(0.0)).loc["r sps faster than sgd", "category"] == "covered"
+    # on stand-in data both reasons are named
+    row = capped_rows(capped_table(1.0), "rotten_tomatoes").loc["r sps faster than sgd"]
+    assert "SGD with lr 0.1" in row["algorithm"] and "other data and model" in row["algorithm"]
+
+
+def test_sgd_racing_an_sngd_that_became_sgd_is_a_comparison():
+    table = capped_table(1.0).replace({"optimizer": {"sps": "sngd"}})
+    opts = {"sgd": CAPPED_OPTS["sgd"], "sngd": {"rule": "sngd", "lr": 0.1, "max_step": 0.2}}
+    experiment = {"layout": "real", "dataset": "mnist", "optimizers": opts, "seeds": 2,
+                  "labels": {"sgd": "SGD", "sngd": "SNGD"}}  # fmt: skip
+    out = claims.claims({"r": experiment}, {"r": table}).set_index("key")
+    row = out.loc["r sgd faster than sngd"]
+    assert row["category"] == "comparison" and "SGD with lr 0.2" in row["algorithm"]
+    assert "SNGD (cap bound at every step: SGD with lr 0.2)" in row["claim"]

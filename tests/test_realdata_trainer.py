@@ -29,6 +29,7 @@ from tiny_runs import (
     tiny_bert,
 )
 
+from attnbias.optim.stochastic import SNGD, SPS
 from attnbias.realdata import bert, checkpoints, mnli, sample_order, tasks, trainer
 from attnbias.realdata.bert import trim_padding
 from attnbias.workflow import io
@@ -126,6 +127,57 @@ def test_a_non_finite_loss_is_reported_at_the_next_log_point():
     schedule = trainer.Schedule(**SCHEDULE, seed=0, progress=False)
     with pytest.raises(FloatingPointError, match="not finite at a step from 0 to 2"):
         trainer.fit(task, optimizer, schedule, device=CPU)
+
+
+# ---------------------------------------------------------------- whether the cap bound
+
+CAPPED = {  # a cap that binds at every step, one that never does, and no cap to count
+    "sps-bound": (lambda params: SPS(params, eta_max=1e-9), 1.0),
+    "sngd-bound": (lambda params: SNGD(params, lr=0.05, momentum=0.9, max_step=1e-9), 1.0),
+    "sps-free": (lambda params: SPS(params, eta_max=1e9), 0.0),
+    "sngd-free": (lambda params: SNGD(params, lr=0.05, max_step=1e9), 0.0),
+}
+
+
+@pytest.mark.parametrize("name", list(CAPPED))
+def test_the_share_of_steps_at_which_the_cap_bound_is_logged(monkeypatch, name):
+    make, share = CAPPED[name]
+    monkeypatch.setitem(RESUME_OPTIMIZERS, name, make)
+    (steps, metrics), _ = fit_run("vit", name, "cpu")
+    assert list(steps) == [0, 3, 6, 9, 10]
+    np.testing.assert_array_equal(metrics["cap_bound_share"], [np.nan] + [share] * 4)
+
+
+def test_the_cap_share_is_that_of_the_steps_since_the_previous_log_point(monkeypatch):
+    """A cap that binds from the 5th step on: the window 3 to 6 has 2 of 3 bound."""
+    counts = {"steps": 0}
+
+    class LateCap(SPS):
+        def step(self, closure=None, loss=None):
+            counts["steps"] += 1
+            for group in self.param_groups:
+                group["lr"] = 1e9 if counts["steps"] <= 4 else 1e-9
+            return super().step(closure, loss)
+
+    monkeypatch.setitem(RESUME_OPTIMIZERS, "late", lambda params: LateCap(params))
+    (_, metrics), _ = fit_run("vit", "late", "cpu")
+    np.testing.assert_array_equal(metrics["cap_bound_share"], [np.nan, 0, 2 / 3, 1, 1])
+
+
+def test_optimizers_without_a_cap_log_no_cap_share():
+    (_, metrics), _ = fit_run("vit", "adam", "cpu")
+    assert "cap_bound_share" not in metrics
+
+
+@pytest.mark.parametrize("name", ["sps-bound", "sngd-bound"])
+def test_a_resumed_run_logs_the_uninterrupted_cap_share(monkeypatch, tmp_path, name):
+    """The checkpoint at step 4 falls inside the log window 3 to 6: the resumed run goes on
+    counting from the checkpoint's count (a count restarted at 0, or a window restarted at
+    the resume, would log another share at step 6)."""
+    monkeypatch.setitem(RESUME_OPTIMIZERS, name, CAPPED[name][0])
+    reference, _, resumed = resume_against_uninterrupted("vit", name, "cpu", tmp_path)
+    assert_same_run(resumed, reference, "resumed against uninterrupted")
+    np.testing.assert_array_equal(resumed[1]["cap_bound_share"], [np.nan, 1, 1, 1, 1])
 
 
 # ---------------------------------------------------------------- resume across machines

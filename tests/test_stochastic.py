@@ -465,3 +465,87 @@ def test_device_steps_equal_the_plain_per_parameter_form(monkeypatch, name, sett
         for p, q in zip(params, plain, strict=True):
             torch.testing.assert_close(p, q, rtol=1e-5, atol=1e-6)
     assert bool(fused_calls) == (path == "fused")
+
+
+# ---------------------------------------------------------------- when the cap binds
+
+
+def _cap_steps(opt, grads, loss=1.0):
+    """Step `opt` once per gradient pair of `grads` (SPS with `loss`)."""
+    a, b = (p for group in opt.param_groups for p in group["params"])
+    for g in grads:
+        _set_grads((a, b), g)
+        opt.step(loss=loss) if isinstance(opt, SPS) else opt.step()
+
+
+STEPS = [(G_A, G_B), (-2 * G_A, G_B), (G_A * 1e-3, 3 * G_B)]
+ZERO = (torch.zeros_like(G_A), torch.zeros_like(G_B))
+
+
+@pytest.mark.parametrize(
+    "make, bound",
+    [
+        (lambda p: SNGD(p, lr=1.0, max_step=1e-9), True),  # lr / ||g|| >= 1e-9 always
+        (lambda p: SNGD(p, lr=1.0, momentum=0.9, max_step=1e-9), True),
+        (lambda p: SNGD(p, lr=1.0, max_step=1e9), False),
+        (lambda p: SNGD(p, lr=1.0), False),  # no cap
+        (lambda p: SPS(p, eta_max=1e-9), True),  # the Polyak step is above 1e-9 always
+        (lambda p: SPS(p, eta_max=1e9), False),
+        (lambda p: SPS(p), False),  # eta_max inf: no cap
+    ],
+)
+def test_the_cap_bound_count_counts_the_steps_at_which_it_bound(make, bound):
+    opt = make(list(_params()))
+    assert opt.cap_bound_steps == 0 and opt.last_cap_bound is None
+    _cap_steps(opt, STEPS)
+    assert opt.cap_bound_steps == (len(STEPS) if bound else 0)
+    assert opt.last_cap_bound is bound
+    _cap_steps(opt, [ZERO])  # a skipped step (zero gradient) is not counted as bound
+    assert opt.cap_bound_steps == (len(STEPS) if bound else 0)
+    assert opt.last_cap_bound is None
+
+
+def test_the_cap_binds_at_exactly_the_steps_where_the_step_size_is_the_cap():
+    """SNGD: lr / ||g|| >= max_step; SPS: the Polyak step >= eta_max; per step, and a step
+    counts once when the cap binds in any group."""
+    norm = math.sqrt(25.09)
+    opt = SNGD(list(_params()), lr=1.0, max_step=1 / (1.5 * norm))  # binds at ||g|| <= 1.5 norm
+    record = []
+    for g in [(G_A, G_B), (2 * G_A, 2 * G_B), (0.5 * G_A, 0.5 * G_B)]:
+        _cap_steps(opt, [g])
+        record.append(opt.last_cap_bound)
+    assert record == [True, False, True] and opt.cap_bound_steps == 2
+    a, b = _params()
+    # the Polyak step 1 / (0.5 * 25.09) ~ 0.08: above group b's cap, below group a's
+    sps = SPS([{"params": [a], "eta_max": 1.0}, {"params": [b], "eta_max": 0.01}])
+    _cap_steps(sps, [(G_A, G_B)] * 2)
+    assert sps.last_step_sizes == [pytest.approx(2 / 25.09), pytest.approx(0.01)]
+    assert sps.cap_bound_steps == 2  # bound in one group: the step counts, once
+
+
+@pytest.mark.parametrize("name", ["sngd", "sps"])
+def test_the_cap_bound_count_is_in_the_state_dict(name):
+    settings = {"lr": 1.0, "max_step": 1e-9} if name == "sngd" else {"eta_max": 1e-9}
+    opt = make_optimizer(name, list(_params()), **settings)
+    _cap_steps(opt, STEPS)
+    checkpoint = io.BytesIO()
+    torch.save(opt.state_dict(), checkpoint)
+    checkpoint.seek(0)
+    restored = make_optimizer(name, list(_params()), **settings)
+    restored.load_state_dict(torch.load(checkpoint, weights_only=True))
+    assert restored.cap_bound_steps == len(STEPS)
+    _cap_steps(restored, STEPS[:1])
+    assert restored.cap_bound_steps == len(STEPS) + 1
+    assert opt.cap_bound_steps == len(STEPS)  # not shared with the restored one
+    older = opt.state_dict()  # a state dict written before the count was kept
+    del older[stochastic.CAP_BOUND_KEY]
+    fresh = make_optimizer(name, list(_params()), **settings)
+    fresh.load_state_dict(older)
+    assert fresh.cap_bound_steps == 0
+
+
+def test_counting_the_cap_reads_nothing_from_the_device(monkeypatch):
+    opt = SPS(list(_params()), eta_max=1e-9)
+    with no_host_reads(monkeypatch):
+        _cap_steps(opt, STEPS)
+    assert opt.cap_bound_steps == len(STEPS)  # read when asked

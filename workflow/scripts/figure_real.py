@@ -15,13 +15,16 @@ record = provenance.of_job(
 )
 section = snakemake.params.config["real_data"]["experiments"][snakemake.wildcards.figure]
 optimizers = section["optimizers"]
+table = io.load_metrics(snakemake.input.metrics, snakemake.params.identity)
+# a run whose cap bound at every step on every seed is labelled as the SGD it became
+legend = plots.run_legend(snakemake.params.legend, optimizers, table)
 plots.draw_training(
-    io.load_metrics(snakemake.input.metrics, snakemake.params.identity),
+    table,
     title=snakemake.params.title,
-    legend=snakemake.params.legend,
+    legend=legend,
     # each optimizer drawn as its algorithm is in every figure (None: a stochastic rule)
     algorithms=algorithm_style.algorithms_of(optimizers, None),
-    caption=plots.training_caption(snakemake.params.settings, snakemake.params.legend, source),
+    caption=plots.training_caption(snakemake.params.settings, legend, source),
     fixture=source["fixture"],
     outputs=[snakemake.output.pdf, snakemake.output.png, snakemake.output.caption],
     provenance=record,

@@ -20,6 +20,7 @@ from attnbias.claims.claim import Claim, by_result, frame
 from attnbias.claims.rows import Rows, Run
 from attnbias.claims.statements import STATEMENTS, Statement
 from attnbias.optim.algorithm import algorithm
+from attnbias.realdata import cap_bound
 
 
 def fingerprint(table: pd.DataFrame, optimizer: str) -> str:
@@ -140,7 +141,8 @@ def claims(
             Rows(
                 e.get("figure", name),
                 (hypotheses or {}).get(name),
-                e.get("labels"),
+                # a run whose cap bound at every step is named as the SGD it became
+                cap_bound.relabel(e.get("labels"), e["optimizers"], tables[name]),
                 e["optimizers"],
                 e["layout"],
                 e.get("paper_figure"),
@@ -162,8 +164,15 @@ def claims(
             if statement.datasets:  # real data: the "where" names the data, model and scale
                 rows.rows = [replace(r, experiment=where(rows)) for r in rows.rows]
             scope = comparison_scope(statement, rows.run)
-            if scope:
-                rows.rows = [replace(r, covered=False, algorithm=scope) for r in rows.rows]
+            if scope:  # a row that is a comparison already keeps its reason beside this one
+                rows.rows = [
+                    replace(
+                        r,
+                        covered=False,
+                        algorithm=scope if r.covered else f"{r.algorithm}; {scope}",
+                    )
+                    for r in rows.rows
+                ]
             found += rows.rows
         out += found or [not_measured(statement)]
     return by_result(frame(out)).reset_index(drop=True)  # grouped by result, as shown

@@ -14,7 +14,8 @@ A step never waits for the device: the norm (torch's foreach norms), the step si
 loss stay tensors on the parameters' device, and the update is torch.optim.SGD's own: its
 fused kernel (one pass; float32, bf16 and fp16 parameters), else its foreach ops (float64).
 Values reach the host only when read: `last_step_sizes` (which also raises
-FloatingPointError for a non-finite gradient norm or loss) and `global_grad_norm`. So a
+FloatingPointError for a non-finite gradient norm or loss), `global_grad_norm`, and whether
+the cap bound (`last_cap_bound`, `cap_bound_steps`: attnbias.optim.cap_count). So a
 non-finite gradient raises nothing inside the step: the fused kernel skips that step, the
 foreach path spoils the parameters as torch's SGD does, and the trainer reports the
 non-finite loss at its next log point.
@@ -40,7 +41,9 @@ import torch
 from torch.nn.utils import get_total_norm
 from torch.optim.optimizer import _get_fused_kernels_supported_devices
 
-__all__ = ["SNGD", "SPS", "OPTIMIZERS", "make_optimizer", "global_grad_norm"]
+from attnbias.optim.cap_count import CAP_BOUND_KEY, CapCount
+
+__all__ = ["SNGD", "SPS", "OPTIMIZERS", "make_optimizer", "global_grad_norm", "CAP_BOUND_KEY"]
 
 
 def _params_with_grad(param_groups) -> list[list[torch.Tensor]]:
@@ -185,7 +188,7 @@ def _check_positive(name: str, value: float | None, allow_none: bool = False) ->
         raise ValueError(f"{name} must be positive, got {value!r}")
 
 
-class SNGD(_LazyStepSizeMixin, torch.optim.Optimizer):
+class SNGD(CapCount, _LazyStepSizeMixin, torch.optim.Optimizer):
     """Stochastic normalized gradient descent with the global gradient norm.
 
     Per group: step size s = min(lr / ||g||, max_step) (max_step None: uncapped), then
@@ -196,7 +199,9 @@ class SNGD(_LazyStepSizeMixin, torch.optim.Optimizer):
     buf' <- b * buf' + s * g, p <- p - buf', NGD-mom of `attnbias.optim.full_batch`.
     ||g|| is one norm over all groups (module docstring); a zero gradient skips the step.
 
-    After each step `last_step_sizes` holds s for each group (None where skipped).
+    After each step `last_step_sizes` holds s for each group (None where skipped), and
+    `last_cap_bound` whether lr / ||g|| >= max_step in some group (`cap_bound_steps`: at how
+    many steps so far).
     """
 
     def __init__(
@@ -222,18 +227,23 @@ class SNGD(_LazyStepSizeMixin, torch.optim.Optimizer):
         self._last_step = record = _LazyStepSizes(len(self.param_groups))
         grads = _grads(self.param_groups)
         if not grads:
+            self._no_step()
             return loss
         record.norm = norm = _device_norm(grads)
         # a zero (or non-finite) norm moves nothing, momentum buffers included
         skip = (norm == 0) | ~torch.isfinite(norm)
+        bound = None  # the cap bound in some group: lr / ||g|| >= max_step
         for i, group, params in _groups_with_grad(self.param_groups):
             lr, momentum, cap = group["lr"], group["momentum"], group["max_step"]
             # size = lr / grad_scale = min(lr / ||g||, cap); lr = 0 (an LR schedule's end)
             # divides nothing
             grad_scale = norm if cap is None or lr == 0 else norm.clamp(min=lr / cap)
+            if grad_scale is not norm:
+                bound = (norm <= lr / cap) | (False if bound is None else bound)
             record.sizes[i] = torch.where(skip, 0.0, lr / grad_scale)
             bufs = self._momentum_buffers(params) if momentum else None
             _sgd_update(params, bufs, lr=lr, momentum=momentum, grad_scale=grad_scale, skip=skip)
+        self._count_cap(bound, skip)
         return loss
 
     def _momentum_buffers(self, params: list[torch.Tensor]) -> list[torch.Tensor]:
@@ -246,7 +256,7 @@ class SNGD(_LazyStepSizeMixin, torch.optim.Optimizer):
         return bufs
 
 
-class SPS(_LazyStepSizeMixin, torch.optim.Optimizer):
+class SPS(CapCount, _LazyStepSizeMixin, torch.optim.Optimizer):
     """Stochastic Polyak step, SPS_max (Loizou, Vaswani, Laradji, Lacoste-Julien 2021).
 
     Per group: step size s = min(eta_max, max(loss - f_star, 0) / (c ||g||^2)), p <- p - s * g,
@@ -266,7 +276,9 @@ class SPS(_LazyStepSizeMixin, torch.optim.Optimizer):
 
     eta_max is kept in each group under torch's name "lr", so LR schedulers (and the HF
     Trainer's) scale the cap; a param-group dict may give it as "eta_max" or "lr".
-    After each step `last_step_sizes` holds s for each group (None where skipped).
+    After each step `last_step_sizes` holds s for each group (None where skipped), and
+    `last_cap_bound` whether the Polyak step was >= eta_max in some group (`cap_bound_steps`:
+    at how many steps so far).
     """
 
     def __init__(
@@ -322,6 +334,7 @@ class SPS(_LazyStepSizeMixin, torch.optim.Optimizer):
         self._last_step = record = _LazyStepSizes(len(self.param_groups))
         grads = _grads(self.param_groups)
         if not grads:
+            self._no_step()
             return loss
         record.norm = norm = _device_norm(grads)
         value = torch.as_tensor(
@@ -331,11 +344,15 @@ class SPS(_LazyStepSizeMixin, torch.optim.Optimizer):
         # a zero or non-finite norm, or a non-finite loss, moves nothing
         skip = (norm == 0) | ~torch.isfinite(norm) | ~torch.isfinite(value)
         squared = norm.square()
+        bound = None  # the cap bound in some group: the Polyak step >= eta_max
         for i, group, params in _groups_with_grad(self.param_groups):
             polyak = (value - group["f_star"]).clamp(min=0.0) / (group["c"] * squared)
             size = torch.where(skip, 0.0, polyak.clamp(max=group["lr"]))
+            if math.isfinite(group["lr"]):
+                bound = (polyak >= group["lr"]) | (False if bound is None else bound)
             record.sizes[i] = size
             _sgd_update(params, None, lr=size, momentum=0.0, grad_scale=None, skip=skip)
+        self._count_cap(bound, skip)
         return loss
 
 

@@ -20,6 +20,7 @@ from attnbias.figures.overlap import (
 )
 from attnbias.figures.save import save_figure
 from attnbias.figures.style import FULL_WIDTH, LINE_STYLES, apply_theme
+from attnbias.realdata import cap_bound
 
 NORM_PREFIX = "norm/"
 FIXTURE_STAMP = "FIXTURE RUN (tiny test data and model, not the paper's experiment)"
@@ -128,6 +129,14 @@ def training_caption(settings: dict, legend: dict, source: dict) -> str:
         f"cross-entropy since the previous log point; test accuracy on "
         f"{TEST_SPLITS[settings['dataset']]}.{subset} Optimizers: {optimizers}."
     )
+
+
+def run_legend(legend: dict, optimizers: dict, table: pd.DataFrame) -> dict:
+    """The config's legend (optimizer -> (label, settings text)) with each run whose cap bound
+    at every step on every seed of `table` labelled as the SGD it became (realdata.cap_bound:
+    "SPS (cap bound at every step: SGD with lr 0.1)"); figure and caption both take it."""
+    labels = cap_bound.relabel({n: label for n, (label, _) in legend.items()}, optimizers, table)
+    return {n: (labels[n], text) for n, (_, text) in legend.items()}
 
 
 def draw_training(

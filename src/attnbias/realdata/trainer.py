@@ -24,6 +24,7 @@ import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm
 
+from attnbias.optim.cap_count import CapCount
 from attnbias.realdata.checkpoints import load_checkpoint, rng_state, save_checkpoint, set_rng_state
 from attnbias.realdata.sample_order import bucketed_order, epoch_order
 
@@ -219,7 +220,9 @@ def fit(
 
     Logged at step 0, every `log_every` steps and at the end: train_loss (the mean
     mini-batch loss since the previous log point; NaN at step 0), test accuracy, the
-    task's extra metrics, and the model metrics. With `checkpoint`, the state is saved
+    task's extra metrics, and the model metrics; for an optimizer with a cap (SNGD, SPS:
+    attnbias.optim.cap_count), cap_bound_share: the share of the steps since the previous
+    log point at which the cap bound (NaN at step 0). With `checkpoint`, the state is saved
     every `checkpoint_every` steps and a run restarts from it; the file is removed once
     the run is complete.
     """
@@ -228,7 +231,8 @@ def fit(
     per_epoch = steps_per_epoch(task, schedule)
     total = schedule.epochs * per_epoch
     fingerprint = {"total_steps": total, **(fingerprint or {})}
-    state = {"step": 0, "window_sum": 0.0, "window_count": 0, "logged": []}
+    # cap_bound_at_log: the optimizer's count of cap-bound steps at the last log point
+    state = {"step": 0, "window_sum": 0.0, "window_count": 0, "logged": [], "cap_bound_at_log": 0}
     resumed = load_checkpoint(checkpoint, fingerprint) if checkpoint else None
     if resumed is not None:
         model.load_state_dict(resumed["model"])
@@ -249,6 +253,11 @@ def fit(
         }
         if task.model_metrics is not None:
             row.update(task.model_metrics(model))
+        if isinstance(optimizer, CapCount):  # the count is read here only, not per step
+            bound = optimizer.cap_bound_steps
+            since = bound - state.get("cap_bound_at_log", 0)
+            row["cap_bound_share"] = since / window.count if window.count else np.nan
+            state["cap_bound_at_log"] = bound
         state["logged"].append(row)
         window.reset(step)
 
