@@ -176,6 +176,15 @@ def test_any_other_file_beside_the_pinned_ones_is_refused_by_name(wheel, monkeyp
     assert folder_bytes(folder) == FILES
 
 
+def test_a_folder_where_a_pinned_file_goes_is_refused_as_such(wheel):
+    root, pin = wheel
+    (pinned.folder(pin, root) / "a.txt").mkdir(parents=True)
+    with pytest.raises(pinned.ExtraFilesError) as err:
+        pinned.ensure(pin, root, fetch=False, key="k")
+    assert "a.txt/ (a folder where the pinned file a.txt goes)" in str(err.value)
+    assert (pinned.folder(pin, root) / "a.txt").is_dir()  # nothing removed
+
+
 def test_a_temporary_file_left_by_an_extraction_is_not_refused(wheel):
     """io.atomic_path's `.<member>.<random>.tmp` (a concurrent extraction's, or a killed
     one's) is the project's own and no loader reads it."""

@@ -213,13 +213,23 @@ def _is_temporary(pin: PinnedWheel, entry: Path) -> bool:
     return name.endswith(".tmp") and any(name.startswith(f".{m}.") for m in pin.files)
 
 
+def _entry_text(pin: PinnedWheel, entry: Path) -> str:
+    """An entry as a refusal names it: a folder with a slash, and one in a pinned file's
+    place (a folder, a link, a FIFO) said to be that, not the file."""
+    text = entry.name + ("/" if entry.is_dir() else "")
+    if entry.name in pin.files:
+        kind = "a folder" if entry.is_dir() else "not a regular file"
+        text += f" ({kind} where the pinned file {entry.name} goes)"
+    return text
+
+
 def _refuse_extra(pin: PinnedWheel, root: Path, key: str) -> None:
     """ExtraFilesError naming every entry of the folder that is not a pinned file."""
     where = folder(pin, root)
     if not where.is_dir():
         return
     extra = sorted(
-        entry.name + ("/" if entry.is_dir() else "")
+        _entry_text(pin, entry)
         for entry in where.iterdir()
         if not (entry.name in pin.files and entry.is_file()) and not _is_temporary(pin, entry)
     )
