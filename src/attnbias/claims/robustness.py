@@ -246,9 +246,11 @@ def summary(table: pd.DataFrame, whose: str = "the paper lost and we chose") -> 
     )
 
 
-TITLE = "The claims' robustness to the constants the paper lost and we chose"
+TITLE = "The claims' robustness to the constants we chose"
 HOW_TO_READ = (
-    "Each constant below was lost from the paper's text; our value is the config's. The "
+    "Each constant below is ours, the config's: one the paper's text lost (for the paper's "
+    "statements) or one the experiments beyond the paper chose (their step lengths, Adam's "
+    "beta2 and eps, named '(geometry)'). The "
     "claims table was measured again at each value tried (only the runs whose settings "
     "change were trained again, on the same data; every other run is the default build's). "
     "A counted row (covered, comparison or outside) depends on a constant if its outcome or "
