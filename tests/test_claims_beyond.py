@@ -152,3 +152,42 @@ def test_a_solution_that_is_not_unique_is_judged_by_the_margin_ratios():
         geometry_table(final, {"sign": 0.9, "kq": 0.5}, face=0.5, lead={"sign": ("l3", 0.05)})
     )
     assert not behind[behind["claim"].str.contains("aligns")]["holds"].iloc[0]
+
+
+def with_centroid(table: pd.DataFrame, centroid: dict, measure: str = "align") -> pd.DataFrame:
+    """`table` plus centroid_<measure>_<norm> = centroid[norm] at every logged row (the
+    centroid's measures are the SVMs', one value per token set)."""
+    keys = table[["experiment", "optimizer", "seed", "iteration"]].drop_duplicates()
+    extra = [
+        keys.assign(metric=f"centroid_{measure}_{norm}", value=value)
+        for norm, value in centroid.items()
+    ]
+    return pd.concat([table, *extra], ignore_index=True)
+
+
+def test_the_race_says_whether_the_svms_geometry_alone_implies_it():
+    """The norms' centroid favours no norm: where it is itself closest to the expected
+    norm's solution, the lead is implied by the SVMs' geometry; the verdict says so, and on
+    how many seeds the run's lead is above the centroid's. A table logged without the
+    centroid says it was not measured."""
+    final = {
+        "sign": {"fro": 0.8, "max": 0.98, "spectral": 0.7, "nuclear": 0.6, "l3": 0.9},
+        "kq": dict.fromkeys(NORMS, 0.5),
+    }
+    margins = {"sign": 0.97, "kq": 0.5}
+
+    def race(table):
+        rows = beyond(table)
+        return rows[(rows["statement"] == "geo-max") & (rows["kind"] == "race")].iloc[0]
+
+    base = geometry_table(final, margins)
+    assert "geometry alone implies it: not measured" in race(base)["verdict"]
+    # the centroid closest to max's solution by 0.05 (the run's lead 0.08 and 0.079)
+    implied = race(with_centroid(base, dict.fromkeys(NORMS, 0.8) | {"max": 0.85}))
+    assert "the SVMs' geometry alone implies it (the norms' centroid" in implied["verdict"]
+    assert "lead 0.05)" in implied["verdict"]
+    assert "above the centroid's on 2 of 2" in implied["verdict"]
+    # the centroid closest to l3's: the geometry does not imply the max-norm lead
+    not_implied = race(with_centroid(base, dict.fromkeys(NORMS, 0.8) | {"l3": 0.9}))
+    assert "geometry alone does not imply it" in not_implied["verdict"]
+    assert not_implied["holds"]  # the verdict is still the run's lead

@@ -67,8 +67,26 @@ def test_zero_matrix_measures_zero():
     """A run from W0 = 0 logs 0 at t = 0, not NaN (the backends refuse non-finite metrics)."""
     measure = measures.extra_metrics([DATA], [{"fro": W2}], ["fro"])
     out = measure(np.zeros((1, 2, 2)), np.zeros((1, 2)))
-    assert all(np.all(v == 0) for k, v in out.items() if not k.startswith("face_cos"))
+    of_w = [k for k in out if not k.startswith(("face_cos", "centroid"))]
+    assert of_w and all(np.all(out[k] == 0) for k in of_w)
     assert np.isnan(out["face_cos_fro"]).all()  # no probe given: not known
+
+
+def test_centroid_measures_by_hand():
+    """Two orthogonal unit solutions: their centroid C = W_a + W_b has cosine 1/sqrt(2)
+    with each (no norm ahead), and C's margin ratio in N is its margin over W*_N's; the
+    values are the SVMs', whatever W the run is at."""
+    W_a, W_b = np.array([[1.0, 0.0], [0.0, 0.0]]), np.array([[0.0, 0.0], [0.0, 1.0]])
+    measure = measures.extra_metrics([DATA], [{"fro": W_a, "max": W_b}], ["fro", "max"])
+    out = measure(W2[None], np.zeros((1, 2)))
+    np.testing.assert_allclose(out["centroid_align_fro"], [1 / math.sqrt(2)], rtol=1e-12)
+    np.testing.assert_allclose(out["centroid_align_max"], [1 / math.sqrt(2)], rtol=1e-12)
+    # C = I: both constraints (W00 - W10, W01 + W11) are 1, so C's margin is 1 / ||I||_N:
+    # 1 / sqrt(2) in fro, 1 in max, times the optima ||W_a||_fro = ||W_b||_max = 1
+    np.testing.assert_allclose(out["centroid_margin_ratio_fro"], [1 / math.sqrt(2)], rtol=1e-12)
+    np.testing.assert_allclose(out["centroid_margin_ratio_max"], [1.0], rtol=1e-12)
+    again = measure(np.zeros((1, 2, 2)), np.zeros((1, 2)))
+    assert all(again[k] == out[k] for k in out if k.startswith("centroid"))
 
 
 def test_face_cosines_are_logged_and_new_sets_probed_in_the_probe_norms():

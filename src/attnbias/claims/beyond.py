@@ -10,7 +10,10 @@ logged iteration, every seed:
   own norm first   its alignment with W*_N above its alignment with every other norm's
                    solution (a race between the norms' solutions); where W*_N is not
                    unique (svm.uniqueness), its margin ratio in N above every other
-                   norm's instead
+                   norm's instead. Beside it, whether the SVMs' geometry alone implies the
+                   lead: the same measure of the norms' centroid (a direction favouring
+                   none of them, geometry.measures), which, where it is itself closest to
+                   W*_N, already ranks N first
   margin           its normalized margin in N at least MARGIN_FRACTION of the optimum
                    1 / ||W*_N||_N (logged as margin_ratio_N; a threshold of ours);
                    undecided where short of it but positive and still rising over the last
@@ -96,6 +99,7 @@ def _own_norm_first(rows: Rows, opt: str, norm: str, norms: list[str]) -> None:
         detail += f"; judged by the margin ratios: the {norm}-norm SVM's {doubt}" + (
             cosine if probed.all() else ""
         )
+    detail += "; " + _implied_by_geometry(table, opt, measure, norm, lead)
     quantity = (
         f"alignment with W*_{norm} minus the largest alignment with another norm's W* "
         if unique
@@ -121,6 +125,31 @@ def _own_norm_first(rows: Rows, opt: str, norm: str, norms: list[str]) -> None:
             holds,
             detail=detail,
         ),
+    )
+
+
+def _implied_by_geometry(table, opt: str, measure: str, norm: str, lead: np.ndarray) -> str:
+    """Whether the SVMs' geometry alone implies an own-norm-first lead: the lead of their
+    centroid (the same measure, per seed), and on how many seeds the run's lead is above
+    it. Tables logged before the centroid measures say so."""
+    names = {n: metric_name(f"centroid_{measure}", n) for n in norms_of(table)}
+    if not all(has(table, opt, name) for name in names.values()):
+        return "whether the SVMs' geometry alone implies it: not measured in this table"
+    value = {n: final(table, opt, name) for n, name in names.items()}
+    centroid_lead = value[norm] - np.max([v for n, v in value.items() if n != norm], axis=0)
+    implied = int(np.sum(centroid_lead > 0))
+    above = int(np.sum(lead > centroid_lead))
+    says = (
+        "the SVMs' geometry alone implies it"
+        if implied == lead.size
+        else "the SVMs' geometry alone does not imply it"
+        if implied == 0
+        else f"the SVMs' geometry alone implies it on {implied} of {lead.size} seeds"
+    )
+    return (
+        f"{says} (the norms' centroid, a direction favouring none, has lead "
+        f"{spread(centroid_lead)}); the run's lead is above the centroid's on {above} of "
+        f"{lead.size} seeds"
     )
 
 

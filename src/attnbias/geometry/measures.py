@@ -9,6 +9,12 @@ paper"): for each norm N of the experiment, with W*_N the attention SVM's soluti
   face_cos_N      the cosine with W*_N of the optimal solution least aligned with it
                   (svm.uniqueness: 1 where W*_N is unique; below UNIQUE_COSINE the
                   alignment with W*_N is not evidence); NaN where not probed
+  centroid_align_N, centroid_margin_ratio_N
+                  align_N and margin_ratio_N of the centroid of the norms' solutions,
+                  C = sum_M W*_M / ||W*_M||_F: a direction that favours none of them. Where
+                  C is already closest to W*_N, the SVMs' geometry alone ranks N first for
+                  any direction in their middle, and a run's "own norm first" says less
+                  (the claims report it beside the run's lead). One value per token set.
 
 Which tokens are optimal (Def. 1) depends on the decoder. Where u trains, opt_i is that of
 the run's own decoder at the logged iteration, opt_i(u_t) = argmax_t y_i u_t^T x_{i,t}, and
@@ -84,17 +90,25 @@ def optimal_tokens(data: dict, u: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class TokenSetSVMs:
-    """One token set's SVM solution per norm, its face cosine and its optimal value
-    ||W*_N||_N (formed once per set, not at every logged iteration)."""
+    """One token set's SVM solution per norm, its face cosine, its optimal value
+    ||W*_N||_N and the centroid's measures (formed once per set, not at every logged
+    iteration)."""
 
     stars: dict[str, np.ndarray]
     faces: dict[str, float]
     optima: dict[str, float]
+    centroid: dict[str, float]  # metric name -> the centroid's value
 
     @classmethod
-    def of(cls, stars: dict, faces: dict) -> TokenSetSVMs:
+    def of(cls, stars: dict, faces: dict, data: dict, opt: np.ndarray) -> TokenSetSVMs:
         optima = {norm: norm_value(W, parse_norm(norm)) for norm, W in stars.items()}
-        return cls(stars, faces, optima)
+        C = sum(W / np.linalg.norm(W) for W in stars.values())[None]
+        centroid = {}
+        for norm, W in stars.items():
+            margin = normalized_margins(C, [data], norm, [opt])[0]
+            centroid[metric_name("centroid_align", norm)] = float(alignment(C, W[None])[0])
+            centroid[metric_name("centroid_margin_ratio", norm)] = float(margin * optima[norm])
+        return cls(stars, faces, optima, centroid)
 
 
 class OptimalTokens:
@@ -106,7 +120,7 @@ class OptimalTokens:
     def __init__(self, datasets, solutions, faces, norms: list[str], probe: list[str]):
         self.datasets, self.norms, self.probe = datasets, norms, probe
         self.solved = [
-            {tuple(data["opt"]): TokenSetSVMs.of(sol, face)}
+            {tuple(data["opt"]): TokenSetSVMs.of(sol, face, data, data["opt"])}
             for data, sol, face in zip(datasets, solutions, faces, strict=True)
         ]
 
@@ -121,7 +135,7 @@ class OptimalTokens:
             free = [n for n in self.norms if not needs_probe(n)]  # unique: nothing to solve
             faces.update(face_cosines(data, found, [*free, *self.probe]))
             stars = {norm: found[f"W_{norm}"].solution for norm in self.norms}
-            self.solved[run][key] = TokenSetSVMs.of(stars, faces)
+            self.solved[run][key] = TokenSetSVMs.of(stars, faces, data, data["opt"])
         return self.solved[run][key]
 
 
@@ -173,6 +187,8 @@ def extra_metrics(
             out[metric_name("align", norm)] = alignment(W, stars)
             out[metric_name("margin", norm)] = margin
             out[metric_name("margin_ratio", norm)] = margin * optima
+        for name in current[0].centroid:
+            out[name] = np.array([svms.centroid[name] for svms in current])
         return out
 
     return measure

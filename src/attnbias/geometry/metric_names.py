@@ -4,7 +4,14 @@ measures' SVM imports."""
 
 from __future__ import annotations
 
-PREFIXES = ("align", "margin", "margin_ratio", "face_cos")
+PREFIXES = (
+    "align",
+    "margin",
+    "margin_ratio",
+    "face_cos",
+    "centroid_align",
+    "centroid_margin_ratio",
+)
 
 
 def metric_name(prefix: str, norm: str) -> str:
