@@ -382,3 +382,41 @@ def test_the_sweeps_numbers_and_the_eta_table(tmp_path):
     assert not held_at("eta_cond1", ETA, "thm3_rate", holds=False)(0.1, 1.0).read(build)
     assert held_at("eta_cond1", ETA, "thm3_rate", some_seed=True)(0.1, 1.0).read(build)
     assert sweep_count("eta_cond1", "thm3_rate", True).read(build) == 1
+
+
+def test_the_geometry_robustness_counts_are_read_or_not_built(tmp_path):
+    """docs/geometry.md's "How robust" counts: "not built here" until the claims table was
+    measured with the geometry constants' points, then the rows beyond the paper, those
+    with a robustness cell and those fragile."""
+    from attnbias.claims.beyond import KEYS
+    from attnbias.quotes.pages.geometry import NUMBERS
+
+    results = tmp_path / "results"
+    results.mkdir()
+    key = sorted(KEYS)[0]
+    pd.DataFrame(
+        {"key": ["a", "b", "c"], "statement": key, "category": "covered",
+         "robustness": ["not measured: not built", "", ""], "fragile": False}
+    ).to_csv(results / "claims.csv", index=False)  # fmt: skip
+    record = {"created": "2026-11-26T19:23:58+00:00", "config": {"constants": {"geometry_a": {}}}}
+    (results / "claims.provenance.json").write_text(json.dumps(record))
+    page = tmp_path / "docs/geometry.md"
+    page.parent.mkdir()
+    page.write_text(
+        "Here <!--q:robust.beyond-depend-->1<!--/q--> of <!--q:robust.beyond-rows-->3<!--/q--> "
+        "depend; <!--q:robust.beyond-fragile-->1<!--/q--> fragile.\n"
+    )
+    registry = [Page("docs/geometry.md", NUMBERS)]
+    found, _ = check(registry, Build(results), tmp_path)
+    assert {f.target for f in found.unbuilt} == {"results/claims_robustness.md"}
+    assert len(found.unbuilt) == 3 and not found.faults
+    pd.DataFrame(
+        {"key": ["a", "b", "c"], "statement": key, "category": "covered",
+         "robustness": ["x = 1 (ours): holds", "", ""], "fragile": [True, False, False]}
+    ).to_csv(results / "claims.csv", index=False)  # fmt: skip
+    found, _ = check(registry, Build(results), tmp_path)
+    assert [f.target for f in found.unbuilt] == ["results/claims_robustness.md"] * 3  # no points
+    (results / "claims_robustness").mkdir()
+    (results / "claims_robustness/geometry_a.parquet").write_bytes(b"")
+    found, _ = check(registry, Build(results), tmp_path)
+    assert found.findings == [] and found.compared == 3
