@@ -192,13 +192,18 @@ def test_the_docs_numbers_are_the_default_builds(built):
     only the optional targets' numbers (sweeps, real data) read "not built here", and every
     other one was compared. Fix a failure with `python -m attnbias.quotes write` on a
     default build."""
+    from attnbias.quotes import marks
     from attnbias.quotes.build import Build
-    from attnbias.quotes.pages import ENTRIES
-    from attnbias.quotes.quote import Quote, check
+    from attnbias.quotes.pages import PAGES
+    from attnbias.quotes.quote import check
 
-    outcome, _ = check(ENTRIES, Build(built / "results"), REPO)
+    outcome, _ = check(PAGES, Build(built / "results"), REPO)
     assert not outcome.faults, "\n".join(map(str, outcome.faults))
-    sources = [s for e in ENTRIES for s in (e.sources if isinstance(e, Quote) else (e.source,))]
-    # each was compared, or is an optional target's that this build does not make (the
-    # days the numbers were measured aside: they say when, never stale on their own)
-    assert outcome.compared + len(outcome.unbuilt) == len([s for s in sources if not s.day])
+    # each marker and section was compared, or is an optional target's that this build does
+    # not make (the days the numbers were measured aside: they say when, never stale alone)
+    expected = 0
+    for page in PAGES:
+        found, _ = marks.find((REPO / page.path).read_text())
+        expected += len(page.sections)
+        expected += sum(not (m.name in page.numbers and page.numbers[m.name].day) for m in found)
+    assert outcome.compared + len(outcome.unbuilt) == expected

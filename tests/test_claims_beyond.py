@@ -128,12 +128,11 @@ def test_findings_section_is_generated_from_the_claims_table():
     # the page itself holds the section that the docs' writer rewrites (attnbias.quotes)
     from project import REPO
 
-    from attnbias.quotes.pages import ENTRIES
-    from attnbias.quotes.quote import Section
+    from attnbias.quotes.pages import findings as findings_page
 
     docs = (REPO / "docs/findings.md").read_text()
     assert findings.START in docs and findings.END in docs
-    assert any(isinstance(e, Section) and e.start == findings.START for e in ENTRIES)
+    assert any(s.start == findings.START for s in findings_page.PAGE.sections)
 
 
 def test_a_solution_that_is_not_unique_is_judged_by_the_margin_ratios():

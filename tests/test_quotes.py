@@ -16,10 +16,11 @@ import pytest
 from project import REPO
 
 from attnbias.quotes import __main__ as cli
-from attnbias.quotes import pages
 from attnbias.quotes.build import Build
+from attnbias.quotes.marks import find
 from attnbias.quotes.numbers import render
-from attnbias.quotes.quote import Fact, Quote, Section, check, markers, pattern, quote
+from attnbias.quotes.pages import PAGES
+from attnbias.quotes.quote import Page, Section, Source, check, markers
 from attnbias.quotes.sources import created, final, first, outcome, robust_race, row, said
 from attnbias.quotes.sweeps import sweep_count
 
@@ -52,12 +53,6 @@ def test_a_round_number_is_rounded_only_where_the_words_say_so():
     assert render("1,100", [1072, 1177], approximate=True) == "1,100 to 1,200"
 
 
-def test_words_match_across_line_breaks_and_not_inside_longer_words():
-    text = "NGD 111 to 157,\n  GD 375 to\n  1,241; of 1e-3"
-    found = list(pattern("GD {}; of 1e-3").finditer(text))
-    assert len(found) == 1 and found[0][1] == "375 to\n  1,241"
-
-
 # ---------------------------------------------------------------------------------------
 # a fixture build in the pipeline's formats
 def write_build(results: Path, gd_first: list[float]) -> None:
@@ -88,9 +83,10 @@ def write_build(results: Path, gd_first: list[float]) -> None:
 
 PAGE = """# Findings
 
-Measured on 2026-11-26. NGD's slope is −1.67 to −1.93 (a factor 2.79 from flipping); NGD ends at
-1.0e-4 to 1.2e-4 and GD first crosses 1e-2 at t = 40 to 60. PS does
-not lead NGD. The sweep holds in 27 settings.
+Measured on <!--q:day-->2026-11-26<!--/q-->. NGD's slope is <!--q:slope-->−1.67 to −1.93<!--/q-->
+(a factor <!--q:flip-->2.79<!--/q--> from flipping); NGD ends at <!--q:ngd-->1.0e-4 to
+1.2e-4<!--/q--> and GD first crosses 1e-2 at t = <!--q:gd-first-->40 to 60<!--/q-->.
+PS <!--q:ps-->does not lead NGD<!--/q-->. The sweep holds in <!--q:sweep-->27<!--/q--> settings.
 
 {start}
 generated from 2 claims rows
@@ -99,19 +95,26 @@ generated from 2 claims rows
 START, END = markers("fixture section")
 
 
-def entries(page: str) -> list:
-    return [
-        quote(page, "Measured on {date}.", created()),
-        quote(page, "NGD's slope is {} (a factor {} from", row("fig2 ngd rate bound"),
-              said("fig2 ngd rate bound", "it flips if moved by a factor")),
-        quote(page, "NGD ends at {} and GD first crosses 1e-2 at t = {}.",
-              final("fig2", "ngd"), first("fig2", "gd", 1e-2)),
-        Fact(page, "PS does not lead NGD", outcome("fig2 ps ahead of ngd", "does not hold")),
-        quote(page, "holds in {} settings", sweep_count("fig3", "ps_fastest_W", False)),
-        Section(page, START, END, pages.Source(
+def registry(path: str = "docs/findings.md") -> Page:
+    return Page(
+        path,
+        {
+            "day": created(),
+            "slope": row("fig2 ngd rate bound"),
+            "flip": said("fig2 ngd rate bound", "it flips if moved by a factor"),
+            "ngd": final("fig2", "ngd"),
+            "gd-first": first("fig2", "gd", 1e-2),
+            "sweep": sweep_count("fig3", "ps_fastest_W", False),
+        },
+        {"ps": outcome("fig2 ps ahead of ngd", "does not hold")},
+        (Section(START, END, Source(
             "the fixture section",
-            lambda b: f"{START}\ngenerated from {len(b.claims())} claims rows\n{END}")),
-    ]  # fmt: skip
+            lambda b: f"{START}\ngenerated from {len(b.claims())} claims rows\n{END}")),),
+    )  # fmt: skip
+
+
+def entries(path: str = "docs/findings.md") -> list[Page]:
+    return [registry(path)]
 
 
 @pytest.fixture
@@ -129,23 +132,26 @@ def test_the_check_passes_on_a_current_page(fixture):
     assert outcome_.compared + len(outcome_.unbuilt) == 7 and not outcome_.findings[1:]
     # the sweep is an optional target: named, not passed silently
     (unbuilt,) = outcome_.unbuilt
-    assert unbuilt.target == "results/sweeps/fig3.pdf" and unbuilt.line == 5
+    assert unbuilt.target == "results/sweeps/fig3.pdf" and unbuilt.line == 6
     assert "not built here: results/sweeps/fig3.pdf" in str(unbuilt)
     assert written["docs/findings.md"] == (fixture / "docs/findings.md").read_text()
 
 
 def test_a_planted_wrong_number_fails_and_the_writer_repairs_it(fixture):
     page = fixture / "docs/findings.md"
-    page.write_text(page.read_text().replace("t = 40 to 60", "t = 467 to 1,188"))
+    page.write_text(page.read_text().replace(">40 to 60<", ">467 to 1,188<"))
     found, written = check(entries("docs/findings.md"), Build(fixture / "results"), fixture)
     (stale,) = found.faults
-    assert (stale.page, stale.line, stale.quoted, stale.built) == (
+    assert (stale.page, stale.line, stale.name, stale.quoted, stale.built) == (
         "docs/findings.md",
-        4,
+        5,
+        "gd-first",
         "467 to 1,188",
         "40 to 60",
     )
-    assert str(stale).startswith('docs/findings.md:4: stale: quoted "467 to 1,188", the build')
+    assert str(stale).startswith(
+        'docs/findings.md:5: gd-first: stale: quoted "467 to 1,188", the build gives "40 to 60"'
+    )
     assert written["docs/findings.md"] == PAGE.format(start=START, end=END)
 
 
@@ -161,7 +167,7 @@ def test_the_day_of_the_numbers_moves_only_with_the_numbers(fixture, tmp_path):
     page = (fixture / "docs/findings.md").read_text()
     same, written = check(entries("docs/findings.md"), Build(later), fixture)
     assert same.faults == [] and written["docs/findings.md"] == page
-    (fixture / "docs/findings.md").write_text(page.replace("t = 40 to 60", "t = 41 to 60"))
+    (fixture / "docs/findings.md").write_text(page.replace(">40 to 60<", ">41 to 60<"))
     changed, written = check(entries("docs/findings.md"), Build(later), fixture)
     assert [(f.quoted, f.built) for f in changed.faults] == [("41 to 60", "40 to 60")]
     assert written["docs/findings.md"] == page.replace("2026-11-26", "2026-12-01")
@@ -174,28 +180,81 @@ def test_a_changed_build_makes_the_page_stale(fixture, tmp_path):
     assert [(f.quoted, f.built) for f in found.faults] == [("40 to 60", "375 to 1,241")]
 
 
-def test_a_stale_section_a_false_fact_and_edited_words_fail(fixture):
+def test_edited_words_around_a_marked_number_leave_it_current(fixture):
+    """The check reads the markers, not the sentence: a reworded, rewrapped sentence with
+    its marked numbers as they were passes."""
+    page = fixture / "docs/findings.md"
+    edited = (
+        page.read_text()
+        .replace("GD first crosses 1e-2 at t =", "gradient descent\nfirst passes 1e-2 between t =")
+        .replace("\nPS <!--q:ps-->does", " PS <!--q:ps-->does")
+        .replace("NGD's slope is", "The slope of NGD reads")
+    )
+    page.write_text(edited)
+    found, written = check(entries(), Build(fixture / "results"), fixture)
+    assert found.faults == [] and found.compared == 6
+    assert written["docs/findings.md"] == edited
+
+
+def test_a_stale_section_and_a_false_fact_fail(fixture):
     page = fixture / "docs/findings.md"
     text = page.read_text()
-    for planted, what in (
-        (text.replace("from 2 claims rows", "from 3 claims rows"), "fixture section"),
-        (text.replace("first crosses 1e-2", "first passes 1e-2"), "missing"),
-    ):
-        page.write_text(planted)
-        found, _ = check(entries("docs/findings.md"), Build(fixture / "results"), fixture)
-        assert found.faults, planted
-        if what == "missing":
-            assert found.faults[0].status == "missing"
-        else:
-            assert found.faults[0].what == "the fixture section"
-            assert found.faults[0].quoted == "generated from 3 claims rows"
+    page.write_text(text.replace("from 2 claims rows", "from 3 claims rows"))
+    found, _ = check(entries(), Build(fixture / "results"), fixture)
+    assert [(f.what, f.quoted) for f in found.faults] == [
+        ("the fixture section", "generated from 3 claims rows")
+    ]
     # a fact the build contradicts
     claims = pd.read_csv(fixture / "results/claims.csv")
     claims.loc[1, "outcome"] = "holds"
     claims.to_csv(fixture / "results/claims.csv", index=False)
     page.write_text(text)
-    found, _ = check(entries("docs/findings.md"), Build(fixture / "results"), fixture)
-    assert [f.quoted for f in found.faults] == ["PS does not lead NGD"]
+    found, _ = check(entries(), Build(fixture / "results"), fixture)
+    assert [(f.name, f.quoted, f.line) for f in found.faults] == [("ps", "does not lead NGD", 6)]
+
+
+def test_an_unknown_a_missing_and_a_broken_marker_are_named(fixture):
+    """A marker whose name the page's registry lacks is an error naming it (and the number
+    it was meant for is then missing, by name); so is a marker on a page with no registry,
+    one that is not closed, and one at the start of a line (Markdown: an HTML block)."""
+    page = fixture / "docs/findings.md"
+    text = page.read_text()
+    page.write_text(text.replace("<!--q:flip-->", "<!--q:flip-factor-->"))
+    found, written = check(entries(), Build(fixture / "results"), fixture)
+    assert [(f.status, f.name, f.line) for f in found.faults] == [
+        ("unknown", "flip-factor", 4),
+        ("missing", "flip", 0),
+    ]
+    assert str(found.faults[0]).startswith(
+        "docs/findings.md:4: flip-factor: unknown: no entry 'flip-factor' in the registry of "
+        "docs/findings.md"
+    )
+    assert written["docs/findings.md"] == page.read_text()  # nothing it could write
+    (fixture / "README.md").write_text("See <!--q:ngd-->1.0e-4<!--/q-->.\n")
+    page.write_text(text.replace("from flipping); NGD ends at ", "from flipping); NGD ends at\n"))
+    found, _ = check(entries(), Build(fixture / "results"), fixture)
+    assert [(f.page, f.line, f.status) for f in found.faults] == [
+        ("docs/findings.md", 5, "fault"),
+        ("README.md", 1, "unknown"),
+    ]
+    assert "'ngd' begins a line" in found.faults[0].built
+    marks, errors = find("a <!--q:x-->1 and <!--q:y-->2<!--/q--> b <!--/q--> `<!--q:z-->`")
+    assert [m.name for m in marks] == ["y"]
+    assert [e for _, e in errors] == [
+        "marker 'x' is not closed before 'y'",
+        "a marker's close without its opening",
+    ]
+
+
+def test_write_restores_a_changed_number_by_its_name(fixture):
+    page = fixture / "docs/findings.md"
+    page.write_text(page.read_text().replace(">2.79<", ">3.12<").replace("1.2e-4<", "1.9e-4<"))
+    found, written = check(entries(), Build(fixture / "results"), fixture)
+    assert [(f.name, f.line, f.quoted, f.built) for f in found.faults] == [
+        ("flip", 4, "3.12", "2.79"),
+        ("ngd", 4, "1.0e-4 to\n1.9e-4", "1.0e-4 to\n1.2e-4"),
+    ]
+    assert written["docs/findings.md"] == PAGE.format(start=START, end=END)
 
 
 def test_a_default_builds_file_that_is_missing_is_a_fault(fixture):
@@ -206,38 +265,44 @@ def test_a_default_builds_file_that_is_missing_is_a_fault(fixture):
 
 
 def test_the_command_exits_non_zero_on_a_stale_number(fixture, monkeypatch, capsys):
-    monkeypatch.setattr(cli, "ENTRIES", entries("docs/findings.md"))
+    monkeypatch.setattr(cli, "PAGES", entries("docs/findings.md"))
     args = ["--results", str(fixture / "results"), "--root", str(fixture)]
     assert cli.main(["check", *args]) == 0
     page = fixture / "docs/findings.md"
-    page.write_text(page.read_text().replace("1.0e-4 to 1.2e-4", "1.0e-4 to 1.3e-4"))
+    page.write_text(page.read_text().replace("1.2e-4<", "1.3e-4<"))
     assert cli.main(["check", *args]) == 1
     out = capsys.readouterr().out
-    assert 'docs/findings.md:4: stale: quoted "1.0e-4 to 1.3e-4", the build gives ' in out
+    assert 'docs/findings.md:4: ngd: stale: quoted "1.0e-4 to\n1.3e-4", the build ' in out
     assert cli.main(["write", *args]) == 0
     assert page.read_text() == PAGE.format(start=START, end=END)
     assert cli.main(["check", "--results", str(fixture / "nothing"), "--root", str(fixture)]) == 2
 
 
 # ---------------------------------------------------------------------------------------
-# the registry of README.md and docs/findings.md
-def test_every_entry_is_found_once_on_its_page():
-    """Each entry's words stand exactly once on its page: an edit of a sentence shows here
-    at once, without a build."""
-    for entry in pages.ENTRIES:
-        text = (REPO / entry.page).read_text()
-        if isinstance(entry, Section):
-            assert text.count(entry.start) == 1 and text.count(entry.end) == 1, entry.start
-            continue
-        count = len(list(pattern(entry.words).finditer(text)))
-        assert count == 1, f"{entry.page}: {entry.words!r} found {count} times"
+# the registries of the documented pages
+def test_every_marker_is_registered_and_every_entry_marked():
+    """Without a build: every page's markers are well formed and name an entry of its
+    registry, every entry stands on its page, and every section's marker lines once."""
+    for page in PAGES:
+        text = (REPO / page.path).read_text()
+        marks, errors = find(text)
+        assert not errors, (page.path, errors)
+        names = {m.name for m in marks}
+        assert names <= page.names(), (page.path, sorted(names - page.names()))
+        assert page.names() <= names, (page.path, sorted(page.names() - names))
+        for section in page.sections:
+            assert text.count(section.start) == 1 and text.count(section.end) == 1, section.start
+    # the other pages hold no marker
+    registered = {page.path for page in PAGES}
+    for path in [REPO / "README.md", *(REPO / "docs").glob("*.md")]:
+        if str(path.relative_to(REPO)) not in registered:
+            assert find(path.read_text()) == ([], []), path
 
 
 def test_every_optional_number_names_its_target():
     """A sweep's or a real-data figure's numbers name the target that builds them."""
-    for entry in pages.ENTRIES:
-        sources = entry.sources if isinstance(entry, Quote) else (entry.source,)
-        for source in sources:
+    for page in PAGES:
+        for source in [*page.numbers.values(), *page.facts.values()]:
             if any(w in source.what for w in ("sweep", "fig6_mnist5k", "claims_robustness")):
                 assert source.target, source.what
 
@@ -245,11 +310,13 @@ def test_every_optional_number_names_its_target():
 def test_a_robustness_number_is_read_from_its_row_or_is_not_built(fixture):
     """docs/regime.md quotes Eq. 10 at eta = 0.1 from the robustness target's rows: the
     algorithm's range over seeds from the row's words; without the target, "not built"."""
+    (fixture / "docs/findings.md").unlink()  # this page alone
     page = fixture / "docs/regime.md"
-    page.write_text("At eta 0.1: W 0.047 to 0.11 against GD's 0.020 to 0.037.\n")
-    entry = quote("docs/regime.md", "W {} against GD's {}.",
-                  robust_race("eq10_eta", 0.1, "fig3 ahead of gd eq10 gap_W", "Eq. 10"),
-                  robust_race("eq10_eta", 0.1, "fig3 ahead of gd eq10 gap_W", "GD"))  # fmt: skip
+    page.write_text("At eta 0.1: W <!--q:eq10-->0.047 to 0.11<!--/q--> against GD's "
+                    "<!--q:gd-->0.020 to 0.037<!--/q-->.\n")  # fmt: skip
+    race = "fig3 ahead of gd eq10 gap_W"
+    entry = Page("docs/regime.md", {"eq10": robust_race("eq10_eta", 0.1, race, "Eq. 10"),
+                                    "gd": robust_race("eq10_eta", 0.1, race, "GD")})  # fmt: skip
     found, _ = check([entry], Build(fixture / "results"), fixture)
     assert [f.target for f in found.unbuilt] == ["results/claims_robustness.md"] * 2
     points = fixture / "results/claims_robustness"
@@ -261,7 +328,7 @@ def test_a_robustness_number_is_read_from_its_row_or_is_not_built(fixture):
     ).to_parquet(points / "eq10_eta.parquet")  # fmt: skip
     found, _ = check([entry], Build(fixture / "results"), fixture)
     assert found.findings == [] and found.compared == 2
-    page.write_text("At eta 0.1: W 0.047 to 0.11 against GD's 0.020 to 0.040.\n")
+    page.write_text(page.read_text().replace("0.037<", "0.040<"))
     found, _ = check([entry], Build(fixture / "results"), fixture)
     assert [(f.quoted, f.built) for f in found.faults] == [("0.020 to 0.040", "0.020 to 0.037")]
 
@@ -315,3 +382,41 @@ def test_the_sweeps_numbers_and_the_eta_table(tmp_path):
     assert not held_at("eta_cond1", ETA, "thm3_rate", holds=False)(0.1, 1.0).read(build)
     assert held_at("eta_cond1", ETA, "thm3_rate", some_seed=True)(0.1, 1.0).read(build)
     assert sweep_count("eta_cond1", "thm3_rate", True).read(build) == 1
+
+
+def test_the_geometry_robustness_counts_are_read_or_not_built(tmp_path):
+    """docs/geometry.md's "How robust" counts: "not built here" until the claims table was
+    measured with the geometry constants' points, then the rows beyond the paper, those
+    with a robustness cell and those fragile."""
+    from attnbias.claims.beyond import KEYS
+    from attnbias.quotes.pages.geometry import NUMBERS
+
+    results = tmp_path / "results"
+    results.mkdir()
+    key = sorted(KEYS)[0]
+    pd.DataFrame(
+        {"key": ["a", "b", "c"], "statement": key, "category": "covered",
+         "robustness": ["not measured: not built", "", ""], "fragile": False}
+    ).to_csv(results / "claims.csv", index=False)  # fmt: skip
+    record = {"created": "2026-11-26T19:23:58+00:00", "config": {"constants": {"geometry_a": {}}}}
+    (results / "claims.provenance.json").write_text(json.dumps(record))
+    page = tmp_path / "docs/geometry.md"
+    page.parent.mkdir()
+    page.write_text(
+        "Here <!--q:robust.beyond-depend-->1<!--/q--> of <!--q:robust.beyond-rows-->3<!--/q--> "
+        "depend; <!--q:robust.beyond-fragile-->1<!--/q--> fragile.\n"
+    )
+    registry = [Page("docs/geometry.md", NUMBERS)]
+    found, _ = check(registry, Build(results), tmp_path)
+    assert {f.target for f in found.unbuilt} == {"results/claims_robustness.md"}
+    assert len(found.unbuilt) == 3 and not found.faults
+    pd.DataFrame(
+        {"key": ["a", "b", "c"], "statement": key, "category": "covered",
+         "robustness": ["x = 1 (ours): holds", "", ""], "fragile": [True, False, False]}
+    ).to_csv(results / "claims.csv", index=False)  # fmt: skip
+    found, _ = check(registry, Build(results), tmp_path)
+    assert [f.target for f in found.unbuilt] == ["results/claims_robustness.md"] * 3  # no points
+    (results / "claims_robustness").mkdir()
+    (results / "claims_robustness/geometry_a.parquet").write_bytes(b"")
+    found, _ = check(registry, Build(results), tmp_path)
+    assert found.findings == [] and found.compared == 3

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from attnbias.quotes.build import Build
-from attnbias.quotes.pages import ENTRIES
+from attnbias.quotes.pages import PAGES
 from attnbias.quotes.quote import Outcome, check
 
 
@@ -43,12 +43,12 @@ def main(argv: list[str] | None = None) -> int:
     if not (build.results / "claims.csv").exists():
         print(f"no build in {build.results}: build it first (snakemake -c2)")
         return 2
-    outcome, written = check(ENTRIES, build, root)
+    outcome, written = check(PAGES, build, root)
     if args.command == "write":
         for page, text in written.items():
             if text != outcome.pages[page]:
                 (root / page).write_text(text)
-        outcome, _ = check(ENTRIES, Build(args.results), root)
+        outcome, _ = check(PAGES, Build(args.results), root)
     if args.verbose:
         print("\n".join(str(f) for f in outcome.unbuilt))
     print(report(outcome))

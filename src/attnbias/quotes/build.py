@@ -17,6 +17,8 @@ import pandas as pd
 
 from attnbias.workflow import csvcells
 
+ROBUSTNESS = "results/claims_robustness.md"  # the optional target of the robustness tables
+
 
 class Unbuilt(LookupError):
     """What the build lacks: a file, or a row of its claims table."""

@@ -1,16 +1,19 @@
 """What the docs quote from a build, and the check and the writer that hold them to it.
 
-Three kinds of entry, each found on its page by the page's own words:
-  Quote    numbers in prose: the words around them, "{}" where each number phrase stands
-           ("GD {}; of 1e-3"), and a Source per phrase. The words must occur exactly once
-           on the page (whitespace and line breaks are free), so an edit of the sentence
-           fails the check rather than passing it unread.
-  Fact     a sentence without a number that the build decides (a verdict: "never binds").
-  Section  a block between two marker lines, generated whole from the build.
+Each documented page has a registry (a Page, attnbias.quotes.pages) of three kinds of entry:
+  numbers   by name: a number, a range over seeds or a day, marked where it stands on the
+            page with <!--q:NAME-->...<!--/q--> (attnbias.quotes.marks); the check reads
+            the marked text, compares it with the build at the precision it is written
+            with, and the writer rewrites it in place. The words around it are free.
+  facts     by name: a sentence without a number that the build decides (a verdict:
+            "never binds"), marked the same way; the build says whether it holds.
+  sections  a block between two marker lines (`markers`), generated whole from the build.
 
-A Source names what it reads in words and, for a number of a target that the default build
-does not make (a sweep, real data), that target: where the build lacks it, the check says
-"not built here" instead of passing it silently or failing.
+A marker whose name the page's registry lacks is an error naming it; a registered name that
+no marker on the page carries is missing. A Source names what it reads in words and, for a
+number of a target that the default build does not make (a sweep, real data), that target:
+where the build lacks it, the check says "not built here" instead of passing it silently or
+failing.
 """
 
 from __future__ import annotations
@@ -21,11 +24,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from attnbias.quotes import marks
 from attnbias.quotes.build import Build, Unbuilt
 from attnbias.quotes.numbers import APPROXIMATE, PHRASE, render
 
 DATE = r"\d{4}-\d{2}-\d{2}"
-SLOTS = {"{}": PHRASE, "{date}": DATE}
 
 
 @dataclass(frozen=True)
@@ -44,30 +47,29 @@ class Source:
 
 
 @dataclass(frozen=True)
-class Quote:
-    page: str
-    words: str
-    sources: tuple[Source, ...]
-
-    def __post_init__(self):
-        slots = len(re.findall(r"\{(?:date)?\}", self.words))
-        if slots != len(self.sources):
-            raise ValueError(f"{self.words!r}: {slots} slots, {len(self.sources)} sources")
-
-
-@dataclass(frozen=True)
-class Fact:
-    page: str
-    words: str
-    source: Source  # read gives True where the build says what the words say
-
-
-@dataclass(frozen=True)
 class Section:
-    page: str
     start: str
     end: str
     source: Source  # read gives the section's text, its marker lines included
+
+
+@dataclass(frozen=True)
+class Page:
+    """One documented page's registry: its path (from the repository root), its quoted
+    numbers and its facts by marker name (attnbias.quotes.marks), its generated sections."""
+
+    path: str
+    numbers: dict[str, Source] = field(default_factory=dict)
+    facts: dict[str, Source] = field(default_factory=dict)
+    sections: tuple[Section, ...] = ()
+
+    def __post_init__(self):
+        both = set(self.numbers) & set(self.facts)
+        if both:
+            raise ValueError(f"{self.path}: {sorted(both)} are both numbers and facts")
+
+    def names(self) -> set[str]:
+        return set(self.numbers) | set(self.facts)
 
 
 def markers(name: str) -> tuple[str, str]:
@@ -78,24 +80,21 @@ def markers(name: str) -> tuple[str, str]:
     )
 
 
-def quote(page: str, words: str, *sources: Source) -> Quote:
-    return Quote(page, words, sources)
-
-
 @dataclass
 class Finding:
     """One entry's outcome where it is not simply current."""
 
     page: str
     line: int
-    status: str  # stale, missing (the words are not on the page once), not built, fault
+    status: str  # stale, missing, unknown, not built, fault
     what: str
     quoted: str = ""
     built: str = ""
     target: str | None = None
+    name: str = ""
 
     def __str__(self) -> str:
-        where = f"{self.page}:{self.line}"
+        where = f"{self.page}:{self.line}" + (f": {self.name}" if self.name else "")
         if self.status == "stale":
             built = f'the build gives "{self.built}"'
             return f'{where}: stale: quoted "{self.quoted}", {built} ({self.what})'
@@ -121,27 +120,6 @@ class Outcome:
         return [f for f in self.findings if f.status == "not built"]
 
 
-def pattern(words: str) -> re.Pattern:
-    """The regex of a Quote's or Fact's words: any whitespace between words, one group per
-    slot, no match inside a longer word or number."""
-    parts = re.split(r"(\{(?:date)?\})", words)
-    regex = []
-    for part in parts:
-        if part in SLOTS:
-            regex.append(f"({SLOTS[part]})(?![\\d])")
-        elif part:
-            tokens = [re.escape(t) for t in part.split()]
-            lead = r"\s+" if part[0].isspace() else ""
-            trail = r"\s+" if part[-1].isspace() else ""
-            regex.append(lead + r"\s+".join(tokens) + trail)
-    start = r"(?<![\w.,-])" if re.match(r"[\w{]", words) else ""
-    return re.compile(start + "".join(regex))
-
-
-def _line(text: str, offset: int) -> int:
-    return text.count("\n", 0, offset) + 1
-
-
 def _read(source: Source, build: Build):
     """(value, None), or (None, a Finding's status and message) where the build lacks it."""
     try:
@@ -154,99 +132,125 @@ def _read(source: Source, build: Build):
         return None, ("fault", str(changed))
 
 
-def _written(value) -> str:
-    return value if isinstance(value, str) else ""
+def unmarked(root: Path, pages) -> list[str]:
+    """The Markdown pages of the repository (README.md, docs/*.md) that have no registry:
+    a marker on one of them names nothing."""
+    known = {page.path for page in pages}
+    found = [p for p in [root / "README.md", *sorted((root / "docs").glob("*.md"))] if p.exists()]
+    return [str(p.relative_to(root)) for p in found if str(p.relative_to(root)) not in known]
 
 
-def check(entries, build: Build, root: Path) -> tuple[Outcome, dict[str, str]]:
-    """Every entry against the build: (the outcome, each page as the writer would write it)."""
+def check(pages, build: Build, root: Path) -> tuple[Outcome, dict[str, str]]:
+    """Every page's markers and sections against the build: (the outcome, each page as the
+    writer would write it)."""
     outcome = Outcome()
-    pages = {e.page: (root / e.page).read_text() for e in entries}
-    outcome.pages = dict(pages)
-    edits: dict[str, list[tuple[int, int, str, bool]]] = {page: [] for page in pages}
-    for entry in entries:
-        text = pages[entry.page]
-        if isinstance(entry, Section):
-            _check_section(entry, text, build, outcome, edits[entry.page])
-            continue
-        found = list(pattern(entry.words).finditer(text))
-        if len(found) != 1:
-            outcome.findings.append(
-                Finding(entry.page, 0, "missing", entry.words, built=f"found {len(found)} times")
-            )
-        elif isinstance(entry, Fact):
-            _check_fact(entry, found[0], text, build, outcome)
-        else:
-            _check_quote(entry, found[0], text, build, outcome, edits[entry.page])
+    everything = [*pages, *(Page(path) for path in unmarked(root, pages))]
     written = {}
-    for page, text in pages.items():
-        if all(day for *_, day in edits[page]):
-            edits[page] = []  # the numbers are current: the day they were measured stands
-        for start, end, new, _ in sorted(edits[page], reverse=True):
+    for page in everything:
+        text = (root / page.path).read_text()
+        outcome.pages[page.path] = text
+        edits: list[tuple[int, int, str, bool]] = []
+        _check_marks(page, text, build, outcome, edits)
+        for section in page.sections:
+            _check_section(page.path, section, text, build, outcome, edits)
+        if all(day for *_, day in edits):
+            edits = []  # the numbers are current: the day they were measured stands
+        for start, end, new, _ in sorted(edits, reverse=True):
             text = text[:start] + new + text[end:]
-        written[page] = text
+        written[page.path] = text
     return outcome, written
 
 
-def _check_quote(entry: Quote, match, text: str, build: Build, outcome: Outcome, edits) -> None:
-    for slot, source in enumerate(entry.sources, start=1):
-        quoted, start = match.group(slot), match.start(slot)
-        line = _line(text, start)
-        value, lacking = _read(source, build)
-        if lacking:
-            status, message = lacking
-            outcome.findings.append(
-                Finding(entry.page, line, status, source.what, quoted, message, message)
-            )
-            continue
-        if source.day:
-            if value != quoted:
-                edits.append((start, match.end(slot), value, True))
-            continue
-        outcome.compared += 1
-        if isinstance(value, str):
-            built = value
+def _check_marks(page: Page, text: str, build: Build, outcome: Outcome, edits) -> None:
+    found, errors = marks.find(text)
+    for line, error in errors:
+        outcome.findings.append(Finding(page.path, line, "fault", "a marker", built=error))
+    for mark in found:
+        if mark.name in page.numbers:
+            _check_number(page.path, mark, page.numbers[mark.name], text, build, outcome, edits)
+        elif mark.name in page.facts:
+            _check_fact(page.path, mark, page.facts[mark.name], build, outcome)
         else:
-            approximate = bool(APPROXIMATE.search(text[max(0, start - 12) : start]))
-            built = render(quoted, value, approximate)
-        if built is None:
-            built = "no value (NaN)"
-        elif built != quoted:
-            edits.append((start, match.end(slot), built, False))
-        if built != quoted:
-            outcome.findings.append(Finding(entry.page, line, "stale", source.what, quoted, built))
-
-
-def _check_fact(entry: Fact, match, text: str, build: Build, outcome: Outcome) -> None:
-    line = _line(text, match.start())
-    holds, lacking = _read(entry.source, build)
-    if lacking:
-        status, message = lacking
+            why = f"no entry {mark.name!r} in the registry of {page.path}"
+            outcome.findings.append(
+                Finding(page.path, mark.line, "unknown", "a marker", built=why, name=mark.name)
+            )
+    for name in sorted(page.names() - {m.name for m in found}):
+        source = page.numbers.get(name) or page.facts[name]
         outcome.findings.append(
-            Finding(entry.page, line, status, entry.source.what, entry.words, message, message)
+            Finding(page.path, 0, "missing", source.what, built="no marker names it", name=name)
+        )
+
+
+def _lacking(page: str, mark, source: Source, lacking, outcome: Outcome) -> None:
+    status, message = lacking
+    outcome.findings.append(
+        Finding(page, mark.line, status, source.what, _flat(mark.text), message, message,
+                mark.name)
+    )  # fmt: skip
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _check_number(page: str, mark, source: Source, text: str, build, outcome, edits) -> None:
+    quoted = mark.text
+    if not re.fullmatch(DATE if source.day else PHRASE, quoted):
+        what = "a day, YYYY-MM-DD" if source.day else "a number or a range"
+        outcome.findings.append(
+            Finding(page, mark.line, "fault", source.what, quoted, f"not {what}", name=mark.name)
         )
         return
+    value, lacking = _read(source, build)
+    if lacking:
+        return _lacking(page, mark, source, lacking, outcome)
+    if source.day:
+        if value != quoted:
+            edits.append((*mark.inner, value, True))
+        return
+    outcome.compared += 1
+    if isinstance(value, str):
+        built = value
+    else:
+        approximate = bool(APPROXIMATE.search(text[max(0, mark.start - 12) : mark.start]))
+        built = render(quoted, value, approximate)
+    if built is None:
+        built = "no value (NaN)"
+    elif built != quoted:
+        edits.append((*mark.inner, built, False))
+    if built != quoted:
+        outcome.findings.append(
+            Finding(page, mark.line, "stale", source.what, quoted, built, name=mark.name)
+        )
+
+
+def _check_fact(page: str, mark, source: Source, build: Build, outcome: Outcome) -> None:
+    holds, lacking = _read(source, build)
+    if lacking:
+        return _lacking(page, mark, source, lacking, outcome)
     outcome.compared += 1
     if not holds:
         outcome.findings.append(
-            Finding(entry.page, line, "stale", entry.source.what, entry.words, "does not hold")
-        )
+            Finding(page, mark.line, "stale", source.what, _flat(mark.text), "does not hold",
+                    name=mark.name)
+        )  # fmt: skip
 
 
-def _check_section(entry: Section, text: str, build: Build, outcome: Outcome, edits: list) -> None:
+def _check_section(page: str, entry: Section, text: str, build, outcome, edits) -> None:
     start, end = text.find(entry.start), text.find(entry.end)
     if start < 0 or end < start:
         outcome.findings.append(
-            Finding(entry.page, 0, "missing", entry.source.what, built="no section markers")
+            Finding(page, 0, "missing", entry.source.what, built="no section markers")
         )
         return
     current = text[start : end + len(entry.end)]
     new, lacking = _read(entry.source, build)
-    line = _line(text, start)
+    line = marks.line_of(text, start)
     if lacking:
         status, message = lacking
         outcome.findings.append(
-            Finding(entry.page, line, status, entry.source.what, "the section", message, message)
+            Finding(page, line, status, entry.source.what, "the section", message, message)
         )
         return
     outcome.compared += 1
@@ -259,6 +263,6 @@ def _check_section(entry: Section, text: str, build: Build, outcome: Outcome, ed
         quoted = old_lines[differ] if differ < len(old_lines) else "(end of section)"
         built = new_lines[differ] if differ < len(new_lines) else "(end of section)"
         outcome.findings.append(
-            Finding(entry.page, line + differ, "stale", entry.source.what, quoted, built)
+            Finding(page, line + differ, "stale", entry.source.what, quoted, built)
         )
         edits.append((start, end + len(entry.end), new, False))

@@ -10,8 +10,7 @@ import numpy as np
 
 from attnbias.claims.measure import after_burn_in, ahead
 from attnbias.claims.write import optional_line, summary_line
-from attnbias.quotes import fragile
-from attnbias.quotes.build import Build
+from attnbias.quotes.build import ROBUSTNESS, Build
 from attnbias.quotes.numbers import NUMBER, value_of
 from attnbias.quotes.quote import Source
 
@@ -57,7 +56,7 @@ def robust_race(constant: str, value: float, key: str, who: str) -> Source:
         return np.array([value_of(found[1]), value_of(found[2])])
 
     what = f"claims_robustness: row {key!r} at {constant} = {value:g}, {who}'s range over seeds"
-    return Source(what, read, fragile.TARGET)
+    return Source(what, read, ROBUSTNESS)
 
 
 def outcome(key: str, *outcomes: str, target: str | None = None) -> Source:
@@ -244,3 +243,50 @@ def seeds(*experiments: str) -> Source:
 
 def computed(what: str, read, target: str | None = None) -> Source:
     return Source(what, read, target)
+
+
+def support_vectors(experiment: str) -> Source:
+    return hypothesis(experiment, "cond1_sv_fraction")
+
+
+def gap_u_union(experiment: str, *optimizers: str) -> Source:
+    return computed(
+        f"{experiment}: 1 - cos(u_t, u_mm) at the last t of {', '.join(optimizers)}, over seeds",
+        lambda b: np.concatenate([b.final(experiment, o, "gap_u") for o in optimizers]),
+    )
+
+
+def slope_loglog(experiment: str, optimizer: str, metric: str, lo: float, hi: float) -> Source:
+    """The largest slope over seeds of ln(metric) against ln t over [lo, hi]."""
+
+    def read(b: Build) -> float:
+        values = b.series(experiment, optimizer, metric)
+        window = values[(values.index >= lo) & (values.index <= hi)]
+        t = np.log(window.index.to_numpy(dtype=float))
+        return max(np.polyfit(t, np.log(window[s].to_numpy()), 1)[0] for s in window)
+
+    return computed(
+        f"{experiment} {optimizer}: largest log-log slope of {metric} over [{lo:g}, {hi:g}]", read
+    )
+
+
+def opt_softmax(optimizer: str, sample: int, what: str, reduce) -> Source:
+    """fig8's optimal-token softmax of one sample, reduced over t."""
+    return series(
+        "fig8", optimizer, f"opt_softmax_{sample}", reduce, f"sample {sample + 1}: {what}"
+    )
+
+
+def cap_never_binds(experiment: str, optimizer: str) -> Source:
+    return computed(
+        f"{experiment} {optimizer}: the step never reaches its cap",
+        lambda b: bool(np.all(np.isnan(step_reaches(experiment, optimizer).read(b)))),
+    )
+
+
+def step_reaches_latest(experiment: str, optimizer: str, step: float) -> Source:
+    what = f"first t at which the step reaches {step:.0e}".replace("e+", "e")
+    return computed(
+        f"{experiment} {optimizer}: {what}, latest seed",
+        lambda b: np.max(step_reaches(experiment, optimizer, step).read(b)),
+    )

@@ -124,7 +124,6 @@ def eta_table(b: Build) -> str:
 
 ETA_MARKERS = markers("eta sweep table")
 eta_cond1_table = Section(
-    "docs/findings.md",
     *ETA_MARKERS,
     Source(
         "the eta sweep's table, from results/sweeps/eta_cond1_points.csv and eta_cond1.csv",
