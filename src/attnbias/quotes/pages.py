@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from attnbias.geometry import findings as geometry
 from attnbias.quotes import failures, fragile, regime
+from attnbias.quotes import geometry_findings as geometry
 from attnbias.quotes.quote import Fact, Section, Source, quote
 from attnbias.quotes.sources import (
     at,
