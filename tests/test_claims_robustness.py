@@ -19,10 +19,10 @@ from attnbias.claims.write import COMPACT, robustness_line, summary_line, to_mar
 from attnbias.data import hypotheses, models
 from attnbias.optim.spec import config_settings
 from attnbias.studies import robustness_points
+from attnbias.studies.robustness_config import RobustnessConfig
 from attnbias.svm import max_margin
 from attnbias.workflow import configcheck
 from attnbias.workflow.config import WorkflowConfig, canonical
-from attnbias.workflow.robustness_config import RobustnessConfig
 
 BACKEND = {"device": "cpu", "dtype": "float64"}
 

@@ -17,6 +17,7 @@ from attnbias.figures.algorithm_style import algorithms_of
 from attnbias.figures.panels import describe
 from attnbias.realdata.config_check import check_real
 from attnbias.studies import robustness_check, sweep_check
+from attnbias.studies.robustness_config import RobustnessConfig
 from attnbias.studies.sweep_config import SweepConfig
 from attnbias.workflow.config import WorkflowConfig, at
 from attnbias.workflow.job_params import JobParams
@@ -50,7 +51,7 @@ DEFAULT_EXPERIMENTS = WF.default
 STUDY = WF.study
 REAL = WF.real
 SWEEPS = SweepConfig(config)
-JOB = JobParams(WF, SWEEPS)
+JOB = JobParams(WF, SWEEPS, RobustnessConfig(WF))
 SCRIPTS = Path(workflow.basedir) / "workflow" / "scripts"
 
 
