@@ -24,6 +24,7 @@ def checked_config(config: dict) -> None:
     import yaml
     from snakemake.utils import validate
 
+    from attnbias.realdata.config_check import check_real
     from attnbias.studies import robustness_check, sweep_check
     from attnbias.workflow import configcheck
 
@@ -31,6 +32,7 @@ def checked_config(config: dict) -> None:
     configcheck.check(config, schema)
     validate(config, schema=str(SCHEMA), set_default=True)
     configcheck.check_workflow(config, schema)
+    check_real(config)
     sweep_check.check_sweeps(config, schema)
     robustness_check.check(config, schema)
 

@@ -17,7 +17,7 @@ from project import REPO, checked_config, copy_project, snakemake
 
 from attnbias.figures.algorithm_style import algorithms_of, figure_looks
 from attnbias.optim import rules
-from attnbias.optim.geometry import Block
+from attnbias.optim.directions import Block
 from attnbias.optim.spec import OptimizerSpec
 from attnbias.workflow.config import WorkflowConfig
 from attnbias.workflow.geometry_config import GeometryConfig

@@ -22,9 +22,9 @@ from test_claims_table import (
 )
 
 from attnbias import claims
+from attnbias.claims.inputs import ExperimentInputs
 from attnbias.data import hypotheses, models
 from attnbias.svm import max_margin
-from attnbias.workflow.claims_inputs import ExperimentInputs
 
 OPTS = {"gd": {"rule": "gd"}, "ngd": {"rule": "ngd", "lr": 0.1}}
 

@@ -114,7 +114,7 @@ def test_counted_apart_from_the_papers_statements():
 
 
 def test_findings_section_is_generated_from_the_claims_table():
-    from attnbias.geometry import findings
+    from attnbias.quotes import geometry_findings as findings
 
     final = {o: {n: 0.9 if n == "max" else 0.5 for n in NORMS} for o in OPTIMIZERS}
     table = claims.claims(

@@ -14,15 +14,15 @@ from project import REPO, SCHEMA, checked_config
 from snakemake.utils import validate
 
 from attnbias.claims import robustness
+from attnbias.claims.inputs import ExperimentInputs
 from attnbias.claims.write import COMPACT, robustness_line, summary_line, to_markdown
 from attnbias.data import hypotheses, models
 from attnbias.optim.spec import config_settings
 from attnbias.studies import robustness_points
+from attnbias.studies.robustness_config import RobustnessConfig
 from attnbias.svm import max_margin
 from attnbias.workflow import configcheck
-from attnbias.workflow.claims_inputs import ExperimentInputs
 from attnbias.workflow.config import WorkflowConfig, canonical
-from attnbias.workflow.robustness_config import RobustnessConfig
 
 BACKEND = {"device": "cpu", "dtype": "float64"}
 

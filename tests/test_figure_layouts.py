@@ -1,5 +1,5 @@
-"""Where a figure's panels go (figures.layout, figures.geometry_2d): a plain grid of metric
-panels, or App. C.1's geometry panel beside them; the drawing asks the kind's layout
+"""Where a figure's panels go (figures.layout, figures.tokens_2d): a plain grid of metric
+panels, or App. C.1's tokens panel beside them; the drawing asks the kind's layout
 (drawing.LAYOUTS) and names no kind itself."""
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ import pandas as pd
 import pytest
 
 from attnbias.figures import drawing, panels
-from attnbias.figures.geometry_2d import Geometry2D
 from attnbias.figures.layout import Grid
+from attnbias.figures.tokens_2d import Tokens2D
 
 # two samples of three 2-D tokens (App. C.1's has two of two: tests/test_figure_print.py)
-GEOMETRY = {
+TOKENS = {
     "X": np.array([[[0.5, 0.5], [1.0, -1.0], [0.0, 1.0]], [[0.0, 0.5], [1.0, -0.5], [-1.0, 0.0]]]),
     "opt": np.array([1, 2]),
     "y": np.array([1.0, -1.0]),
@@ -32,26 +32,26 @@ def test_a_grid_has_an_axis_per_metric_panel():
         assert len(axes) == len(panels.PANELS[kind]) == len(fig.axes)
 
 
-def test_the_geometry_layout_puts_its_panel_first_and_needs_the_geometry():
-    with pytest.raises(ValueError, match="needs `geometry`"):
-        Geometry2D("bad_init_2d")
-    layout = Geometry2D("bad_init_2d", GEOMETRY)
+def test_the_tokens_layout_puts_its_panel_first_and_needs_the_tokens():
+    with pytest.raises(ValueError, match="needs `tokens`"):
+        Tokens2D("bad_init_2d")
+    layout = Tokens2D("bad_init_2d", TOKENS)
     fig, axes = layout.figure()
     plt.close(fig)
     assert len(axes) == len(panels.PANELS["bad_init_2d"])
     assert fig.axes[0] not in axes and fig.axes[0].get_title(loc="left") == "(a)"
     assert (layout.first, layout.x_shift) == (1, 1)  # letters from (b), t + 1 on the axes
     # the figure job reads seed 0's data and W_mm for this layout only
-    assert drawing.layout_of("bad_init_2d").needs_geometry
-    assert not any(drawing.layout_of(k).needs_geometry for k in panels.PANELS if k != "bad_init_2d")
+    assert drawing.layout_of("bad_init_2d").needs_tokens
+    assert not any(drawing.layout_of(k).needs_tokens for k in panels.PANELS if k != "bad_init_2d")
     assert layout.notes() == [
         "Here ||W_0||_F = 2.24 and 1/T = 0.333. The t axes show t + 1 on a log scale, so that "
         "t = 0 is drawn."
     ]
 
 
-def test_the_geometry_layout_marks_a_softmax_dip():
-    layout = Geometry2D("bad_init_2d", GEOMETRY)
+def test_the_tokens_layout_marks_a_softmax_dip():
+    layout = Tokens2D("bad_init_2d", TOKENS)
     softmax, gap = panels.PANELS["bad_init_2d"][0], panels.PANELS["bad_init_2d"][2]
     data = pd.DataFrame({"optimizer_label": "GD", "iteration": [1, 2, 3], "value": [0.4, 0.2, 0.9]})
     fig, ax = plt.subplots()

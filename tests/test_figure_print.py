@@ -27,7 +27,7 @@ LEGEND = {
 }
 DATA = "Some data (a data model's description)."
 NOTE = "Hypotheses on the data (worst seed): Ass. 1 holds (rho = 0.1, ours: <= 0.5)."
-GEOMETRY = {
+TOKENS = {
     "X": np.array([[[0.5, 0.5], [1.0, -1.0]], [[0.0, 0.5], [1.0, -0.5]]]),
     "opt": np.array([1, 0]),
     "y": np.array([1.0, -1.0]),
@@ -108,7 +108,7 @@ def drawn(tmp_path_factory):
                 kind, _table(kind), title=f"A {kind} figure", legend=_legend(kind),
                 algorithms=_algorithms(kind), note=NOTE,
                 outputs=[out / f"{kind}.pdf", out / f"{kind}.caption.md"],
-                geometry=GEOMETRY, description=panels.describe(kind, DATA, _curves(kind)),
+                tokens=TOKENS, description=panels.describe(kind, DATA, _curves(kind)),
             )  # fmt: skip
         finally:
             drawing.save_figure = save
@@ -205,7 +205,7 @@ def test_built_captions_carry_the_hypotheses_the_jobs_stored(built_project):
 
 
 def test_a_verdict_grid_of_ticks_only_becomes_a_sentence():
-    from attnbias.figures.sweep_figure import holds_everywhere
+    from attnbias.studies.sweep_figure import holds_everywhere
 
     verdicts = pd.DataFrame({"claim": ["a", "b"], "text": ["A", "B"]})
     points = pd.DataFrame(

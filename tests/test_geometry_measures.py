@@ -1,13 +1,14 @@
-"""The geometry runs' measures (attnbias.geometry.measures) against hand computations."""
+"""The geometry runs' measures (attnbias.training.geometry_measures) against hand computations."""
 
 import math
 
 import numpy as np
 import pytest
 
-from attnbias.geometry import measures, metric_names
 from attnbias.svm import uniqueness
 from attnbias.svm.norms import solve_w_svm_norm
+from attnbias.training import geometry_measures as measures
+from attnbias.training import geometry_names
 
 # two samples of two 2-D tokens, the query optimal in the first and the other token in the
 # second: constraints a_k^T W b_k with a_1 = (1, -1), b_1 = (1, 0) and a_2 = (1, 1),
@@ -55,7 +56,7 @@ def test_extra_metrics_batch_and_ratio():
     solutions = [{"max": W_star, "fro": W_star}, {"max": W2, "fro": W2}]
     measure = measures.extra_metrics([DATA, DATA], solutions, ["max", "fro"])
     out = measure(np.stack([W_star, 2 * W_star]), np.zeros((2, 2)))
-    assert set(out) == {f"{p}_{n}" for p in metric_names.PREFIXES for n in ("max", "fro")}
+    assert set(out) == {f"{p}_{n}" for p in geometry_names.PREFIXES for n in ("max", "fro")}
     np.testing.assert_allclose(out["align_max"][0], 1.0)
     np.testing.assert_allclose(out["margin_max"], [1 / 0.5, 2 / 1.0])  # scale-free
     # run 0 at its own solution: ratio 1; run 1 (2 W*_0) against W2's max norm 3
@@ -124,8 +125,8 @@ def test_a_trained_decoder_is_measured_against_the_svm_of_its_own_optimal_tokens
     stored = {"fro": W2}
     measure = measures.extra_metrics([DATA_Y], [stored], ["fro"], train_u=True)
     moved = measure(W2[None], U_MOVED[None])
-    assert moved[metric_names.OPT_MOVED][0] == 1.0
-    assert moved[metric_names.OPT_MOVED_SAMPLES][0] == 2.0  # sample 1: 2^1
+    assert moved[geometry_names.OPT_MOVED][0] == 1.0
+    assert moved[geometry_names.OPT_MOVED_SAMPLES][0] == 2.0  # sample 1: 2^1
     # the constraints of opt (0, 0): sample 1's a = x_0 - x_1 = (-1, -1), b = (0, 1)
     smallest = min(W2[0, 0] - W2[1, 0], -(W2[0, 1] + W2[1, 1]))
     np.testing.assert_allclose(moved["margin_fro"], [smallest / np.linalg.norm(W2)])
@@ -133,5 +134,5 @@ def test_a_trained_decoder_is_measured_against_the_svm_of_its_own_optimal_tokens
     np.testing.assert_allclose(moved["align_fro"], measures.alignment(W2[None], W_new[None]))
     # back to the data's tokens: the stored solution again, nothing moved
     kept = measure(W2[None], U_KEPT[None])
-    assert kept[metric_names.OPT_MOVED][0] == 0.0
+    assert kept[geometry_names.OPT_MOVED][0] == 0.0
     np.testing.assert_allclose(kept["align_fro"], measures.alignment(W2[None], W2[None]))

@@ -14,15 +14,15 @@ from project import REPO, SCHEMA, checked_config
 from snakemake.utils import validate
 
 from attnbias.claims import robustness
+from attnbias.claims.inputs import ExperimentInputs
 from attnbias.data import hypotheses, models
-from attnbias.geometry import measures
-from attnbias.geometry.expected import expected_norm
+from attnbias.optim.expected_norm import expected_norm
 from attnbias.optim.spec import config_settings
 from attnbias.studies import robustness_points
+from attnbias.studies.robustness_config import RobustnessConfig
 from attnbias.svm import geometry, max_margin
-from attnbias.workflow.claims_inputs import ExperimentInputs
+from attnbias.training import geometry_measures as measures
 from attnbias.workflow.config import WorkflowConfig, canonical
-from attnbias.workflow.robustness_config import RobustnessConfig
 from attnbias.workflow.svm_geometry_file import GeometrySVMs
 
 BACKEND = {"device": "cpu", "dtype": "float64"}

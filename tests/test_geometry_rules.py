@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from attnbias.data import models
-from attnbias.optim import geometry, rules
-from attnbias.optim.geometry import Block, QueryBasis
+from attnbias.optim import directions, rules
+from attnbias.optim.directions import Block, QueryBasis
 from attnbias.optim.rule import run_seed
 from attnbias.optim.spec import OptimizerSpec
 from attnbias.svm import max_margin
@@ -147,7 +147,7 @@ def test_every_rule_declares_its_implicit_norm():
         assert OptimizerSpec(name).implicit_norm() == norm
     assert OptimizerSpec("nsd", norm="l1.5").implicit_norm() == "l1.5"
     assert OptimizerSpec("mirror", p=3.0).implicit_norm() == "l3"
-    assert geometry.descent_norm("l1.5") == ("lp", 1.5)
+    assert directions.descent_norm("l1.5") == ("lp", 1.5)
 
 
 # ---------------------------------------------------------------- the full-W path

@@ -24,7 +24,7 @@ from attnbias.model import attention, gradients
 from attnbias.model.gradient_weights import u_direction, w_token_sums
 from attnbias.model.losses import get_loss
 from attnbias.optim import rules
-from attnbias.optim.geometry import Block
+from attnbias.optim.directions import Block
 from attnbias.optim.spec import OptimizerSpec
 from attnbias.training import full_matrix, kernel, torch_loop
 from attnbias.training.token_problem import TokenProblem

@@ -1,4 +1,5 @@
-"""The package's import graph, read statically with `ast`: no cycle anywhere, the backends'
+"""The package's import graph, read statically with `ast`: no cycle anywhere, every import
+down the floor order of its sub-packages (FLOORS) or sideways within one, the backends'
 shared definitions in a leaf, and torch only behind the dispatcher's lazy imports.
 
 Every import statement counts, also one inside a function (a lazy import still runs, and a
@@ -169,36 +170,66 @@ def test_the_backends_shared_definitions_are_a_leaf():
     assert any(leaf in graph[n] for n in claims), "the claims read the thresholds elsewhere"
 
 
-def in_package(module: str, package: str) -> bool:
-    return module == package or module.startswith(package + ".")
+# The floor order: the package's sub-packages from the lowest to the highest, one per stage of
+# the Snakefile (data, svm, train, figure, real data, claims, study and sweep, the quotes
+# checked against a build) and the layers they stand on (the model, the optimizers, what
+# every rule shares). A module imports from its own floor (sideways, within its package) or
+# from a lower one, never from a higher one, a lazy import included; the package's face
+# (attnbias/__init__.py: its version) is the ground. A new sub-package takes its place here.
+FLOORS = (
+    "attnbias",  # the package's face: __version__
+    "model",  # the paper's model: attention, losses, gradients
+    "optim",  # the optimizers: each rule's module, its expected norm, the direction arithmetic
+    "svm",  # rule svm: the max-margin problems, in each norm
+    "data",  # rule data: the data models and their hypotheses
+    "training",  # rule train: the backends, the logged metrics and the geometry measures
+    "workflow",  # what every rule shares: config reading and checks, files, provenance
+    "figures",  # rule figure: the metric figures and the geometry figure
+    "realdata",  # rules of realdata.smk: the real-data runs and figures, their config checks
+    "claims",  # rule claims: the claims table and what it reads of an experiment's files
+    "studies",  # rules study and sweep: many settings at once, with the sweeps' figure
+    "quotes",  # the docs' numbers held to a build (findings' geometry section among them)
+)
 
 
-def upward_imports(graph, lower: str, upper: tuple[str, ...]) -> list[tuple[str, str]]:
-    """The imports (a lazy one counts) from a module of package `lower` into `upper`."""
+def floor(module: str, floors: tuple[str, ...] = FLOORS) -> int:
+    """The floor of `module` (the index in `floors` of its sub-package; the package itself
+    is floors[0]); ValueError for a sub-package that has none."""
+    parts = module.split(".")
+    name = parts[1] if len(parts) > 1 else parts[0]
+    if name not in floors:
+        raise ValueError(f"{module}: its package {name} has no place in the floor order")
+    return floors.index(name)
+
+
+def upward_imports(graph, floors: tuple[str, ...] = FLOORS) -> list[str]:
+    """Every import (a lazy one counts) from a module to one on a higher floor, named."""
     return sorted(
-        (module, target)
+        f"{module} (floor {floor(module, floors)}: {floors[floor(module, floors)]}) imports "
+        f"{target} (floor {floor(target, floors)}: {floors[floor(target, floors)]})"
         for module, targets in graph.items()
-        if in_package(module, lower)
         for target in targets
-        if any(in_package(target, package) for package in upper)
+        if floor(target, floors) > floor(module, floors)
     )
 
 
-# The workflow package is the glue every job reads (config, files, provenance): it stays
-# below the figures and the studies, which build on it; the Snakefile, above all of them,
-# joins them (figures.smk's caption text, common.smk's sweep checks).
-ABOVE_THE_WORKFLOW = ("attnbias.figures", "attnbias.studies")
+def test_every_sub_package_has_its_floor():
+    """The floor order is the whole package: each sub-package in it once, and nothing else."""
+    packages = {m.split(".")[1] for m in import_graph(SRC, "attnbias") if "." in m}
+    assert len(set(FLOORS)) == len(FLOORS)
+    assert packages == set(FLOORS[1:]), packages ^ set(FLOORS[1:])
 
 
-def test_the_workflow_package_imports_nothing_above_it():
+def test_no_import_runs_up_the_floors():
     graph = import_graph(SRC, "attnbias")
-    assert any(in_package(m, "attnbias.workflow") for m in graph)
-    assert upward_imports(graph, "attnbias.workflow", ABOVE_THE_WORKFLOW) == []
+    found = upward_imports(graph)
+    assert not found, "imports that run back up:\n" + "\n".join(found)
 
 
 def test_an_upward_import_is_found_even_when_lazy(tmp_path):
     """Negative control: a fake package whose workflow module imports a figures module
-    inside a function, and whose studies module imports the workflow (allowed)."""
+    inside a function (up), whose studies module imports the workflow (down) and whose
+    figures modules import each other's (sideways); and one with no floor."""
     _write(
         tmp_path,
         {
@@ -207,13 +238,18 @@ def test_an_upward_import_is_found_even_when_lazy(tmp_path):
             "pkg/workflow/config.py": "def f():\n    from pkg.figures.panels import describe\n",
             "pkg/figures/__init__.py": "",
             "pkg/figures/panels.py": "describe = None\n",
+            "pkg/figures/drawing.py": "from pkg.figures import panels\n",
             "pkg/studies/__init__.py": "",
             "pkg/studies/check.py": "from pkg.workflow import config\n",
         },
     )
     graph = import_graph(tmp_path, "pkg")
-    found = upward_imports(graph, "pkg.workflow", ("pkg.figures", "pkg.studies"))
-    assert found == [("pkg.workflow.config", "pkg.figures.panels")]
+    floors = ("pkg", "workflow", "figures", "studies")
+    assert upward_imports(graph, floors) == [
+        "pkg.workflow.config (floor 1: workflow) imports pkg.figures.panels (floor 2: figures)"
+    ]
+    with pytest.raises(ValueError, match="pkg.studies.check: its package studies has no place"):
+        upward_imports(graph, ("pkg", "workflow", "figures"))
 
 
 def _top_level_closure(script: Path) -> set[str]:

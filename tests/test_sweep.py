@@ -15,9 +15,9 @@ import pytest
 import yaml
 from project import REPO, checked_config, copy_project, planned_jobs, snakemake
 
-from attnbias.figures import sweep_figure
 from attnbias.studies import (
     sweep_claims,
+    sweep_figure,
     sweep_grid,
     sweep_metrics,
     sweep_runs,

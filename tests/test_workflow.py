@@ -522,7 +522,7 @@ def test_job_params_take_a_jobs_names_from_its_wildcards():
     from attnbias.workflow.job_params import JobParams
 
     wf = _workflow_config()
-    job = JobParams(wf, sweeps=None)
+    job = JobParams(wf, sweeps=None, robustness=None)
     fig2, fig1 = SimpleNamespace(experiment="fig2"), SimpleNamespace(figure="fig1")
     synthetic = "t/{experiment}/{optimizer}.parquet"
     assert job.run_tables(synthetic)(fig2) == [

@@ -15,7 +15,9 @@ from attnbias.workflow.codedeps import module_files
 from attnbias.data.models import data_model
 from attnbias.figures.algorithm_style import algorithms_of
 from attnbias.figures.panels import describe
+from attnbias.realdata.config_check import check_real
 from attnbias.studies import robustness_check, sweep_check
+from attnbias.studies.robustness_config import RobustnessConfig
 from attnbias.studies.sweep_config import SweepConfig
 from attnbias.workflow.config import WorkflowConfig, at
 from attnbias.workflow.job_params import JobParams
@@ -28,6 +30,7 @@ try:
     configcheck.check(config, schema)
     validate(config, schema=str(SCHEMA), set_default=True)
     configcheck.check_workflow(config, schema)
+    check_real(config)
     sweep_check.check_sweeps(config, schema)
     robustness_check.check(config, schema)
     results_folder.check(config, workflow.overwrite_configfiles, DEFAULT_CONFIG)
@@ -48,7 +51,7 @@ DEFAULT_EXPERIMENTS = WF.default
 STUDY = WF.study
 REAL = WF.real
 SWEEPS = SweepConfig(config)
-JOB = JobParams(WF, SWEEPS)
+JOB = JobParams(WF, SWEEPS, RobustnessConfig(WF))
 SCRIPTS = Path(workflow.basedir) / "workflow" / "scripts"
 
 

@@ -2,14 +2,15 @@
 and data files (||W_mm||, the hypotheses their jobs stored), for joint training the final
 parameters, and the real-data run tables the build holds.
 
-Inputs are named by experiment (workflow/rules/claims.smk, claims_inputs): metrics/<name>,
+Inputs are named by experiment (workflow/rules/claims.smk, attnbias.claims.inputs): metrics/<name>,
 data/<name>, svm/<name> and, for joint training, final/<name>/<optimizer>. The robustness
 table (claims_robustness.parquet, attnbias.claims.robustness) adds the column robustness
 where this build holds it; without, the column says why."""
 
 from attnbias import claims
+from attnbias.claims import inputs as claims_inputs
 from attnbias.claims import robustness
-from attnbias.workflow import claims_inputs, io, joblog, provenance
+from attnbias.workflow import io, joblog, provenance
 
 joblog.start(snakemake)
 i = snakemake.input

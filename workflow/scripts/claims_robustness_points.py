@@ -5,8 +5,9 @@ results/claims_robustness/{constant}.parquet."""
 
 import pyarrow as pa
 
+from attnbias.claims import inputs as claims_inputs
 from attnbias.studies import robustness_points
-from attnbias.workflow import claims_inputs, io, joblog
+from attnbias.workflow import io, joblog
 
 joblog.start(snakemake)
 i, p = snakemake.input, snakemake.params

@@ -16,9 +16,9 @@ title = p.title or snakemake.wildcards.experiment
 record = provenance.of_job(
     snakemake, figure=snakemake.wildcards.experiment, title=title, training=[i.metrics]
 )
-geometry = None
-if drawing.layout_of(p.kind).needs_geometry:  # a geometry panel: seed 0's tokens and W_mm
-    geometry = {**io.load_data(i.data)[0], "W_mm": io.load_seeds(i.svm)[0]["W_mm"]}
+tokens = None
+if drawing.layout_of(p.kind).needs_tokens:  # a tokens panel: seed 0's tokens and W_mm
+    tokens = {**io.load_data(i.data)[0], "W_mm": io.load_seeds(i.svm)[0]["W_mm"]}
 # as the data and svm jobs measured and stored them: no array is read for the caption
 note = hypotheses.describe(hypotheses.summarize(io.hypotheses_by_seed(i.data, i.svm)))
 logging.info("%s", note)
@@ -33,7 +33,7 @@ drawing.draw(
     outputs=[snakemake.output.pdf, snakemake.output.png, snakemake.output.caption],
     provenance=record,
     note=note,
-    geometry=geometry,
+    tokens=tokens,
     description=p.description,
 )
 provenance.save(snakemake.output.provenance, record)

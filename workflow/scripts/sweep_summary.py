@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from attnbias.figures import algorithm_style, sweep_figure
-from attnbias.studies import sweep_tables
+from attnbias.figures import algorithm_style
+from attnbias.studies import sweep_figure, sweep_tables
 from attnbias.workflow import io, joblog, provenance
 
 joblog.start(snakemake)

@@ -22,7 +22,7 @@ solutions = load_svm(i.svm, datasets, p.svm)
 seeds = list(datasets)
 settings = dict(device=p.device, dtype=p.dtype, threads=snakemake.threads)
 # a geometry experiment (p.geometry: its norms; {} for the others): each norm's SVM
-# solution, and its measures logged at every logged iteration (attnbias.geometry)
+# solution, and its measures logged at every logged iteration (attnbias.training.geometry_measures)
 norms = p.geometry.get("norms", [])
 svms = None
 if norms:

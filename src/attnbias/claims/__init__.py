@@ -35,6 +35,10 @@ function in the module of its result):
   measure             reading the tables: windows, fits, crossings, races, bounds; thresholds
                       (the sweeps judge with the same functions)
   write               Markdown, HTML, CSV and LaTeX of the table, its summary line and registry
+  beyond              the rows beyond the paper: which max-margin each optimizer finds (the
+                      geometry experiments)
+  inputs              what the table reads of one experiment's files (the claims job's and
+                      the robustness points')
 """
 
 from attnbias.claims.global_convergence import study_claims

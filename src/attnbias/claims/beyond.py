@@ -5,14 +5,14 @@ saying what it was proved for. A result proved for linear models only is a conje
 on attention; one that fails on attention is a finding, reported with its numbers.
 
 Each run of an optimizer the entry covers, whose expected norm N (its rule's
-implicit_norm, attnbias.geometry.expected) is the entry's, gets two rows, at the last
+implicit_norm, attnbias.optim.expected_norm) is the entry's, gets two rows, at the last
 logged iteration, every seed:
   own norm first   its alignment with W*_N above its alignment with every other norm's
                    solution (a race between the norms' solutions); where W*_N is not
                    unique (svm.uniqueness), its margin ratio in N above every other
                    norm's instead. Beside it, whether the SVMs' geometry alone implies the
                    lead: the same measure of the norms' centroid (a direction favouring
-                   none of them, geometry.measures), which, where it is itself closest to
+                   none of them, training.geometry_measures), which, where it is itself closest to
                    W*_N, already ranks N first
   margin           its normalized margin in N at least MARGIN_FRACTION of the optimum
                    1 / ||W*_N||_N (logged as margin_ratio_N; a threshold of ours);
@@ -30,13 +30,13 @@ from attnbias.claims.claim import Statement
 from attnbias.claims.measure import has, series
 from attnbias.claims.rows import Measured, Rows, Said, Verdict, spread
 from attnbias.claims.thresholds import flip_text
-from attnbias.geometry.expected import expected_norm
-from attnbias.geometry.metric_names import OPT_MOVED, OPT_MOVED_SAMPLES, is_unique, metric_name
+from attnbias.optim.expected_norm import expected_norm
 from attnbias.svm.norm_values import parse_norm
+from attnbias.training.geometry_names import OPT_MOVED, OPT_MOVED_SAMPLES, is_unique, metric_name
 
 # "approaches the optimal margin": at least this fraction of 1 / ||W*_N||_N at the last t
 MARGIN_FRACTION = 0.9
-GEOMETRY = ("geometry",)
+GEOMETRY_LAYOUTS = ("geometry",)  # the layouts its statements are made for
 MISSING = "build results/geometry.pdf (snakemake -c2 results/geometry.pdf)"
 LINEAR = "linear models only (a conjecture test on attention)"
 
@@ -221,7 +221,7 @@ def _moved_samples(masks) -> list[int]:
 def optimal_tokens_rows(rows: Rows) -> None:
     """Where u trains: does every sequence keep the data's optimal token (Def. 1 with the
     run's own decoder), at every logged t, on every seed? One row per optimizer; where not,
-    which sequences moved, on which seeds, from which logged t (geometry.measures)."""
+    which sequences moved, on which seeds, from which logged t (training.geometry_measures)."""
     table = rows.run.table
     for opt in rows.runs():
         if not has(table, opt, OPT_MOVED):
@@ -273,7 +273,7 @@ def _entry(key, result, quote, where, covers, kind, proved_for) -> Statement:
         quote=quote,
         where=where,
         section="beyond",
-        layouts=GEOMETRY,
+        layouts=GEOMETRY_LAYOUTS,
         covers=covers,
         data=f"proved for {proved_for}; measured on the geometry experiments' data",
         kind="race",
@@ -359,7 +359,7 @@ BEYOND: tuple[Statement, ...] = (
         where="this paper, Def. 1 and Sec. 4 (joint training: u converges in direction to "
         "u_mm, whose optimal tokens are the data's)",
         section="beyond",
-        layouts=GEOMETRY,
+        layouts=GEOMETRY_LAYOUTS,
         covers=None,
         data="shown for the paper's joint-training algorithms; for the other optimizers "
         "measured on the geometry experiments' data with u trained",

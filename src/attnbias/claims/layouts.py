@@ -121,7 +121,7 @@ def claims(
     experiments: name -> layout, optimizers (settings), labels, paper_figure, and for real
     data its dataset (WorkflowConfig.claims_settings); tables: name -> its aggregate table
     (a real-data experiment without a built table is left out); feasibility: name -> each
-    seed's sizes and smallest W-SVM constraint value (claims_inputs.ExperimentInputs)."""
+    seed's sizes and smallest W-SVM constraint value (claims.inputs.ExperimentInputs)."""
     # the optimizer and metric names as categories: every row reads them by equality
     # (the similarity tables have neither: bins and a summary)
     tables = {

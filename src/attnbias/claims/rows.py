@@ -85,7 +85,7 @@ class Run:
     scale: str = ""  # real data: the model and the run's size, in words ("where" shows it)
     data: str = ""  # synthetic data: what the data are, in words ("where" shows it)
     # synthetic data: each seed's n, T, d and smallest W-SVM constraint value of its W_mm
-    # (claims_inputs.ExperimentInputs.feasibility), or None where not read
+    # (claims.inputs.ExperimentInputs.feasibility), or None where not read
     feasibility: dict | None = None
 
     @property

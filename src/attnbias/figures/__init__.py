@@ -1,4 +1,4 @@
 """The figures: what each figure kind draws, panel by panel (panels), the drawing with
-seaborn (drawing) in its kind's layout (layout; geometry_2d for App. C.1's), its parts
-(lines, log_axes, overlap, references, notes, save), the study's figure (study_figure) and
-a sweep's figure (sweep_figure)."""
+seaborn (drawing) in its kind's layout (layout; tokens_2d for App. C.1's), its parts
+(lines, log_axes, overlap, references, notes, save), the geometry experiments' figure
+(geometry_figure: results/geometry.pdf) and the study's figure (study_figure)."""

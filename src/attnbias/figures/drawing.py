@@ -21,7 +21,6 @@ import pandas as pd  # noqa: E402
 
 from attnbias.figures import caption as captions  # noqa: E402
 from attnbias.figures.algorithm_style import figure_looks, variants_note  # noqa: E402
-from attnbias.figures.geometry_2d import Geometry2D  # noqa: E402
 from attnbias.figures.layout import Grid  # noqa: E402
 from attnbias.figures.lines import optimizer_styles, seed_lines, space_markers  # noqa: E402
 from attnbias.figures.log_axes import (  # noqa: E402
@@ -42,14 +41,15 @@ from attnbias.figures.panels import FOCUS, PANELS, Panel, curve_of, letter  # no
 from attnbias.figures.references import REFERENCE_STYLES, draw_reference  # noqa: E402
 from attnbias.figures.save import save_figure  # noqa: E402
 from attnbias.figures.style import apply_theme  # noqa: E402
+from attnbias.figures.tokens_2d import Tokens2D  # noqa: E402
 
 # The figure kinds drawn in a layout of their own (what each adds: its class); every other
 # kind is a Grid of its metric panels
-LAYOUTS: dict[str, type[Grid]] = {"bad_init_2d": Geometry2D}
+LAYOUTS: dict[str, type[Grid]] = {"bad_init_2d": Tokens2D}
 
 
 def layout_of(kind: str) -> type[Grid]:
-    """The layout that draws figure `kind` (its `needs_geometry` says what it reads)."""
+    """The layout that draws figure `kind` (its `needs_tokens` says what it reads)."""
     return LAYOUTS.get(kind, Grid)
 
 
@@ -87,7 +87,7 @@ def draw(
     outputs,
     provenance: dict | None = None,
     note: str = "",
-    geometry: dict | None = None,
+    tokens: dict | None = None,
     description: str = "",
 ) -> str:
     """Draw figure `kind` into each path of `outputs` (PDF, PNG, ...; a `.caption.md` path
@@ -97,7 +97,7 @@ def draw(
     which decides its colour, marker and line style. `provenance`
     (attnbias.workflow.provenance.collect) goes into each file's metadata;
     `description` (panels.describe) opens the caption and `note` (the hypotheses measured on
-    the data) ends it. `geometry`: what the kind's layout draws beyond the table (LAYOUTS;
+    the data) ends it. `tokens`: what the kind's layout draws beyond the table (LAYOUTS;
     bad_init_2d: seed 0's data file contents plus its `W_mm`, for the left panel).
     """
     if kind not in PANELS:
@@ -113,7 +113,7 @@ def draw(
     styles = optimizer_styles({labels[n]: lk for n, lk in looks.items()}, focus=focus)
     colours = {name: styles["palette"][label] for name, label in labels.items()}
     table = table.assign(optimizer_label=table["optimizer"].map(labels))
-    layout = layout_of(kind)(kind, geometry)
+    layout = layout_of(kind)(kind, tokens)
     fig, axes = layout.figure()
     x_shift, first = layout.x_shift, layout.first
     table = table.assign(iteration=table["iteration"] + x_shift)

@@ -4,7 +4,7 @@ One row of two panels per geometry experiment (data model): (a) the optimizer x 
 matrix of the final alignment <W_t, W*_N> / (||W_t||_F ||W*_N||_F), mean over seeds, the
 cell of the norm each optimizer is expected to find framed; (b) each optimizer's alignment
 with its own expected norm's solution against t (log t), mean over seeds. Reads the
-aggregate tables only (metrics align_<norm>, attnbias.geometry.measures).
+aggregate tables only (metrics align_<norm>, attnbias.training.geometry_measures).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from attnbias.figures import style  # noqa: E402
 from attnbias.figures.algorithm_style import figure_looks  # noqa: E402
 from attnbias.figures.lines import MARKER_SPACING  # noqa: E402
 from attnbias.figures.save import save_figure  # noqa: E402
-from attnbias.geometry.metric_names import is_unique, metric_name  # noqa: E402
+from attnbias.training.geometry_names import is_unique, metric_name  # noqa: E402
 
 ROW_HEIGHT = 3.0  # in: one data model's two panels
 LEGEND_HEIGHT = 0.7  # in: the shared legend under the rows

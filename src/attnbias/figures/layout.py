@@ -1,8 +1,8 @@
 """Where a metric figure's panels go: the plain layout (Grid), a figure kind's metric panels
 in rows and columns, and what a layout adds to them.
 
-A figure kind that draws more than its metric panels (the 2-D geometry figure,
-geometry_2d.Geometry2D) is a layout of its own: it places its extra panels, may draw on a
+A figure kind that draws more than its metric panels (App. C.1's 2-D figure,
+tokens_2d.Tokens2D) is a layout of its own: it places its extra panels, may draw on a
 metric panel after its curves (`decorate`) and adds its caption notes (`notes`). The
 drawing (drawing.draw) asks the layout for these and knows no figure kind.
 """
@@ -23,13 +23,13 @@ class Grid:
     """A figure kind's metric panels (panels.PANELS) in panels.LAYOUT's rows and columns,
     against t from 1, nothing else: the layout of every kind without one of its own.
 
-    `geometry`: what a layout draws beyond the metric tables (Geometry2D's data and W_mm);
+    `tokens`: what a layout draws beyond the metric tables (Tokens2D's data and W_mm);
     a Grid needs none."""
 
     x_shift = 0  # added to t on the log axes (1: t + 1, so that t = 0 is drawn)
-    needs_geometry = False  # whether the figure job must read seed 0's data and W_mm
+    needs_tokens = False  # whether the figure job must read seed 0's data and W_mm
 
-    def __init__(self, kind: str, geometry: dict | None = None):
+    def __init__(self, kind: str, tokens: dict | None = None):
         self.kind = kind
         # the letter of the first metric panel: those before it are the layout's own
         self.first = first_metric_panel(kind)

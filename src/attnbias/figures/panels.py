@@ -131,7 +131,7 @@ PANELS = {
         Panel("gap_W", r"$1 - \cos(W_t, W_{mm})$", GAP_W),
         Panel("W_norm", r"$\|W_t\|_F$", "the Frobenius norm of W_t"),
     ],
-    # App. C.1's 2-D instance: a geometry panel (drawn from the data, not a metric) comes
+    # App. C.1's 2-D instance: a tokens panel (drawn from the data, not a metric) comes
     # first; then these, against t + 1 on a log axis (iteration 0 included).
     "bad_init_2d": [
         Panel(
@@ -182,7 +182,7 @@ LAYOUT = {
     "fixed_decoder": (2, 3),
     "joint": (2, 3),
     "bad_init": (1, 4),
-    "bad_init_2d": (2, 3),  # the geometry panel spans the first column's two rows
+    "bad_init_2d": (2, 3),  # the tokens panel spans the first column's two rows
     "two_token": (1, 2),
 }
 

@@ -9,7 +9,7 @@ block's gradient. full_batch.Optimizer applies it, together with the settings ev
 rule takes (SHARED: momentum, Eq. 10's decay factors). Lengths are formed in logs, since a
 gradient's norm may be far below the smallest float. A direction rule (sign, nsd, muon,
 adam, mirror, kq) returns the update itself, which leaves the span of the gradients: its
-`update` is a class holding the rule's state per run (optim.geometry has its arithmetic),
+`update` is a class holding the rule's state per run (optim.directions has its arithmetic),
 and it trains on the full W (training.full_matrix).
 
 What a rule declares decides where it trains (training.dispatch), never a list of
@@ -69,7 +69,7 @@ class Update:
 
     Built from the spec, the starting parameters {"W": (B, d, d), "u": (B, d)} (which it may
     move, as kq does, in place) and one seed per run (kq's start); step(t, params, grads)
-    updates the trained blocks of `params` in place from grads {name: geometry.Block}.
+    updates the trained blocks of `params` in place from grads {name: directions.Block}.
     """
 
     def __init__(self, spec, params: dict, seeds: list[int]):

@@ -42,7 +42,7 @@ class OptimizerSpec:
     # (t + 1)^-decay_W ((t + 1)^-decay_u); 0 = no factor (our reading: docs/model.md)
     decay_W: float = 0.0
     decay_u: float = 0.0
-    # the direction rules' settings (attnbias.optim.rules, geometry)
+    # the direction rules' settings (attnbias.optim.rules, directions)
     schedule: str = "constant"  # sign, nsd, muon, adam: lr_t = lr, or lr / sqrt(t + 1) ("sqrt")
     norm: str | None = None  # nsd: "max", "spectral" or "l<p>" (entrywise l_p, p > 1)
     beta: float = 0.9  # muon: momentum of M (0: spectral descent)

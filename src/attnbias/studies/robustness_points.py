@@ -25,10 +25,10 @@ from dataclasses import replace
 import pandas as pd
 
 from attnbias.claims import claims
+from attnbias.claims.inputs import ExperimentInputs, claims_arguments
 from attnbias.studies.sweep_grid import apply
 from attnbias.training import dispatch
 from attnbias.workflow import io
-from attnbias.workflow.claims_inputs import ExperimentInputs, claims_arguments
 from attnbias.workflow.config import canonical
 from attnbias.workflow.svm_geometry_file import GeometrySVMs
 

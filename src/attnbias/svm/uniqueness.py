@@ -8,7 +8,7 @@ aligned with the solver's W*,
                      ||W||_N <= (1 + FACE_TOLERANCE) ||W*||_N,
 
 and its cosine with W*: 1 (up to the tolerance) where the optimum is unique, far below 1
-where it is not (geometry.metric_names.is_unique reads it). The Frobenius and l_p (p > 1)
+where it is not (training.geometry_names.is_unique reads it). The Frobenius and l_p (p > 1)
 norms are strictly convex: their optimum is unique and nothing is solved. The nuclear
 norm's probe is a semidefinite program of the size the solver avoids (svm.norms: 66 s at
 fig2's size): it is not probed (NaN).

@@ -23,8 +23,8 @@ import numpy as np
 from attnbias.model.gradient_weights import ScaledGradient, u_direction, w_token_sums
 from attnbias.model.losses import get_loss
 from attnbias.optim import rules
+from attnbias.optim.directions import Block, QueryBasis
 from attnbias.optim.full_batch import Optimizer
-from attnbias.optim.geometry import Block, QueryBasis
 from attnbias.optim.rule import run_seed
 from attnbias.optim.rules.polyak import check_polyak_fires
 from attnbias.optim.spec import OptimizerSpec

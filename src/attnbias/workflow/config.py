@@ -17,9 +17,9 @@ import os
 from attnbias.data.models import data_name, source_note
 from attnbias.optim.spec import OptimizerSpec, StochasticSpec, config_settings, without
 from attnbias.workflow import io as files
+from attnbias.workflow.configcheck_geometry import GEOMETRY_LAYOUT
 
 REAL_GLOBALS = ("data_root", "models", "device", "autocast", "download")
-GEOMETRY = "geometry"  # the layout of the optimizer-geometry experiments
 
 
 def canonical(value):
@@ -47,7 +47,9 @@ class WorkflowConfig:
         self.real_experiments = self.real["experiments"]
         # the geometry experiments (beyond the paper): parts of results/geometry.pdf, never
         # figures of their own (workflow.geometry_config: the figure, their claims)
-        self.geometry = {n: e for n, e in self.experiments.items() if e["layout"] == GEOMETRY}
+        self.geometry = {
+            n: e for n, e in self.experiments.items() if e["layout"] == GEOMETRY_LAYOUT
+        }
         # the experiments of `rule all` and of the claims table (the others: extra targets)
         self.default = {
             n: e

@@ -19,13 +19,13 @@ Every refusal is a ConfigError whose message starts with the dotted key path
   check_texts       titles and labels that matplotlib or the report would misread
   check_specs       optimizer settings that attnbias.optim.spec.OptimizerSpec refuses (after the
                     schema's defaults are filled in, like the check below)
-  check_real        real-data names that clash, model keys that name no model
   check_geometry    the geometry experiments' norms (configcheck_geometry)
 
 The text checks live in configcheck_texts, the optimizer checks in configcheck_optimizers, and
 ConfigError with the key paths in configkeys; this module runs them all and re-exports their
-public names. The sweeps' entries are checked by attnbias.studies.sweep_check, which
-common.smk runs next (this module is below the studies: it imports none of them).
+public names. The real-data entries are checked by attnbias.realdata.config_check, the
+sweeps' by attnbias.studies.sweep_check, which common.smk runs next (this module is below
+those packages: it imports none of them).
 """
 
 from __future__ import annotations
@@ -57,7 +57,6 @@ __all__ = [
     "check_digits",
     "check_texts",
     "check_specs",
-    "check_real",
     "check_geometry",
     "check_workflow",
     "check",
@@ -264,48 +263,9 @@ def _defaults(model: str) -> dict:
     return models.keyword_defaults(function)
 
 
-def check_real(config: dict) -> None:
-    """Real-data names apart from the others, model keys that name a model, text data with
-    a text model (the schema gives image data vit_small)."""
-    from attnbias.realdata.sources import TEXT_DATASETS
-
-    real = config["real_data"]
-    models = sorted(real["models"])
-    similarity = set(real["similarity"])
-    clash = set(real["experiments"]) & (set(config["experiments"]) | similarity)
-    if clash:
-        raise ConfigError(
-            ("real_data", "experiments"),
-            f"{sorted(clash)} also named elsewhere (experiments, or real_data.similarity's "
-            "token-similarity figures)",
-        )
-    clash = similarity & set(config["experiments"])
-    if clash:
-        raise ConfigError(("real_data", "similarity"), f"{sorted(clash)} also named in experiments")
-    for name, e in real["experiments"].items():
-        if e["model"] != "vit_small" and e["model"] not in real["models"]:
-            raise ConfigError(
-                ("real_data", "experiments", name, "model"),
-                f"{e['model']!r} is neither vit_small nor a key of real_data.models ({models})",
-            )
-        if e["model"] == "vit_small" and e["dataset"] in TEXT_DATASETS:
-            raise ConfigError(
-                ("real_data", "experiments", name, "model"),
-                f"dataset {e['dataset']} is text: its model is a BERT key of real_data.models, "
-                "not vit_small (a model for images)",
-            )
-    for name, s in real["similarity"].items():
-        if s["model"] not in real["models"]:
-            raise ConfigError(
-                ("real_data", "similarity", name, "model"),
-                f"{s['model']!r} is not a key of real_data.models ({models})",
-            )
-
-
 def check_workflow(config: dict, schema: dict) -> None:
     """The checks that read the schema's defaults: run after Snakemake's validation."""
     check_specs(config)
-    check_real(config)
     check_geometry(config)
 
 

@@ -7,17 +7,17 @@ from __future__ import annotations
 
 from attnbias.workflow.configkeys import ConfigError
 
-GEOMETRY = "geometry"
+GEOMETRY_LAYOUT = "geometry"  # the layout of the geometry experiments (the norm experiment)
 
 
 def check_geometry(config: dict) -> None:
     """The geometry experiments' `norms` and optimizers (after the schema's defaults)."""
     for name, e in config["experiments"].items():
         path = ("experiments", name, "norms")
-        if e["layout"] != GEOMETRY:
+        if e["layout"] != GEOMETRY_LAYOUT:
             if "norms" in e:
                 raise ConfigError(
-                    path, f"norms belong to layout {GEOMETRY} only, not {e['layout']}"
+                    path, f"norms belong to layout {GEOMETRY_LAYOUT} only, not {e['layout']}"
                 )
             continue
         norms = e.get("norms") or []
@@ -39,7 +39,7 @@ def _check_names(path: tuple, norms: list) -> None:
 
 
 def _check_expected(config: dict, name: str, experiment: dict, norms: list) -> None:
-    from attnbias.geometry.expected import expected_norm
+    from attnbias.optim.expected_norm import expected_norm
 
     for opt, settings in experiment["optimizers"].items():
         norm = expected_norm(settings)

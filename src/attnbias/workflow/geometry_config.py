@@ -57,7 +57,7 @@ class GeometryConfig:
         """The geometry figure's params: per experiment its title, data description, norms,
         optimizers (label, settings in words, expected norm) in config order, and its
         table's identity."""
-        from attnbias.geometry.expected import expected_norm
+        from attnbias.optim.expected_norm import expected_norm
         from attnbias.optim.spec import OptimizerSpec
 
         return {

@@ -13,7 +13,6 @@ from attnbias.data.models import SEPARATE_GENERATORS
 from attnbias.workflow.codedeps import package_module_files
 from attnbias.workflow.config import WorkflowConfig, at
 from attnbias.workflow.geometry_config import GeometryConfig
-from attnbias.workflow.robustness_config import RobustnessConfig
 
 
 def experiment_of(wildcards) -> str:
@@ -22,14 +21,15 @@ def experiment_of(wildcards) -> str:
 
 
 class JobParams:
-    """The jobs' params and inputs from the validated config; `sweeps`: its SweepConfig
-    (attnbias.studies.sweep_config, which this module does not import)."""
+    """The jobs' params and inputs from the validated config; `sweeps` and `robustness`: its
+    SweepConfig and RobustnessConfig (attnbias.studies.sweep_config and robustness_config,
+    which this module does not import: the studies build on the workflow)."""
 
-    def __init__(self, wf: WorkflowConfig, sweeps):
+    def __init__(self, wf: WorkflowConfig, sweeps, robustness):
         self.wf = wf
         self.sweeps = sweeps
         self.geometry = GeometryConfig(wf)
-        self.robustness = RobustnessConfig(wf)
+        self.robustness = robustness
 
     # ---- the synthetic stages: a job per experiment (data, svm) and optimizer (train) ---
 

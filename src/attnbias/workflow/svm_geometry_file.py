@@ -9,9 +9,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnbias.geometry.expected import expected_norm
-from attnbias.geometry.measures import extra_metrics
+from attnbias.optim.expected_norm import expected_norm
 from attnbias.svm import geometry
+from attnbias.training.geometry_measures import extra_metrics
 from attnbias.workflow.npz import load_seeds
 from attnbias.workflow.svm_file import check_seeds
 
@@ -64,7 +64,7 @@ class GeometrySVMs:
     def extra_metrics(self, datasets: dict[int, dict], seeds: list[int], optimizer: dict):
         """dispatch.run_seeds's extra_metrics for the runs of `optimizer` (its config
         settings) on `seeds` (keys of `datasets`, in the batch's order): each norm's
-        measures (attnbias.geometry.measures), the SVMs of a new token set probed in the
+        measures (attnbias.training.geometry_measures), the SVMs of a new token set probed in the
         optimizer's expected norm."""
         return extra_metrics(
             [datasets[s] for s in seeds], [self.solutions[s] for s in seeds], list(self.norms),

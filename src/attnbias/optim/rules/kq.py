@@ -11,8 +11,8 @@ import math
 
 import numpy as np
 
-from attnbias.optim import geometry
-from attnbias.optim.geometry import per_run
+from attnbias.optim import directions
+from attnbias.optim.directions import per_run
 from attnbias.optim.rule import Look, Rule, Update
 
 
@@ -29,7 +29,7 @@ class KeyQuery(Update):
     def step(self, t, params, grads):
         for name, g in grads.items():
             log_coef = math.log(self.spec.lr_of(name)) + g.log_scale
-            coef = per_run(geometry.coefficient(log_coef), g.direction)
+            coef = per_run(directions.coefficient(log_coef), g.direction)
             if name == "u":
                 params["u"] -= coef * g.direction
                 continue

@@ -8,8 +8,8 @@ import math
 
 import numpy as np
 
-from attnbias.optim import geometry
-from attnbias.optim.geometry import per_run
+from attnbias.optim import directions
+from attnbias.optim.directions import per_run
 from attnbias.optim.rule import Look, Rule, Update
 
 
@@ -26,7 +26,7 @@ class Mirror(Update):
 
     def step(self, t, params, grads):
         for name, g in grads.items():
-            coef = geometry.coefficient(math.log(self.spec.lr_of(name)) + g.log_scale)
+            coef = directions.coefficient(math.log(self.spec.lr_of(name)) + g.log_scale)
             self.state[name] -= per_run(coef, g.direction) * g.direction
             params[name][...] = _signed_power(self.state[name], 1 / (self.spec.p - 1))
 

@@ -1,12 +1,12 @@
 """Muon: M <- beta M + G, W <- W - lr_t U V^T(M) (beta 0: spectral descent); on u, M / ||M||.
-M is kept as e^a M~ (geometry.accumulate: it mixes gradients of different scales), for W
-in the left coordinates of M = L Q (geometry.QueryBasis)."""
+M is kept as e^a M~ (directions.accumulate: it mixes gradients of different scales), for W
+in the left coordinates of M = L Q (directions.QueryBasis)."""
 
 from __future__ import annotations
 
 import math
 
-from attnbias.optim import geometry
+from attnbias.optim import directions
 from attnbias.optim.rule import Look, Rule, Update
 
 
@@ -15,16 +15,16 @@ class Muon(Update):
         log_beta = math.log(self.spec.beta) if self.spec.beta > 0 else -math.inf
         for name, g in grads.items():
             current = g.direction if g.left is None else g.left
-            self.state[name] = geometry.accumulate(
+            self.state[name] = directions.accumulate(
                 self.state.get(name), log_beta, g.log_scale, current
             )
             M = self.state[name][1]
-            step = geometry.step_size(self.spec, name, t)
-            params[name] -= step * geometry.steepest("spectral", None, g, direction=M)
+            step = directions.step_size(self.spec, name, t)
+            params[name] -= step * directions.steepest("spectral", None, g, direction=M)
 
 
 def check(spec) -> None:
-    geometry.check_schedule(spec)
+    directions.check_schedule(spec)
     if not 0.0 <= spec.beta < 1.0:
         raise ValueError(f"beta must lie in [0, 1), got {spec.beta}")
 
@@ -32,7 +32,7 @@ def check(spec) -> None:
 RULE = Rule(
     name="muon",
     settings=("lr", "lr_u", "schedule", "beta"),
-    caption=lambda s: geometry.with_schedule(f"Muon beta={s.beta:g} lr={s.lr:g}", s),
+    caption=lambda s: directions.with_schedule(f"Muon beta={s.beta:g} lr={s.lr:g}", s),
     update=Muon,
     check=check,
     implicit_norm=lambda s: "spectral",

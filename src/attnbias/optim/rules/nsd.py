@@ -4,32 +4,32 @@ being l_2). Drawn in the family of its norm: sign descent's, spectral descent's,
 
 from __future__ import annotations
 
-from attnbias.optim import geometry
+from attnbias.optim import directions
 from attnbias.optim.rule import Look, Rule, Update
 
 
 class NormalizedSteepestDescent(Update):
     def step(self, t, params, grads):
-        kind, p = geometry.descent_norm(self.spec.norm)
+        kind, p = directions.descent_norm(self.spec.norm)
         for name, g in grads.items():
-            step = geometry.step_size(self.spec, name, t)
-            params[name] -= step * geometry.steepest(kind, p, g)
+            step = directions.step_size(self.spec, name, t)
+            params[name] -= step * directions.steepest(kind, p, g)
 
 
 def check(spec) -> None:
-    geometry.check_schedule(spec)
-    geometry.descent_norm(spec.norm)
+    directions.check_schedule(spec)
+    directions.descent_norm(spec.norm)
 
 
 def look_key(spec, layout: str) -> str:
-    kind, _ = geometry.descent_norm(spec.norm)
+    kind, _ = directions.descent_norm(spec.norm)
     return f"nsd-{kind}"
 
 
 RULE = Rule(
     name="nsd",
     settings=("lr", "lr_u", "schedule", "norm"),
-    caption=lambda s: geometry.with_schedule(f"NSD ({s.norm}) lr={s.lr:g}", s),
+    caption=lambda s: directions.with_schedule(f"NSD ({s.norm}) lr={s.lr:g}", s),
     update=NormalizedSteepestDescent,
     check=check,
     implicit_norm=lambda s: s.norm,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from attnbias.optim import geometry
+from attnbias.optim import directions
 from attnbias.optim.rule import Look, Rule, Update
 
 
@@ -12,16 +12,16 @@ class Sign(Update):
     def step(self, t, params, grads):
         for name, g in grads.items():  # in place: g.direction is the step's scratch
             step = np.sign(g.direction, out=g.direction)
-            step *= geometry.step_size(self.spec, name, t)
+            step *= directions.step_size(self.spec, name, t)
             params[name] -= step
 
 
 RULE = Rule(
     name="sign",
     settings=("lr", "lr_u", "schedule"),
-    caption=lambda s: geometry.with_schedule(f"sign descent lr={s.lr:g}", s),
+    caption=lambda s: directions.with_schedule(f"sign descent lr={s.lr:g}", s),
     update=Sign,
-    check=geometry.check_schedule,
+    check=directions.check_schedule,
     implicit_norm=lambda s: "max",
     names={"sign": "sign descent"},
     # the family of steepest descent in the max norm (with nsd's l_inf member)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from attnbias.geometry import findings as geometry
+from attnbias.quotes import geometry_findings as geometry
 from attnbias.quotes.quote import Page, Section, Source
 from attnbias.quotes.sources import (
     at,

@@ -1,5 +1,5 @@
 """App. C.1's 2-D figure (layout bad_init_2d): the tokens and the keys that score them
-under W0 and W_mm (the geometry panel, over the first column's two rows), beside the
+under W0 and W_mm (the tokens panel, over the first column's two rows), beside the
 generic metric panels against t + 1 on a log axis, so that t = 0 is drawn; the softmax
 panels mark 1/T and each curve's dip."""
 
@@ -14,30 +14,30 @@ from attnbias.figures.layout import LEGEND_HEIGHT, PANEL_HEIGHT, Grid
 from attnbias.figures.panels import Panel, letter
 from attnbias.figures.style import FULL_WIDTH
 
-SAMPLE_MARKERS = ("o", "s")  # sample 1, sample 2 in the geometry panel
+SAMPLE_MARKERS = ("o", "s")  # sample 1, sample 2 in the tokens panel
 
 
-class Geometry2D(Grid):
-    """The geometry panel (a), then the metric panels of `kind`; `geometry`: seed 0's data
+class Tokens2D(Grid):
+    """The tokens panel (a), then the metric panels of `kind`; `tokens`: seed 0's data
     file contents plus its `W_mm`."""
 
     x_shift = 1
-    needs_geometry = True
+    needs_tokens = True
 
-    def __init__(self, kind: str, geometry: dict | None = None):
-        if geometry is None:
-            raise ValueError(f"figure kind {kind} needs `geometry` (the data and W_mm of seed 0)")
+    def __init__(self, kind: str, tokens: dict | None = None):
+        if tokens is None:
+            raise ValueError(f"figure kind {kind} needs `tokens` (the data and W_mm of seed 0)")
         super().__init__(kind)
-        self.geometry = geometry
+        self.tokens = tokens
 
     def figure(self) -> tuple:
         fig = plt.figure(
             figsize=(FULL_WIDTH, 2 * PANEL_HEIGHT + LEGEND_HEIGHT + 0.3), layout="constrained"
         )
         spec = fig.add_gridspec(2, 3, width_ratios=[1.2, 1, 1])
-        geometry_ax = fig.add_subplot(spec[:, 0])
-        geometry_panel(geometry_ax, self.geometry)
-        geometry_ax.set_title(letter(0), loc="left", fontweight="bold")
+        tokens_ax = fig.add_subplot(spec[:, 0])
+        tokens_panel(tokens_ax, self.tokens)
+        tokens_ax.set_title(letter(0), loc="left", fontweight="bold")
         return fig, [fig.add_subplot(spec[r, c]) for r in range(2) for c in (1, 2)]
 
     def decorate(self, ax, panel: Panel, data: pd.DataFrame, palette: dict) -> None:
@@ -45,7 +45,7 @@ class Geometry2D(Grid):
         after t = 0 (the dip the bad start causes)."""
         if not panel.metric.startswith("opt_softmax_"):
             return
-        ax.axhline(1 / self.geometry["X"].shape[1], color="black", ls=":", lw=0.8)
+        ax.axhline(1 / self.tokens["X"].shape[1], color="black", ls=":", lw=0.8)
         ax.set_ylim(0, 1.02)
         means = data.groupby(["optimizer_label", "iteration"])["value"].mean()
         for label, curve in means.groupby(level="optimizer_label"):
@@ -57,22 +57,22 @@ class Geometry2D(Grid):
                 )  # fmt: skip
 
     def notes(self) -> list[str]:
-        T = self.geometry["X"].shape[1]
+        T = self.tokens["X"].shape[1]
         return [
-            f"Here ||W_0||_F = {np.linalg.norm(self.geometry['W0']):.3g} and 1/T = {1 / T:.3g}. "
+            f"Here ||W_0||_F = {np.linalg.norm(self.tokens['W0']):.3g} and 1/T = {1 / T:.3g}. "
             "The t axes show t + 1 on a log scale, so that t = 0 is drawn."
         ]
 
 
-def geometry_panel(ax, geometry: dict) -> None:
+def tokens_panel(ax, tokens: dict) -> None:
     """App. C.1's left plot: the tokens, and the key W x_{i,1} that scores sample i's tokens
     (token t's logit is <x_{i,t}, W x_{i,1}>) under W0 (dashed) and W_mm (solid)."""
     from matplotlib.patches import FancyArrowPatch
 
-    X, opt, W0, W_mm = geometry["X"], geometry["opt"], geometry["W0"], geometry["W_mm"]
+    X, opt, W0, W_mm = tokens["X"], tokens["opt"], tokens["W0"], tokens["W_mm"]
     n, T, d = X.shape
     if d != 2:
-        raise ValueError(f"the geometry panel draws 2-D tokens; this dataset has d = {d}")
+        raise ValueError(f"the tokens panel draws 2-D tokens; this dataset has d = {d}")
     # black and purple: not the colours of GD and NGD, the optimizers App. C.1 draws
     # (algorithm_style), apart for colour-blind readers and in grayscale (the samples also
     # differ by marker)
@@ -127,7 +127,7 @@ def geometry_panel(ax, geometry: dict) -> None:
             marker=SAMPLE_MARKERS[i],
             color=colors[i],
             mfc=colors[i],
-            label=f"sample {i + 1} ($y = {int(geometry['y'][i]):+d}$)",
+            label=f"sample {i + 1} ($y = {int(tokens['y'][i]):+d}$)",
         )
         for i in range(n)
     ]

@@ -37,11 +37,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnbias.geometry.metric_names import OPT_MOVED, OPT_MOVED_SAMPLES, metric_name
 from attnbias.svm.geometry import face_cosines, solve_for_dataset
 from attnbias.svm.max_margin import w_svm_constraints
 from attnbias.svm.norm_values import norm_value, parse_norm
 from attnbias.svm.uniqueness import needs_probe
+from attnbias.training.geometry_names import OPT_MOVED, OPT_MOVED_SAMPLES, metric_name
 
 # opt_moved_samples holds one bit per sequence in a float64's exact integers
 MAX_SEQUENCES_IN_MASK = 53

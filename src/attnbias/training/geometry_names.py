@@ -1,4 +1,4 @@
-"""The names under which a geometry run logs its measures (attnbias.geometry.measures),
+"""The names under which a geometry run logs its measures (attnbias.training.geometry_measures),
 and how a face cosine is read: a leaf, so the claims and the figure read them without the
 measures' SVM imports."""
 
@@ -20,7 +20,7 @@ def metric_name(prefix: str, norm: str) -> str:
 
 
 # how many sequences' optimal token (Def. 1, with the run's decoder) is not the data's, and
-# which (sum of 2^i): geometry.measures
+# which (sum of 2^i): geometry_measures
 OPT_MOVED = "opt_moved"
 OPT_MOVED_SAMPLES = "opt_moved_samples"
 
