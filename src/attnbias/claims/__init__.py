@@ -36,19 +36,3 @@ function in the module of its result):
                       (the sweeps judge with the same functions)
   write               Markdown, HTML, CSV and LaTeX of the table, its summary line and registry
 """
-
-from attnbias.claims.global_convergence import study_claims
-from attnbias.claims.joint import u_margin_ratio
-from attnbias.claims.layouts import claims
-from attnbias.claims.write import summary_line, to_csv, to_html, to_latex, to_markdown
-
-__all__ = [
-    "claims",
-    "study_claims",
-    "summary_line",
-    "to_csv",
-    "to_html",
-    "to_latex",
-    "to_markdown",
-    "u_margin_ratio",
-]

@@ -16,7 +16,7 @@ import os
 
 from attnbias.data.models import data_name, source_note
 from attnbias.optim.spec import OptimizerSpec, StochasticSpec, config_settings, without
-from attnbias.workflow import io as files
+from attnbias.workflow import store
 
 REAL_GLOBALS = ("data_root", "models", "device", "autocast", "download")
 GEOMETRY = "geometry"  # the layout of the optimizer-geometry experiments
@@ -118,7 +118,7 @@ class WorkflowConfig:
             }
         )
 
-    # ---- file identities (attnbias.workflow.io.identity) ----------------------------------------
+    # ---- file identities (attnbias.workflow.store.identity) -------------------------------------
     # A job stores its output's identity; a job reading a file gets the identity that the
     # file must hold (from its own wildcards and the config) and refuses any other.
 
@@ -136,9 +136,9 @@ class WorkflowConfig:
                 for o in self.section(experiment)["optimizers"]
                 for s in self.seeds(experiment)
             ]
-            return files.identity("metrics", experiment, runs)
+            return store.identity("metrics", experiment, runs)
         if self.is_real(experiment):
-            return files.identity(
+            return store.identity(
                 kind,
                 experiment,
                 self._real_run(experiment, optimizer),
@@ -162,7 +162,7 @@ class WorkflowConfig:
                 settings["norms"] = list(e["norms"])
         if kind == "data":
             settings = settings["data"]
-        return files.identity(kind, experiment, settings, seed=seed, optimizer=optimizer)
+        return store.identity(kind, experiment, settings, seed=seed, optimizer=optimizer)
 
     def norms(self, experiment: str) -> list[str]:
         """The norms of an experiment's svm-geometry file (its config key `norms`)."""
@@ -268,7 +268,7 @@ class WorkflowConfig:
             "study": canonical(without(self.study, "data", "settings", "optimizers")),
             "device": self.config["device"],
         }
-        ident = files.identity(kind, "global_convergence", used, optimizer=optimizer)
+        ident = store.identity(kind, "global_convergence", used, optimizer=optimizer)
         return {**ident, "setting": setting}
 
     def study_identities(self, patterns: dict) -> dict:
