@@ -154,7 +154,7 @@ def check_real_data_first():
         from attnbias.realdata import errors, sources
 
         sources.check_build(
-            {figure: WF.real_needs(figure) for figure in figures},
+            {figure: JOB.real.real_needs(figure) for figure in figures},
             REAL["data_root"],
             download=REAL["download"],
             fetch=REAL["fetch_wheels"],
