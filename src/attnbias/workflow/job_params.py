@@ -37,7 +37,8 @@ class JobParams:
 
     def data_generator_code(self, wildcards) -> list[str]:
         """The module of the experiment's data model where its generator lives apart from
-        attnbias.data (SEPARATE_GENERATORS: bad_direction's solves an SVM), else none."""
+        attnbias.data.models (SEPARATE_GENERATORS: bad_direction's solves an SVM,
+        binary_digits' reads real images), else none."""
         model = self.wf.experiments[wildcards.experiment]["data"]["model"]
         own = SEPARATE_GENERATORS.get(model)
         return list(package_module_files(own)) if own else []
