@@ -1,4 +1,4 @@
-"""Bad input and faults (issue 17): every refusal names its culprit (the config key or the
+"""Bad input and faults: every refusal names its culprit (the config key or the
 file), happens before a wrong result is written, and leaves what was already built as it was.
 
 The workflow tests run the real Snakemake on the temporary copy of the project built on
@@ -377,7 +377,7 @@ def test_run_file_of_another_optimizer_is_refused_by_the_aggregate(built_copy):
 
 @pytest.mark.slow
 def test_an_edited_run_is_refused_by_the_aggregate_and_the_claims_kept(built_copy):
-    """Issue 34's case: the final gap_W of a run's table changed in place (its identity and
+    """An edited run: the final gap_W of a run's table changed in place (its identity and
     every other metadata kept): the aggregate job refuses it by path, and no aggregate or
     claim is built from it. The run table holds every seed: the error names the one edited."""
     run = "results-tiny/train/fig2/gd.parquet"

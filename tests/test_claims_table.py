@@ -722,8 +722,8 @@ def test_a_rule_no_result_is_proved_for_is_a_comparison_everywhere():
 
 def test_a_rule_no_result_is_proved_for_gets_comparison_rows():
     """A rule of optim/rules/ that claims nothing (here sign descent, as the page's own
-    loss-ngd example) gets rows that read "comparison" (it crashed with a KeyError on its
-    name before issue 43); GD's rows are unchanged by it."""
+    loss-ngd example) gets rows that read "comparison" (not a KeyError on its
+    name); GD's rows are unchanged by it."""
     opts = {"gd": {"rule": "gd"}, "sign": {"rule": "sign", "lr": 0.1}}
     rows = rows_of(fixed_table(gd=gd_like(), sign=ngd_like()), opts, figure="Fig. 2")
     on_sign = [r for r in rows if " sign" in r.key or r.key.endswith("sign")]

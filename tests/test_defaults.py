@@ -1,4 +1,4 @@
-"""Every default has one home, and what restates it agrees (issue 27).
+"""Every default has one home, and what restates it agrees.
 
 - Each default the schema names (a `default:` key, or "(default x)" in a description) for a
   data model's params, an optimizer rule's settings (synthetic and real) or a train setting
@@ -102,7 +102,7 @@ def test_every_data_model_and_optimizer_rule_is_covered():
 
 
 def test_a_stale_default_in_the_schema_is_flagged():
-    """Negative control: the stale "(default 0.5)" of issue 27, and a `default:` key."""
+    """Negative control: a stale "(default 0.5)" in a description, and a `default:` key."""
     properties = copy.deepcopy(DEFS["example1_params"]["properties"])
     properties["query_signal"]["description"] += " (default 0.5)"
     properties["opt_signal"]["default"] = 2.0
@@ -138,7 +138,7 @@ FIG2_QUERY = r"experiments\.fig2\.data\.params\.query_signal"
 
 
 def test_the_query_signal_default_lets_a_low_opt_signal_pass():
-    """Issue 27's case: opt_signal 0.3 and no query_signal (example1's default, 0.0) is valid."""
+    """opt_signal 0.3 and no query_signal (example1's default, 0.0) is valid."""
     assert models.keyword_defaults(models.example1)["query_signal"] < 0.3
     check(config_without(FIG2, "query_signal", opt_signal=0.3))
 

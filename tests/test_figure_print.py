@@ -1,4 +1,4 @@
-"""Every figure at print size (issue 32): a page of at most 7 x 9 in, no text under 7 pt,
+"""Every figure at print size: a page of at most 7 x 9 in, no text under 7 pt,
 few words inside the image, its caption beside it in <name>.caption.md, and curves that
 differ by colour and marker. Read back from the PDFs the drawing writes."""
 

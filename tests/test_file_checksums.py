@@ -1,4 +1,4 @@
-"""Content checksums (issue 34): every file a job reads from an earlier stage holds the
+"""Content checksums: every file a job reads from an earlier stage holds the
 sha256 its writer recorded, and every reader checks it, so a file edited in place (its
 identity kept) is refused by path with the command that rebuilds it, never used.
 
@@ -348,7 +348,7 @@ def test_provenance_lists_the_inputs_checksums(tmp_path):
 
 
 def test_the_checksums_catch_edits_not_forgery_as_the_file_contract_says(tmp_path):
-    """What the checksums promise (issue 41, item 6): they are unkeyed and stored in the
+    """What the checksums promise: they are unkeyed and stored in the
     file, so an edit is caught, but an edit followed by the digest recomputed with our own
     helper reads as intact. docs/file-contract.md states exactly that; if the digests
     became keyed (and this forgery were caught), the page would need rewriting."""
@@ -369,7 +369,7 @@ def test_the_checksums_catch_edits_not_forgery_as_the_file_contract_says(tmp_pat
     assert "not forgery" in promise
 
 
-# ---- bounded reads (issue 52.4): a hostile file in place of a result is refused by path,
+# ---- bounded reads: a hostile file in place of a result is refused by path,
 # unopened where it is no regular file, before numpy allocates what an .npz header claims
 
 
@@ -494,7 +494,7 @@ def test_an_npz_header_rewritten_to_its_own_shape_still_reads(tmp_path):
     assert npz.load_data(path)[1]["X"].shape == (4, 3, 5)
 
 
-# Leftovers of a killed job (issue 52): a writer killed between mkstemp and its rename
+# Leftovers of a killed job: a writer killed between mkstemp and its rename
 # leaves `.<name>.<8 random>.tmp` beside the file. The next write of the same file removes
 # such leftovers of that file, and nothing else: a job's output has one writer (Snakemake
 # runs one job per output, and its lock keeps another instance from it), so no other

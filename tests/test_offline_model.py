@@ -1,5 +1,5 @@
 """A BERT that is nowhere (no folder, not in the cache, no hub) is reported within seconds:
-no torch or transformers import, no ~45 s of huggingface_hub retries (issue #33, part 3)."""
+no torch or transformers import, no ~45 s of huggingface_hub retries."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Every results folder has one owner (issues 34, 41): a run whose config file(s) differ from
+"""Every results folder has one owner: a run whose config file(s) differ from
 the folder's recorded owner is refused, naming the owner and the key `results`, whatever
 config either is; a folder holding files without a record is refused too; a fresh folder,
 or the owner itself (edited in place: an incremental rerun), passes; `take-over` hands a
