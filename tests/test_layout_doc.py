@@ -58,9 +58,7 @@ def _module_paths() -> set[str]:
 
 
 def _checked(paths) -> set[str]:
-    return {
-        p for p in paths if p.startswith(INDEXED) and not p.startswith(TEMPORARY_UNCHECKED)
-    }
+    return {p for p in paths if p.startswith(INDEXED) and not p.startswith(TEMPORARY_UNCHECKED)}
 
 
 def test_the_layout_lists_every_module():
