@@ -89,7 +89,7 @@ def load(path, experiment: dict, expect: dict) -> ExperimentInputs:
 
 
 def claims_arguments(inputs: dict[str, ExperimentInputs]) -> tuple[dict, ...]:
-    """attnbias.claims.claims's tables, W_mm_norms, T_tokens, hypotheses, u_margins and
+    """attnbias.claims.layouts.claims's tables, W_mm_norms, T_tokens, hypotheses, u_margins and
     feasibility (ExperimentInputs.feasibility)."""
     tables = {name: e.table for name, e in inputs.items()}
     W_mm_norms = {name: e.W_mm_norms for name, e in inputs.items()}
