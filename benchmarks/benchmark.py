@@ -28,7 +28,7 @@ import torch
 
 from attnbias.data import models
 from attnbias.model import attention
-from attnbias.optim.full_batch import OptimizerSpec
+from attnbias.optim.spec import OptimizerSpec
 from attnbias.svm import max_margin
 from attnbias.training import metrics, torch_loop
 

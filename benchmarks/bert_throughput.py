@@ -47,7 +47,7 @@ from pathlib import Path
 import torch
 
 from attnbias.optim.stochastic import make_optimizer
-from attnbias.realdata import pinned, trainer
+from attnbias.realdata import pinned, sample_order, trainer
 from attnbias.realdata.bert import ATTENTION, trim_padding
 from attnbias.training.devices import resolve_device
 
@@ -205,7 +205,7 @@ def main() -> None:
     )
     schedule = trainer.Schedule(epochs=1, batch_size=args.batch, log_every=1)
     order = (
-        trainer.bucketed_order(0, 0, lengths, args.batch, args.buckets)
+        sample_order.bucketed_order(0, 0, lengths, args.batch, args.buckets)
         if args.buckets
         else torch.arange(n)
     )

@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow.parquet as pq
 
-from attnbias.workflow import io, parquet
+from attnbias.workflow import npz, parquet
 
 
 def readers(configfile: str) -> Counter:
@@ -58,8 +58,8 @@ def _npz(path: Path, repeats: int) -> tuple[float, float]:
             return {key: f[key] for key in f.files}
 
     entries = read()
-    entries.pop(io.CHECKSUM_KEY, None)
-    hashing = _best(lambda: [io.array_sha256(v) for v in entries.values()], repeats)
+    entries.pop(npz.CHECKSUM_KEY, None)
+    hashing = _best(lambda: [npz.array_sha256(v) for v in entries.values()], repeats)
     return hashing, _best(read, repeats)
 
 

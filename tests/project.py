@@ -20,7 +20,7 @@ SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
 
 def checked_config(config: dict) -> None:
     """The workflow's checks of `config`, in workflow/rules/common.smk's order (the results
-    folder's aside): a refusal raises configcheck.ConfigError naming its key path."""
+    folder's aside): a refusal raises configkeys.ConfigError naming its key path."""
     import yaml
     from snakemake.utils import validate
 

@@ -1,4 +1,4 @@
-"""Bad input and faults (issue 17): every refusal names its culprit (the config key or the
+"""Bad input and faults: every refusal names its culprit (the config key or the
 file), happens before a wrong result is written, and leaves what was already built as it was.
 
 The workflow tests run the real Snakemake on the temporary copy of the project built on
@@ -33,10 +33,18 @@ from snakemake.report import html_reporter as snakemake_report
 from attnbias.claims import measure
 from attnbias.data import hypotheses, models
 from attnbias.model import attention
-from attnbias.optim.full_batch import OptimizerSpec
+from attnbias.optim.spec import OptimizerSpec
 from attnbias.svm import max_margin
 from attnbias.training import metrics, torch_loop
-from attnbias.workflow import configcheck, io, markdown
+from attnbias.workflow import (
+    configcheck,
+    configcheck_texts,
+    configkeys,
+    markdown,
+    npz,
+    parquet,
+    store,
+)
 from attnbias.workflow.svm_file import load_svm
 
 TARGET = "results-tiny/fig2/metrics.parquet"
@@ -220,10 +228,10 @@ def test_whole_floats_are_taken_as_integers(built):
 def test_config_checks_name_the_key_path_directly():
     config = tiny()
     config["experiments"]["fig3"]["optimizers"]["ps"]["f_star"] = NAN
-    with pytest.raises(configcheck.ConfigError, match=r"experiments\.fig3\.optimizers\.ps\.f_star"):
+    with pytest.raises(configkeys.ConfigError, match=r"experiments\.fig3\.optimizers\.ps\.f_star"):
         configcheck.check_finite(config)
     assert (
-        configcheck.key_path(("global_convergence", "scales", 1)) == "global_convergence.scales[1]"
+        configkeys.key_path(("global_convergence", "scales", 1)) == "global_convergence.scales[1]"
     )
 
 
@@ -369,7 +377,7 @@ def test_run_file_of_another_optimizer_is_refused_by_the_aggregate(built_copy):
 
 @pytest.mark.slow
 def test_an_edited_run_is_refused_by_the_aggregate_and_the_claims_kept(built_copy):
-    """Issue 34's case: the final gap_W of a run's table changed in place (its identity and
+    """An edited run: the final gap_W of a run's table changed in place (its identity and
     every other metadata kept): the aggregate job refuses it by path, and no aggregate or
     claim is built from it. The run table holds every seed: the error names the one edited."""
     run = "results-tiny/train/fig2/gd.parquet"
@@ -422,8 +430,8 @@ def _rewrite_arrays(path: Path, seed: int, reseal: bool = True, **arrays) -> Non
     entries.update({prefix + key: value for key, value in arrays.items()})
     if reseal:
         group = {k[len(prefix) :]: v for k, v in entries.items() if k.startswith(prefix)}
-        digests = {k: io.array_sha256(v) for k, v in group.items() if k != io.CHECKSUM_KEY}
-        entries[prefix + io.CHECKSUM_KEY] = np.array(json.dumps(digests))
+        digests = {k: npz.array_sha256(v) for k, v in group.items() if k != npz.CHECKSUM_KEY}
+        entries[prefix + npz.CHECKSUM_KEY] = np.array(json.dumps(digests))
     np.savez(path, **entries)
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
 
@@ -435,12 +443,12 @@ def test_the_figure_prints_the_hypotheses_its_files_store_and_measures_none(buil
     hold the reports their jobs stored, prints the stored ones."""
     results = built_copy / "results-tiny"
     data, svm = results / "data/fig3.npz", results / "svm/fig3.npz"
-    stored = io.hypotheses_by_seed(data, svm)
-    _rewrite_arrays(data, 0, W0=np.ones_like(io.load_data(data)[0]["W0"]))
-    _rewrite_arrays(svm, 0, u_mm=2 * io.load_seeds(svm)[0]["u_mm"])
+    stored = npz.hypotheses_by_seed(data, svm)
+    _rewrite_arrays(data, 0, W0=np.ones_like(npz.load_data(data)[0]["W0"]))
+    _rewrite_arrays(svm, 0, u_mm=2 * npz.load_seeds(svm)[0]["u_mm"])
     note = hypotheses.describe(hypotheses.summarize(stored))
     # control: measured again on these arrays, the note would say otherwise
-    datasets, solutions = io.load_data(data), io.load_seeds(svm)
+    datasets, solutions = npz.load_data(data), npz.load_seeds(svm)
     measured = [hypotheses.report(datasets[s], solutions[s]) for s in datasets]
     remeasured = hypotheses.describe(hypotheses.summarize(measured))
     assert "zero init True" in note and "zero init False" in remeasured
@@ -478,64 +486,64 @@ def _dataset_and_solution():
 
 def test_w_mm_is_checked_against_its_data(tmp_path):
     ds, arrays = _dataset_and_solution()
-    ident = io.identity("svm", "fig2", {"any": 1}, seed=0)
-    io.save_seeds(tmp_path / "good.npz", {0: arrays}, {0: ident})
+    ident = store.identity("svm", "fig2", {"any": 1}, seed=0)
+    npz.save_seeds(tmp_path / "good.npz", {0: arrays}, {0: ident})
     good = load_svm(tmp_path / "good.npz", {0: ds}, [ident])
     assert np.array_equal(good[0]["W_mm"], arrays["W_mm"])
     # twice W_mm satisfies every constraint, but is not the max-margin solution
-    io.save_seeds(tmp_path / "long.npz", {0: {**arrays, "W_mm": 2 * arrays["W_mm"]}}, {0: ident})
-    with pytest.raises(io.FileContractError, match=r"long\.npz: seed 0: W_mm is not the max-"):
+    npz.save_seeds(tmp_path / "long.npz", {0: {**arrays, "W_mm": 2 * arrays["W_mm"]}}, {0: ident})
+    with pytest.raises(store.FileContractError, match=r"long\.npz: seed 0: W_mm is not the max-"):
         load_svm(tmp_path / "long.npz", {0: ds}, [ident])
     # another seed's solution: the constraints of this data fail
     other = models.generate("example1", 1, dict(n=6, T=3, d=12))
     other_arrays = max_margin.to_arrays(max_margin.solve_for_dataset(other, False, "other"))
-    io.save_seeds(tmp_path / "other.npz", {0: other_arrays}, {0: ident})
-    with pytest.raises(io.FileContractError, match="smallest margin"):
+    npz.save_seeds(tmp_path / "other.npz", {0: other_arrays}, {0: ident})
+    with pytest.raises(store.FileContractError, match="smallest margin"):
         load_svm(tmp_path / "other.npz", {0: ds}, [ident])
 
 
 def test_identity_names_config_mismatch_and_missing_identity(tmp_path):
     ds, _ = _dataset_and_solution()
-    ident = io.identity("data", "fig2", {"n": 6}, seed=0)
-    io.save_seeds(tmp_path / "d.npz", {0: ds}, {0: ident})
-    with pytest.raises(io.FileContractError, match="from another config"):
-        io.load_data(tmp_path / "d.npz", [io.identity("data", "fig2", {"n": 7}, seed=0)])
-    io.save_seeds(tmp_path / "old.npz", {0: ds}, {0: None})  # written without an identity
-    with pytest.raises(io.FileContractError, match="records no identity"):
-        io.load_data(tmp_path / "old.npz", [ident])
+    ident = store.identity("data", "fig2", {"n": 6}, seed=0)
+    npz.save_seeds(tmp_path / "d.npz", {0: ds}, {0: ident})
+    with pytest.raises(store.FileContractError, match="from another config"):
+        npz.load_data(tmp_path / "d.npz", [store.identity("data", "fig2", {"n": 7}, seed=0)])
+    npz.save_seeds(tmp_path / "old.npz", {0: ds}, {0: None})  # written without an identity
+    with pytest.raises(store.FileContractError, match="records no identity"):
+        npz.load_data(tmp_path / "old.npz", [ident])
     # another program's: neither identity nor checksum
     np.savez(tmp_path / "other.npz", **{f"seed0/{k}": v for k, v in ds.items()})
-    with pytest.raises(io.FileContractError, match=r"other.npz \(seed 0\) records no checksum"):
-        io.load_data(tmp_path / "other.npz", [ident])
-    io.save_npz(tmp_path / "flat.npz", ds, ident)  # the layout before the seed axis
-    with pytest.raises(io.FileContractError, match=r"flat.npz holds seeds \[\], but"):
-        io.load_data(tmp_path / "flat.npz", [ident])
+    with pytest.raises(store.FileContractError, match=r"other.npz \(seed 0\) records no checksum"):
+        npz.load_data(tmp_path / "other.npz", [ident])
+    npz.save_npz(tmp_path / "flat.npz", ds, ident)  # the layout before the seed axis
+    with pytest.raises(store.FileContractError, match=r"flat.npz holds seeds \[\], but"):
+        npz.load_data(tmp_path / "flat.npz", [ident])
 
 
 def test_aggregate_refuses_a_run_twice(tmp_path):
-    table = io.metrics_table("fig2", "gd", 0, np.array([0, 1]), {"loss": np.array([1.0, 0.5])})
+    table = parquet.metrics_table("fig2", "gd", 0, np.array([0, 1]), {"loss": np.array([1.0, 0.5])})
     for name in ("a", "b"):
-        io.save_table(tmp_path / f"{name}.parquet", table)
-    with pytest.raises(io.FileContractError, match="both hold the run experiment fig2"):
-        io.concat_tables([tmp_path / "a.parquet", tmp_path / "b.parquet"])
+        parquet.save_table(tmp_path / f"{name}.parquet", table)
+    with pytest.raises(store.FileContractError, match="both hold the run experiment fig2"):
+        parquet.concat_tables([tmp_path / "a.parquet", tmp_path / "b.parquet"])
 
 
 def test_rows_of_a_run_must_match_its_identity(tmp_path):
-    table = io.metrics_table("fig2", "ngd", 0, np.array([0]), {"loss": np.array([1.0])})
-    claimed = io.identity("run", "fig2", {}, seed=0, optimizer="gd")
-    io.save_table(tmp_path / "r.parquet", io.with_identity(table, claimed))
-    with pytest.raises(io.FileContractError, match="rows of optimizer"):
-        io.read_table(tmp_path / "r.parquet", claimed)
+    table = parquet.metrics_table("fig2", "ngd", 0, np.array([0]), {"loss": np.array([1.0])})
+    claimed = store.identity("run", "fig2", {}, seed=0, optimizer="gd")
+    parquet.save_table(tmp_path / "r.parquet", parquet.with_identity(table, claimed))
+    with pytest.raises(store.FileContractError, match="rows of optimizer"):
+        parquet.read_table(tmp_path / "r.parquet", claimed)
 
 
 def test_file_json_is_strict(tmp_path):
     with pytest.raises(ValueError):
-        io.identity("data", "fig2", {"lr": math.nan})
+        store.identity("data", "fig2", {"lr": math.nan})
     table = pa.table({"x": [1]})
     with pytest.raises(ValueError):
-        io.with_run_info(table, {"device": math.inf})
-    io.save_table(tmp_path / "t.parquet", io.with_run_info(table, {"device": "cpu"}))
-    json.loads(pq.read_schema(tmp_path / "t.parquet").metadata[io.RUN_INFO_KEY])
+        parquet.with_run_info(table, {"device": math.inf})
+    parquet.save_table(tmp_path / "t.parquet", parquet.with_run_info(table, {"device": "cpu"}))
+    json.loads(pq.read_schema(tmp_path / "t.parquet").metadata[parquet.RUN_INFO_KEY])
 
 
 @pytest.mark.slow
@@ -557,7 +565,7 @@ def test_binary_digits_of_one_class_are_refused_naming_the_key():
     schema = yaml.safe_load((Path(__file__).parents[1] / SCHEMA).read_text())
     config = tiny()
     config["experiments"]["fig9"]["data"]["params"]["digits"] = [1, 1]
-    with pytest.raises(configcheck.ConfigError, match=r"fig9\.data\.params\.digits: \[1, 1\]"):
+    with pytest.raises(configkeys.ConfigError, match=r"fig9\.data\.params\.digits: \[1, 1\]"):
         configcheck.check(config, schema)
     config["experiments"]["fig9"]["data"]["params"]["digits"] = [1, 7]  # two classes: valid
     configcheck.check(config, schema)
@@ -611,22 +619,22 @@ def test_markup_in_any_config_text_is_refused_naming_the_key(path):
     else:
         target[path[-1]] = HOSTILE
         where = re.escape(".".join(path))
-    with pytest.raises(configcheck.ConfigError, match=rf"config key {where}: .*'<' and '>'"):
-        configcheck.check_markup(config)
+    with pytest.raises(configkeys.ConfigError, match=rf"config key {where}: .*'<' and '>'"):
+        configcheck_texts.check_markup(config)
 
 
 def test_markup_in_a_config_key_is_refused_naming_it():
     config = tiny()
     config["experiments"]["fig<b>"] = config["experiments"].pop("fig2")
-    with pytest.raises(configcheck.ConfigError, match=r"config key experiments\.fig<b>"):
-        configcheck.check_markup(config)
+    with pytest.raises(configkeys.ConfigError, match=r"config key experiments\.fig<b>"):
+        configcheck_texts.check_markup(config)
 
 
 def test_the_config_checks_run_the_markup_check_first():
     config = tiny()
     config["experiments"]["fig2"]["optimizers"]["gd"]["label"] = HOSTILE
     schema = yaml.safe_load((Path(__file__).parents[1] / SCHEMA).read_text())
-    with pytest.raises(configcheck.ConfigError, match=r"fig2\.optimizers\.gd\.label"):
+    with pytest.raises(configkeys.ConfigError, match=r"fig2\.optimizers\.gd\.label"):
         configcheck.check(config, schema)
 
 
@@ -750,12 +758,12 @@ def test_renamed_keys_name_their_replacement():
     fig3 = config["experiments"]["fig3"]
     fig3["figure"] = fig3.pop("layout")
     with pytest.raises(
-        configcheck.ConfigError, match=r"experiments\.fig3\.figure: renamed to layout"
+        configkeys.ConfigError, match=r"experiments\.fig3\.figure: renamed to layout"
     ):
         configcheck.check_renamed(config)
     config = tiny()
     config["global_convergence"]["optimizers"]["ngd"]["cap"] = 5.0
-    with pytest.raises(configcheck.ConfigError, match=r"ngd\.cap: renamed to max_step"):
+    with pytest.raises(configkeys.ConfigError, match=r"ngd\.cap: renamed to max_step"):
         configcheck.check_renamed(config)
     configcheck.check_renamed(tiny())  # the current keys pass
 

@@ -21,7 +21,7 @@ from test_claims_table import (
     ngd_like,
 )
 
-from attnbias import claims
+from attnbias.claims import layouts
 from attnbias.claims.inputs import ExperimentInputs
 from attnbias.data import hypotheses, models
 from attnbias.svm import max_margin
@@ -34,7 +34,7 @@ def measured(statement: str, table, optimizers, layout="fixed_decoder", summary=
     """The rows of `statement` on one experiment "x"."""
     experiment = {"layout": layout, "optimizers": optimizers, "seeds": 2, "data": data}
     feasible = {"x": feasibility} if feasibility else None
-    out = claims.claims({"x": experiment}, {"x": table}, {"x": [2.0, 2.0]}, {"x": T_tokens},
+    out = layouts.claims({"x": experiment}, {"x": table}, {"x": [2.0, 2.0]}, {"x": T_tokens},
                         {"x": summary}, None, feasible)  # fmt: skip
     return [r for r in out.itertuples() if r.statement == statement and r.kind != "not measured"]
 

@@ -5,7 +5,7 @@ both are counted apart from the paper's statements."""
 import numpy as np
 import pandas as pd
 
-from attnbias import claims
+from attnbias.claims import layouts, write
 from attnbias.claims.beyond import BEYOND, MARGIN_FRACTION
 
 NORMS = ("fro", "max", "spectral", "nuclear", "l3")
@@ -45,7 +45,7 @@ def geometry_table(final: dict, margin: dict, seeds=(0, 1), face=1.0, lead=None)
 def beyond(table: pd.DataFrame) -> pd.DataFrame:
     experiment = {"layout": "geometry", "optimizers": OPTIMIZERS, "seeds": 2,
                   "labels": {"sign": "sign descent", "kq": "K, Q"}}  # fmt: skip
-    out = claims.claims({"geo": experiment}, {"geo": table})
+    out = layouts.claims({"geo": experiment}, {"geo": table})
     return out[out["statement"].isin({s.key for s in BEYOND})]
 
 
@@ -99,14 +99,14 @@ def test_a_margin_short_of_the_optimum_but_still_rising_is_undecided():
 def test_counted_apart_from_the_papers_statements():
     # both closest to the max solution: sign descent finds its norm, K, Q does not
     final = {o: {n: 0.9 if n == "max" else 0.5 for n in NORMS} for o in OPTIMIZERS}
-    table = claims.claims(
+    table = layouts.claims(
         {"geo": {"layout": "geometry", "optimizers": OPTIMIZERS, "seeds": 2}},
         {"geo": geometry_table(final, {"sign": 0.95, "kq": 0.95})},
     )
-    paper_only = claims.claims({}, {})
+    paper_only = layouts.claims({}, {})
     # the paper's summary line is the same with and without the geometry rows
-    assert claims.summary_line(table) == claims.summary_line(paper_only)
-    md = claims.to_markdown(table)
+    assert write.summary_line(table) == write.summary_line(paper_only)
+    md = write.to_markdown(table)
     assert "# Beyond the paper" in md and "The registry of results beyond the paper" in md
     assert "4 rows measure 2 of 7 published results beyond the paper (5 not measured here): " \
         "3 hold, 1 do not hold (findings), 0 undecided at this horizon." in md  # fmt: skip
@@ -117,7 +117,7 @@ def test_findings_section_is_generated_from_the_claims_table():
     from attnbias.quotes import geometry_findings as findings
 
     final = {o: {n: 0.9 if n == "max" else 0.5 for n in NORMS} for o in OPTIMIZERS}
-    table = claims.claims(
+    table = layouts.claims(
         {"geo": {"layout": "geometry", "optimizers": OPTIMIZERS, "seeds": 2}},
         {"geo": geometry_table(final, {"sign": 0.95, "kq": 0.95})},
     )

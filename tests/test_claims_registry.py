@@ -13,7 +13,7 @@ import yaml
 from project import REPO
 from test_claims_table import GOOD, fixed_table, gd_like, joint_curves, long_table, ngd_like
 
-from attnbias import claims
+from attnbias.claims import layouts, write
 from attnbias.claims.beyond import BEYOND
 from attnbias.claims.statements import STATEMENTS
 
@@ -23,11 +23,11 @@ REAL_COLUMNS = ["experiment", "optimizer", "seed", "iteration", "metric", "value
 def test_every_registry_entry_yields_rows_or_a_not_measured_line():
     """With no run at all, each entry is one "not measured" line naming what is missing;
     with runs of a layout, its entries are measured (none of them also 'not measured')."""
-    empty = claims.claims({}, {})
+    empty = layouts.claims({}, {})
     assert sorted(empty["statement"]) == sorted(s.key for s in STATEMENTS + BEYOND)
     assert (empty["kind"] == "not measured").all()
     assert all(v.startswith("not measured: ") and len(v) > 20 for v in empty["verdict"])
-    assert "0 rows measure 0 of the" in claims.summary_line(empty)
+    assert "0 rows measure 0 of the" in write.summary_line(empty)
     opts = {"gd": {"rule": "gd"}, "ngd": {"rule": "ngd", "lr": 0.1}}
     experiment = {
         "layout": "fixed_decoder",
@@ -35,7 +35,7 @@ def test_every_registry_entry_yields_rows_or_a_not_measured_line():
         "seeds": 2,
         "paper_figure": "Fig. 2",
     }
-    table = claims.claims({"x": experiment}, {"x": fixed_table(gd=gd_like(), ngd=ngd_like(-0.9))},
+    table = layouts.claims({"x": experiment}, {"x": fixed_table(gd=gd_like(), ngd=ngd_like(-0.9))},
                           {"x": [2.0, 2.0]}, {"x": 3}, {"x": GOOD})  # fmt: skip
     assert set(table["statement"]) == {s.key for s in STATEMENTS + BEYOND}
     for key, rows in table.groupby("statement"):
@@ -92,7 +92,7 @@ def _tables(experiments: dict) -> dict:
 
 def _table(experiments, tables):
     names = list(experiments)
-    table = claims.claims(experiments, tables, {n: [2.0, 2.0] for n in names},
+    table = layouts.claims(experiments, tables, {n: [2.0, 2.0] for n in names},
                           {n: 3 for n in names}, {n: GOOD for n in names})  # fmt: skip
     return table.drop(columns=["key"])
 
@@ -146,7 +146,7 @@ REAL_OPTS = {"sgd": {"rule": "sgd", "lr": 0.1}, "sngd": {"rule": "sngd", "lr": 0
 def real_rows(table, dataset):
     experiment = {"layout": "real", "dataset": dataset, "optimizers": REAL_OPTS, "seeds": 2,
                   "labels": {o: o.upper() for o in REAL_OPTS}}  # fmt: skip
-    out = claims.claims({"r": experiment}, {"r": table})
+    out = layouts.claims({"r": experiment}, {"r": table})
     return out[out["kind"] != "not measured"].set_index("key")
 
 
@@ -196,7 +196,7 @@ def test_text_statements_are_measured_on_their_stand_ins_as_comparisons():
     for stand_in, statement in (("rotten_tomatoes", "real-mnli"), ("sms_spam", "real-civil")):
         experiment = {"layout": "real", "dataset": stand_in, "optimizers": REAL_OPTS, "seeds": 2,
                       "scale": "minilm, 1,280 train, 1 epoch(s) of batch 16"}  # fmt: skip
-        out = claims.claims({"r": experiment}, {"r": paper})
+        out = layouts.claims({"r": experiment}, {"r": paper})
         rows = out[out["statement"] == statement].set_index("key")
         assert set(rows.index) == {"r sngd faster than sgd", "r sps faster than sgd"}
         assert set(rows["category"]) == {"comparison"}
@@ -225,7 +225,7 @@ def test_near_orthogonality_is_read_from_the_similarity_tables():
     }  # fmt: skip
     tables = {"fig10_minilm/rotten_tomatoes": similarity_frame(0.67),
               "fig10_minilm/sms_spam": similarity_frame(0.31)}  # fmt: skip
-    out = claims.claims(panels, tables)
+    out = layouts.claims(panels, tables)
     rows = out[out["statement"] == "real-orthogonal"].set_index("key")
     assert list(rows.index) == ["fig10_minilm rotten_tomatoes orthogonal",
                                 "fig10_minilm sms_spam orthogonal"]  # fmt: skip
@@ -235,7 +235,7 @@ def test_near_orthogonality_is_read_from_the_similarity_tables():
     assert "67.0% of the pairs" in rows["value_text"].iloc[0]
     # BERT on the paper's data is the statement's own: a verdict
     own = {"fig10/mnli": {**panels["fig10_minilm/sms_spam"], "figure": "fig10", "dataset": "mnli"}}
-    row = claims.claims(own, {"fig10/mnli": similarity_frame(0.8)})
+    row = layouts.claims(own, {"fig10/mnli": similarity_frame(0.8)})
     row = row[row["statement"] == "real-orthogonal"].iloc[0]
     assert row["category"] == "covered" and row["outcome"] == "holds"
 
@@ -265,14 +265,14 @@ def test_a_bit_identical_run_gives_its_rows_once():
     }
     files = ({n: [2.0, 2.0] for n in experiments}, {n: 3 for n in experiments},
              {n: GOOD for n in experiments})  # fmt: skip
-    table = claims.claims(experiments, {"capped": same, "uncapped": same}, *files)
+    table = layouts.claims(experiments, {"capped": same, "uncapped": same}, *files)
     ngd = table[table["claim"].str.startswith("ngd:")]
     assert not ngd["experiment"].str.startswith("capped").any()
     assert ngd["experiment"].str.contains(r"\(= capped: bit-identical run\)").all()
     close = table[table["statement"] == "thm1-close"]
     assert len(close) == 1 and close["category"].item() == "covered"
     other = fixed_table(gd=gd_like(), ngd=ngd_like(-1.2))
-    table = claims.claims(experiments, {"capped": other, "uncapped": same}, *files)
+    table = layouts.claims(experiments, {"capped": other, "uncapped": same}, *files)
     ngd = table[table["claim"].str.startswith("ngd:")]
     assert ngd["experiment"].eq("capped").any() and not ngd["experiment"].str.contains("=").any()
     assert np.array_equal(
@@ -319,7 +319,7 @@ def test_a_figure_remark_counts_on_the_figures_own_run_only():
     def categories(optimizers):
         curves = {(o, m): f for o in optimizers for m, f in (slow if o == "gd" else fast).items()}
         e = {"layout": "joint", "optimizers": optimizers, "paper_figure": "Fig. 3"}
-        table = claims.claims({"x": e}, {"x": long_table(curves)})
+        table = layouts.claims({"x": e}, {"x": long_table(curves)})
         mine = table[(table["statement"] == "fig3-vs-gd") & table["claim"].str.startswith("ngd:")]
         assert len(mine) == 3 and (mine["outcome"] == "holds").all()  # W, u and the loss
         return set(mine["category"])
@@ -356,7 +356,7 @@ def capped_rows(table, dataset="mnli"):
     experiment = {"layout": "real", "dataset": dataset, "optimizers": CAPPED_OPTS, "seeds": 2,
                   "labels": {"sgd": "SGD", "sps": "SPS"},
                   "scale": "minilm, 1,280 train, 1 epoch(s) of batch 16"}  # fmt: skip
-    out = claims.claims({"r": experiment}, {"r": table})
+    out = layouts.claims({"r": experiment}, {"r": table})
     return out[out["kind"] != "not measured"].set_index("key")
 
 
@@ -385,7 +385,7 @@ def test_sgd_racing_an_sngd_that_became_sgd_is_a_comparison():
     opts = {"sgd": CAPPED_OPTS["sgd"], "sngd": {"rule": "sngd", "lr": 0.1, "max_step": 0.2}}
     experiment = {"layout": "real", "dataset": "mnist", "optimizers": opts, "seeds": 2,
                   "labels": {"sgd": "SGD", "sngd": "SNGD"}}  # fmt: skip
-    out = claims.claims({"r": experiment}, {"r": table}).set_index("key")
+    out = layouts.claims({"r": experiment}, {"r": table}).set_index("key")
     row = out.loc["r sgd faster than sngd"]
     assert row["category"] == "comparison" and "SGD with lr 0.2" in row["algorithm"]
     assert "SNGD (cap bound at every step: SGD with lr 0.2)" in row["claim"]

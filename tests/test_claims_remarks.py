@@ -1,4 +1,4 @@
-"""The registry entries of issue 44, on hand-made aggregate tables: Fig. 2's PS against NGD
+"""The remarks' registry entries, on hand-made aggregate tables: Fig. 2's PS against NGD
 in every metric, its loss floor and PS slowing down; Fig. 9's direction, its race and its
 data's scores; Lem. 10's log norm; Fig. 3's races in every metric. Each row holds on one
 fixture and fails (or reads undecided) on its control."""

@@ -21,7 +21,7 @@ from attnbias.optim.spec import config_settings
 from attnbias.studies import robustness_points
 from attnbias.studies.robustness_config import RobustnessConfig
 from attnbias.svm import max_margin
-from attnbias.workflow import configcheck
+from attnbias.workflow import configkeys
 from attnbias.workflow.config import WorkflowConfig, canonical
 
 BACKEND = {"device": "cpu", "dtype": "float64"}
@@ -316,7 +316,7 @@ def test_a_bad_constant_is_refused_naming_its_key(change, key, words):
     entry = copy.deepcopy(config["claims_robustness"]["constants"]["cap"])
     change(entry)
     config["claims_robustness"]["constants"]["cap"] = entry
-    with pytest.raises(configcheck.ConfigError) as err:
+    with pytest.raises(configkeys.ConfigError) as err:
         checked(config)
     assert err.value.key == key
     assert words in str(err.value)

@@ -17,8 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from attnbias import claims
-from attnbias.claims import measure, write
+from attnbias.claims import global_convergence, layouts, measure, write
 from attnbias.claims.statements import by_key
 from attnbias.data import hypotheses, models
 from attnbias.svm import max_margin
@@ -107,7 +106,7 @@ def rows_of(table, optimizers, summary=GOOD, kind="fixed_decoder", T_tokens=3, f
             **extra):  # fmt: skip
     """The measured rows of one experiment "x" (the registry's "not measured" rows left out)."""
     experiment = {"layout": kind, "optimizers": optimizers, "seeds": 2, "paper_figure": figure}
-    out = claims.claims({"x": experiment}, {"x": table}, {"x": [2.0, 2.0]}, {"x": T_tokens},
+    out = layouts.claims({"x": experiment}, {"x": table}, {"x": [2.0, 2.0]}, {"x": T_tokens},
                         {"x": summary}, extra.get("u_margins"))  # fmt: skip
     return [r for r in out.itertuples() if r.kind != "not measured"]
 
@@ -165,14 +164,14 @@ def test_gd_curves_under_ngd_name_fail_every_ngd_row():
     assert row(rows, "faster than gd ngd 0.01").outcome == "undecided"
     assert row(rows, "ahead of gd ngd").outcome == "does not hold"
     assert row(rows, "ngd rate bound").verdict.startswith("undecided: slower than the bound")
-    table = claims.claims(
+    table = layouts.claims(
         {"x": {"layout": "two_token", "optimizers": OPTS, "seeds": 2}},
         {"x": fixed_table(gd=gd_like(), ngd=gd_like())},
         {"x": [2.0, 2.0]},
         {"x": 3},
         {"x": GOOD},
     )
-    md = claims.to_markdown(table)
+    md = write.to_markdown(table)
     assert "**does not hold" in md  # covered failures are bold, and only they
     assert md.count("**") == 2 * (1 + sum(
         (table["category"] == "covered") & (table["outcome"] == "does not hold")
@@ -229,7 +228,7 @@ def test_comparison_rows_are_never_counted_as_failures():
     assert failing and all(r.category == "comparison" for r in failing)
     assert all(r.verdict.startswith("comparison: ") for r in failing)
     assert "NGD with a step cap against GD off Sec. 3.3's two-token example" in failing[0].verdict
-    line = claims.summary_line(pd.DataFrame([r._asdict() for r in rows]))
+    line = write.summary_line(pd.DataFrame([r._asdict() for r in rows]))
     assert " 0 do not hold, " in line, line
 
 
@@ -330,7 +329,7 @@ def test_data_outside_the_hypotheses_never_read_plain_holds():
         assert "(outside hypotheses: " in r.verdict, r.verdict
         assert "Ass. 2 broken" in r.verdict
     table = pd.DataFrame([r._asdict() for r in rows])
-    line = claims.summary_line(table)
+    line = write.summary_line(table)
     assert ": 0 hold, 0 do not hold, 0 undecided; 0 comparisons" in line, line
     assert f"; {len([r for r in rows if r.kind != 'consistency'])} on data outside" in line
 
@@ -449,7 +448,7 @@ def test_results_proved_together_share_one_hypotheses_verdict_per_run():
 
 def test_hypotheses_and_labels_are_shown_safely():
     broken = dict(GOOD, ass1_rho=6.0, ass1_holds=False)
-    rows = claims.claims(
+    rows = layouts.claims(
         {"x": {"layout": "fixed_decoder", "optimizers": OPTS, "seeds": 2,
                "labels": {"gd": "GD <b>|x|", "ngd": "NGD"}}},
         {"x": fixed_table(gd=gd_like(), ngd=ngd_like(-0.9))},
@@ -458,7 +457,7 @@ def test_hypotheses_and_labels_are_shown_safely():
     measured = rows[rows["kind"] != "not measured"]
     assert all("rho 6 > 0.5" in h for h in measured["hypotheses"])
     trained = provenance.trained_on({"backends": ["c"], "devices": ["cpu"]})
-    md = claims.to_markdown(rows, trained)
+    md = write.to_markdown(rows, trained)
     # the tag escaped (no HTML starts in it), the rest as it reads
     assert "<b>" not in md.replace("\\<b>", "") and "GD \\<b>\\|x\\|" in md
     assert "The runs trained on the compiled C kernel (cpu)." in md
@@ -490,23 +489,23 @@ def test_bad_init_row_and_control():
 
 
 def test_markdown_groups_by_result_and_latex_macros_are_unique():
-    table = claims.claims(
+    table = layouts.claims(
         {"x": {"layout": "fixed_decoder", "optimizers": OPTS, "seeds": 2}},
         {"x": fixed_table(gd=gd_like(), ngd=ngd_like(-0.9))},
         {"x": [2.0, 2.0]},
         {"x": 3},
         {"x": GOOD},
     )
-    md = claims.to_markdown(table)
+    md = write.to_markdown(table)
     headings = re.findall(r"^## (.*)$", md, re.M)
     assert len(headings) == len(set(headings)) and {"Thm. 1", "Lem. 3"} <= set(headings)
-    assert claims.summary_line(table) in md
-    html = claims.to_html(table)
+    assert write.summary_line(table) in md
+    html = write.to_html(table)
     assert "not reached by t = 10000" in html  # GD never crosses 1e-2 here
-    assert claims.summary_line(table) in html
+    assert write.summary_line(table) in html
     # the two registries (the paper's, beyond it) are Markdown only
     assert html.count("<table>") == md.count("## ") - 2
-    tex = claims.to_latex(table)
+    tex = write.to_latex(table)
     names = re.findall(r"\\newcommand\{\\([^}]*)\}", tex)
     measured = table[table["kind"] != "not measured"]
     assert len(names) == len(set(names)) >= 4 * len(measured) + len(table) - len(measured)
@@ -530,7 +529,7 @@ def hostile_table(labels) -> pd.DataFrame:
     experiment = {"layout": "fixed_decoder", "optimizers": OPTS, "seeds": 2,
                   "labels": dict(zip(OPTS, labels, strict=True))}  # fmt: skip
     name = "x}\\input{y"
-    return claims.claims({name: experiment}, {name: fixed_table(gd=gd_like(), ngd=ngd_like(-0.9))},
+    return layouts.claims({name: experiment}, {name: fixed_table(gd=gd_like(), ngd=ngd_like(-0.9))},
                          {name: [2.0, 2.0]}, {name: 3}, {name: GOOD})  # fmt: skip
 
 
@@ -570,7 +569,7 @@ TEX_ESCAPES = {r"\textbackslash{}": "\\", r"\textasciitilde{}": "~", r"\^{}": "^
 def test_claims_tex_carries_config_text_as_text(tmp_path):
     table = hostile_table(HOSTILE_TEX[:2])
     table["verdict"] = [HOSTILE_TEX[i % 3] + " " + v for i, v in enumerate(table["verdict"])]
-    tex = claims.to_latex(table)
+    tex = write.to_latex(table)
     macros = tex_macros(tex)
     assert all(re.fullmatch(r"claim[A-Za-z]+", n) for n in macros)
     escaped = "|".join(re.escape(e) for e in TEX_ESCAPES)
@@ -607,7 +606,7 @@ def test_claims_csv_cells_are_never_formulas(tmp_path):
     table.loc[0, "reference"] = "-lr/||W_mm|| = -0.03 (mean over seeds)"  # as the build has it
     table.loc[1, "reference"] = "'=1+1"  # a quote that starts a text: kept on the way back
     path = tmp_path / "claims.csv"
-    io.save_csv(path, claims.to_csv(table))
+    io.save_csv(path, write.to_csv(table))
     with path.open(newline="") as f:
         cells = [c for row in csv.reader(f) for c in row]
     # what a spreadsheet reads as a formula starts no cell but a number's
@@ -668,7 +667,7 @@ def test_study_rows_hold_only_where_every_small_start_reaches():
     good = {"setting": "plain", "ass1_rho": 0.2, "ass1_holds": True, "ass2_spread": 0.0,
             "ass2_opt_gap": 1.0, "ass2_holds": True}  # fmt: skip
     broken = dict(good, setting="spread", ass2_spread=0.5, ass2_holds=False)
-    table = claims.study_claims(
+    table = global_convergence.study_claims(
         runs, pd.DataFrame([good, broken]), {"threshold": 0.01, "iterations": 3000}
     )
     verdicts = dict(zip(table["experiment"] + " " + table["key"], table["verdict"], strict=True))
@@ -685,7 +684,7 @@ def test_a_table_cites_the_configured_figure_and_the_legends_labels():
                   "labels": {"gd": "plain GD", "ngd": "normalized GD"}}  # fmt: skip
 
     def table_of(**extra):
-        out = claims.claims({"fig2": {**experiment, **extra}}, {"fig2": table},
+        out = layouts.claims({"fig2": {**experiment, **extra}}, {"fig2": table},
                             {"fig2": [2.0, 2.0]}, {"fig2": 3}, {"fig2": GOOD})  # fmt: skip
         return out.set_index("key")
 
@@ -723,8 +722,8 @@ def test_a_rule_no_result_is_proved_for_is_a_comparison_everywhere():
 
 def test_a_rule_no_result_is_proved_for_gets_comparison_rows():
     """A rule of optim/rules/ that claims nothing (here sign descent, as the page's own
-    loss-ngd example) gets rows that read "comparison" (it crashed with a KeyError on its
-    name before issue 43); GD's rows are unchanged by it."""
+    loss-ngd example) gets rows that read "comparison" (not a KeyError on its
+    name); GD's rows are unchanged by it."""
     opts = {"gd": {"rule": "gd"}, "sign": {"rule": "sign", "lr": 0.1}}
     rows = rows_of(fixed_table(gd=gd_like(), sign=ngd_like()), opts, figure="Fig. 2")
     on_sign = [r for r in rows if " sign" in r.key or r.key.endswith("sign")]
@@ -753,7 +752,7 @@ def test_the_header_says_what_optional_targets_add_and_the_default_builds_counts
         experiments = {"x": fixed, "extra": two_token}
         tables = {"x": fixed_table(gd=gd_like(), ngd=ngd_like()),
                   "extra": fixed_table(gd=gd_like(), ngd=ngd_like(-1.5))}  # fmt: skip
-        return claims.claims(
+        return layouts.claims(
             {n: experiments[n] for n in names}, {n: tables[n] for n in names},
             {n: [2.0, 2.0] for n in names}, {n: 3 for n in names}, {n: GOOD for n in names},
         )  # fmt: skip
@@ -765,6 +764,6 @@ def test_the_header_says_what_optional_targets_add_and_the_default_builds_counts
     assert line.endswith(write.summary_line(default))
     assert write.summary_line(default) != write.summary_line(both)
     assert write.optional_line(default, ["extra"]) == ""  # nothing added: nothing said
-    assert line.replace("`", "") in claims.to_markdown(both, optional=["extra"]).replace(
+    assert line.replace("`", "") in write.to_markdown(both, optional=["extra"]).replace(
         "\\", ""
     ).replace("`", "")

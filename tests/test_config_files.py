@@ -1,4 +1,4 @@
-"""A config file is code where it is a YTE template (issue 41, item 1): Snakemake evaluates
+"""A config file is code where it is a YTE template: Snakemake evaluates
 the `?...` expressions of a file whose top level holds `__use_yte__: true`. The workflow
 reads every config file of a run as text and refuses a template by name before any job:
 the default config before Snakemake loads it (its code never runs), a `--configfile` after
@@ -79,7 +79,7 @@ def test_a_configfile_that_is_a_template_stops_the_run_before_any_job(tmp_path):
     assert not (workdir / "results-shared").exists()
 
 
-# Read bounded (issue 52): each refusal names the file, before the file is read whole or
+# Read bounded: each refusal names the file, before the file is read whole or
 # anything walks what it holds.
 
 

@@ -1,4 +1,4 @@
-"""Tests that need a CUDA GPU (issue 15, item 4); skipped where there is none.
+"""Tests that need a CUDA GPU; skipped where there is none.
 
 1. The synthetic training loop gives the same numbers on the GPU as on the CPU: every
    metric at every logged iteration of 2000 float64 steps agrees to 1e-10 relative, for
@@ -34,7 +34,7 @@ from tiny_runs import (
 
 from attnbias.data import models
 from attnbias.model import attention
-from attnbias.optim.full_batch import OptimizerSpec
+from attnbias.optim.spec import OptimizerSpec
 from attnbias.optim.stochastic import SNGD, SPS
 from attnbias.realdata import trainer
 from attnbias.svm import max_margin
@@ -314,7 +314,7 @@ def _synchronizations(epochs: int, optimizer_name: str) -> int:
 
 @pytest.mark.parametrize("optimizer_name", ["sgd", "sngd", "sps"])
 def test_a_training_step_does_not_synchronize(optimizer_name):
-    """Issue 25: the host runs ahead of the GPU. Ten more steps add no synchronization; the
+    """The host runs ahead of the GPU. Ten more steps add no synchronization; the
     log points (which read the loss and the accuracy) do synchronize, so the count is not
     zero, which also shows that the debug mode reports."""
     # an unmeasured run first: a process's first fit synchronizes once more on first use

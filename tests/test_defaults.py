@@ -1,4 +1,4 @@
-"""Every default has one home, and what restates it agrees (issue 27).
+"""Every default has one home, and what restates it agrees.
 
 - Each default the schema names (a `default:` key, or "(default x)" in a description) for a
   data model's params, an optimizer rule's settings (synthetic and real) or a train setting
@@ -23,7 +23,7 @@ from attnbias.data import models
 from attnbias.optim import stochastic
 from attnbias.optim.spec import OptimizerSpec
 from attnbias.training import kernel, metrics
-from attnbias.workflow import configcheck
+from attnbias.workflow import configcheck, configcheck_optimizers, configkeys
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA = yaml.safe_load((REPO / "workflow/schemas/config.schema.yaml").read_text())
@@ -102,7 +102,7 @@ def test_every_data_model_and_optimizer_rule_is_covered():
 
 
 def test_a_stale_default_in_the_schema_is_flagged():
-    """Negative control: the stale "(default 0.5)" of issue 27, and a `default:` key."""
+    """Negative control: a stale "(default 0.5)" in a description, and a `default:` key."""
     properties = copy.deepcopy(DEFS["example1_params"]["properties"])
     properties["query_signal"]["description"] += " (default 0.5)"
     properties["opt_signal"]["default"] = 2.0
@@ -138,26 +138,26 @@ FIG2_QUERY = r"experiments\.fig2\.data\.params\.query_signal"
 
 
 def test_the_query_signal_default_lets_a_low_opt_signal_pass():
-    """Issue 27's case: opt_signal 0.3 and no query_signal (example1's default, 0.0) is valid."""
+    """opt_signal 0.3 and no query_signal (example1's default, 0.0) is valid."""
     assert models.keyword_defaults(models.example1)["query_signal"] < 0.3
     check(config_without(FIG2, "query_signal", opt_signal=0.3))
 
 
 def test_the_query_signal_default_refuses_an_opt_signal_below_it():
-    with pytest.raises(configcheck.ConfigError, match=FIG2_QUERY):
+    with pytest.raises(configkeys.ConfigError, match=FIG2_QUERY):
         check(config_without(FIG2, "query_signal", opt_signal=-0.1))
 
 
 def test_the_opt_signal_default_bounds_a_query_signal():
     check(config_without(FIG2, "opt_signal", query_signal=0.9))
-    with pytest.raises(configcheck.ConfigError, match="below opt_signal \\(1.0\\)"):
+    with pytest.raises(configkeys.ConfigError, match="below opt_signal \\(1.0\\)"):
         check(config_without(FIG2, "opt_signal", query_signal=1.0))
 
 
 def test_the_bad_direction_model_reads_example1s_defaults():
     fig8 = ["experiments", "fig8_random", "data", "params"]
     check(config_without(fig8, "query_signal", opt_signal=0.3))
-    with pytest.raises(configcheck.ConfigError, match=r"fig8_random\.data\.params\.query_signal"):
+    with pytest.raises(configkeys.ConfigError, match=r"fig8_random\.data\.params\.query_signal"):
         check(config_without(fig8, "query_signal", opt_signal=-0.1))
 
 
@@ -168,7 +168,7 @@ def test_the_study_score_spread_reads_the_default_opt_signal():
     check(config)
     config["global_convergence"]["settings"]["spread09"] = {"score_spread": 1.0}
     with pytest.raises(
-        configcheck.ConfigError, match=r"global_convergence\.settings\.spread09\.score_spread"
+        configkeys.ConfigError, match=r"global_convergence\.settings\.spread09\.score_spread"
     ):
         check(config)
 
@@ -177,10 +177,10 @@ def test_the_f_star_default_is_refused_where_u_is_trained_and_passes_where_fixed
     """OptimizerSpec's f_star default ("opt") needs a fixed decoder: fig3 trains u."""
     assert OptimizerSpec("polyak").f_star == "opt"
     fig3 = config_without(["experiments", "fig3", "optimizers", "ps"], "f_star")
-    with pytest.raises(configcheck.ConfigError, match=r"experiments\.fig3\.optimizers\.ps: f_star"):
-        configcheck.check_specs(fig3)
+    with pytest.raises(configkeys.ConfigError, match=r"experiments\.fig3\.optimizers\.ps: f_star"):
+        configcheck_optimizers.check_specs(fig3)
     fig2 = config_without(["experiments", "fig2_uncapped", "optimizers", "ps"], "f_star")
-    configcheck.check_specs(fig2)
+    configcheck_optimizers.check_specs(fig2)
 
 
 def test_the_train_u_default_is_the_trainers():
@@ -189,5 +189,5 @@ def test_the_train_u_default_is_the_trainers():
     config = config_without(["experiments", "fig3", "optimizers", "ngd"], "lr_u", lr_u=0.1)
     check(config)  # fig3 sets train_u: true
     del config["experiments"]["fig3"]["train"]["train_u"]
-    with pytest.raises(configcheck.ConfigError, match=r"fig3\.optimizers\.ngd\.lr_u"):
+    with pytest.raises(configkeys.ConfigError, match=r"fig3\.optimizers\.ngd\.lr_u"):
         check(config)

@@ -1,4 +1,4 @@
-"""The documented commands run as written (issue 52): every `snakemake ...` command quoted in
+"""The documented commands run as written: every `snakemake ...` command quoted in
 the config files' comments (config/*.yaml) and in the Markdown (docs/*.md, README.md,
 config/README.md; code spans and fenced blocks) is dry-run in a copy of the project, so a
 command Snakemake would read otherwise than the text means fails here. The case that

@@ -1,4 +1,4 @@
-"""Curves that nearly cover each other (issue 24): which are named, and how they are
+"""Curves that nearly cover each other: which are named, and how they are
 grouped and worded in the panels and the caption (figures.overlap)."""
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def test_pairs_that_share_a_curve_join_one_group():
 
 
 def test_curves_orders_of_magnitude_apart_are_never_joined():
-    """fig2_uncapped (f) (issue 44): on a panel spanning 4,000 decades, 5% of its height is
+    """fig2_uncapped (f): on a panel spanning 4,000 decades, 5% of its height is
     200 decades, and GD's step (1) and NGD's (up to 10^134) were named 'GD ≈ NGD'. Drawn
     from log10 values ("decades") or on a log axis, curves join only within a factor 2."""
     t = np.arange(1, 11)

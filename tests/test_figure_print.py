@@ -1,4 +1,4 @@
-"""Every figure at print size (issue 32): a page of at most 7 x 9 in, no text under 7 pt,
+"""Every figure at print size: a page of at most 7 x 9 in, no text under 7 pt,
 few words inside the image, its caption beside it in <name>.caption.md, and curves that
 differ by colour and marker. Read back from the PDFs the drawing writes."""
 
@@ -15,7 +15,7 @@ from system_packages import requires
 
 from attnbias.data import hypotheses
 from attnbias.figures import algorithm_style, drawing, panels, style
-from attnbias.workflow import io, markdown
+from attnbias.workflow import markdown, npz
 
 MAX_WORDS = 150
 LEGEND = {
@@ -196,7 +196,7 @@ def test_built_captions_carry_the_hypotheses_the_jobs_stored(built_project):
     results = built_project / "results-tiny"
     config = yaml.safe_load((built_project / "config/tiny.yaml").read_text())["experiments"]
     for name, e in config.items():
-        stored = io.hypotheses_by_seed(results / f"data/{name}.npz", results / f"svm/{name}.npz")
+        stored = npz.hypotheses_by_seed(results / f"data/{name}.npz", results / f"svm/{name}.npz")
         assert len(stored) == e["seeds"]
         caption = (results / f"{name}.caption.md").read_text()
         assert markdown.text(hypotheses.describe(hypotheses.summarize(stored))) in caption, name

@@ -1,4 +1,4 @@
-"""Content checksums (issue 34): every file a job reads from an earlier stage holds the
+"""Content checksums: every file a job reads from an earlier stage holds the
 sha256 its writer recorded, and every reader checks it, so a file edited in place (its
 identity kept) is refused by path with the command that rebuilds it, never used.
 
@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from attnbias.workflow import io, parquet, provenance
+from attnbias.workflow import io, npz, parquet, provenance, store
 
 REPO = Path(__file__).resolve().parents[1]
 CONFIG = {"lr": 0.1}
@@ -47,17 +47,17 @@ def _run_table(optimizer: str = "gd") -> pa.Table:
     """A training job's table: the rows of every seed (SEEDS), each seed's identity."""
     iterations = np.array([0, 10, 100])
     metrics = {"gap_W": np.array([1.0, 0.5, 0.25]), "loss": np.array([0.7, 0.3, 0.1])}
-    tables = [io.metrics_table("fig2", optimizer, s, iterations, metrics) for s in SEEDS]
-    table = io.with_run_info(pa.concat_tables(tables), {"device": "cpu"})
-    return io.with_identity(table, _run_identities(optimizer))
+    tables = [parquet.metrics_table("fig2", optimizer, s, iterations, metrics) for s in SEEDS]
+    table = parquet.with_run_info(pa.concat_tables(tables), {"device": "cpu"})
+    return parquet.with_identity(table, _run_identities(optimizer))
 
 
 def _run_identities(optimizer: str = "gd") -> list[dict]:
-    return [io.identity("run", "fig2", CONFIG, seed=s, optimizer=optimizer) for s in SEEDS]
+    return [store.identity("run", "fig2", CONFIG, seed=s, optimizer=optimizer) for s in SEEDS]
 
 
 def _save_run_table(path, optimizer: str = "gd") -> None:
-    io.save_table(path, _run_table(optimizer), by_seed=True)
+    parquet.save_table(path, _run_table(optimizer), by_seed=True)
 
 
 def _edit_npz(path, key: str) -> None:
@@ -88,23 +88,23 @@ def _edit_table(path, column: str = "value") -> None:
 
 
 def _identities(kind: str) -> dict[int, dict]:
-    return {s: io.identity(kind, "fig2", CONFIG, seed=s) for s in SEEDS}
+    return {s: store.identity(kind, "fig2", CONFIG, seed=s) for s in SEEDS}
 
 
 def _write_data(path):
     datasets = {s: _dataset(s) for s in SEEDS}
-    io.save_seeds(path, datasets, _identities("data"), {s: HYPOTHESES for s in SEEDS})
+    npz.save_seeds(path, datasets, _identities("data"), {s: HYPOTHESES for s in SEEDS})
 
 
 def _write_svm(path):
     arrays = {"W_mm": np.eye(5), "W_mm_kkt_residual": np.array(0.0)}
     hypotheses = {s: {"cond1_sv_fraction": 0.5} for s in SEEDS}
-    io.save_seeds(path, {s: arrays for s in SEEDS}, _identities("svm"), hypotheses)
+    npz.save_seeds(path, {s: arrays for s in SEEDS}, _identities("svm"), hypotheses)
 
 
 def _write_final(path):
     finals = {s: {"W": np.eye(5), "u": np.ones(5)} for s in SEEDS}
-    io.save_seeds(path, finals, _identities("final"))
+    npz.save_seeds(path, finals, _identities("final"))
 
 
 def _write_aggregate(path, tmp_path):
@@ -112,45 +112,47 @@ def _write_aggregate(path, tmp_path):
     for optimizer in ("gd", "ngd"):
         runs.append(tmp_path / f"{optimizer}.parquet")
         _save_run_table(runs[-1], optimizer)
-    table = io.concat_tables(runs)
-    io.save_table(path, io.with_identity(table, io.identity("metrics", "fig2", CONFIG)))
+    table = parquet.concat_tables(runs)
+    parquet.save_table(
+        path, parquet.with_identity(table, store.identity("metrics", "fig2", CONFIG))
+    )
 
 
 # kind: (file name, writer, reader, how to edit it); the files of a seed axis get an edit
 # of seed 1 (the last), which the error names
 KINDS = {
-    "data": ("data.npz", _write_data, io.load_data, lambda p: _edit_npz(p, "seed1/X")),
+    "data": ("data.npz", _write_data, npz.load_data, lambda p: _edit_npz(p, "seed1/X")),
     "data hypotheses": (
         "data.npz",
         _write_data,
-        io.load_hypotheses,
-        lambda p: _edit_npz(p, f"seed1/{io.HYPOTHESES_KEY}"),
+        npz.load_hypotheses,
+        lambda p: _edit_npz(p, f"seed1/{npz.HYPOTHESES_KEY}"),
     ),
     "svm": (
         "svm.npz",
         _write_svm,
-        lambda p: io.load_seeds(p, ("W_mm",)),
+        lambda p: npz.load_seeds(p, ("W_mm",)),
         lambda p: _edit_npz(p, "seed1/W_mm"),
     ),
     "final parameters": (
         "gd.final.npz",
         _write_final,
-        lambda p: io.load_seeds(p, ("u",)),
+        lambda p: npz.load_seeds(p, ("u",)),
         lambda p: _edit_npz(p, "seed1/u"),
     ),
-    "train table": ("gd.parquet", _save_run_table, io.read_table, _edit_table),
+    "train table": ("gd.parquet", _save_run_table, parquet.read_table, _edit_table),
     "train table metadata": (
         "gd.parquet",
         _save_run_table,
-        io.read_table,
+        parquet.read_table,
         lambda p: _edit_metadata(p),
     ),
-    "aggregate": ("metrics.parquet", None, io.load_metrics, _edit_table),
+    "aggregate": ("metrics.parquet", None, parquet.load_metrics, _edit_table),
     # the training facts the figures' provenance reads from a run's metadata
     "train table run info": (
         "gd.parquet",
         _save_run_table,
-        io.run_info,
+        parquet.run_info,
         lambda p: _edit_metadata(p),
     ),
     # where a real-data figure's data and weights were found (check_real_data's record)
@@ -165,7 +167,7 @@ KINDS = {
 
 def _edit_metadata(path) -> None:
     table = pq.read_table(path)
-    metadata = {**table.schema.metadata, io.RUN_INFO_KEY: b'{"device":"cuda"}'}
+    metadata = {**table.schema.metadata, parquet.RUN_INFO_KEY: b'{"device":"cuda"}'}
     pq.write_table(table.replace_schema_metadata(metadata), path)
 
 
@@ -186,7 +188,7 @@ def test_an_intact_file_reads(kind, tmp_path):
 def test_an_edited_file_is_refused_naming_it_and_its_rebuild(kind, tmp_path):
     path, read, edit = _written(kind, tmp_path)
     edit(path)
-    with pytest.raises(io.FileContractError) as err:
+    with pytest.raises(store.FileContractError) as err:
         read(path)
     message = str(err.value)
     assert f"{path} was changed after its job wrote it" in message
@@ -201,7 +203,7 @@ def test_an_edited_seed_is_refused_by_name(kind, tmp_path):
     """A file of every seed checks each seed on its own: the error names the seed edited."""
     path, read, edit = _written(kind, tmp_path)
     edit(path)
-    with pytest.raises(io.FileContractError, match="seed 1") as err:
+    with pytest.raises(store.FileContractError, match="seed 1") as err:
         read(path)
     assert "seed 0" not in str(err.value)
 
@@ -214,14 +216,16 @@ def test_a_file_of_another_seed_count_is_refused_by_name(kind, tmp_path):
     for seeds in ([0, 1, 2], [0]):
         optimizer = "gd" if file_kind == "run" else None
         expect = [
-            io.identity(file_kind, "fig2", CONFIG, seed=s, optimizer=optimizer) for s in seeds
+            store.identity(file_kind, "fig2", CONFIG, seed=s, optimizer=optimizer) for s in seeds
         ]
         with pytest.raises(
-            io.FileContractError, match=rf"holds seeds \[0, 1\], but .* {re.escape(str(seeds))}"
+            store.FileContractError, match=rf"holds seeds \[0, 1\], but .* {re.escape(str(seeds))}"
         ):
-            io.read_table(path, expect) if file_kind == "run" else io.load_seeds(path, (), expect)
-    expect = [io.identity(file_kind, "fig2", CONFIG, seed=s, optimizer=optimizer) for s in SEEDS]
-    io.read_table(path, expect) if file_kind == "run" else io.load_seeds(path, (), expect)
+            parquet.read_table(path, expect) if file_kind == "run" else npz.load_seeds(
+                path, (), expect
+            )
+    expect = [store.identity(file_kind, "fig2", CONFIG, seed=s, optimizer=optimizer) for s in SEEDS]
+    parquet.read_table(path, expect) if file_kind == "run" else npz.load_seeds(path, (), expect)
 
 
 def test_the_aggregate_refuses_an_edited_run(tmp_path):
@@ -229,8 +233,8 @@ def test_the_aggregate_refuses_an_edited_run(tmp_path):
     run = tmp_path / "gd.parquet"
     _save_run_table(run)
     _edit_table(run)
-    with pytest.raises(io.FileContractError, match=f"{run} was changed after its job wrote it"):
-        io.concat_tables([run], [_run_identities()])
+    with pytest.raises(store.FileContractError, match=f"{run} was changed after its job wrote it"):
+        parquet.concat_tables([run], [_run_identities()])
 
 
 @pytest.mark.parametrize(
@@ -243,30 +247,30 @@ def test_an_npz_without_its_recorded_checksums_is_refused(change, tmp_path):
     with np.load(path) as f:
         entries = {k: f[k] for k in f.files}
     if change == "drop the checksum":
-        del entries[f"seed1/{io.CHECKSUM_KEY}"]
+        del entries[f"seed1/{npz.CHECKSUM_KEY}"]
     elif change == "add an entry":
         entries["seed1/extra"] = np.zeros(2)
     elif change == "drop an entry":
         del entries["seed1/W0"]
     else:
-        entries[f"seed1/{io.CHECKSUM_KEY}"] = np.array("{not json")
+        entries[f"seed1/{npz.CHECKSUM_KEY}"] = np.array("{not json")
     np.savez(path, **entries)
-    with pytest.raises(io.FileContractError, match=f"{path}.*seed 1"):
-        io.load_data(path)
+    with pytest.raises(store.FileContractError, match=f"{path}.*seed 1"):
+        npz.load_data(path)
 
 
 def test_a_json_record_without_a_checksum_is_refused(tmp_path):
     path = tmp_path / "source.json"
     path.write_text('{"fixture": false}')
-    with pytest.raises(io.FileContractError, match="records no checksum"):
+    with pytest.raises(store.FileContractError, match="records no checksum"):
         io.load_json(path)
 
 
 def test_a_table_without_a_checksum_is_refused(tmp_path):
     path = tmp_path / "gd.parquet"
     pq.write_table(_run_table(), path)  # another program's writer: no checksum
-    with pytest.raises(io.FileContractError, match=f"{path} records no checksum"):
-        io.read_table(path)
+    with pytest.raises(store.FileContractError, match=f"{path} records no checksum"):
+        parquet.read_table(path)
 
 
 def test_a_table_checksum_does_not_depend_on_its_chunks(tmp_path):
@@ -275,10 +279,10 @@ def test_a_table_checksum_does_not_depend_on_its_chunks(tmp_path):
     assert chunked.column(0).num_chunks == 2
     for by_seed in (False, True):  # one digest; one per seed, a seed across two chunks
         path, whole = tmp_path / f"chunked-{by_seed}.parquet", tmp_path / f"whole-{by_seed}.parquet"
-        io.save_table(path, chunked, by_seed=by_seed)
-        io.save_table(whole, table, by_seed=by_seed)
-        assert io.read_table(path).equals(table)
-        digests = [pq.read_schema(p).metadata[io.CHECKSUM_META] for p in (path, whole)]
+        parquet.save_table(path, chunked, by_seed=by_seed)
+        parquet.save_table(whole, table, by_seed=by_seed)
+        assert parquet.read_table(path).equals(table)
+        digests = [pq.read_schema(p).metadata[parquet.CHECKSUM_META] for p in (path, whole)]
         assert digests[0] == digests[1]
 
 
@@ -309,12 +313,12 @@ def test_writing_a_run_table_imports_no_pandas(tmp_path):
     code = f"""
 import sys
 import numpy as np
-from attnbias.workflow import io
-table = io.metrics_table("fig2", "gd", 0, np.array([0, 5]), {{"loss": np.array([1.0, 0.5])}})
-table = io.with_run_info(table, {{"device": "cpu"}})
-io.save_table({str(tmp_path / "run.parquet")!r}, table)
+from attnbias.workflow import parquet
+table = parquet.metrics_table("fig2", "gd", 0, np.array([0, 5]), {{"loss": np.array([1.0, 0.5])}})
+table = parquet.with_run_info(table, {{"device": "cpu"}})
+parquet.save_table({str(tmp_path / "run.parquet")!r}, table)
 assert "pandas" not in sys.modules, "pandas was imported"
-assert io.read_table({str(tmp_path / "run.parquet")!r}).equals(io.with_checksum(table))
+assert parquet.read_table({str(tmp_path / "run.parquet")!r}).equals(parquet.with_checksum(table))
 """
     subprocess.run([sys.executable, "-c", code], check=True)
 
@@ -324,11 +328,11 @@ def test_a_frame_round_trips_with_its_checksum(tmp_path):
 
     frame = pd.DataFrame({"bin": [0.1, 0.2], "count": [3, 4], "name": ["a", None]})
     path = tmp_path / "values.parquet"
-    io.save_frame(path, frame)
-    pd.testing.assert_frame_equal(io.load_frame(path), frame)
+    parquet.save_frame(path, frame)
+    pd.testing.assert_frame_equal(parquet.load_frame(path), frame)
     _edit_table(path, "count")
-    with pytest.raises(io.FileContractError, match="was changed after its job wrote it"):
-        io.load_frame(path)
+    with pytest.raises(store.FileContractError, match="was changed after its job wrote it"):
+        parquet.load_frame(path)
 
 
 def test_provenance_lists_the_inputs_checksums(tmp_path):
@@ -344,7 +348,7 @@ def test_provenance_lists_the_inputs_checksums(tmp_path):
 
 
 def test_the_checksums_catch_edits_not_forgery_as_the_file_contract_says(tmp_path):
-    """What the checksums promise (issue 41, item 6): they are unkeyed and stored in the
+    """What the checksums promise: they are unkeyed and stored in the
     file, so an edit is caught, but an edit followed by the digest recomputed with our own
     helper reads as intact. docs/file-contract.md states exactly that; if the digests
     became keyed (and this forgery were caught), the page would need rewriting."""
@@ -355,30 +359,30 @@ def test_the_checksums_catch_edits_not_forgery_as_the_file_contract_says(tmp_pat
     values[0] += 1
     edited = table.set_column(table.schema.get_field_index("value"), "value", pa.array(values))
     pq.write_table(edited, path)
-    with pytest.raises(io.FileContractError, match=str(path)):  # a careless edit: caught
-        io.read_table(path)
-    io.save_table(path, edited, by_seed=True)  # the same edit, digest recomputed: a forgery
-    assert io.read_table(path).column("value").to_numpy()[0] == values[0]
+    with pytest.raises(store.FileContractError, match=str(path)):  # a careless edit: caught
+        parquet.read_table(path)
+    parquet.save_table(path, edited, by_seed=True)  # the same edit, digest recomputed: a forgery
+    assert parquet.read_table(path).column("value").to_numpy()[0] == values[0]
     contract = (REPO / "docs/file-contract.md").read_text()
     promise = " ".join(contract.split())
     assert "catch accidental and careless changes" in promise
     assert "not forgery" in promise
 
 
-# ---- bounded reads (issue 52.4): a hostile file in place of a result is refused by path,
+# ---- bounded reads: a hostile file in place of a result is refused by path,
 # unopened where it is no regular file, before numpy allocates what an .npz header claims
 
 
 def _write_npz(path):
-    io.save_npz(path, _dataset(), io.identity("data", "fig2", CONFIG))
+    npz.save_npz(path, _dataset(), store.identity("data", "fig2", CONFIG))
 
 
 # what a reader names in its error: the npz codec (seeded and not), Parquet, JSON, and the
 # provenance's input checksums
 READERS = {
-    "data": (_write_data, io.load_data),
-    "npz": (_write_npz, io.load_npz),
-    "parquet": (_save_run_table, io.read_table),
+    "data": (_write_data, npz.load_data),
+    "npz": (_write_npz, npz.load_npz),
+    "parquet": (_save_run_table, parquet.read_table),
     "json": (lambda p: io.save_json(p, {"fixture": False}), io.load_json),
     "inputs checksums": (_write_data, lambda p: provenance.files_sha256([p])),
 }
@@ -386,7 +390,7 @@ SUFFIX = {"data": ".npz", "npz": ".npz", "parquet": ".parquet", "json": ".json"}
 
 
 def _refused(read, path, kind: str) -> None:
-    with pytest.raises(io.FileContractError) as err:
+    with pytest.raises(store.FileContractError) as err:
         read(path)
     message = str(err.value)
     assert f"{path} cannot be read" in message
@@ -407,7 +411,7 @@ def test_a_directory_is_refused_and_the_error_says_to_remove_it(reader, tmp_path
     path = tmp_path / f"fig2{SUFFIX.get(reader, '.npz')}"
     path.mkdir()
     _refused(READERS[reader][1], path, "a directory")
-    with pytest.raises(io.FileContractError, match="remove it first"):
+    with pytest.raises(store.FileContractError, match="remove it first"):
         READERS[reader][1](path)
 
 
@@ -472,7 +476,7 @@ def test_an_npz_header_claiming_more_than_its_member_holds_is_refused(reader, me
     path = tmp_path / "fig2.npz"
     write(path)
     _claiming(path, member, (10**12,))
-    with pytest.raises(io.FileContractError) as err:
+    with pytest.raises(store.FileContractError) as err:
         read(path)
     message = str(err.value)
     key = member.removesuffix(".npy")
@@ -487,10 +491,10 @@ def test_an_npz_header_rewritten_to_its_own_shape_still_reads(tmp_path):
     path = tmp_path / "fig2.npz"
     _write_data(path)
     _claiming(path, "seed1/X.npy", (4, 3, 5))
-    assert io.load_data(path)[1]["X"].shape == (4, 3, 5)
+    assert npz.load_data(path)[1]["X"].shape == (4, 3, 5)
 
 
-# Leftovers of a killed job (issue 52): a writer killed between mkstemp and its rename
+# Leftovers of a killed job: a writer killed between mkstemp and its rename
 # leaves `.<name>.<8 random>.tmp` beside the file. The next write of the same file removes
 # such leftovers of that file, and nothing else: a job's output has one writer (Snakemake
 # runs one job per output, and its lock keeps another instance from it), so no other
@@ -555,6 +559,6 @@ def test_a_shared_file_keeps_other_writers_temporary_files(tmp_path):
     temporary file beside it may be another writer's, in flight, and is kept."""
     leftover = tmp_path / ".a.txt.abcdefgh.tmp"
     leftover.write_bytes(b"")
-    with io.atomic_path(tmp_path / "a.txt", shared=True) as tmp:
+    with store.atomic_path(tmp_path / "a.txt", shared=True) as tmp:
         Path(tmp).write_text("x\n")
     assert leftover.exists() and (tmp_path / "a.txt").read_text() == "x\n"

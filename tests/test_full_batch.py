@@ -8,8 +8,9 @@ import math
 import pytest
 import torch
 
-from attnbias.model.gradients import ScaledGradient
-from attnbias.optim.full_batch import Optimizer, OptimizerSpec
+from attnbias.model.gradient_weights import ScaledGradient
+from attnbias.optim.full_batch import Optimizer
+from attnbias.optim.spec import OptimizerSpec
 
 F64 = torch.float64
 

@@ -7,7 +7,7 @@ import pytest
 
 from attnbias.data import hypotheses, models
 from attnbias.svm import max_margin
-from attnbias.workflow import io
+from attnbias.workflow import npz, store
 
 
 def _two_samples(non_opt_scores=(0.0, 0.0), shared=0.0):
@@ -107,10 +107,10 @@ def _job_files(tmp_path, model: str, params: dict, train_u: bool):
     dataset = models.generate(model, 0, params)
     arrays = max_margin.to_arrays(max_margin.solve_for_dataset(dataset, train_u, model))
     data_path, svm_path = tmp_path / f"{model}_data.npz", tmp_path / f"{model}_svm.npz"
-    idents = {kind: {0: io.identity(kind, model, params, seed=0)} for kind in ("data", "svm")}
-    io.save_seeds(data_path, {0: dataset}, idents["data"], {0: hypotheses.report(dataset)})
+    idents = {kind: {0: store.identity(kind, model, params, seed=0)} for kind in ("data", "svm")}
+    npz.save_seeds(data_path, {0: dataset}, idents["data"], {0: hypotheses.report(dataset)})
     svm_report = {0: hypotheses.svm_report(dataset, arrays)}
-    io.save_seeds(svm_path, {0: arrays}, idents["svm"], svm_report)
+    npz.save_seeds(svm_path, {0: arrays}, idents["svm"], svm_report)
     return data_path, svm_path, dataset, arrays
 
 
@@ -120,51 +120,51 @@ def _job_files(tmp_path, model: str, params: dict, train_u: bool):
 )
 def test_the_stored_parts_join_into_the_report_measured_at_once(tmp_path, model, params, train_u):
     data_path, svm_path, dataset, arrays = _job_files(tmp_path, model, params, train_u)
-    [stored] = io.hypotheses_by_seed(data_path, svm_path)
+    [stored] = npz.hypotheses_by_seed(data_path, svm_path)
     measured = hypotheses.report(dataset, arrays)
     assert list(stored.items()) == list(measured.items())  # names, order and values
     assert [type(v) for v in stored.values()] == [type(v) for v in measured.values()]
     assert ("cond1_sv_fraction" in stored) == train_u  # the svm job's part, where it has one
     # the report is no array: the readers of the arrays see what they saw before
-    assert sorted(io.load_data(data_path)[0]) == sorted(dataset)
-    assert sorted(io.load_seeds(svm_path)[0]) == sorted(arrays)
+    assert sorted(npz.load_data(data_path)[0]) == sorted(dataset)
+    assert sorted(npz.load_seeds(svm_path)[0]) == sorted(arrays)
     # each file's identity checked where given (the claims job's `expect`: path -> identity)
     expect = {
-        data_path: [io.identity("data", model, params, seed=0)],
-        svm_path: [io.identity("svm", model, params, seed=0)],
+        data_path: [store.identity("data", model, params, seed=0)],
+        svm_path: [store.identity("svm", model, params, seed=0)],
     }
-    assert io.hypotheses_by_seed(data_path, svm_path, expect) == [stored]
-    expect[svm_path] = [io.identity("svm", "other", params, seed=0)]
-    with pytest.raises(io.FileContractError, match=r"_svm\.npz holds kind svm, experiment"):
-        io.hypotheses_by_seed(data_path, svm_path, expect)
+    assert npz.hypotheses_by_seed(data_path, svm_path, expect) == [stored]
+    expect[svm_path] = [store.identity("svm", "other", params, seed=0)]
+    with pytest.raises(store.FileContractError, match=r"_svm\.npz holds kind svm, experiment"):
+        npz.hypotheses_by_seed(data_path, svm_path, expect)
 
 
 def test_a_stored_report_keeps_every_value_exactly(tmp_path):
     report = {"a_rho": 0.1 + 0.2, "a_holds": True, "b_ratio": np.inf, "b_gap": np.nan}
-    ident = {0: io.identity("data", "fig2", {}, seed=0)}
-    io.save_seeds(tmp_path / "r.npz", {0: {"X": np.zeros(2)}}, ident, {0: report})
-    back = io.load_hypotheses(tmp_path / "r.npz")[0]
+    ident = {0: store.identity("data", "fig2", {}, seed=0)}
+    npz.save_seeds(tmp_path / "r.npz", {0: {"X": np.zeros(2)}}, ident, {0: report})
+    back = npz.load_hypotheses(tmp_path / "r.npz")[0]
     assert list(back) == list(report) and back["a_rho"] == 0.1 + 0.2 and back["a_holds"] is True
     assert back["b_ratio"] == np.inf and np.isnan(back["b_gap"])
     # a fixed decoder's svm: an empty report
-    io.save_seeds(tmp_path / "empty.npz", {0: {"X": np.zeros(2)}}, ident, {0: {}})
-    assert io.load_hypotheses(tmp_path / "empty.npz") == {0: {}}
+    npz.save_seeds(tmp_path / "empty.npz", {0: {"X": np.zeros(2)}}, ident, {0: {}})
+    assert npz.load_hypotheses(tmp_path / "empty.npz") == {0: {}}
 
 
 def test_a_file_without_a_stored_report_is_refused_naming_it(tmp_path):
     dataset = models.generate("example1", 0, dict(n=6, T=3, d=12))
-    ident = io.identity("data", "fig2", {"n": 6}, seed=0)
-    io.save_seeds(tmp_path / "old.npz", {0: dataset}, {0: ident})  # as attnbias wrote it before
+    ident = store.identity("data", "fig2", {"n": 6}, seed=0)
+    npz.save_seeds(tmp_path / "old.npz", {0: dataset}, {0: ident})  # as attnbias wrote it before
     with pytest.raises(
-        io.FileContractError, match=r"old\.npz: seed 0 holds no hypotheses report.*--forcerun"
+        store.FileContractError, match=r"old\.npz: seed 0 holds no hypotheses report.*--forcerun"
     ):
-        io.load_hypotheses(tmp_path / "old.npz", [ident])
+        npz.load_hypotheses(tmp_path / "old.npz", [ident])
     report = hypotheses.report(dataset)
-    io.save_seeds(tmp_path / "new.npz", {0: dataset}, {0: ident}, {0: report})  # control
-    assert io.load_hypotheses(tmp_path / "new.npz", [ident]) == {0: report}
-    with pytest.raises(io.FileContractError, match="from another config"):  # still checked
-        other = io.identity("data", "fig2", {"n": 7}, seed=0)
-        io.load_hypotheses(tmp_path / "new.npz", [other])
+    npz.save_seeds(tmp_path / "new.npz", {0: dataset}, {0: ident}, {0: report})  # control
+    assert npz.load_hypotheses(tmp_path / "new.npz", [ident]) == {0: report}
+    with pytest.raises(store.FileContractError, match="from another config"):  # still checked
+        other = store.identity("data", "fig2", {"n": 7}, seed=0)
+        npz.load_hypotheses(tmp_path / "new.npz", [other])
 
 
 def test_the_signal_patch_is_counted_where_it_is_not_the_top_scoring_token():

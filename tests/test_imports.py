@@ -332,3 +332,49 @@ def test_imports_resolve_to_modules_packages_and_attributes(tmp_path):
 @pytest.mark.parametrize("graph", [{"m": {"m"}}, {"m": {"n"}, "n": {"m"}}])
 def test_a_self_import_and_a_pair_are_cycles(graph):
     assert len(cycles(graph)) == 1
+
+
+# ---- no forwarding: a name is imported from the module that defines it ----------------
+# TEMPORARY: workflow/io.py still hands a codec to code being rewritten elsewhere
+# (tests/test_dispatch.py); delete this once that is merged.
+TEMPORARY_FORWARDS = {"attnbias.workflow.io": {"metrics_table"}}
+
+
+def forwarded_names(tree: ast.Module) -> set[str]:
+    """Names a module hands on without defining them: its `__all__` entries that it only
+    imports, and the imports it marks `noqa: F401` (kept for others to import)."""
+    defined, imported, exported = set(), set(), []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defined.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                names = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+                defined |= names
+                if "__all__" in names:
+                    exported = [e.value for e in node.value.elts]
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            imported |= {(a.asname or a.name).split(".")[0] for a in node.names}
+    return {name for name in exported if name not in defined and name in imported}
+
+
+def test_no_module_forwards_a_name_it_does_not_define():
+    found = {}
+    for name, path in modules_of(SRC, "attnbias").items():
+        text = path.read_text()
+        forwarded = forwarded_names(ast.parse(text)) | (
+            {"noqa: F401"} if "noqa: F401" in text else set()
+        )
+        if name in TEMPORARY_FORWARDS and "noqa: F401" in forwarded:
+            forwarded.discard("noqa: F401")
+        if forwarded:
+            found[name] = sorted(forwarded)
+    assert not found, f"import these from the modules that define them: {found}"
+
+
+def test_forwarded_names_are_found():
+    tree = ast.parse(
+        "from a import b, c\nfrom d import e\ndef f(): pass\n__all__ = ['b', 'f', 'e']\n"
+    )
+    assert forwarded_names(tree) == {"b", "e"}

@@ -1,4 +1,4 @@
-"""Config text in Markdown stays text (issue 41): a figure's caption (`<name>.caption.md`)
+"""Config text in Markdown stays text: a figure's caption (`<name>.caption.md`)
 and claims.md escape titles and labels with one helper, attnbias.workflow.markdown, so no
 link, image, emphasis, code, HTML or block markup starts in them. Checked by rendering
 with markdown-it (CommonMark, and its GFM table and strikethrough rules)."""
@@ -77,7 +77,7 @@ def test_plain_text_is_left_as_it_reads():
     assert markdown.text("GD lr=0.1; NGD: max_step=50 (a) 1.5") == (
         "GD lr=0.1; NGD: max_step=50 (a) 1.5"
     )
-    # claims.md reads as plain text (issue 44): comparisons, norms' subscripts, ampersands
+    # claims.md reads as plain text: comparisons, norms' subscripts, ampersands
     assert markdown.text("slopes -1.9 <= -0.75 < 1; W_mm & u_mm; 1 - cos < 0.01") == (
         "slopes -1.9 <= -0.75 < 1; W_mm & u_mm; 1 - cos < 0.01"
     )

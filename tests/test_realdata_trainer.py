@@ -32,7 +32,7 @@ from tiny_runs import (
 from attnbias.optim.stochastic import SNGD, SPS
 from attnbias.realdata import bert, checkpoints, mnli, sample_order, tasks, trainer
 from attnbias.realdata.bert import trim_padding
-from attnbias.workflow import io
+from attnbias.workflow import store
 
 CPU = torch.device("cpu")
 
@@ -482,7 +482,7 @@ def test_bucketing_needs_text_batches():
 def test_the_config_refuses_bucketing_for_images():
     import yaml
 
-    from attnbias.workflow import configcheck
+    from attnbias.workflow import configcheck, configkeys
 
     repo = Path(__file__).resolve().parents[1]
     schema = yaml.safe_load((repo / "workflow" / "schemas" / "config.schema.yaml").read_text())
@@ -490,7 +490,7 @@ def test_the_config_refuses_bucketing_for_images():
     config["real_data"]["experiments"]["fig1"]["train"]["length_buckets"] = 4
     configcheck.check(config, schema)  # text: accepted
     config["real_data"]["experiments"]["fig6"]["train"]["length_buckets"] = 4
-    with pytest.raises(configcheck.ConfigError, match="fig6.train.length_buckets"):
+    with pytest.raises(configkeys.ConfigError, match="fig6.train.length_buckets"):
         configcheck.check(config, schema)
 
 
@@ -510,7 +510,7 @@ class _OpensAFile:
 def test_a_planted_checkpoint_runs_no_code_and_is_refused_by_name(tmp_path):
     planted, target = tmp_path / "seed0.pt", tmp_path / "created-by-the-checkpoint"
     torch.save({"fingerprint": {}, "payload": _OpensAFile(target)}, planted)
-    with pytest.raises(io.FileContractError, match=str(planted)):
+    with pytest.raises(store.FileContractError, match=str(planted)):
         checkpoints.load_checkpoint(planted, {"total_steps": 1})
     assert not target.exists()
 
@@ -519,7 +519,7 @@ def test_a_planted_checkpoint_runs_no_code_and_is_refused_by_name(tmp_path):
 def test_a_damaged_checkpoint_is_refused_by_name(tmp_path, content):
     path = tmp_path / "seed0.pt"
     path.write_bytes(content)
-    with pytest.raises(io.FileContractError, match=str(path)):
+    with pytest.raises(store.FileContractError, match=str(path)):
         checkpoints.load_checkpoint(path, {"total_steps": 1})
 
 
@@ -550,7 +550,7 @@ def test_a_checkpoint_with_zeroed_weights_is_refused_not_resumed(tmp_path, caplo
     for tensor in payload["model"].values():
         tensor.zero_()
     torch.save(payload, checkpoint)
-    with caplog.at_level("INFO"), pytest.raises(io.FileContractError) as err:
+    with caplog.at_level("INFO"), pytest.raises(store.FileContractError) as err:
         fit_run("vit", "sps", "cpu", checkpoint=checkpoint)
     message = str(err.value)
     assert message.startswith(f"{checkpoint}: its content differs from the sha256 saved")
@@ -574,7 +574,7 @@ def test_any_change_to_a_loadable_checkpoint_is_refused_by_name(tmp_path, change
     assert payload[checkpoints.DIGEST_KEY] == checkpoints.checkpoint_sha256(payload)
     change(payload)
     torch.save(payload, checkpoint)
-    with pytest.raises(io.FileContractError, match=f"^{re.escape(str(checkpoint))}"):
+    with pytest.raises(store.FileContractError, match=f"^{re.escape(str(checkpoint))}"):
         checkpoints.load_checkpoint(checkpoint, payload["fingerprint"])
 
 
@@ -609,7 +609,7 @@ def test_a_checkpoint_linked_to_a_text_file_is_refused_by_name(tmp_path):
     text, link = tmp_path / "notes.txt", tmp_path / "seed0.pt"
     text.write_text("some notes\nnot a checkpoint\n" * 20)
     link.symlink_to(text)
-    with pytest.raises(io.FileContractError) as err:
+    with pytest.raises(store.FileContractError) as err:
         checkpoints.load_checkpoint(link, {"total_steps": 1})
     assert str(err.value) == link_refusal(link, text)
 
@@ -622,7 +622,7 @@ def test_a_symlinked_checkpoint_is_refused_as_a_link(tmp_path, target):
     if target == "checkpoint":
         checkpoints.save_checkpoint(real, {"fingerprint": {"total_steps": 1}})
     link.symlink_to(real)
-    with pytest.raises(io.FileContractError) as err:
+    with pytest.raises(store.FileContractError) as err:
         checkpoints.load_checkpoint(link, {"total_steps": 1})
     assert str(err.value) == link_refusal(link, real)
     assert "No such file" not in str(err.value)
@@ -634,7 +634,7 @@ def test_a_folder_or_fifo_in_a_checkpoints_place_is_refused_unopened(tmp_path):
     folder.mkdir()
     os.mkfifo(fifo)  # opened for reading, it would wait for a writer: the test would hang
     for path, kind in ((folder, "a directory"), (fifo, "a FIFO")):
-        with pytest.raises(io.FileContractError) as err:
+        with pytest.raises(store.FileContractError) as err:
             checkpoints.load_checkpoint(path, {"total_steps": 1})
         assert str(err.value) == (
             f"{path} is {kind}, not a regular file: not a checkpoint this pipeline wrote, and "
@@ -648,7 +648,7 @@ def test_the_refusal_of_a_planted_checkpoint_quotes_no_unsafe_advice(tmp_path):
     run the file's code): the refusal relays neither, and says what the file is not."""
     planted = tmp_path / "seed0.pt"
     torch.save({"payload": _OpensAFile(tmp_path / "x")}, planted)
-    with pytest.raises(io.FileContractError) as err:
+    with pytest.raises(store.FileContractError) as err:
         checkpoints.load_checkpoint(planted, {"total_steps": 1})
     message = str(err.value)
     assert message == (

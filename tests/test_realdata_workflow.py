@@ -106,7 +106,7 @@ def test_figures_are_stamped_as_fixture_runs(real_build):
 
 @requires("poppler-utils")
 def test_figures_fit_a_page_with_their_caption_beside_them(real_build):
-    """Issue 32 on the fixtures: at most 7 x 9 in, type of 7 pt or more, few words in the
+    """The print size on the fixtures: at most 7 x 9 in, type of 7 pt or more, few words in the
     image; the title and the settings in <name>.caption.md."""
     from pdf_text import body_sizes, font_sizes, page_inches, words
 

@@ -14,7 +14,8 @@ from attnbias.data import models
 from attnbias.model import attention, gradients, reference
 from attnbias.model.arrays import log_mean
 from attnbias.model.losses import get_loss
-from attnbias.optim.full_batch import Optimizer, OptimizerSpec
+from attnbias.optim.full_batch import Optimizer
+from attnbias.optim.spec import OptimizerSpec
 from attnbias.svm import max_margin
 from attnbias.training import torch_loop
 

@@ -13,7 +13,7 @@ import yaml
 from chromium import Chromium, unavailable
 from project import snakemake
 
-from attnbias.optim.full_batch import OptimizerSpec
+from attnbias.optim.spec import OptimizerSpec
 from attnbias.workflow import csvcells
 
 pytestmark = pytest.mark.slow

@@ -1,4 +1,4 @@
-"""Every results folder has one owner (issues 34, 41): a run whose config file(s) differ from
+"""Every results folder has one owner: a run whose config file(s) differ from
 the folder's recorded owner is refused, naming the owner and the key `results`, whatever
 config either is; a folder holding files without a record is refused too; a fresh folder,
 or the owner itself (edited in place: an incremental rerun), passes; `take-over` hands a
@@ -13,7 +13,7 @@ import pytest
 import yaml
 from project import copy_project, snakemake
 
-from attnbias.workflow import configcheck, configfiles, results_folder
+from attnbias.workflow import configfiles, configkeys, results_folder
 
 DEFAULT = "config/config.yaml"
 
@@ -27,7 +27,7 @@ def workdir(tmp_path, monkeypatch):
 
 
 def refusal(config: dict, files: list) -> str:
-    with pytest.raises(configcheck.ConfigError) as err:
+    with pytest.raises(configkeys.ConfigError) as err:
         results_folder.check(config, files, DEFAULT)
     assert err.value.key == "results"
     return str(err.value)
@@ -88,7 +88,7 @@ def test_of_two_runs_started_at_once_into_a_fresh_folder_the_first_wins(workdir)
     results_folder.check(fresh, ["config/a.yaml"], DEFAULT)
     results_folder.check(fresh, ["config/b.yaml"], DEFAULT)
     results_folder.claim(fresh, ["config/a.yaml"], DEFAULT)
-    with pytest.raises(configcheck.ConfigError, match="belongs to the config config/a.yaml"):
+    with pytest.raises(configkeys.ConfigError, match="belongs to the config config/a.yaml"):
         results_folder.claim(fresh, ["config/b.yaml"], DEFAULT)
     record = workdir / "results-shared" / results_folder.OWNER_FILE
     assert results_folder.read_record(record.read_text())[0] == "config/a.yaml"
@@ -101,7 +101,7 @@ def test_a_record_being_written_refuses_the_other_run(workdir):
     record = workdir / "results-shared" / results_folder.OWNER_FILE
     record.parent.mkdir()
     record.write_text("")
-    with pytest.raises(configcheck.ConfigError, match="being recorded"):
+    with pytest.raises(configkeys.ConfigError, match="being recorded"):
         results_folder.claim({"results": "results-shared"}, ["config/b.yaml"], DEFAULT)
 
 

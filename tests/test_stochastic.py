@@ -10,7 +10,7 @@ import pytest
 import torch
 from host_reads import HostRead, no_host_reads
 
-from attnbias.optim import stochastic
+from attnbias.optim import cap_count, stochastic
 from attnbias.optim.stochastic import SNGD, SPS, make_optimizer
 
 # Two tensors whose gradients have very different norms, so a per-tensor norm and the
@@ -538,7 +538,7 @@ def test_the_cap_bound_count_is_in_the_state_dict(name):
     assert restored.cap_bound_steps == len(STEPS) + 1
     assert opt.cap_bound_steps == len(STEPS)  # not shared with the restored one
     older = opt.state_dict()  # a state dict written before the count was kept
-    del older[stochastic.CAP_BOUND_KEY]
+    del older[cap_count.CAP_BOUND_KEY]
     fresh = make_optimizer(name, list(_params()), **settings)
     fresh.load_state_dict(older)
     assert fresh.cap_bound_steps == 0

@@ -1,4 +1,4 @@
-"""Strict loaders (issue 34): a malformed data file fails, naming the file (and the line
+"""Strict loaders: a malformed data file fails, naming the file (and the line
 where the format has lines), instead of loading as something else or as nothing: MNLI,
 CivilComments, MNIST's IDX files, CIFAR-10's batches."""
 

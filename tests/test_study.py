@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from attnbias.data import hypotheses, models
-from attnbias.optim.full_batch import OptimizerSpec
-from attnbias.studies import global_convergence
+from attnbias.optim.spec import OptimizerSpec
+from attnbias.studies import global_convergence, global_convergence_summary
 from attnbias.training import kernel, kernel_library, metrics, torch_loop
 
 SIZES = dict(n=6, T=4, d=20)
@@ -17,7 +17,7 @@ NGD = OptimizerSpec("ngd", lr=0.1)
 
 
 def _draw(seed=0, **knobs):
-    return global_convergence.perturbed_example1(np.random.default_rng(seed), **SIZES, **knobs)
+    return models.perturbed_example1(np.random.default_rng(seed), **SIZES, **knobs)
 
 
 def _base(seed=0):
@@ -33,7 +33,7 @@ def _scores(ds):
 
 def test_zero_knobs_reproduce_example1_and_draw_nothing_more():
     rng_a, rng_b = np.random.default_rng(3), np.random.default_rng(3)
-    ds = global_convergence.perturbed_example1(rng_a, **SIZES, correlation=0.0, score_spread=0.0)
+    ds = models.perturbed_example1(rng_a, **SIZES, correlation=0.0, score_spread=0.0)
     base = models.example1(rng_b, **SIZES)
     assert ds.keys() == base.keys()
     for key in base:
@@ -138,7 +138,7 @@ SMALL = dict(n=4, T=4, d=12)
 
 @pytest.fixture(scope="module")
 def small_problem():
-    ds = global_convergence.perturbed_example1(np.random.default_rng(1), **SMALL)
+    ds = models.perturbed_example1(np.random.default_rng(1), **SMALL)
     W0s, scales = global_convergence.random_initialisations(
         np.random.default_rng(2), SMALL["d"], 6, [1, 4]
     )
@@ -336,7 +336,7 @@ def test_summary_on_a_hand_made_table():
             "diverged": [False] * 7 + [True],
         }
     )
-    out = global_convergence.summary(table)
+    out = global_convergence_summary.summary(table)
     assert out[["setting", "optimizer"]].values.tolist() == [["a", "gd"], ["a", "ngd"], ["b", "gd"]]
     assert out["runs"].tolist() == [2, 3, 3]
     assert out["reached"].tolist() == [1, 2, 0]
@@ -344,8 +344,10 @@ def test_summary_on_a_hand_made_table():
     np.testing.assert_allclose(out["median_final_gap"], [(1e-4 + 0.2) / 2, 3e-5, 0.2])
     assert out["diverged"].tolist() == [0, 0, 1]
     assert "median_final_effective_gap" not in out
-    plain = global_convergence.summary(table.drop(columns="diverged"))
+    plain = global_convergence_summary.summary(table.drop(columns="diverged"))
     assert "diverged" not in plain
     pd.testing.assert_series_equal(plain["fraction_reached"], out["fraction_reached"])
-    with_effective = global_convergence.summary(table.assign(final_effective_gap=np.arange(8.0)))
+    with_effective = global_convergence_summary.summary(
+        table.assign(final_effective_gap=np.arange(8.0))
+    )
     np.testing.assert_allclose(with_effective["median_final_effective_gap"], [0.5, 3.0, 6.0])

@@ -11,7 +11,7 @@ import pytest
 
 from attnbias.data import models
 from attnbias.svm import geometry
-from attnbias.workflow import io, svm_job
+from attnbias.workflow import npz, store, svm_job
 from attnbias.workflow.config import WorkflowConfig
 from attnbias.workflow.svm_geometry_file import load_svm_geometry
 
@@ -23,7 +23,7 @@ CONFIG = {"tiny": True}
 
 
 def _identities(kind: str) -> list[dict]:
-    return [io.identity(kind, "tiny", CONFIG, seed=s) for s in SEEDS]
+    return [store.identity(kind, "tiny", CONFIG, seed=s) for s in SEEDS]
 
 
 def _job(tmp_path, train_u: bool):
@@ -32,7 +32,7 @@ def _job(tmp_path, train_u: bool):
     datasets = {
         s: models.example1(np.random.default_rng(s), n=5, T=3, d=4, query_signal=0.2) for s in SEEDS
     }
-    io.save_seeds(data, datasets, {i["seed"]: i for i in _identities("data")})
+    npz.save_seeds(data, datasets, {i["seed"]: i for i in _identities("data")})
     return SimpleNamespace(
         input=SimpleNamespace(data=str(data)),
         output=[str(tmp_path / "svm_geometry.npz")],
@@ -77,17 +77,17 @@ def test_a_solution_that_is_not_optimal_is_refused_by_seed(tmp_path):
     writer would: the store accepts the file, the KKT check refuses it."""
     job = _job(tmp_path, False)
     datasets = _run(job)
-    groups = io.load_seeds(job.output[0])
+    groups = npz.load_seeds(job.output[0])
     groups[1]["W_max"] = groups[1]["W_fro"]
-    io.save_seeds(job.output[0], groups, {i["seed"]: i for i in _identities("svm_geometry")})
-    with pytest.raises(io.FileContractError, match=r"seed 1: W_max: .*not optimal"):
+    npz.save_seeds(job.output[0], groups, {i["seed"]: i for i in _identities("svm_geometry")})
+    with pytest.raises(store.FileContractError, match=r"seed 1: W_max: .*not optimal"):
         load_svm_geometry(job.output[0], datasets, NORMS, False, _identities("svm_geometry"))
 
 
 def test_a_file_of_other_norms_is_refused(tmp_path):
     job = _job(tmp_path, False)
     datasets = _run(job)
-    with pytest.raises(io.FileContractError, match="lacks \\['W_spectral'"):
+    with pytest.raises(store.FileContractError, match="lacks \\['W_spectral'"):
         load_svm_geometry(job.output[0], datasets, ["spectral"], False)
 
 

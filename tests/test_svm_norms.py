@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from attnbias.data import models
-from attnbias.svm import max_margin, norms
+from attnbias.svm import max_margin, norm_values, norms
 
 cp = pytest.importorskip("cvxpy")
 
@@ -29,7 +29,7 @@ def _dual_value(A: np.ndarray, norm: str) -> float:
     (A: (m, d, d) or (m, d))."""
     lam = cp.Variable(len(A), nonneg=True)
     G = sum(lam[k] * A[k] for k in range(len(A)))
-    kind = norms.parse_norm(norm)
+    kind = norm_values.parse_norm(norm)
     if kind.kind == "lp":
         dual = cp.pnorm(cp.vec(G, order="F"), kind.dual_p)
     elif kind.kind == "max":
@@ -55,7 +55,7 @@ def test_w_svm_meets_kkt_and_strong_duality(instance, norm):
     assert norms.optimality_defect(s, instance["X"], instance["opt"], norm) is None
     assert s.optimality_residual <= norms.OPTIMALITY_TOLERANCE
     assert s.margins.min() == pytest.approx(1.0, abs=1e-12)
-    assert s.value == pytest.approx(norms.norm_value(s.solution, norm), rel=1e-12)
+    assert s.value == pytest.approx(norm_values.norm_value(s.solution, norm), rel=1e-12)
     # the dual problem, solved on its own, reaches the same value (strong duality)
     assert _dual_value(_w_operators(instance), norm) == pytest.approx(s.value, rel=1e-6)
 
@@ -141,7 +141,7 @@ def test_infeasible_data_names_dataset_and_sizes(norm):
     X, opt = np.stack([seq, seq]), np.array([1, 2])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        with pytest.raises(norms.InfeasibleSVMError) as info:
+        with pytest.raises(max_margin.InfeasibleSVMError) as info:
             norms.solve_w_svm_norm(X, opt, norm, name="my-contradictory-set")
     for part in ("my-contradictory-set", "n=2", "T=3", "d=8", f"{norm} norm"):
         assert part in str(info.value), (part, str(info.value))
@@ -152,35 +152,37 @@ def test_infeasible_u_svm_names_dataset():
     X, y, opt = np.stack([seq, seq]), np.array([1.0, -1.0]), np.array([0, 0])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        with pytest.raises(norms.InfeasibleSVMError, match="opposite-labels.*n=2, d=7"):
+        with pytest.raises(max_margin.InfeasibleSVMError, match="opposite-labels.*n=2, d=7"):
             norms.solve_u_svm_norm(X, y, opt, "max", name="opposite-labels")
 
 
 def test_norm_values_and_duals():
     M = np.array([[3.0, -4.0], [0.0, 0.0]])
-    assert norms.norm_value(M, "fro") == pytest.approx(5.0)
-    assert norms.norm_value(M, "max") == pytest.approx(4.0)
-    assert norms.norm_value(M, "spectral") == pytest.approx(5.0)  # rank one
-    assert norms.norm_value(M, "nuclear") == pytest.approx(5.0)
-    assert norms.norm_value(M, "l3") == pytest.approx((27 + 64) ** (1 / 3))
-    assert norms.dual_norm_value(M, "max") == pytest.approx(7.0)
-    assert norms.dual_norm_value(M, "l3") == pytest.approx(norms.norm_value(M, "l1.5"))
+    assert norm_values.norm_value(M, "fro") == pytest.approx(5.0)
+    assert norm_values.norm_value(M, "max") == pytest.approx(4.0)
+    assert norm_values.norm_value(M, "spectral") == pytest.approx(5.0)  # rank one
+    assert norm_values.norm_value(M, "nuclear") == pytest.approx(5.0)
+    assert norm_values.norm_value(M, "l3") == pytest.approx((27 + 64) ** (1 / 3))
+    assert norm_values.dual_norm_value(M, "max") == pytest.approx(7.0)
+    assert norm_values.dual_norm_value(M, "l3") == pytest.approx(norm_values.norm_value(M, "l1.5"))
     D = np.diag([2.0, 1.0])
-    assert norms.dual_norm_value(D, "spectral") == pytest.approx(3.0)
-    assert norms.dual_norm_value(D, "nuclear") == pytest.approx(2.0)
+    assert norm_values.dual_norm_value(D, "spectral") == pytest.approx(3.0)
+    assert norm_values.dual_norm_value(D, "nuclear") == pytest.approx(2.0)
     v = np.array([3.0, 4.0])
     for name in ("spectral", "nuclear", "fro"):
-        assert norms.norm_value(v, name) == pytest.approx(5.0)
+        assert norm_values.norm_value(v, name) == pytest.approx(5.0)
     # no overflow: the l_p norm of huge entries
-    assert norms.norm_value(np.full((2, 2), 1e200), "l3") == pytest.approx(4 ** (1 / 3) * 1e200)
+    assert norm_values.norm_value(np.full((2, 2), 1e200), "l3") == pytest.approx(
+        4 ** (1 / 3) * 1e200
+    )
 
 
 def test_parse_norm_round_trips_and_refuses_bad_names():
     for name in ("fro", "max", "spectral", "nuclear", "l3", "l1.5", "l2"):
-        assert norms.parse_norm(name).name == name
-    assert norms.parse_norm("l1.5").p == 1.5
+        assert norm_values.parse_norm(name).name == name
+    assert norm_values.parse_norm("l1.5").p == 1.5
     for bad in ("l1", "l0.5", "linf", "frobenius", "L3", "l", "", 3, None):
         with pytest.raises(ValueError, match="unknown norm"):
-            norms.parse_norm(bad)
+            norm_values.parse_norm(bad)
     with pytest.raises(ValueError, match="write it as 'l3'"):
-        norms.parse_norm("l3.0")
+        norm_values.parse_norm("l3.0")

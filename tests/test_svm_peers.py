@@ -1,4 +1,4 @@
-"""Peers' printed SVM values as tests (issue 11, item 6).
+"""Peers' printed SVM values as tests.
 
 The notebooks of github.com/ucr-optml/max_margin_attention (commit c309c12, the code of
 "Max-Margin Token Selection in Attention Mechanism", arXiv 2306.13596) print cvxopt's

@@ -26,7 +26,7 @@ from attnbias.studies import (
 from attnbias.studies.sweep_config import SweepConfig
 from attnbias.svm import max_margin
 from attnbias.training import kernel
-from attnbias.workflow import configcheck, io
+from attnbias.workflow import configkeys, parquet, store
 
 SWEEP_TARGET = "results-tiny/sweeps/fig3.pdf"
 
@@ -459,7 +459,7 @@ def test_the_tiny_sweep_passes():
     ],
 )
 def test_a_bad_sweep_is_refused_naming_its_key(change, key, words):
-    with pytest.raises(configcheck.ConfigError) as err:
+    with pytest.raises(configkeys.ConfigError) as err:
         checked(with_sweep(change))
     assert err.value.key == key, str(err.value)
     assert words in str(err.value)
@@ -559,10 +559,10 @@ def test_a_point_file_of_another_point_is_refused_by_path(tmp_path):
     assert identities[first] != identities[second]
     table = pa.Table.from_pandas(pd.DataFrame({"point": [first], "x": [1.0]}))
     path = tmp_path / f"{second}.parquet"  # the first point's file, at the second's path
-    io.save_table(path, io.with_identity(table, identities[first]))
-    assert io.load_frame(tmp_path / f"{second}.parquet", identities[first]) is not None
-    with pytest.raises(io.FileContractError) as err:
-        io.load_frame(path, identities[Path(path).stem])
+    parquet.save_table(path, parquet.with_identity(table, identities[first]))
+    assert parquet.load_frame(tmp_path / f"{second}.parquet", identities[first]) is not None
+    with pytest.raises(store.FileContractError) as err:
+        parquet.load_frame(path, identities[Path(path).stem])
     message = str(err.value)
     assert message.startswith(f"{path} holds kind sweep point, experiment fig3, setting {first}")
     assert f"setting {second}" in message and "--forcerun" in message

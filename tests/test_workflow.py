@@ -15,7 +15,7 @@ import yaml
 from project import REPO, copy_project, planned_jobs, snakemake
 
 from attnbias.data import hypotheses
-from attnbias.workflow import io
+from attnbias.workflow import npz, parquet
 
 FIGURES = ("fig2", "fig3", "fig8", "gd_vs_ngd", "fig9")
 
@@ -97,11 +97,11 @@ def test_file_contract(built):
             assert {"alignment_u", "gap_u"} <= metrics
         data_path = built / f"results-tiny/data/{name}.npz"
         svm_path = built / f"results-tiny/svm/{name}.npz"
-        datasets, solutions = io.load_data(data_path), io.load_seeds(svm_path)
+        datasets, solutions = npz.load_data(data_path), npz.load_seeds(svm_path)
         assert list(datasets) == list(solutions) == list(seeds)
-        stored = io.hypotheses_by_seed(data_path, svm_path)
+        stored = npz.hypotheses_by_seed(data_path, svm_path)
         finals = {
-            opt: io.load_seeds(built / f"results-tiny/train/{name}/{opt}.final.npz")
+            opt: npz.load_seeds(built / f"results-tiny/train/{name}/{opt}.final.npz")
             for opt in experiment["optimizers"]
         }
         for seed in seeds:
@@ -120,7 +120,7 @@ def test_file_contract(built):
                 assert final["W"].shape == (d, d) and final["u"].shape == (d,)
         # one training table per optimizer, every seed in it
         for opt in experiment["optimizers"]:
-            run = io.read_table(built / f"results-tiny/train/{name}/{opt}.parquet")
+            run = parquet.read_table(built / f"results-tiny/train/{name}/{opt}.parquet")
             assert sorted(set(run.column("seed").to_pylist())) == list(seeds)
 
 

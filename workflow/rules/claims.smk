@@ -97,8 +97,8 @@ rule claims:
         # layouts, optimizers, labels and paper_figure: a change to any reruns this job only
         experiments=WF.claims_settings(),
         # the real-data tables this build holds (Sec. 5, App. C), read where they exist
-        real=WF.claims_real_built(results("{figure}/metrics.parquet")),
-        similarity=WF.claims_similarity_built(
+        real=JOB.real.claims_real_built(results("{figure}/metrics.parquet")),
+        similarity=JOB.real.claims_similarity_built(
             results("{figure}/similarity/{dataset}.parquet")
         ),
         # the geometry experiments' tables (beyond the paper): the default build's (inputs)

@@ -10,6 +10,7 @@ from snakemake.settings.types import DeploymentMethod
 from snakemake.utils import validate
 
 from attnbias.workflow import configcheck
+from attnbias.workflow.configkeys import ConfigError
 from attnbias.workflow import results_folder
 from attnbias.workflow.codedeps import module_files
 from attnbias.data.models import data_model
@@ -34,7 +35,7 @@ try:
     sweep_check.check_sweeps(config, schema)
     robustness_check.check(config, schema)
     results_folder.check(config, workflow.overwrite_configfiles, DEFAULT_CONFIG)
-except configcheck.ConfigError as err:
+except ConfigError as err:
     raise WorkflowError(str(err)) from None
 
 # no report caption may carry markup or a local file (docs/workflow.md)
@@ -153,15 +154,15 @@ def check_real_data_first():
     if not figures:
         return
     try:
-        from attnbias.realdata import sources
+        from attnbias.realdata import errors, sources
 
         sources.check_build(
-            {figure: WF.real_needs(figure) for figure in figures},
+            {figure: JOB.real.real_needs(figure) for figure in figures},
             REAL["data_root"],
             download=REAL["download"],
             fetch=REAL["fetch_wheels"],
         )
     except ImportError:  # `--sdm conda`: transformers is in the jobs' env; they check
         return
-    except sources.MissingRealDataError as err:
+    except errors.MissingRealDataError as err:
         raise WorkflowError(str(err)) from None

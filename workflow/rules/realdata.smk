@@ -11,7 +11,7 @@ rule real:
     """Every real-data figure (not part of `all`: they need datasets, weights and a GPU)."""
     default_target: False
     input:
-        expand(results("{figure}.pdf"), figure=WF.real_figures()),
+        expand(results("{figure}.pdf"), figure=JOB.real.real_figures()),
 
 
 rule check_real_data:

@@ -9,8 +9,8 @@ look (`--sdm conda`), on the console and in the job's log, without a traceback.
 import logging
 import sys
 
+from attnbias.data.missing import MissingDataError
 from attnbias.realdata import sources
-from attnbias.realdata.errors import MissingDataError
 from attnbias.workflow import io, joblog
 
 joblog.start(snakemake)

@@ -7,10 +7,9 @@ data/<name>, svm/<name> and, for joint training, final/<name>/<optimizer>. The r
 table (claims_robustness.parquet, attnbias.claims.robustness) adds the column robustness
 where this build holds it; without, the column says why."""
 
-from attnbias import claims
 from attnbias.claims import inputs as claims_inputs
-from attnbias.claims import robustness
-from attnbias.workflow import io, joblog, provenance
+from attnbias.claims import layouts, robustness, write
+from attnbias.workflow import io, joblog, parquet, provenance, store
 
 joblog.start(snakemake)
 i = snakemake.input
@@ -27,16 +26,16 @@ tables, W_mm_norms, T_tokens, data_hypotheses, u_margins, feasibility = argument
 # the real-data experiments whose run tables this build holds (the others: "not measured")
 real = snakemake.params.real
 for name, experiment in real.items():
-    tables[name] = io.load_metrics(experiment["table"], experiment["identity"])
+    tables[name] = parquet.load_metrics(experiment["table"], experiment["identity"])
 # the token-similarity panels this build holds (Fig. 10 and its variants)
 similarity = snakemake.params.similarity
 for name, panel in similarity.items():
-    tables[name] = io.load_frame(panel["table"])
+    tables[name] = parquet.load_frame(panel["table"])
 # the geometry experiments whose tables this build holds (beyond the paper)
 geometry = snakemake.params.geometry
 for name, experiment in geometry.items():
-    tables[name] = io.load_metrics(experiment["table"], experiment["identity"])
-table = claims.claims(
+    tables[name] = parquet.load_metrics(experiment["table"], experiment["identity"])
+table = layouts.claims(
     experiments | real | similarity | geometry,
     tables,
     W_mm_norms,
@@ -50,8 +49,8 @@ found = snakemake.params.robustness
 robust, absent = None, found.get("absent", "")
 if "table" in found:
     try:
-        robust = io.load_frame(found["table"], found["identity"])
-    except io.FileContractError as err:
+        robust = parquet.load_frame(found["table"], found["identity"])
+    except store.FileContractError as err:
         if "sha256" not in found:  # an input of this build, not a table left by another
             raise
         absent = f"the table found is not of this config ({err})"
@@ -59,15 +58,15 @@ table = robustness.annotate(table, robust, absent)
 table = robustness.named(table, snakemake.params.constants, experiments | geometry)
 # as the figures' footnotes say it: where the runs trained, from the aggregates' records
 aggregates = [claims_inputs.named(i, name)("metrics") for name in experiments]
-records = [record for table_path in aggregates for record in io.run_records(table_path)]
+records = [record for table_path in aggregates for record in parquet.run_records(table_path)]
 backend = provenance.trained_on(provenance.training_info(records)) or "not recorded"
 # the experiments of optional targets (not in `snakemake`'s default build): the header says
 # what their rows add to the counts
 optional = [*real, *(panel["figure"] for panel in similarity.values())]
 optional += [name for name, e in geometry.items() if e["optional"]]
-io.save_text(snakemake.output.md, claims.to_markdown(table, backend, optional))
-io.save_text(snakemake.output.html, claims.to_html(table, backend, optional))
-io.save_text(snakemake.output.tex, claims.to_latex(table))
-io.save_csv(snakemake.output.csv, claims.to_csv(table))
+io.save_text(snakemake.output.md, write.to_markdown(table, backend, optional))
+io.save_text(snakemake.output.html, write.to_html(table, backend, optional))
+io.save_text(snakemake.output.tex, write.to_latex(table))
+io.save_csv(snakemake.output.csv, write.to_csv(table))
 record = provenance.of_job(snakemake, figure="claims", title="claims", training=aggregates)
 provenance.save(snakemake.output.provenance, record)

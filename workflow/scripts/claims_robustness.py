@@ -7,17 +7,17 @@ import pandas as pd
 import pyarrow as pa
 
 from attnbias.claims import robustness
-from attnbias.workflow import io, joblog
+from attnbias.workflow import io, joblog, parquet
 
 joblog.start(snakemake)
 p = snakemake.params
 tables = []
 for name, described in p.constants.items():
-    points = io.load_frame(snakemake.input[name], p.identities[name])
+    points = parquet.load_frame(snakemake.input[name], p.identities[name])
     constant = robustness.Constant.from_params(name, described)
     tables.append(robustness.compare(constant, points))
 table = pd.concat(tables, ignore_index=True)
 arrow = pa.Table.from_pandas(table, preserve_index=False)
-io.save_table(snakemake.output.table, io.with_identity(arrow, p.identity))
+parquet.save_table(snakemake.output.table, parquet.with_identity(arrow, p.identity))
 io.save_csv(snakemake.output.csv, table)
 io.save_text(snakemake.output.md, robustness.to_markdown(table, p.constants))

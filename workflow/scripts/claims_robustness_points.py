@@ -7,7 +7,7 @@ import pyarrow as pa
 
 from attnbias.claims import inputs as claims_inputs
 from attnbias.studies import robustness_points
-from attnbias.workflow import io, joblog
+from attnbias.workflow import joblog, parquet
 
 joblog.start(snakemake)
 i, p = snakemake.input, snakemake.params
@@ -26,4 +26,4 @@ table = robustness_points.points(
     device=p.device, dtype=p.dtype, threads=snakemake.threads,
 )  # fmt: skip
 arrow = pa.Table.from_pandas(table, preserve_index=False)
-io.save_table(snakemake.output[0], io.with_identity(arrow, p.identity))
+parquet.save_table(snakemake.output[0], parquet.with_identity(arrow, p.identity))

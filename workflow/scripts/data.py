@@ -4,7 +4,7 @@ import logging
 
 from attnbias.data import hypotheses, models
 from attnbias.data.missing import MissingDataError
-from attnbias.workflow import io, joblog
+from attnbias.workflow import joblog, npz
 
 joblog.start(snakemake)
 p = snakemake.params
@@ -25,4 +25,4 @@ for seed in p.seeds:
     logging.info("seed %d: %s", seed, hypotheses.describe(reports[seed]))
 # stored with the data: the figure and claims jobs read them instead of measuring again
 identities = {ident["seed"]: ident for ident in p.identities}
-io.save_seeds(snakemake.output[0], datasets, identities, reports)
+npz.save_seeds(snakemake.output[0], datasets, identities, reports)

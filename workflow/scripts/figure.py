@@ -7,7 +7,7 @@ import logging
 
 from attnbias.data import hypotheses
 from attnbias.figures import algorithm_style, drawing
-from attnbias.workflow import io, joblog, provenance
+from attnbias.workflow import joblog, npz, parquet, provenance
 
 joblog.start(snakemake)
 i, p = snakemake.input, snakemake.params
@@ -18,15 +18,15 @@ record = provenance.of_job(
 )
 tokens = None
 if drawing.layout_of(p.kind).needs_tokens:  # a tokens panel: seed 0's tokens and W_mm
-    tokens = {**io.load_data(i.data)[0], "W_mm": io.load_seeds(i.svm)[0]["W_mm"]}
+    tokens = {**npz.load_data(i.data)[0], "W_mm": npz.load_seeds(i.svm)[0]["W_mm"]}
 # as the data and svm jobs measured and stored them: no array is read for the caption
-note = hypotheses.describe(hypotheses.summarize(io.hypotheses_by_seed(i.data, i.svm)))
+note = hypotheses.describe(hypotheses.summarize(npz.hypotheses_by_seed(i.data, i.svm)))
 logging.info("%s", note)
 # each optimizer drawn as its algorithm is, in every figure (algorithm_style)
 optimizers = p.config["experiments"][snakemake.wildcards.experiment]["optimizers"]
 drawing.draw(
     p.kind,
-    io.load_metrics(i.metrics, p.identity),
+    parquet.load_metrics(i.metrics, p.identity),
     title=title,
     legend=p.legend,
     algorithms=algorithm_style.algorithms_of(optimizers, p.kind),

@@ -4,7 +4,7 @@ in results/{figure}.caption.md."""
 
 from attnbias.figures import algorithm_style
 from attnbias.realdata import plots
-from attnbias.workflow import io, joblog, provenance
+from attnbias.workflow import io, joblog, parquet, provenance
 
 joblog.start(snakemake)
 source = io.load_json(snakemake.input.source)
@@ -15,7 +15,7 @@ record = provenance.of_job(
 )
 section = snakemake.params.config["real_data"]["experiments"][snakemake.wildcards.figure]
 optimizers = section["optimizers"]
-table = io.load_metrics(snakemake.input.metrics, snakemake.params.identity)
+table = parquet.load_metrics(snakemake.input.metrics, snakemake.params.identity)
 # a run whose cap bound at every step on every seed is labelled as the SGD it became
 legend = plots.run_legend(snakemake.params.legend, optimizers, table)
 plots.draw_training(

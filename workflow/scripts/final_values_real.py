@@ -2,10 +2,10 @@
 (attnbias.realdata.final_values: which setting of each rule trains fastest)."""
 
 from attnbias.realdata.final_values import final_values
-from attnbias.workflow import io, joblog
+from attnbias.workflow import io, joblog, parquet
 
 joblog.start(snakemake)
-table = io.load_metrics(snakemake.input.metrics, snakemake.params.identity)
+table = parquet.load_metrics(snakemake.input.metrics, snakemake.params.identity)
 io.save_text(
     snakemake.output[0],
     final_values(table, snakemake.params.optimizers).to_csv(index=False, float_format="%.6g"),

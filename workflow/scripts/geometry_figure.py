@@ -4,7 +4,7 @@ final alignments) and provenance. Inputs named metrics/<name>, data/<name>, svm/
 
 from attnbias.data import hypotheses
 from attnbias.figures import algorithm_style, geometry_figure
-from attnbias.workflow import io, joblog, provenance
+from attnbias.workflow import joblog, npz, parquet, provenance
 
 joblog.start(snakemake)
 i, o = snakemake.input, snakemake.output
@@ -12,11 +12,11 @@ settings = snakemake.params.experiments
 if not settings:
     raise ValueError("results/geometry.pdf: the config has no experiment of layout geometry")
 tables = {
-    name: io.load_metrics(i[f"metrics/{name}"], s["identity"]) for name, s in settings.items()
+    name: parquet.load_metrics(i[f"metrics/{name}"], s["identity"]) for name, s in settings.items()
 }
 measured = {
     name: hypotheses.describe(
-        hypotheses.summarize(io.hypotheses_by_seed(i[f"data/{name}"], i[f"svm/{name}"]))
+        hypotheses.summarize(npz.hypotheses_by_seed(i[f"data/{name}"], i[f"svm/{name}"]))
     )
     for name in settings
 }

@@ -3,7 +3,7 @@
 import pyarrow as pa
 
 from attnbias.studies import global_convergence
-from attnbias.workflow import io, joblog
+from attnbias.workflow import joblog, parquet
 
 joblog.start(snakemake)
 p = snakemake.params
@@ -15,6 +15,10 @@ runs, assumptions, record = global_convergence.study_table(
     threads=snakemake.threads,
 )
 table = pa.Table.from_pandas(runs, preserve_index=False)
-io.save_table(snakemake.output.runs, io.with_identity(io.with_run_info(table, record), p.identity))
+parquet.save_table(
+    snakemake.output.runs, parquet.with_identity(parquet.with_run_info(table, record), p.identity)
+)
 assumptions = pa.Table.from_pandas(assumptions, preserve_index=False)
-io.save_table(snakemake.output.assumptions, io.with_identity(assumptions, p.assumptions_identity))
+parquet.save_table(
+    snakemake.output.assumptions, parquet.with_identity(assumptions, p.assumptions_identity)
+)

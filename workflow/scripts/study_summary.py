@@ -3,17 +3,19 @@ provenance goes into its files and into results/global_convergence.provenance.js
 
 import pandas as pd
 
-from attnbias import claims
+from attnbias.claims import global_convergence, write
 from attnbias.figures import algorithm_style, study_figure
 from attnbias.studies import global_convergence_summary
-from attnbias.workflow import io, joblog, provenance
+from attnbias.workflow import io, joblog, parquet, provenance
 
 joblog.start(snakemake)
 expect = snakemake.params.identities  # input file -> the identity it must hold
 
 
 def read(paths):
-    return pd.concat([io.read_table(p, expect[p]).to_pandas() for p in paths], ignore_index=True)
+    return pd.concat(
+        [parquet.read_table(p, expect[p]).to_pandas() for p in paths], ignore_index=True
+    )
 
 
 runs = read(snakemake.input.runs)
@@ -24,9 +26,9 @@ io.save_csv(snakemake.output.runs, runs)
 io.save_csv(snakemake.output.summary, summary)
 io.save_csv(snakemake.output.assumptions, assumptions)
 # the study's rows of the claims table (global convergence), in the claims' format
-study_rows = claims.study_claims(runs, assumptions, snakemake.params.settings)
-io.save_csv(snakemake.output.claims_csv, claims.to_csv(study_rows))
-io.save_text(snakemake.output.claims_md, claims.to_markdown(study_rows))
+study_rows = global_convergence.study_claims(runs, assumptions, snakemake.params.settings)
+io.save_csv(snakemake.output.claims_csv, write.to_csv(study_rows))
+io.save_text(snakemake.output.claims_md, write.to_markdown(study_rows))
 record = provenance.of_job(snakemake, figure="global_convergence", title=study_figure.TITLE)
 study_figure.draw(
     runs,

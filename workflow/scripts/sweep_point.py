@@ -3,7 +3,7 @@
 import pyarrow as pa
 
 from attnbias.studies import sweep_runs
-from attnbias.workflow import io, joblog
+from attnbias.workflow import joblog, parquet
 
 joblog.start(snakemake)
 wc, p = snakemake.wildcards, snakemake.params
@@ -18,5 +18,5 @@ runs, curves, record = sweep_runs.run_point(
 for name, table in (("runs", runs), ("curves", curves)):
     table.insert(0, "point", wc.point)
     arrow = pa.Table.from_pandas(table, preserve_index=False)
-    arrow = io.with_identity(io.with_run_info(arrow, record), p.identity)
-    io.save_table(getattr(snakemake.output, name), arrow)
+    arrow = parquet.with_identity(parquet.with_run_info(arrow, record), p.identity)
+    parquet.save_table(getattr(snakemake.output, name), arrow)

@@ -6,7 +6,7 @@ import pandas as pd
 
 from attnbias.figures import algorithm_style
 from attnbias.studies import sweep_figure, sweep_tables
-from attnbias.workflow import io, joblog, provenance
+from attnbias.workflow import io, joblog, parquet, provenance
 
 joblog.start(snakemake)
 p = snakemake.params
@@ -16,7 +16,7 @@ sweep = p.sweep  # the grid, identities, axes, claims, legend (common.smk)
 def load(paths) -> pd.DataFrame:
     """Each point's file, checked to be that point's (its name is the file's stem)."""
     return pd.concat(
-        [io.load_frame(path, sweep["identities"][Path(path).stem]) for path in paths],
+        [parquet.load_frame(path, sweep["identities"][Path(path).stem]) for path in paths],
         ignore_index=True,
     )
 

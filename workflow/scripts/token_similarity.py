@@ -7,7 +7,7 @@ import torch
 
 from attnbias.realdata import similarity_data
 from attnbias.training.devices import resolve_device
-from attnbias.workflow import io, joblog
+from attnbias.workflow import joblog, parquet
 
 joblog.start(snakemake)
 torch.set_num_threads(snakemake.threads)
@@ -19,4 +19,6 @@ histogram = similarity_data.dataset_histogram(
     device=resolve_device(snakemake.params.device),
 )
 logging.info("%s", {k: v for k, v in vars(histogram).items() if k not in ("edges", "counts")})
-io.save_frame(snakemake.output[0], similarity_data.histogram_frame(histogram, settings["band"]))
+parquet.save_frame(
+    snakemake.output[0], similarity_data.histogram_frame(histogram, settings["band"])
+)

@@ -11,13 +11,13 @@ import logging
 import pyarrow as pa
 
 from attnbias.training import dispatch
-from attnbias.workflow import io, joblog
+from attnbias.workflow import joblog, npz, parquet
 from attnbias.workflow.svm_file import load_svm
 from attnbias.workflow.svm_geometry_file import GeometrySVMs
 
 joblog.start(snakemake)
 wc, p, i, o = snakemake.wildcards, snakemake.params, snakemake.input, snakemake.output
-datasets = io.load_data(i.data, p.data)
+datasets = npz.load_data(i.data, p.data)
 solutions = load_svm(i.svm, datasets, p.svm)
 seeds = list(datasets)
 settings = dict(device=p.device, dtype=p.dtype, threads=snakemake.threads)
@@ -62,9 +62,11 @@ for seed, metric in zip(seeds, metrics, strict=True):
         info["backend"],
         {name: float(values[-1]) for name, values in metric.items()},
     )
-    tables.append(io.metrics_table(wc.experiment, wc.optimizer, seed, iterations, metric))
+    tables.append(parquet.metrics_table(wc.experiment, wc.optimizer, seed, iterations, metric))
 # the resolved device and backend (`auto` may mean CUDA), for the figures' provenance
-table = io.with_identity(io.with_run_info(pa.concat_tables(tables), info), p.identities)
-io.save_table(o.metrics, table, by_seed=True)
+table = parquet.with_identity(parquet.with_run_info(pa.concat_tables(tables), info), p.identities)
+parquet.save_table(o.metrics, table, by_seed=True)
 finals = dict(zip(seeds, finals, strict=True))
-io.save_seeds(o.final, finals, {ident["seed"]: dict(ident, kind="final") for ident in p.identities})
+npz.save_seeds(
+    o.final, finals, {ident["seed"]: dict(ident, kind="final") for ident in p.identities}
+)

@@ -9,7 +9,7 @@ import torch
 
 from attnbias.realdata.run import train_run
 from attnbias.training import devices
-from attnbias.workflow import io, joblog
+from attnbias.workflow import joblog, parquet
 
 joblog.start(snakemake)
 torch.set_num_threads(snakemake.threads)
@@ -33,7 +33,7 @@ with open(snakemake.log[0], "a") as progress_file:
 logging.info(
     "trained on %s; last log point: %s", device, {k: float(v[-1]) for k, v in metrics.items()}
 )
-table = io.metrics_table(wc.figure, wc.optimizer, int(wc.seed), steps, metrics)
+table = parquet.metrics_table(wc.figure, wc.optimizer, int(wc.seed), steps, metrics)
 # the resolved device (`auto` may become CUDA), for the figures' provenance
-table = io.with_identity(io.with_run_info(table, devices.device_info(device)), p.identity)
-io.save_table(snakemake.output.metrics, table)
+table = parquet.with_identity(parquet.with_run_info(table, devices.device_info(device)), p.identity)
+parquet.save_table(snakemake.output.metrics, table)

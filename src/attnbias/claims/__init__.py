@@ -40,19 +40,3 @@ function in the module of its result):
   inputs              what the table reads of one experiment's files (the claims job's and
                       the robustness points')
 """
-
-from attnbias.claims.global_convergence import study_claims
-from attnbias.claims.joint import u_margin_ratio
-from attnbias.claims.layouts import claims
-from attnbias.claims.write import summary_line, to_csv, to_html, to_latex, to_markdown
-
-__all__ = [
-    "claims",
-    "study_claims",
-    "summary_line",
-    "to_csv",
-    "to_html",
-    "to_latex",
-    "to_markdown",
-    "u_margin_ratio",
-]

@@ -17,7 +17,7 @@ import pandas as pd
 from attnbias.claims.joint import u_margin_ratio
 from attnbias.data import hypotheses as hyp
 from attnbias.svm.check import smallest_margin
-from attnbias.workflow import io
+from attnbias.workflow import npz, parquet
 from attnbias.workflow.svm_file import load_svm
 
 
@@ -74,22 +74,22 @@ def named(files, name: str):
 def load(path, experiment: dict, expect: dict) -> ExperimentInputs:
     """An experiment's inputs: `path(kind)` (metrics, data, svm) and `path("final", opt)`
     give its files, `expect` each file's identity (the claims' params)."""
-    table = io.load_metrics(path("metrics"), expect[path("metrics")])
+    table = parquet.load_metrics(path("metrics"), expect[path("metrics")])
     data, svm = path("data"), path("svm")
-    datasets = io.load_data(data, expect[data])
+    datasets = npz.load_data(data, expect[data])
     solutions = load_svm(svm, datasets, expect[svm])
-    inputs = ExperimentInputs(table, datasets, solutions, io.hypotheses_by_seed(data, svm, expect),
+    inputs = ExperimentInputs(table, datasets, solutions, npz.hypotheses_by_seed(data, svm, expect),
                               None)  # fmt: skip
     if experiment["layout"] == "joint":  # the final u of every optimizer and seed
         inputs.u_margins = {}
         for opt in experiment["optimizers"]:
             final = path("final", opt)
-            inputs.u_margins[opt] = inputs.margins(io.load_seeds(final, ("u",), expect[final]))
+            inputs.u_margins[opt] = inputs.margins(npz.load_seeds(final, ("u",), expect[final]))
     return inputs
 
 
 def claims_arguments(inputs: dict[str, ExperimentInputs]) -> tuple[dict, ...]:
-    """attnbias.claims.claims's tables, W_mm_norms, T_tokens, hypotheses, u_margins and
+    """attnbias.claims.layouts.claims's tables, W_mm_norms, T_tokens, hypotheses, u_margins and
     feasibility (ExperimentInputs.feasibility)."""
     tables = {name: e.table for name, e in inputs.items()}
     W_mm_norms = {name: e.W_mm_norms for name, e in inputs.items()}

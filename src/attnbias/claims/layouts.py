@@ -16,9 +16,9 @@ from dataclasses import replace
 import pandas as pd
 
 from attnbias.claims.beyond import BEYOND
-from attnbias.claims.claim import Claim, by_result, frame
+from attnbias.claims.claim import Claim, Statement, by_result, frame
 from attnbias.claims.rows import Rows, Run
-from attnbias.claims.statements import STATEMENTS, Statement
+from attnbias.claims.statements import STATEMENTS
 from attnbias.optim.algorithm import algorithm
 from attnbias.realdata import cap_bound
 

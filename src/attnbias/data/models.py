@@ -31,7 +31,7 @@ def _labels(rng: np.random.Generator, n: int) -> np.ndarray:
     return rng.choice(np.array([-1.0, 1.0]), size=n)
 
 
-def _check_sizes(n: int, T: int, d: int, *, min_T: int = 2) -> None:
+def check_sizes(n: int, T: int, d: int, *, min_T: int = 2) -> None:
     if n < 1 or d < 1 or T < min_T:
         raise DataError(f"need n >= 1, T >= {min_T}, d >= 1; got n={n}, T={T}, d={d}")
 
@@ -55,7 +55,7 @@ def example1(
     score 0 (Assumption 2); a query signal gives the query its own score and breaks it.
     Otherwise opt is the best-scoring token, which noise can make another one.
     """
-    _check_sizes(n, T, d)
+    check_sizes(n, T, d)
     if query_signal >= opt_signal:
         raise DataError(
             f"query_signal ({query_signal}) must be below opt_signal ({opt_signal}), "
@@ -90,7 +90,7 @@ def data_model_dm(
     the fixed vector that generates the label. The other T-1 tokens are N(0, noise_scale^2 I/d):
     a smaller norm, as Condition 1 asks. W and u start at zero.
     """
-    _check_sizes(n, T, d)
+    check_sizes(n, T, d)
     mu = np.zeros(d)
     mu[0] = mu_norm
     y = _labels(rng, n)
@@ -218,77 +218,11 @@ def perturbed_example1(
     return ds
 
 
-def _binary_digit_images(source: str, root: str | None, digits: tuple[int, int]):
-    """Images of two digit classes as flat rows in [0, 1], labels -1 (first) / +1 (second)."""
-    if source == "sklearn":
-        from sklearn.datasets import load_digits  # 8x8 digits shipped with scikit-learn
-
-        bunch = load_digits()
-        images, classes = bunch.data / 16.0, bunch.target
-    elif source == "mnist":
-        from attnbias.data.idx import read_mnist  # numpy only: no torch here
-
-        images, classes = read_mnist(root)["train"]
-        images = images.reshape(len(images), -1) / 255.0
-    else:
-        raise DataError(f"unknown digits source {source!r}; choose 'sklearn' or 'mnist'")
-    keep = np.isin(classes, digits)
-    labels = np.where(classes[keep] == digits[1], 1.0, -1.0)
-    return images[keep].astype(np.float64), labels
-
-
-def binary_digits(
-    rng: np.random.Generator,
-    *,
-    n: int,
-    T: int,
-    noise: float,
-    source: str = "sklearn",
-    root: str | None = None,
-    digits: tuple[int, int] = (0, 1),
-) -> dict[str, np.ndarray]:
-    """Binary digits (App. C.2, Fig. 9): one patch of each sequence is a real digit image,
-    the other T-1 patches are Gaussian noise; the decoder u is a fixed linear classifier
-    pre-trained on the two digits.
-
-    The images of the two classes are split in half: one half fits the classifier
-    (logistic regression without intercept, as the model has no bias), the other half
-    supplies the signal patches, so the classifier never saw the digits it scores. u is
-    scaled so that the median margin on its own training half is 1, which puts the signal
-    scores on the same scale as Example 1's. The signal patch sits at a uniformly random
-    position (the query included); noise patches are N(0, noise^2) per pixel. opt is the
-    argmax of the scores, which is the signal patch unless noise outscores it (recorded in
-    `signal` so the data report can count it).
-    """
-    from sklearn.linear_model import LogisticRegression
-
-    _check_sizes(n, T, 1)
-    images, labels = _binary_digit_images(source, root, tuple(digits))
-    order = rng.permutation(len(images))
-    fit, pool = order[: len(order) // 2], order[len(order) // 2 :]
-    if n > len(pool):
-        raise DataError(
-            f"binary digits ({source}, {digits}): n={n} sequences asked for, but only "
-            f"{len(pool)} held-out images of digits {digits} exist"
-        )
-    classifier = LogisticRegression(fit_intercept=False, max_iter=5000)
-    w = classifier.fit(images[fit], labels[fit]).coef_[0]
-    u = w / np.median(labels[fit] * (images[fit] @ w))
-    chosen = rng.choice(pool, size=n, replace=False)
-    y = labels[chosen]
-    d = images.shape[1]
-    X = noise * rng.standard_normal((n, T, d))
-    signal = rng.integers(0, T, size=n)
-    X[np.arange(n), signal] = images[chosen]
-    opt = np.argmax(token_scores(X, y, u), axis=1)
-    return {"X": X, "y": y, "opt": opt, "u": u, "W0": np.zeros((d, d)), "signal": signal}
-
-
 def binary_digits_source(params: dict) -> str:
     """Which real images binary_digits draws from (its `source` and `digits`), and the
     noise of the other patches: a constant of ours that decides Ass. 2 (their scores are
     equal at noise 0 only), so every row and title on these data names it."""
-    params = {**keyword_defaults(binary_digits), **params}
+    params = {**keyword_defaults(generator("binary_digits")), **params}
     digits = params["digits"]
     if params["source"] == "mnist":
         origin = "MNIST (28x28)"
@@ -346,8 +280,10 @@ DATA_MODELS = {
         "token of sample 1 and violates its W-SVM constraint.",
         name="App. C.1's 2-D instance",
     ),
+    # in a module of its own: the only model drawn from real images (scikit-learn's digits
+    # or MNIST), so only its experiments' data jobs depend on that code
     "binary_digits": DataModel(
-        binary_digits,
+        "attnbias.data.binary_digits",
         "Binary digits (Fig. 9 of the paper, App. C.2): one patch of each sequence is a real "
         "0 or 1 image, the others Gaussian noise, and u is a fixed linear classifier fitted "
         "on other images of the same two digits.",

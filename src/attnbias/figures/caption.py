@@ -31,7 +31,7 @@ def is_caption(path) -> bool:
 def write(path: Path | str, text: str) -> None:
     """Write the caption to `path`, atomically (a half-written caption never lies next to a
     figure)."""
-    from attnbias.workflow.io import atomic_path
+    from attnbias.workflow.store import atomic_path
 
     with atomic_path(path) as tmp:
         Path(tmp).write_text(text.rstrip() + "\n", encoding="utf-8")

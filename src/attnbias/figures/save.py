@@ -6,8 +6,8 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 
 from attnbias.figures import caption as captions
-from attnbias.workflow.io import atomic_path
 from attnbias.workflow.provenance import savefig
+from attnbias.workflow.store import atomic_path
 
 
 def save_figure(fig, outputs, provenance: dict | None = None, caption: str | None = None) -> None:

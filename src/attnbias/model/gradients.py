@@ -31,7 +31,7 @@ import torch
 from attnbias.model.attention import Forward, Problem
 from attnbias.model.gradient_weights import ScaledGradient, u_direction, w_token_sums
 
-__all__ = ["ScaledGradient", "u_gradient", "w_gradient"]
+__all__ = ["u_gradient", "w_gradient"]
 
 
 def w_gradient(problem: Problem, fwd: Forward, loss) -> ScaledGradient:

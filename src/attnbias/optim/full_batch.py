@@ -29,7 +29,7 @@ from attnbias.optim.rule import StepInputs
 from attnbias.optim.rules.polyak import check_polyak_fires
 from attnbias.optim.spec import OptimizerSpec
 
-__all__ = ["ExcessLoss", "Optimizer", "OptimizerSpec"]
+__all__ = ["ExcessLoss", "Optimizer"]
 
 # () -> (log|L - f*|, sign(L - f*)), per run: what the Polyak rule reads, computed on demand
 ExcessLoss = Callable[[], tuple[Any, Any]]

@@ -1,5 +1,5 @@
 """An optimizer's settings as written in the config (no torch: the fast path and the
-workflow's config checks import it; full_batch re-exports it). Which settings a rule reads
+workflow's config checks import it). Which settings a rule reads
 is said by the rule's module (attnbias.optim.rules).
 
 A config entry becomes settings here and nowhere else: `config_settings` (the entry less

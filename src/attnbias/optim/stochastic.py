@@ -41,9 +41,9 @@ import torch
 from torch.nn.utils import get_total_norm
 from torch.optim.optimizer import _get_fused_kernels_supported_devices
 
-from attnbias.optim.cap_count import CAP_BOUND_KEY, CapCount
+from attnbias.optim.cap_count import CapCount
 
-__all__ = ["SNGD", "SPS", "OPTIMIZERS", "make_optimizer", "global_grad_norm", "CAP_BOUND_KEY"]
+__all__ = ["SNGD", "SPS", "OPTIMIZERS", "make_optimizer", "global_grad_norm"]
 
 
 def _params_with_grad(param_groups) -> list[list[torch.Tensor]]:

@@ -106,10 +106,10 @@ class Build:
     # the data
     def hypotheses(self, experiment: str) -> list[dict]:
         """Each seed's measured hypotheses (the data and SVM jobs' records)."""
-        from attnbias.workflow import io
+        from attnbias.workflow import npz
 
         data, svm = (self.path(f"{kind}/{experiment}.npz") for kind in ("data", "svm"))
-        return io.hypotheses_by_seed(data, svm)
+        return npz.hypotheses_by_seed(data, svm)
 
     # the sweeps (optional targets)
     def sweep_points(self, name: str) -> pd.DataFrame:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import torch
 
-from attnbias.workflow import file_kind, io
+from attnbias.workflow import file_kind, store
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +83,7 @@ def checkpoint_sha256(payload: dict) -> str:
 
 def save_checkpoint(path, payload: dict) -> None:
     """Save `payload` with the digest of its content (checked on resume)."""
-    with io.atomic_path(path) as tmp:
+    with store.atomic_path(path) as tmp:
         torch.save({**payload, DIGEST_KEY: checkpoint_sha256(payload)}, tmp)
 
 
@@ -119,7 +119,7 @@ def _open_plain(path: Path):
     except FileNotFoundError:
         return None
     if stat.S_ISLNK(mode):
-        raise io.FileContractError(
+        raise store.FileContractError(
             f"{path} is a symbolic link (to {path.resolve()}), not a regular file: this "
             "pipeline writes its checkpoints as regular files, so the link was put there, "
             f"and nothing is read through it. Remove the link (`rm {path}`: what it points "
@@ -127,8 +127,8 @@ def _open_plain(path: Path):
             "of this run, put a copy of that file in the link's place to resume from it"
         )
 
-    def refuse(kind: str) -> io.FileContractError:
-        return io.FileContractError(
+    def refuse(kind: str) -> store.FileContractError:
+        return store.FileContractError(
             f"{path} is {kind}, not a regular file: not a checkpoint this pipeline wrote, and "
             "not opened. Move it away to train the run from the start"
         )
@@ -163,28 +163,28 @@ def load_checkpoint(path, fingerprint: dict) -> dict | None:
     except Exception as err:  # torch raises many kinds (IndexError on some text files)
         refused = _unpickler_refusal(err)
         if refused:
-            raise io.FileContractError(
+            raise store.FileContractError(
                 f"{path} is not a checkpoint this project wrote: it pickles {refused}, which "
                 "no checkpoint of ours holds, so it is not loaded (loading it could run any "
                 f"code: do not load it by other means). Delete {path} to train the run from the "
                 "start"
             ) from None
-        raise io.FileContractError(
+        raise store.FileContractError(
             f"{path} is not a checkpoint this run can read safely (it does not load with "
             f"torch.load(weights_only=True): {_why(err)}); it was not written by this "
             f"pipeline or is damaged: {start_over}"
         ) from None
     if not isinstance(payload, dict):
-        raise io.FileContractError(
+        raise store.FileContractError(
             f"{path} holds a {type(payload).__name__}, not a checkpoint's dict; {start_over}"
         )
     if DIGEST_KEY not in payload:
-        raise io.FileContractError(
+        raise store.FileContractError(
             f"{path} carries no digest of its content (written before checkpoints had one, "
             f"or not by this pipeline), so what it holds cannot be checked; {start_over}"
         )
     if payload[DIGEST_KEY] != checkpoint_sha256(payload):
-        raise io.FileContractError(
+        raise store.FileContractError(
             f"{path}: its content differs from the sha256 saved with it (changed or damaged "
             f"after it was written); resuming from it would train on other weights: "
             f"{start_over}"

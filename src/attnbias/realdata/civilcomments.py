@@ -29,7 +29,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from attnbias.realdata.errors import MissingDataError, is_fixture
+from attnbias.data.missing import MissingDataError
+from attnbias.realdata.errors import is_fixture
 from attnbias.realdata.text import DATA_KEY, TextSplit, data_root
 
 CIVIL_DIR = "civilcomments_v1.0"

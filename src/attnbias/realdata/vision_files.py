@@ -25,20 +25,15 @@ from pathlib import Path
 
 import numpy as np
 
-from attnbias.data.idx import (  # noqa: F401  (MNIST: re-exported beside CIFAR-10's reader)
+from attnbias.data.idx import (
     CONFIG_KEY,
-    IDX_IMAGES_MAGIC,
-    IDX_LABELS_MAGIC,
     MNIST_DIR,
-    MNIST_FILES,
     MNIST_HOW,
-    N_CLASSES,
     check_labels,
     mnist_paths,
-    read_idx,
-    read_mnist,
 )
-from attnbias.realdata.errors import MissingDataError, is_fixture
+from attnbias.data.missing import MissingDataError
+from attnbias.realdata.errors import is_fixture
 
 DATASETS = ("mnist", "cifar10")
 

@@ -25,11 +25,8 @@ import numpy as np
 import pandas as pd
 
 from attnbias.data import hypotheses, models
-from attnbias.data.models import perturbed_example1 as perturbed_example1  # re-exported
+from attnbias.data.models import perturbed_example1
 from attnbias.optim.spec import OptimizerSpec, without
-from attnbias.studies.global_convergence_summary import (
-    summary as summary,  # re-exported: study.summary
-)
 from attnbias.svm import max_margin
 from attnbias.training import dispatch
 from attnbias.training.metrics import log_grid

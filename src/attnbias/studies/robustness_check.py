@@ -12,14 +12,14 @@ from __future__ import annotations
 from attnbias.claims.claim import KINDS
 from attnbias.studies import sweep_check
 from attnbias.workflow.config import at
-from attnbias.workflow.configcheck import ConfigError
+from attnbias.workflow.configkeys import ConfigError
 
 # the kinds of test a constant may be read on: those of the counted rows
 COUNTED_KINDS = tuple(k for k in KINDS if k not in ("consistency", "not measured"))
 
 
 def check(config: dict, schema: dict) -> None:
-    """Every constant; a refusal is a configcheck.ConfigError naming its key path."""
+    """Every constant; a refusal is a configkeys.ConfigError naming its key path."""
     section = config.get("claims_robustness") or {}
     for name, entry in (section.get("constants") or {}).items():
         path = ("claims_robustness", "constants", name)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 
-from attnbias.workflow import io as files
+from attnbias.workflow import parquet, store
 from attnbias.workflow.config import WorkflowConfig, at, canonical
 from attnbias.workflow.geometry_config import GeometryConfig
 
@@ -63,7 +63,7 @@ class RobustnessConfig:
 
     def _runs_of(self, name: str) -> str:
         e = self.wf.experiments[name]
-        return files.canonical_json(canonical([e["data"], e["train"], e["layout"]]))
+        return store.canonical_json(canonical([e["data"], e["train"], e["layout"]]))
 
     def settings(self, constant: str) -> dict:
         """Params: each experiment's claims settings and its training settings."""
@@ -117,7 +117,7 @@ class RobustnessConfig:
             "device": self.wf.config["device"],
             "dtype": self.wf.config["dtype"],
         }
-        return files.identity("claims robustness points", constant, used)
+        return store.identity("claims robustness points", constant, used)
 
     def described(self) -> dict:
         """Params of the summary and the claims: each constant in words (label, ours, the
@@ -143,7 +143,7 @@ class RobustnessConfig:
             "points": {n: self.identity(n) for n in self.constants},
             "described": self.described(),
         }
-        return files.identity("claims robustness", "claims", used)
+        return store.identity("claims robustness", "claims", used)
 
     def point_files(self, pattern: str) -> dict:
         """Input of the summary: each constant's points file (`pattern` of {constant})."""
@@ -176,4 +176,4 @@ def recorded_sha256(path) -> str:
     read while the workflow parses)."""
     import pyarrow.parquet as pq
 
-    return (pq.read_schema(path).metadata or {}).get(files.CHECKSUM_META, b"").decode()
+    return (pq.read_schema(path).metadata or {}).get(parquet.CHECKSUM_META, b"").decode()

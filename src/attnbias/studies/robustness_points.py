@@ -24,11 +24,11 @@ from dataclasses import replace
 
 import pandas as pd
 
-from attnbias.claims import claims
 from attnbias.claims.inputs import ExperimentInputs, claims_arguments
+from attnbias.claims.layouts import claims
 from attnbias.studies.sweep_grid import apply
 from attnbias.training import dispatch
-from attnbias.workflow import io
+from attnbias.workflow import parquet
 from attnbias.workflow.config import canonical
 from attnbias.workflow.svm_geometry_file import GeometrySVMs
 
@@ -70,7 +70,7 @@ def with_geometry(inputs: ExperimentInputs, path, settings: dict, expect=None) -
 def train(name: str, settings: dict, inputs: ExperimentInputs, optimizers: list[str],
           **backend) -> ExperimentInputs:  # fmt: skip
     """`inputs` with the runs of `optimizers` trained again under `settings` (the train
-    jobs' numbers: dispatch.run_seeds, io.metrics_table, with a geometry experiment's
+    jobs' numbers: dispatch.run_seeds, parquet.metrics_table, with a geometry experiment's
     measures), in the aggregate's row order."""
     if not optimizers:
         return inputs
@@ -88,7 +88,7 @@ def train(name: str, settings: dict, inputs: ExperimentInputs, optimizers: list[
             datasets, solutions, settings["train"], optimizer, **backend, **extra
         )
         tables += [
-            io.metrics_table(name, opt, seed, iterations, metric).to_pandas()
+            parquet.metrics_table(name, opt, seed, iterations, metric).to_pandas()
             for seed, metric in zip(seeds, metrics, strict=True)
         ]
         if inputs.u_margins is not None:

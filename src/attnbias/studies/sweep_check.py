@@ -10,11 +10,11 @@ naming an optimizer or metric that does not exist.
 from __future__ import annotations
 
 from attnbias.studies import sweep_claims, sweep_grid, sweep_metrics
-from attnbias.workflow.configcheck import ConfigError
+from attnbias.workflow.configkeys import ConfigError
 
 
 def check_sweeps(config: dict, schema: dict) -> None:
-    """Every sweep entry; a refusal is a configcheck.ConfigError naming its key path."""
+    """Every sweep entry; a refusal is a configkeys.ConfigError naming its key path."""
     for name, entry in (config.get("sweeps") or {}).items():
         path = ("sweeps", name)
         experiments = config["experiments"]

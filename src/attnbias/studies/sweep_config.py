@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from attnbias.optim.spec import OptimizerSpec, without
 from attnbias.studies import sweep_claims, sweep_grid
-from attnbias.workflow import io as files
+from attnbias.workflow import store
 from attnbias.workflow.config import canonical
 
 
@@ -38,7 +38,7 @@ class SweepConfig:
     def identity(self, sweep: str, point: str) -> dict:
         """What a point's files are: the sweep, the point and the sha256 of its experiment,
         stored in them and checked by the summary (a file of another point is refused)."""
-        ident = files.identity("sweep point", sweep, self.experiment(sweep, point))
+        ident = store.identity("sweep point", sweep, self.experiment(sweep, point))
         return {**ident, "setting": point}
 
     def identities(self, sweep: str) -> dict[str, dict]:

@@ -311,7 +311,7 @@ def draw(
             drawn = _lines(ax, long, axes[0], metric, optimizers, legend, styles)
             ax.set_yscale(scale)
             ax.set_xlabel(axes[0]["label"] if row == len(metrics) - 1 else "")
-            # lines that cover each other are named where they do (issue 32)
+            # lines that cover each other are named where they do
             say_coinciding(ax, coinciding_groups(coinciding(drawn, scale, 0.03)), labels)
         ax.set_ylabel(wrap_label(label, 30))
     if not heat:

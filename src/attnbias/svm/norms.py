@@ -22,7 +22,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from attnbias.svm.max_margin import (
-    InfeasibleSVMError,
     infeasible_error,
     u_svm_constraints,
     w_svm_constraints,
@@ -276,13 +275,8 @@ def _failure(kind: str, norm: Norm, name: str, shape, status) -> Exception:
 
 
 __all__ = [
-    "InfeasibleSVMError",
-    "Norm",
     "NormSVMSolution",
-    "dual_norm_value",
-    "norm_value",
     "optimality_defect",
-    "parse_norm",
     "solve_u_svm_norm",
     "solve_w_svm_norm",
 ]

@@ -12,11 +12,9 @@ identity is `canonical` (sorted keys), so reordering a config file reruns nothin
 
 from __future__ import annotations
 
-import os
-
 from attnbias.data.models import data_name, source_note
 from attnbias.optim.spec import OptimizerSpec, StochasticSpec, config_settings, without
-from attnbias.workflow import io as files
+from attnbias.workflow import store
 from attnbias.workflow.configcheck_geometry import GEOMETRY_LAYOUT
 
 REAL_GLOBALS = ("data_root", "models", "device", "autocast", "download")
@@ -109,7 +107,7 @@ class WorkflowConfig:
         if experiment is None:
             return canonical({"global_convergence": self.study, "device": self.config["device"]})
         if self.is_real(experiment):
-            real = {**self._real_globals(), "experiments": {experiment: self.section(experiment)}}
+            real = {**self.real_globals(), "experiments": {experiment: self.section(experiment)}}
             return canonical({"real_data": real})
         return canonical(
             {
@@ -120,7 +118,7 @@ class WorkflowConfig:
             }
         )
 
-    # ---- file identities (attnbias.workflow.io.identity) ----------------------------------------
+    # ---- file identities (attnbias.workflow.store.identity) -------------------------------------
     # A job stores its output's identity; a job reading a file gets the identity that the
     # file must hold (from its own wildcards and the config) and refuses any other.
 
@@ -138,9 +136,9 @@ class WorkflowConfig:
                 for o in self.section(experiment)["optimizers"]
                 for s in self.seeds(experiment)
             ]
-            return files.identity("metrics", experiment, runs)
+            return store.identity("metrics", experiment, runs)
         if self.is_real(experiment):
-            return files.identity(
+            return store.identity(
                 kind,
                 experiment,
                 self._real_run(experiment, optimizer),
@@ -164,7 +162,7 @@ class WorkflowConfig:
                 settings["norms"] = list(e["norms"])
         if kind == "data":
             settings = settings["data"]
-        return files.identity(kind, experiment, settings, seed=seed, optimizer=optimizer)
+        return store.identity(kind, experiment, settings, seed=seed, optimizer=optimizer)
 
     def norms(self, experiment: str) -> list[str]:
         """The norms of an experiment's svm-geometry file (its config key `norms`)."""
@@ -270,7 +268,7 @@ class WorkflowConfig:
             "study": canonical(without(self.study, "data", "settings", "optimizers")),
             "device": self.config["device"],
         }
-        ident = files.identity(kind, "global_convergence", used, optimizer=optimizer)
+        ident = store.identity(kind, "global_convergence", used, optimizer=optimizer)
         return {**ident, "setting": setting}
 
     def study_identities(self, patterns: dict) -> dict:
@@ -290,15 +288,7 @@ class WorkflowConfig:
         optimizers = self.study.get("optimizers", {})
         return {name: opt.get("label", name) for name, opt in optimizers.items()}
 
-    # ---- the real-data part --------------------------------------------------------------
-
-    def real_figures(self) -> list[str]:
-        """The real-data figures' names: the trained ones, then the token-similarity ones."""
-        return list(self.real_experiments) + self.similarity_figures()
-
-    def similarity_figures(self) -> list[str]:
-        """The token-similarity figures (Fig. 10 and its variants) that have samples."""
-        return [name for name, s in self.real["similarity"].items() if s["samples"]]
+    # ---- the real-data part: what its identities read (the rest: workflow.real_config) ----
 
     def real_settings(self, experiment: str) -> dict:
         """What a real-data run depends on (not its title, the optimizers' labels or its
@@ -316,99 +306,6 @@ class WorkflowConfig:
             **{k: self.real[k] for k in ("data_root", "device", "autocast")},
         }
 
-    def real_scale(self, experiment: str) -> str:
-        """A real-data run's model and size in words: what the claims' "where" names."""
-        e = self.real_experiments[experiment]
-        train = e["train"]
-        size = f"{train['train_samples']:,} train" if train.get("train_samples") else "full"
-        return f"{e['model']}, {size}, {train['epochs']} epoch(s) of batch {train['batch_size']}"
-
-    def claimed_real_experiments(self) -> list[str]:
-        """The real-data experiments the claims read: not a learning-rate sweep (`sweep_of`),
-        which records a figure's rates, not a verdict."""
-        return [n for n, e in self.real_experiments.items() if "sweep_of" not in e]
-
-    def claims_real(self, experiment: str) -> dict:
-        """What the claims read of a real-data experiment besides its table."""
-        e = self.real_experiments[experiment]
-        return {
-            "layout": "real",
-            "dataset": e["dataset"],
-            "scale": self.real_scale(experiment),
-            "seeds": e["seeds"],
-            "optimizers": {o: self.optimizer(experiment, o) for o in e["optimizers"]},
-            "labels": {o: opt.get("label", o) for o, opt in e["optimizers"].items()},
-            "paper_figure": None,
-            "identity": self.identity("metrics", experiment),
-        }
-
-    def claims_real_built(self, table: str) -> dict:
-        """Claims params: what the claims read of each real-data experiment whose aggregate
-        table (`table`, a pattern of {figure}) this build holds; the others are "not
-        measured". Params, not inputs: the claims never ask for a real-data training job,
-        and a table that appears reruns the claims job only."""
-        built = {}
-        for name in self.claimed_real_experiments():
-            if os.path.exists(path := table.format(figure=name)):
-                built[name] = {**self.claims_real(name), "table": path}
-        return built
-
-    def claims_similarity_built(self, table: str) -> dict:
-        """Claims params, as claims_real_built: each token-similarity panel's histogram table
-        (`table`, a pattern of {figure} and {dataset}) this build holds."""
-        return {
-            f"{figure}/{dataset}": {**self.claims_similarity(figure, dataset), "table": path}
-            for figure in self.similarity_figures()
-            for dataset in self.similarity_section(figure)["samples"]
-            if os.path.exists(path := table.format(figure=figure, dataset=dataset))
-        }
-
-    def claims_similarity(self, figure: str, dataset: str) -> dict:
-        """What the claims read of one panel (dataset) of a token-similarity figure."""
-        s = self.real["similarity"][figure]
-        return {
-            "layout": "similarity",
-            "figure": figure,
-            "dataset": dataset,
-            "scale": f"{s['model']} token embeddings",
-            "optimizers": {},
-            "paper_figure": None,
-        }
-
-    def real_threads(self, figure: str) -> int:
-        """A real-data training job's CPU threads: its figure's, else real_data.threads."""
-        return self.real_experiments[figure].get("threads", self.real["threads"])
-
-    def real_needs(self, figure: str) -> dict:
-        """The datasets and the model (path or hub name) a real-data figure needs."""
-        if figure in self.real["similarity"]:
-            similarity = self.real["similarity"][figure]
-            model = self.real["models"][similarity["model"]]
-            return {"datasets": sorted(similarity["samples"]), "model": model}
-        e = self.real_experiments[figure]
-        model = None if e["model"] == "vit_small" else self.real["models"][e["model"]]
-        split = {k: e["train"].get(f"{k}_samples") for k in ("train", "test")}
-        return {"datasets": [e["dataset"]], "model": model, "split": split}
-
-    def similarity_settings(self, figure: str, dataset: str) -> dict:
-        s = self.real["similarity"][figure]
-        return canonical(
-            {
-                "model_path": self.real["models"][s["model"]],
-                "samples": s["samples"][dataset],
-                **{k: s[k] for k in ("seed", "max_length", "band")},
-            }
-        )
-
-    def similarity_section(self, figure: str) -> dict:
-        return self.real["similarity"][figure]
-
-    def similarity_title(self, figure: str) -> str:
-        return self.similarity_section(figure)["title"]
-
-    def similarity_config(self, figure: str) -> dict:
-        similarity = {figure: self.real["similarity"][figure]}
-        return canonical({"real_data": {**self._real_globals(), "similarity": similarity}})
-
-    def _real_globals(self) -> dict:
+    def real_globals(self) -> dict:
+        """The real-data settings that reach every real-data job (data root, models, device)."""
         return {k: self.real[k] for k in REAL_GLOBALS}

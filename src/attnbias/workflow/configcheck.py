@@ -22,10 +22,10 @@ Every refusal is a ConfigError whose message starts with the dotted key path
   check_geometry    the geometry experiments' norms (configcheck_geometry)
 
 The text checks live in configcheck_texts, the optimizer checks in configcheck_optimizers, and
-ConfigError with the key paths in configkeys; this module runs them all and re-exports their
-public names. The real-data entries are checked by attnbias.realdata.config_check, the
-sweeps' by attnbias.studies.sweep_check, which common.smk runs next (this module is below
-those packages: it imports none of them).
+ConfigError with the key paths in configkeys; this module runs them all (callers import each
+name from the module that defines it). The real-data entries are checked by
+attnbias.realdata.config_check, the sweeps' by attnbias.studies.sweep_check, which
+common.smk runs next (this module is below those packages: it imports none of them).
 """
 
 from __future__ import annotations
@@ -36,28 +36,20 @@ from collections.abc import Iterator
 from attnbias.workflow.configcheck_geometry import check_geometry
 from attnbias.workflow.configcheck_optimizers import check_optimizers, check_specs
 from attnbias.workflow.configcheck_texts import check_markup, check_texts
-from attnbias.workflow.configkeys import ConfigError, key_path, walk
+from attnbias.workflow.configkeys import ConfigError, walk
 from attnbias.workflow.validator import validator_class
 
-# the names callers use, wherever they are defined
 __all__ = [
     "RESERVED_NAMES",
     "MAX_CONSTRAINTS",
     "RENAMED",
-    "ConfigError",
-    "key_path",
     "check_renamed",
     "check_finite",
-    "check_markup",
     "validate",
-    "check_optimizers",
     "check_names",
     "check_sizes",
     "check_signals",
     "check_digits",
-    "check_texts",
-    "check_specs",
-    "check_geometry",
     "check_workflow",
     "check",
 ]

@@ -7,7 +7,7 @@ this module cannot stop it; for the default config (the Snakefile's `configfile:
 can, and the Snakefile checks that file before loading it. Either way no job runs: a
 template is refused by file name, whatever it evaluated to (docs/running.md).
 
-Read bounded (issue 52), each refusal naming the file: what is not a regular file (a FIFO,
+Read bounded, each refusal naming the file: what is not a regular file (a FIFO,
 a directory, /dev/zero behind a symlink) or holds more than MAX_BYTES is refused before it
 is read whole; a YAML whose aliases expand past MAX_NODES nodes (a "billion laughs") once
 composed, before anything is built from it; a key given twice in one mapping (YAML keeps

@@ -1,7 +1,7 @@
 """A config's key paths: the ConfigError that names one, and the walk over every value.
 
 A leaf (no imports from the package), so that configcheck and its parts raise the one error
-type; configcheck re-exports it, the name its callers import.
+type, which callers import from here.
 """
 
 from __future__ import annotations

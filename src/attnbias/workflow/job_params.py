@@ -13,6 +13,7 @@ from attnbias.data.models import SEPARATE_GENERATORS
 from attnbias.workflow.codedeps import package_module_files
 from attnbias.workflow.config import WorkflowConfig, at
 from attnbias.workflow.geometry_config import GeometryConfig
+from attnbias.workflow.real_config import RealDataConfig
 
 
 def experiment_of(wildcards) -> str:
@@ -30,12 +31,14 @@ class JobParams:
         self.sweeps = sweeps
         self.geometry = GeometryConfig(wf)
         self.robustness = robustness
+        self.real = RealDataConfig(wf)
 
     # ---- the synthetic stages: a job per experiment (data, svm) and optimizer (train) ---
 
     def data_generator_code(self, wildcards) -> list[str]:
         """The module of the experiment's data model where its generator lives apart from
-        attnbias.data (SEPARATE_GENERATORS: bad_direction's solves an SVM), else none."""
+        attnbias.data.models (SEPARATE_GENERATORS: bad_direction's solves an SVM,
+        binary_digits' reads real images), else none."""
         model = self.wf.experiments[wildcards.experiment]["data"]["model"]
         own = SEPARATE_GENERATORS.get(model)
         return list(package_module_files(own)) if own else []
@@ -168,10 +171,10 @@ class JobParams:
     # ---- the real-data figures: a training job per optimizer and seed ------------------
 
     def real_needs(self, wildcards) -> dict:
-        return self.wf.real_needs(wildcards.figure)
+        return self.real.real_needs(wildcards.figure)
 
     def real_threads(self, wildcards) -> int:
-        return self.wf.real_threads(wildcards.figure)
+        return self.real.real_threads(wildcards.figure)
 
     def real_settings(self, wildcards) -> dict:
         return self.wf.real_settings(wildcards.figure)
@@ -186,7 +189,7 @@ class JobParams:
 
     def similarity_datasets(self, wildcards) -> dict:
         """The datasets of a token-similarity figure: one panel and one job each."""
-        return {"dataset": list(self.wf.similarity_section(wildcards.figure)["samples"])}
+        return {"dataset": list(self.real.similarity_section(wildcards.figure)["samples"])}
 
     def similarity_tables(self, pattern: str):
         """Input: the histogram tables (`pattern`) of the job's figure, one per dataset."""
@@ -196,10 +199,10 @@ class JobParams:
         ]
 
     def similarity_settings(self, wildcards) -> dict:
-        return self.wf.similarity_settings(wildcards.figure, wildcards.dataset)
+        return self.real.similarity_settings(wildcards.figure, wildcards.dataset)
 
     def similarity_title(self, wildcards) -> str:
-        return self.wf.similarity_title(wildcards.figure)
+        return self.real.similarity_title(wildcards.figure)
 
     def similarity_config(self, wildcards) -> dict:
-        return self.wf.similarity_config(wildcards.figure)
+        return self.real.similarity_config(wildcards.figure)

@@ -13,8 +13,8 @@ chunks of the same names). The record:
                           the sha256 of their canonical JSON (sorted keys, no spaces)
   packages                versions in the figure job's own environment
   training                devices and torch versions of the training runs (each run table
-                          records them, io.with_run_info, and an aggregate table carries its
-                          runs' records merged, io.concat_tables)
+                          records them, parquet.with_run_info, and an aggregate table carries its
+                          runs' records merged, parquet.concat_tables)
   wall_time_s             per upstream rule: jobs, total and longest wall time in seconds, as
                           Snakemake measured them (`benchmark:` files), and the sum
   inputs_sha256           every input file of the job (tables, data, code; not the wall-time
@@ -38,7 +38,7 @@ from importlib import metadata
 from pathlib import Path
 
 import attnbias
-from attnbias.workflow import io
+from attnbias.workflow import io, parquet, store
 
 UNKNOWN = "unknown"
 PACKAGES = (
@@ -151,7 +151,7 @@ def trained_on(training: dict) -> str:
 def training_info(infos: list[dict]) -> dict:
     """The devices (and their names), torch versions and, where recorded, the backends
     (attnbias.training.kernel: "c", the compiled kernel; or "torch") of the runs whose
-    records (io.run_records) are `infos`."""
+    records (parquet.run_records) are `infos`."""
 
     def values(key):
         return sorted({info.get(key, UNKNOWN) for info in infos})
@@ -184,7 +184,7 @@ def collect(
         "config_sha256": config_sha256(config),
         "config": config,
         "packages": package_versions(),
-        "training": training_info([r for path in run_files for r in io.run_records(path)]),
+        "training": training_info([r for path in run_files for r in parquet.run_records(path)]),
         "wall_time_s": wall_times(benchmark_files),
         "inputs_sha256": files_sha256(input_files),
     }
@@ -194,7 +194,7 @@ def files_sha256(paths: Iterable) -> dict[str, str]:
     """{path: sha256 of the file's bytes}, sorted by path."""
     out = {}
     for path in sorted(set(map(str, paths))):
-        with io.open_regular(path) as fh:  # a FIFO or device refused unopened
+        with store.open_regular(path) as fh:  # a FIFO or device refused unopened
             out[path] = hashlib.file_digest(fh, "sha256").hexdigest()
     return out
 

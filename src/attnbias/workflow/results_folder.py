@@ -32,8 +32,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from attnbias.workflow import io
-from attnbias.workflow.configcheck import ConfigError
 from attnbias.workflow.configfiles import ConfigFileError, name, read_plain
+from attnbias.workflow.configkeys import ConfigError
 
 OWNER_FILE = ".attnbias-config"  # in the results folder: the config file(s) that wrote it
 COMMAND = "python -m attnbias.workflow.results_folder take-over"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from attnbias.workflow import io
+from attnbias.workflow import npz
 
 
 def solve_every_seed(
@@ -17,7 +17,7 @@ def solve_every_seed(
     (input `data`, its identities the param `data`). `solve(dataset, name)` returns the
     solutions and the lines that describe them; `name` ("experiment fig2, seed 3") is what
     an error names."""
-    datasets = io.load_data(job.input.data, job.params.data)
+    datasets = npz.load_data(job.input.data, job.params.data)
     solutions = {}
     for seed, dataset in datasets.items():
         name = f"experiment {job.wildcards.experiment}, seed {seed}"
@@ -30,4 +30,4 @@ def solve_every_seed(
 def save(job, arrays: dict[int, dict], reports: dict[int, dict] | None = None) -> None:
     """Write every seed's arrays with its identity (the param `identities`)."""
     identities = {ident["seed"]: ident for ident in job.params.identities}
-    io.save_seeds(job.output[0], arrays, identities, reports)
+    npz.save_seeds(job.output[0], arrays, identities, reports)
