@@ -1,7 +1,7 @@
 """The step on the full W, in numpy (FullMatrixStepper, a stepper of training.loop): the path
 of the direction rules (attnbias.optim.rules: sign, nsd, muon, adam, mirror, kq), whose
-updates leave the token coordinates of the C kernel and the torch loop (training.token_problem; docs/layout.md,
-"Adding an optimizer"). It trains the step-length rules too (full_batch.Optimizer on numpy
+updates leave the token coordinates of the C kernel and the torch stepper
+(training.token_problem; docs/layout.md, "Adding an optimizer"). It trains the step-length rules too (full_batch.Optimizer on numpy
 arrays): the tests hold it equal to the kernel on GD and NGD.
 
 Same problem, losses, stable gradients and metrics as the other backends: the forward
