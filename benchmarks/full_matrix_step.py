@@ -29,7 +29,8 @@ from train_step import median_time  # (run as a script: benchmarks/ is on the pa
 
 from attnbias.data import models
 from attnbias.optim.spec import OptimizerSpec
-from attnbias.training import full_matrix
+from attnbias.training import loop
+from attnbias.training.full_matrix import FullMatrixStepper
 from attnbias.training.token_problem import TokenProblem
 
 SIZE = dict(n=20, T=5, d=100)
@@ -138,8 +139,13 @@ def _measure() -> None:
         random.shuffle(order)
         for name in order:
             start = time.perf_counter()
-            full_matrix.train(
-                problem, SPECS[name], iterations=args.steps, log_iterations=grid, W_mm=W_mm
+            loop.train(
+                FullMatrixStepper,
+                problem,
+                SPECS[name],
+                iterations=args.steps,
+                log_iterations=grid,
+                W_mm=W_mm,
             )
             times[name].append((time.perf_counter() - start) / args.steps)
     floor = floors(problem)

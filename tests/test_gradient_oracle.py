@@ -203,7 +203,7 @@ def _oracle_step(ds, spec, train_u, gap, monkeypatch) -> dict:
         return grads
 
     with monkeypatch.context() as patch:
-        patch.setattr(full_matrix._State, "gradients", oracle_gradients)
+        patch.setattr(full_matrix.FullMatrixStepper, "gradients", oracle_gradients)
         return _one_step("full_matrix", ds, spec, train_u)
 
 

@@ -1,8 +1,9 @@
 """The step on the full W, in numpy (FullMatrixStepper, a stepper of training.loop): the path
 of the direction rules (attnbias.optim.rules: sign, nsd, muon, adam, mirror, kq), whose
 updates leave the token coordinates of the C kernel and the torch stepper
-(training.token_problem; docs/layout.md, "Adding an optimizer"). It trains the step-length rules too (full_batch.Optimizer on numpy
-arrays): the tests hold it equal to the kernel on GD and NGD.
+(training.token_problem; docs/layout.md, "Adding an optimizer"). It trains the
+step-length rules too (full_batch.Optimizer on numpy arrays): the tests hold it equal to
+the kernel on GD and NGD.
 
 Same problem, losses, stable gradients and metrics as the other backends: the forward
 quantities in logs (token_problem.TokenProblem.forward_of, model.delta), the gradient's
@@ -10,8 +11,8 @@ weights (model.gradient_weights), the logged row (metric_formulas.row); the loop
 crossings, divergence checks and tables. W is materialised as (B, d, d) float64 and u as
 (B, d); a step costs the products X W x_1 (the logits), a^T X (x_bar), w^T X (the
 gradient's token sums) and L Q (the gradient G = L Q, with L (B, d, n)), plus the rule's
-own arithmetic:
-benchmarks/full_matrix_step.py measures it against those products done once.
+own arithmetic: benchmarks/full_matrix_step.py measures it against those products done
+once.
 """
 
 from __future__ import annotations
