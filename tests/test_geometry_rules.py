@@ -22,6 +22,7 @@ from attnbias.training.full_matrix import FullMatrixStepper
 from attnbias.training.kernel import KernelStepper
 from attnbias.training.metrics import log_grid
 from attnbias.training.token_problem import TokenProblem
+from attnbias.workflow.train_job import train_seeds
 
 
 def _step(spec, W0, blocks, steps=None):
@@ -278,10 +279,10 @@ def test_extra_metrics_on_every_backend(spec, dtype, expected_backend):
     assert hooked["W_sum"].shape == plain["log_loss"].shape
 
 
-def test_run_seeds_passes_extra_metrics():
+def test_the_job_passes_extra_metrics():
     dss, W_mm, _ = _problem(False)
     train = dict(iterations=20, log_points=4, grid="log", train_u=False, loss="exponential")
     svms = [{"W_mm": W} for W in W_mm]
-    _, metrics, finals, _ = dispatch.run_seeds(dss, svms, train, {"rule": "ngd", "lr": 0.1},
-                                               extra_metrics=_extra)  # fmt: skip
+    _, metrics, finals, _ = train_seeds(dss, svms, train, {"rule": "ngd", "lr": 0.1},
+                                        extra_metrics=_extra)  # fmt: skip
     assert metrics[1]["W_sum"][-1] == pytest.approx(finals[1]["W"].sum(), rel=1e-12)

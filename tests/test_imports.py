@@ -153,18 +153,19 @@ def test_the_package_has_no_import_cycle():
 
 
 def test_the_backends_shared_definitions_are_a_leaf():
-    """training/metrics.py imports nothing from attnbias, nor torch: the kernel, the torch
-    loop, the dispatcher and the claims import it without importing each other."""
+    """training/metrics.py imports nothing from attnbias, nor torch: the loop, the metric
+    formulas and the claims import it, and no stepper imports another."""
     graph = import_graph(SRC, "attnbias")
     leaf = "attnbias.training.metrics"
     assert graph[leaf] == set()
     imported = imported_names(leaf, modules_of(SRC, "attnbias")[leaf])
     roots = {base.split(".")[0] for base, _ in imported}
     assert roots <= {"__future__", "numpy"}, roots
-    for user in ("kernel", "torch_loop", "dispatch"):
+    for user in ("loop", "metric_formulas"):
         assert leaf in graph[f"attnbias.training.{user}"], user
     assert "attnbias.training.kernel" not in graph["attnbias.training.torch_loop"]
     assert "attnbias.training.torch_loop" not in graph["attnbias.training.kernel"]
+    assert "attnbias.training.full_matrix" not in graph["attnbias.training.kernel"]
     claims = [n for n in graph if n == "attnbias.claims" or n.startswith("attnbias.claims.")]
     assert any(leaf in graph[n] for n in claims), "the claims read the thresholds elsewhere"
 
