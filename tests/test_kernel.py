@@ -41,45 +41,18 @@ def _both(
     is checked)."""
     W_mm, u_mm = svm_solutions(datasets, train_u)
     grid = log_grid(iterations, points)
+    fast = dict(iterations=iterations, log_iterations=grid, W_mm=W_mm, u_mm=u_mm,
+                train_u=train_u, loss=loss)  # fmt: skip
     try:
-        ref, ref_final = loop.train(
-            TorchStepper,
-            attention.Problem.from_arrays(datasets),
-            spec,
-            iterations=iterations,
-            log_iterations=grid,
-            W_mm=torch.as_tensor(W_mm),
-            u_mm=None if u_mm is None else torch.as_tensor(u_mm),
-            train_u=train_u,
-            loss=loss,
-        )
+        # (the torch stepper takes the numpy references onto its device)
+        ref, ref_final = loop.train(TorchStepper, attention.Problem.from_arrays(datasets), spec, **fast)
     except FloatingPointError as err:  # then the fast path diverges at the same iteration
         if not may_diverge:
             raise
         with pytest.raises(FloatingPointError, match=re.escape(str(err))):
-            loop.train(
-                KernelStepper,
-                TokenProblem(datasets),
-                spec,
-                iterations=iterations,
-                log_iterations=grid,
-                W_mm=W_mm,
-                u_mm=u_mm,
-                train_u=train_u,
-                loss=loss,
-            )
+            loop.train(KernelStepper, TokenProblem(datasets), spec, **fast)
         return None
-    got, got_final = loop.train(
-        KernelStepper,
-        TokenProblem(datasets),
-        spec,
-        iterations=iterations,
-        log_iterations=grid,
-        W_mm=W_mm,
-        u_mm=u_mm,
-        train_u=train_u,
-        loss=loss,
-    )
+    got, got_final = loop.train(KernelStepper, TokenProblem(datasets), spec, **fast)
     return ref, got, ref_final, got_final
 
 
@@ -238,41 +211,9 @@ def test_divergence_raises_as_in_the_reference():
         )  # fmt: skip
 
 
-def test_invalid_requests():
+def test_a_batch_shares_its_shapes():
+    """(The refusals of a training request are the loop's: tests/test_loop.py.)"""
     ds = models.generate("dm", 0, dict(n=6, T=4, d=10))
-    problem = TokenProblem([ds])
-    W_mm = np.eye(10)[None]
-    with pytest.raises(ValueError, match="u_mm"):
-        loop.train(
-            KernelStepper,
-            problem,
-            OptimizerSpec("gd"),
-            iterations=1,
-            log_iterations=[0, 1],
-            W_mm=W_mm,
-            train_u=True,
-        )
-    with pytest.raises(ValueError, match="f\\*"):
-        loop.train(
-            KernelStepper,
-            problem,
-            OptimizerSpec("polyak"),
-            iterations=1,
-            log_iterations=[0, 1],
-            W_mm=W_mm,
-            u_mm=np.ones((1, 10)),
-            train_u=True,
-        )
-    with pytest.raises(ValueError, match="loss"):
-        loop.train(
-            KernelStepper,
-            problem,
-            OptimizerSpec("gd"),
-            iterations=1,
-            log_iterations=[0, 1],
-            W_mm=W_mm,
-            loss="square",
-        )
     with pytest.raises(ValueError, match="share"):
         TokenProblem([ds, models.generate("dm", 1, dict(n=6, T=4, d=11))])
 

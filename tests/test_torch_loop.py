@@ -349,41 +349,9 @@ def test_non_finite_data_raises_at_iteration_0():
         )
 
 
-def test_invalid_training_requests():
+def test_a_batch_shares_its_shapes():
+    """(The refusals of a training request are the loop's: tests/test_loop.py.)"""
     ds = models.generate("dm", 0, dict(n=6, T=4, d=10))
-    problem = attention.Problem.from_arrays([ds])
-    W_mm = w_mm_of([ds])
-    with pytest.raises(ValueError, match="u_mm"):
-        loop.train(
-            TorchStepper,
-            problem,
-            OptimizerSpec("gd"),
-            iterations=1,
-            log_iterations=[0, 1],
-            W_mm=W_mm,
-            train_u=True,
-        )
-    with pytest.raises(ValueError, match="f\\*"):
-        loop.train(
-            TorchStepper,
-            problem,
-            OptimizerSpec("polyak"),
-            iterations=1,
-            log_iterations=[0, 1],
-            W_mm=W_mm,
-            u_mm=u_mm_of([ds]),
-            train_u=True,
-        )
-    with pytest.raises(ValueError, match="loss"):
-        loop.train(
-            TorchStepper,
-            problem,
-            OptimizerSpec("gd"),
-            iterations=1,
-            log_iterations=[0, 1],
-            W_mm=W_mm,
-            loss="square",
-        )
     with pytest.raises(ValueError, match="share"):
         attention.Problem.from_arrays([ds, models.generate("dm", 1, dict(n=6, T=4, d=11))])
 
@@ -400,21 +368,9 @@ def _default_regime(seed=0):
 def test_ngd_aligns_fast_and_gd_slowly_in_the_default_regime():
     problem, W_mm = _default_regime()
     grid = metrics.log_grid(10**4, 5)  # 0, 1, 10, ..., 1e4
-    ngd, _ = loop.train(
-        TorchStepper,
-        problem,
-        OptimizerSpec("ngd", lr=0.1),
-        iterations=10**4,
-        log_iterations=grid,
-        W_mm=W_mm,
-    )
-    gd, _ = loop.train(
-        TorchStepper,
-        problem,
-        OptimizerSpec("gd", lr=1.0),
-        iterations=10**4,
-        log_iterations=grid,
-        W_mm=W_mm,
+    ngd, gd = (
+        loop.train(TorchStepper, problem, spec, iterations=10**4, log_iterations=grid, W_mm=W_mm)[0]
+        for spec in (OptimizerSpec("ngd", lr=0.1), OptimizerSpec("gd", lr=1.0))
     )
     # Example 1 under Ass. 2 (query_signal 0): GD at about 6e-3, NGD two decades below
     assert ngd["gap_W"][0, -1] < 1e-3
