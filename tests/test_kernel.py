@@ -45,7 +45,9 @@ def _both(
                 train_u=train_u, loss=loss)  # fmt: skip
     try:
         # (the torch stepper takes the numpy references onto its device)
-        ref, ref_final = loop.train(TorchStepper, attention.Problem.from_arrays(datasets), spec, **fast)
+        ref, ref_final = loop.train(
+            TorchStepper, attention.Problem.from_arrays(datasets), spec, **fast
+        )
     except FloatingPointError as err:  # then the fast path diverges at the same iteration
         if not may_diverge:
             raise
