@@ -1,7 +1,7 @@
 """Cost of one step on the full W (attnbias.training.full_matrix) against its arithmetic
 floor, per rule, at fig2's size (B = 10 runs, n = 20, T = 5, d = 100; Example 1).
 
-  step    full_matrix.train of N steps, metrics logged at 0 and N only, divided by N
+  step    loop.train on FullMatrixStepper, N steps, metrics logged at 0 and N only, / N
           (median over rounds); the 1 - cos(W_t, W_mm) crossing check runs every step
   floor   the same step written plainly, each operation once in numpy (median of
           repeated calls): the products every rule does (the logits X (W x_1), x_bar = a X,
