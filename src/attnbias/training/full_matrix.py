@@ -6,32 +6,27 @@ step-length rules too (full_batch.Optimizer on numpy arrays): the tests hold it 
 the kernel on GD and NGD.
 
 Same problem, losses, stable gradients and metrics as the other backends: the forward
-quantities in logs (token_problem.TokenProblem.forward_of, model.delta), the gradient's
-weights (model.gradient_weights), the logged row (metric_formulas.row); the loop owns the
-crossings, divergence checks and tables. W is materialised as (B, d, d) float64 and u as
-(B, d); a step costs the products X W x_1 (the logits), a^T X (x_bar), w^T X (the
-gradient's token sums) and L Q (the gradient G = L Q, with L (B, d, n)), plus the rule's
-own arithmetic: benchmarks/full_matrix_step.py measures it against those products done
-once.
+quantities in logs (token_problem.TokenProblem.forward_of, model.delta), the gradients
+(model.full_gradients, numpy's twin of model.gradients), the logged row
+(metric_formulas.row); the loop owns the crossings, divergence checks and tables. W is
+materialised as (B, d, d) float64 and u as (B, d); a step costs the products X W x_1 (the
+logits), a^T X (x_bar), w^T X (the gradient's token sums) and L Q (the gradient G = L Q,
+with L (B, d, n)), plus the rule's own arithmetic: benchmarks/full_matrix_step.py measures
+it against those products done once.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from attnbias.model.gradient_weights import ScaledGradient, u_direction, w_token_sums
+from attnbias.model import full_gradients
+from attnbias.model.gradient_weights import ScaledGradient
 from attnbias.optim.full_batch import Optimizer
 from attnbias.optim.geometry import Block, QueryBasis
 from attnbias.optim.rule import run_seed
 from attnbias.training import metric_formulas
 from attnbias.training.loop import PerStep, Request
 from attnbias.training.token_problem import TokenProblem
-
-
-def _log_norm(block: Block) -> np.ndarray:
-    flat = block.direction.reshape(len(block.direction), 1, -1)
-    with np.errstate(divide="ignore"):
-        return 0.5 * np.log((flat @ np.swapaxes(flat, 1, 2))[:, 0, 0]) + block.log_scale
 
 
 class FullMatrixStepper(PerStep):
@@ -94,12 +89,12 @@ class FullMatrixStepper(PerStep):
         """grad_W L (and grad_u L) as geometry.Block: e^log_scale G~, G~ = L Q."""
         p = self.problem
         log_neg_slope = self.request.loss.log_neg_slope(fwd["margin"])
-        x_bar = (np.exp(fwd["log_attn"])[..., None, :] @ p.X)[..., 0, :]
-        log_scale, v = w_token_sums(np, log_neg_slope, fwd["log_attn"], self.scores[0], p.X)
-        left = np.swapaxes(v, 1, 2) / p.n  # (B, d, n)
+        log_scale, left = full_gradients.w_gradient(
+            p.X, log_neg_slope, fwd["log_attn"], self.scores[0]
+        )
         grads = {"W": Block(log_scale, None, left, self.basis)}
         if self.train_u:
-            grads["u"] = Block(*u_direction(np, log_neg_slope, p.y, x_bar))
+            grads["u"] = Block(*full_gradients.u_gradient(p.X, p.y, log_neg_slope, fwd["log_attn"]))
         return grads
 
     def step(self, t: int, fwd: dict) -> np.ndarray:
@@ -112,7 +107,9 @@ class FullMatrixStepper(PerStep):
             loss, spec = self.request.loss, self.request.spec
             log_loss = metric_formulas.log_mean(np, loss.log_value(fwd["margin"]))
             scaled = {
-                name: ScaledGradient(g.log_scale, g.direction, _log_norm(g))
+                name: ScaledGradient(
+                    g.log_scale, g.direction, full_gradients.log_norm(g.log_scale, g.direction)
+                )
                 for name, g in grads.items()
             }
 
