@@ -41,7 +41,6 @@ from attnbias.svm import max_margin
 from attnbias.training import kernel_library, loop, metrics
 from attnbias.training.kernel import KernelStepper
 from attnbias.training.token_problem import TokenProblem
-from attnbias.training.torch_loop import TorchStepper
 
 TARGETS_US = {"fig2": 60.0, "gd_vs_ngd": 15.0}
 FLOOR_RATIO_TARGET = 10.0
@@ -118,6 +117,7 @@ class Case:
         import torch
 
         from attnbias.model import attention
+        from attnbias.training.torch_loop import TorchStepper
 
         torch.set_num_threads(1)
         problem = attention.Problem.from_arrays([self.ds])
