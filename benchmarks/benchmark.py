@@ -30,7 +30,8 @@ from attnbias.data import models
 from attnbias.model import attention
 from attnbias.optim.spec import OptimizerSpec
 from attnbias.svm import max_margin
-from attnbias.training import metrics, torch_loop
+from attnbias.training import loop, metrics
+from attnbias.training.torch_loop import TorchStepper
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -71,7 +72,8 @@ def bench_seeds(iterations: int) -> None:
 
     def run(k):
         problem = attention.Problem.from_arrays(datasets[:k])
-        torch_loop.train(
+        loop.train(
+            TorchStepper,
             problem,
             spec,
             iterations=iterations,

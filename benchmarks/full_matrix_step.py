@@ -1,7 +1,7 @@
 """Cost of one step on the full W (attnbias.training.full_matrix) against its arithmetic
 floor, per rule, at fig2's size (B = 10 runs, n = 20, T = 5, d = 100; Example 1).
 
-  step    full_matrix.train of N steps, metrics logged at 0 and N only, divided by N
+  step    loop.train on FullMatrixStepper, N steps, metrics logged at 0 and N only, / N
           (median over rounds); the 1 - cos(W_t, W_mm) crossing check runs every step
   floor   the same step written plainly, each operation once in numpy (median of
           repeated calls): the products every rule does (the logits X (W x_1), x_bar = a X,
@@ -29,7 +29,8 @@ from train_step import median_time  # (run as a script: benchmarks/ is on the pa
 
 from attnbias.data import models
 from attnbias.optim.spec import OptimizerSpec
-from attnbias.training import full_matrix
+from attnbias.training import loop
+from attnbias.training.full_matrix import FullMatrixStepper
 from attnbias.training.token_problem import TokenProblem
 
 SIZE = dict(n=20, T=5, d=100)
@@ -138,8 +139,13 @@ def _measure() -> None:
         random.shuffle(order)
         for name in order:
             start = time.perf_counter()
-            full_matrix.train(
-                problem, SPECS[name], iterations=args.steps, log_iterations=grid, W_mm=W_mm
+            loop.train(
+                FullMatrixStepper,
+                problem,
+                SPECS[name],
+                iterations=args.steps,
+                log_iterations=grid,
+                W_mm=W_mm,
             )
             times[name].append((time.perf_counter() - start) / args.steps)
     floor = floors(problem)

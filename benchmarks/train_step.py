@@ -38,7 +38,8 @@ import yaml
 from attnbias.data import models
 from attnbias.optim.spec import OptimizerSpec, without
 from attnbias.svm import max_margin
-from attnbias.training import kernel, kernel_library, metrics
+from attnbias.training import kernel_library, loop, metrics
+from attnbias.training.kernel import KernelStepper
 from attnbias.training.token_problem import TokenProblem
 
 TARGETS_US = {"fig2": 60.0, "gd_vs_ngd": 15.0}
@@ -74,7 +75,8 @@ class Case:
         self.size = f"n={n} T={T} d={d}"
 
     def run(self, grid) -> None:
-        kernel.train(
+        loop.train(
+            KernelStepper,
             self.problem,
             self.spec,
             iterations=self.steps,
@@ -115,12 +117,13 @@ class Case:
         import torch
 
         from attnbias.model import attention
-        from attnbias.training import torch_loop
+        from attnbias.training.torch_loop import TorchStepper
 
         torch.set_num_threads(1)
         problem = attention.Problem.from_arrays([self.ds])
         start = time.perf_counter()
-        torch_loop.train(
+        loop.train(
+            TorchStepper,
             problem,
             self.spec,
             iterations=steps,

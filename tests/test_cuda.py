@@ -38,7 +38,8 @@ from attnbias.optim.spec import OptimizerSpec
 from attnbias.optim.stochastic import SNGD, SPS
 from attnbias.realdata import trainer
 from attnbias.svm import max_margin
-from attnbias.training import metrics, torch_loop
+from attnbias.training import loop, metrics
+from attnbias.training.torch_loop import TorchStepper
 
 pytestmark = [
     pytest.mark.cuda,
@@ -107,7 +108,7 @@ def case_id(case) -> str:
 
 
 def synthetic_run(kind: str, spec: OptimizerSpec, device, iterations: int = ITERATIONS):
-    """torch_loop.train in float64 on `device`: (metrics table, final {"W", "u"} as numpy)."""
+    """loop.train on the torch stepper in float64 on `device`: (metrics table, final as numpy)."""
     device = torch.device(device)
     problem = attention.Problem.from_arrays(
         list(synthetic_datasets(kind)), device=device, dtype=F64
@@ -117,7 +118,8 @@ def synthetic_run(kind: str, spec: OptimizerSpec, device, iterations: int = ITER
     def on_device(a):
         return None if a is None else torch.as_tensor(a, dtype=F64, device=device)
 
-    table, final = torch_loop.train(
+    table, final = loop.train(
+        TorchStepper,
         problem,
         spec,
         iterations=iterations,
@@ -126,8 +128,8 @@ def synthetic_run(kind: str, spec: OptimizerSpec, device, iterations: int = ITER
         u_mm=on_device(u_mm),
         train_u=kind == "dm",
     )
-    assert final["W"].device.type == device.type  # it really ran there
-    return table, {k: v.cpu().numpy() for k, v in final.items()}
+    assert problem.X.device.type == device.type  # it really ran there (final: numpy)
+    return table, final
 
 
 def run_pair(case, device_a="cpu", device_b="cuda", iterations: int = ITERATIONS):

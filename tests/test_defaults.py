@@ -22,7 +22,7 @@ import yaml
 from attnbias.data import models
 from attnbias.optim import stochastic
 from attnbias.optim.spec import OptimizerSpec
-from attnbias.training import kernel, metrics
+from attnbias.training import loop, metrics
 from attnbias.workflow import configcheck, configcheck_optimizers, configkeys
 
 REPO = Path(__file__).resolve().parents[1]
@@ -80,7 +80,7 @@ def _sections():
         yield f"real {rule}", branch["then"]["properties"], keyword_defaults(constructor)
     train = DEFS["experiment"]["properties"]["train"]["properties"]
     settings = {
-        **keyword_defaults(kernel.train),
+        **keyword_defaults(loop.train),
         "grid": keyword_defaults(metrics.log_grid)["spacing"],
     }
     # log_points has no function default: the schema's is its only statement
@@ -184,7 +184,7 @@ def test_the_f_star_default_is_refused_where_u_is_trained_and_passes_where_fixed
 
 
 def test_the_train_u_default_is_the_trainers():
-    """An experiment without train.train_u has a fixed decoder (kernel.train's default), so
+    """An experiment without train.train_u has a fixed decoder (loop.train's default), so
     lr_u there is refused as for train_u: false."""
     config = config_without(["experiments", "fig3", "optimizers", "ngd"], "lr_u", lr_u=0.1)
     check(config)  # fig3 sets train_u: true

@@ -16,12 +16,13 @@ from backend_runs import DM, FIG8, assert_tables_agree, svm_solutions
 
 from attnbias.data import models
 from attnbias.optim import rules
-from attnbias.optim.full_batch import OptimizerSpec
+from attnbias.optim.spec import OptimizerSpec
 from attnbias.optim.rule import Look, Rule
 from attnbias.studies import global_convergence
 from attnbias.svm import max_margin
 from attnbias.training import dispatch, kernel, kernel_library
-from attnbias.training.metrics import CROSSING_METRICS, log_grid, logged_metrics
+from attnbias.training.metrics import CROSSING_METRICS, log_grid
+from attnbias.workflow.train_job import train_seeds
 
 
 def test_backend_choice():
@@ -71,7 +72,7 @@ def test_the_backend_follows_what_the_rule_declares(monkeypatch):
     W_mm, _ = svm_solutions([ds], False)
     runs = {}
     for spec in (half, OptimizerSpec("gd", lr=0.1)):
-        table, _, record = dispatch.train_batch(
+        table, _, record = dispatch.train(
             [ds], spec, W_mm=W_mm, iterations=20, log_iterations=log_grid(20, 5)
         )
         runs[record["backend"]] = table
@@ -80,33 +81,34 @@ def test_the_backend_follows_what_the_rule_declares(monkeypatch):
 
 
 def test_a_training_job_never_imports_torch(tmp_path):
-    """The job's entry (dispatch.run, as workflow/scripts/train.py calls it) stays torch-free."""
+    """The job's entry (train_job.train_seeds, as workflow/scripts/train.py calls it) stays
+    torch-free."""
     code = """
 import sys
 import numpy as np
 from attnbias.data import models
-from attnbias.training import dispatch
+from attnbias.workflow.train_job import train_seeds
 from attnbias.svm import max_margin
 ds = models.generate("example1", 0, dict(n=6, T=4, d=10))
 sol = max_margin.to_arrays(max_margin.solve_for_dataset(ds, False, "t"))
 config = dict(iterations=50, log_points=10, grid="log", loss="exponential", train_u=False)
-its, metrics, final, info = dispatch.run(ds, sol, config, dict(rule="ngd", lr=0.1))
-assert info["backend"] == "c" and np.isfinite(metrics["log_loss"]).all()
+its, metrics, final, info = train_seeds([ds], [sol], config, dict(rule="ngd", lr=0.1))
+assert info["backend"] == "c" and np.isfinite(metrics[0]["log_loss"]).all()
 assert "torch" not in sys.modules, "torch was imported"
 """
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
 def test_metrics_table_without_pandas_equals_pa_table():
-    """io.metrics_table builds its arrays from buffers (pa.array imports pandas): the same
+    """parquet.metrics_table builds its arrays from buffers (pa.array imports pandas): the same
     table as pa.table would give, and no pandas imported."""
     code = """
 import sys
 import numpy as np
 import pyarrow as pa
-from attnbias.workflow import io
+from attnbias.workflow import parquet
 metrics = {"b": np.array([1.0, np.nan, 3.0]), "a": np.array([7.0]), "c": np.array([0.5, 1, 2])}
-table = io.metrics_table("fig2", "ngd-mom", 3, np.array([0, 5, 10]), metrics)
+table = parquet.metrics_table("fig2", "ngd-mom", 3, np.array([0, 5, 10]), metrics)
 assert "pandas" not in sys.modules
 ref = pa.table({
     "experiment": pa.array(["fig2"] * 6, pa.string()),
@@ -121,18 +123,24 @@ assert table.equals(ref) and table.schema == ref.schema, (table, ref)
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+def _alone(dataset, solution, config, optimizer, **backend):
+    """One seed's run as the job trains it: (iterations, metrics, final, record)."""
+    its, metrics, finals, info = train_seeds([dataset], [solution], config, optimizer, **backend)
+    return its, metrics[0], finals[0], info
+
+
 def test_a_training_job_on_torch_gives_the_kernels_numbers(monkeypatch):
-    """dispatch.run on both backends (torch by the supports hook): the same run, each
-    recording where it trained."""
+    """The job's call (train_job.train_seeds) on both backends (torch by the supports hook):
+    the same run, each recording where it trained."""
     from attnbias.training import devices
 
     ds = models.generate("dm", 0, DM)
     sol = max_margin.to_arrays(max_margin.solve_for_dataset(ds, True, "t"))
     config = dict(iterations=60, log_points=10, grid="log", loss="logistic", train_u=True)
     args = (ds, sol, config, dict(rule="ngd", lr=0.1, momentum=0.5))
-    its, got, got_final, got_info = dispatch.run(*args, device="cpu", threads=1)
-    monkeypatch.setattr(kernel, "supports", lambda spec: False)
-    ref_its, ref, ref_final, ref_info = dispatch.run(*args, device="cpu", threads=1)
+    its, got, got_final, got_info = _alone(*args, device="cpu", threads=1)
+    monkeypatch.setattr(kernel, "supports", lambda spec, rule=None: False)
+    ref_its, ref, ref_final, ref_info = _alone(*args, device="cpu", threads=1)
     assert got_info == kernel_library.kernel_info()
     assert ref_info == {**devices.device_info(torch.device("cpu")), "backend": "torch"}
     np.testing.assert_array_equal(its, ref_its)
@@ -142,9 +150,9 @@ def test_a_training_job_on_torch_gives_the_kernels_numbers(monkeypatch):
 
 
 def test_study_mode_gives_diverged_runs_nan_and_keeps_the_others(monkeypatch):
-    """nonfinite="nan" (the study): as torch_loop.train with the batch split until the diverged
-    runs are alone (dispatch.train_batch on the torch backend)."""
-    ds = global_convergence.perturbed_example1(
+    """nonfinite="nan" (the study): the loop gives a diverged run NaN and keeps the others,
+    on the kernel as on the torch stepper (the reference)."""
+    ds = models.perturbed_example1(
         np.random.default_rng([0, 0]), n=10, T=4, d=50, correlation=2, query_signal=0.5
     )
     W0s, _ = global_convergence.random_initialisations(
@@ -154,13 +162,14 @@ def test_study_mode_gives_diverged_runs_nan_and_keeps_the_others(monkeypatch):
     grid = log_grid(1000, 30)
     spec = OptimizerSpec("polyak")  # uncapped: some runs overflow
     kw = dict(W0s=W0s, W_mm=W_mm[None], iterations=1000, log_iterations=grid, only="study")
-    got, got_final, got_record = dispatch.train_batch([ds], spec, **kw)
-    monkeypatch.setattr(kernel, "supports", lambda spec: False)  # the reference: torch
-    ref, ref_final, ref_record = dispatch.train_batch([ds], spec, **kw)
+    got, got_final, got_record = dispatch.train([ds], spec, **kw)
+    monkeypatch.setattr(kernel, "supports", lambda spec, rule=None: False)  # the reference: torch
+    ref, ref_final, ref_record = dispatch.train([ds], spec, **kw)
     assert (got_record["backend"], ref_record["backend"]) == ("c", "torch")
     lost = np.isnan(ref["gap_W"][:, -1])
     assert lost.any() and not lost.all()
-    assert set(ref) == {*logged_metrics(10, False), *CROSSING_METRICS}  # NaN under every name
+    study = {"log_loss", "opt_softmax", "gap_W", "log_step_W", *CROSSING_METRICS}
+    assert set(ref) == set(got) == study  # only="study" on every backend; NaN under each
     assert np.isnan(ref["log_loss"][lost]).all() and np.isnan(ref_final["u"][lost]).all()
     for key, values in (("gap_W", got), ("opt_softmax", got), ("W", got_final)):
         reference = (ref_final if key == "W" else ref)[key]
@@ -181,17 +190,17 @@ def test_study_mode_gives_diverged_runs_nan_and_keeps_the_others(monkeypatch):
 def test_a_training_jobs_batch_of_seeds_gives_each_seeds_run_alone(
     model, params, train_u, optimizer
 ):
-    """dispatch.run_seeds (one kernel call for every seed of the training job) against
-    dispatch.run one seed at a time: equal to 1e-12 relative, metric by metric."""
+    """train_job.train_seeds (one batch for every seed of the training job) against each
+    seed alone: equal to 1e-12 relative, metric by metric."""
     datasets = [models.generate(model, seed, params) for seed in range(3)]
     solutions = [
         max_margin.to_arrays(max_margin.solve_for_dataset(ds, train_u, "t")) for ds in datasets
     ]
     config = dict(iterations=80, log_points=10, grid="log", loss="logistic", train_u=train_u)
-    its, batch, batch_final, info = dispatch.run_seeds(datasets, solutions, config, optimizer)
+    its, batch, batch_final, info = train_seeds(datasets, solutions, config, optimizer)
     assert info["backend"] == "c"
     for k, (ds, solution) in enumerate(zip(datasets, solutions, strict=True)):
-        alone_its, alone, alone_final, _ = dispatch.run(ds, solution, config, optimizer)
+        alone_its, alone, alone_final, _ = _alone(ds, solution, config, optimizer)
         np.testing.assert_array_equal(its, alone_its)
         assert batch[k].keys() == alone.keys()
         for name in alone:

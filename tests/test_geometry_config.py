@@ -10,7 +10,7 @@ import pytest
 import yaml
 from project import REPO
 
-from attnbias.workflow import configcheck
+from attnbias.workflow import configcheck, configcheck_geometry, configkeys
 from attnbias.workflow.config import WorkflowConfig
 from attnbias.workflow.geometry_config import GeometryConfig
 
@@ -40,8 +40,8 @@ def config() -> dict:
 def test_bad_norms_are_refused_naming_the_key(change, key, words):
     cfg = config()
     change(cfg["experiments"]["geometry_example1"])
-    with pytest.raises(configcheck.ConfigError) as err:
-        configcheck.check_geometry(cfg)
+    with pytest.raises(configkeys.ConfigError) as err:
+        configcheck_geometry.check_geometry(cfg)
     assert err.value.key == f"experiments.geometry_example1.{key}"
     assert words in str(err.value)
 
@@ -51,8 +51,8 @@ def test_norms_on_another_layout_are_refused():
     other = copy.deepcopy(cfg["experiments"]["geometry_example1"])
     other["layout"] = "fixed_decoder"
     cfg["experiments"]["fig"] = other
-    with pytest.raises(configcheck.ConfigError, match="norms belong to layout geometry"):
-        configcheck.check_geometry(cfg)
+    with pytest.raises(configkeys.ConfigError, match="norms belong to layout geometry"):
+        configcheck_geometry.check_geometry(cfg)
 
 
 def test_geometry_experiments_have_no_figure_of_their_own():

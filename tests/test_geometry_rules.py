@@ -17,9 +17,12 @@ from attnbias.optim.directions import Block, QueryBasis
 from attnbias.optim.rule import run_seed
 from attnbias.optim.spec import OptimizerSpec
 from attnbias.svm import max_margin
-from attnbias.training import dispatch, full_matrix, kernel
+from attnbias.training import dispatch, kernel, loop
+from attnbias.training.full_matrix import FullMatrixStepper
+from attnbias.training.kernel import KernelStepper
 from attnbias.training.metrics import log_grid
 from attnbias.training.token_problem import TokenProblem
+from attnbias.workflow.train_job import train_seeds
 
 
 def _step(spec, W0, blocks, steps=None):
@@ -176,8 +179,8 @@ def test_the_full_matrix_path_equals_the_kernel(spec, train_u):
     dss, W_mm, u_mm = _problem(train_u)
     kw = dict(iterations=300, log_iterations=log_grid(300, 10), W_mm=W_mm, u_mm=u_mm,
               train_u=train_u)  # fmt: skip
-    table, final = kernel.train(TokenProblem(dss), spec, **kw)
-    full_table, full_final = full_matrix.train(TokenProblem(dss), spec, **kw)
+    table, final = loop.train(KernelStepper, TokenProblem(dss), spec, **kw)
+    full_table, full_final = loop.train(FullMatrixStepper, TokenProblem(dss), spec, **kw)
     assert list(table) == list(full_table)
     for name in table:
         _assert_relatively_equal(table[name], full_table[name])
@@ -203,11 +206,11 @@ def test_each_direction_rule_trains_through_the_dispatcher(spec):
     dss, W_mm, u_mm = _problem(True)
     grid = log_grid(200, 8)
     kw = dict(W_mm=W_mm, u_mm=u_mm, iterations=200, log_iterations=grid, train_u=True)
-    table, final, record = dispatch.train_batch(dss, spec, **kw)
+    table, final, record = dispatch.train(dss, spec, **kw)
     assert record["backend"] == "full" and dispatch.backend("cuda", "float32", spec) == "full"
     assert np.isfinite(table["log_loss"]).all() and np.isfinite(final["W"]).all()
     assert (table["log_loss"][:, -1] < table["log_loss"][:, 0]).all()
-    alone, _, _ = dispatch.train_batch(dss[1:], spec, **(kw | dict(W_mm=W_mm[1:], u_mm=u_mm[1:])))
+    alone, _, _ = dispatch.train(dss[1:], spec, **(kw | dict(W_mm=W_mm[1:], u_mm=u_mm[1:])))
     for name in alone:
         np.testing.assert_allclose(alone[name][0], table[name][1], rtol=1e-12, equal_nan=True)
 
@@ -264,8 +267,8 @@ def test_extra_metrics_on_every_backend(spec, dtype, expected_backend):
     dss, W_mm, u_mm = _problem(True)
     kw = dict(W_mm=W_mm, u_mm=u_mm, iterations=50, log_iterations=log_grid(50, 5), train_u=True,
               dtype=dtype)  # fmt: skip
-    plain, plain_final, record = dispatch.train_batch(dss, spec, **kw)
-    hooked, final, _ = dispatch.train_batch(dss, spec, extra_metrics=_extra, **kw)
+    plain, plain_final, record = dispatch.train(dss, spec, **kw)
+    hooked, final, _ = dispatch.train(dss, spec, extra_metrics=_extra, **kw)
     assert record["backend"] == expected_backend
     assert set(hooked) - set(plain) == {"W_sum", "u_first"}
     for name in plain:  # the hook changes nothing else, bitwise
@@ -276,10 +279,10 @@ def test_extra_metrics_on_every_backend(spec, dtype, expected_backend):
     assert hooked["W_sum"].shape == plain["log_loss"].shape
 
 
-def test_run_seeds_passes_extra_metrics():
+def test_the_job_passes_extra_metrics():
     dss, W_mm, _ = _problem(False)
     train = dict(iterations=20, log_points=4, grid="log", train_u=False, loss="exponential")
     svms = [{"W_mm": W} for W in W_mm]
-    _, metrics, finals, _ = dispatch.run_seeds(dss, svms, train, {"rule": "ngd", "lr": 0.1},
-                                               extra_metrics=_extra)  # fmt: skip
+    _, metrics, finals, _ = train_seeds(dss, svms, train, {"rule": "ngd", "lr": 0.1},
+                                        extra_metrics=_extra)  # fmt: skip
     assert metrics[1]["W_sum"][-1] == pytest.approx(finals[1]["W"].sum(), rel=1e-12)

@@ -26,8 +26,11 @@ from attnbias.model.losses import get_loss
 from attnbias.optim import rules
 from attnbias.optim.directions import Block
 from attnbias.optim.spec import OptimizerSpec
-from attnbias.training import full_matrix, kernel, torch_loop
+from attnbias.training import full_matrix, kernel, loop, torch_loop
+from attnbias.training.full_matrix import FullMatrixStepper
+from attnbias.training.kernel import KernelStepper
 from attnbias.training.token_problem import TokenProblem
+from attnbias.training.torch_loop import TorchStepper
 
 GAPS = [5.0, 30.0, 100.0, 300.0, 700.0]
 LOSSES = ["exponential", "logistic"]
@@ -186,9 +189,9 @@ def _one_step(backend: str, ds: dict, spec: OptimizerSpec, train_u: bool) -> dic
         u_mm=np.ones((1, d)) if train_u else None, train_u=train_u,
     )  # fmt: skip
     if backend == "torch":
-        return torch_loop.train_arrays([ds], spec, **common)[1]
-    train = kernel.train if backend == "kernel" else full_matrix.train
-    return train(TokenProblem([ds]), spec, **common)[1]
+        return loop.train(TorchStepper, torch_loop.problem_of([ds]), spec, **common)[1]
+    stepper = KernelStepper if backend == "kernel" else FullMatrixStepper
+    return loop.train(stepper, TokenProblem([ds]), spec, **common)[1]
 
 
 def _oracle_step(ds, spec, train_u, gap, monkeypatch) -> dict:
@@ -203,7 +206,7 @@ def _oracle_step(ds, spec, train_u, gap, monkeypatch) -> dict:
         return grads
 
     with monkeypatch.context() as patch:
-        patch.setattr(full_matrix._State, "gradients", oracle_gradients)
+        patch.setattr(full_matrix.FullMatrixStepper, "gradients", oracle_gradients)
         return _one_step("full_matrix", ds, spec, train_u)
 
 

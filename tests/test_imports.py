@@ -154,18 +154,19 @@ def test_the_package_has_no_import_cycle():
 
 
 def test_the_backends_shared_definitions_are_a_leaf():
-    """training/metrics.py imports nothing from attnbias, nor torch: the kernel, the torch
-    loop, the dispatcher and the claims import it without importing each other."""
+    """training/metrics.py imports nothing from attnbias, nor torch: the loop, the metric
+    formulas and the claims import it, and no stepper imports another."""
     graph = import_graph(SRC, "attnbias")
     leaf = "attnbias.training.metrics"
     assert graph[leaf] == set()
     imported = imported_names(leaf, modules_of(SRC, "attnbias")[leaf])
     roots = {base.split(".")[0] for base, _ in imported}
     assert roots <= {"__future__", "numpy"}, roots
-    for user in ("kernel", "torch_loop", "dispatch"):
+    for user in ("loop", "metric_formulas"):
         assert leaf in graph[f"attnbias.training.{user}"], user
     assert "attnbias.training.kernel" not in graph["attnbias.training.torch_loop"]
     assert "attnbias.training.torch_loop" not in graph["attnbias.training.kernel"]
+    assert "attnbias.training.full_matrix" not in graph["attnbias.training.kernel"]
     claims = [n for n in graph if n == "attnbias.claims" or n.startswith("attnbias.claims.")]
     assert any(leaf in graph[n] for n in claims), "the claims read the thresholds elsewhere"
 
@@ -335,11 +336,6 @@ def test_a_self_import_and_a_pair_are_cycles(graph):
 
 
 # ---- no forwarding: a name is imported from the module that defines it ----------------
-# TEMPORARY: workflow/io.py still hands a codec to code being rewritten elsewhere
-# (tests/test_dispatch.py); delete this once that is merged.
-TEMPORARY_FORWARDS = {"attnbias.workflow.io": {"metrics_table"}}
-
-
 def forwarded_names(tree: ast.Module) -> set[str]:
     """Names a module hands on without defining them: its `__all__` entries that it only
     imports, and the imports it marks `noqa: F401` (kept for others to import)."""
@@ -366,8 +362,6 @@ def test_no_module_forwards_a_name_it_does_not_define():
         forwarded = forwarded_names(ast.parse(text)) | (
             {"noqa: F401"} if "noqa: F401" in text else set()
         )
-        if name in TEMPORARY_FORWARDS and "noqa: F401" in forwarded:
-            forwarded.discard("noqa: F401")
         if forwarded:
             found[name] = sorted(forwarded)
     assert not found, f"import these from the modules that define them: {found}"

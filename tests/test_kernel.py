@@ -19,12 +19,14 @@ from backend_runs import DM, FIG8, assert_tables_agree, svm_solutions
 from attnbias.data import models
 from attnbias.model import attention, gradients
 from attnbias.model.losses import get_loss
-from attnbias.optim.full_batch import OptimizerSpec
+from attnbias.optim.spec import OptimizerSpec
 from attnbias.studies import global_convergence
 from attnbias.svm import max_margin
-from attnbias.training import dispatch, kernel, kernel_library, torch_loop
+from attnbias.training import dispatch, kernel, kernel_library, loop
+from attnbias.training.kernel import KernelStepper
 from attnbias.training.metrics import CROSSING_METRICS, log_grid, logged_metrics
 from attnbias.training.token_problem import TokenProblem
+from attnbias.training.torch_loop import TorchStepper
 
 E1 = dict(n=20, T=5, d=100, opt_signal=1.0, query_signal=0.5, noise_orthogonal_to_u=True)
 E1_SMALL = dict(n=8, T=4, d=30, query_signal=0.5)
@@ -39,37 +41,21 @@ def _both(
     is checked)."""
     W_mm, u_mm = svm_solutions(datasets, train_u)
     grid = log_grid(iterations, points)
+    fast = dict(iterations=iterations, log_iterations=grid, W_mm=W_mm, u_mm=u_mm,
+                train_u=train_u, loss=loss)  # fmt: skip
     try:
-        ref, ref_final = torch_loop.train(
-            attention.Problem.from_arrays(datasets),
-            spec,
-            iterations=iterations,
-            log_iterations=grid,
-            W_mm=torch.as_tensor(W_mm),
-            u_mm=None if u_mm is None else torch.as_tensor(u_mm),
-            train_u=train_u,
-            loss=loss,
+        # (the torch stepper takes the numpy references onto its device)
+        ref, ref_final = loop.train(
+            TorchStepper, attention.Problem.from_arrays(datasets), spec, **fast
         )
     except FloatingPointError as err:  # then the fast path diverges at the same iteration
         if not may_diverge:
             raise
         with pytest.raises(FloatingPointError, match=re.escape(str(err))):
-            kernel.train(
-                TokenProblem(datasets), spec, iterations=iterations, log_iterations=grid,
-                W_mm=W_mm, u_mm=u_mm, train_u=train_u, loss=loss,
-            )  # fmt: skip
+            loop.train(KernelStepper, TokenProblem(datasets), spec, **fast)
         return None
-    got, got_final = kernel.train(
-        TokenProblem(datasets),
-        spec,
-        iterations=iterations,
-        log_iterations=grid,
-        W_mm=W_mm,
-        u_mm=u_mm,
-        train_u=train_u,
-        loss=loss,
-    )
-    return ref, got, {k: v.numpy() for k, v in ref_final.items()}, got_final
+    got, got_final = loop.train(KernelStepper, TokenProblem(datasets), spec, **fast)
+    return ref, got, ref_final, got_final
 
 
 FIXED = [
@@ -184,7 +170,8 @@ def test_ngd_direction_at_t_1e4_matches_the_reference():
     ds = models.generate("example1", 0, E1)
     W_mm, _ = svm_solutions([ds], False)
     spec, t = OptimizerSpec("ngd", lr=0.1), 10_000
-    ref, ref_final = torch_loop.train(
+    ref, ref_final = loop.train(
+        TorchStepper,
         attention.Problem.from_arrays([ds]),
         spec,
         iterations=t,
@@ -193,12 +180,16 @@ def test_ngd_direction_at_t_1e4_matches_the_reference():
     )
     assert ref["log1m_opt_softmax"][0, -1] < -200  # far past float resolution
     problem = TokenProblem([ds])
-    _, final = kernel.train(problem, spec, iterations=t, log_iterations=[0, t], W_mm=W_mm)
-    _, after = kernel.train(problem, spec, iterations=t + 1, log_iterations=[0, t + 1], W_mm=W_mm)
+    _, final = loop.train(
+        KernelStepper, problem, spec, iterations=t, log_iterations=[0, t], W_mm=W_mm
+    )
+    _, after = loop.train(
+        KernelStepper, problem, spec, iterations=t + 1, log_iterations=[0, t + 1], W_mm=W_mm
+    )
     direction = (final["W"][0] - after["W"][0]) / spec.lr
-    expected = _ngd_direction_reference(ds, ref_final["W"][0].numpy())
+    expected = _ngd_direction_reference(ds, ref_final["W"][0])
     assert np.linalg.norm(direction - expected) / np.linalg.norm(expected) < 1e-10
-    np.testing.assert_allclose(final["W"][0], ref_final["W"][0].numpy(), rtol=1e-10, atol=1e-9)
+    np.testing.assert_allclose(final["W"][0], ref_final["W"][0], rtol=1e-10, atol=1e-9)
 
 
 def test_divergence_raises_as_in_the_reference():
@@ -207,31 +198,24 @@ def test_divergence_raises_as_in_the_reference():
     problem = TokenProblem([ds])
     for grid, at in ((np.arange(4), "iteration 1"), (np.array([0, 3]), "iteration 3")):
         with pytest.raises(FloatingPointError, match=at):
-            kernel.train(
-                problem, OptimizerSpec("gd", lr=math.inf), iterations=3, log_iterations=grid,
+            loop.train(
+                KernelStepper,
+                problem,
+                OptimizerSpec("gd", lr=math.inf),
+                iterations=3,
+                log_iterations=grid,
                 W_mm=W_mm,
-            )  # fmt: skip
+            )
     ds["X"][2, 1, 3] = np.nan
     with pytest.raises(FloatingPointError, match="iteration 0"):
-        kernel.train(
-            TokenProblem([ds]), OptimizerSpec("ngd", lr=0.1), iterations=2,
+        loop.train(KernelStepper, TokenProblem([ds]), OptimizerSpec("ngd", lr=0.1), iterations=2,
             log_iterations=np.arange(3), W_mm=W_mm,
         )  # fmt: skip
 
 
-def test_invalid_requests():
+def test_a_batch_shares_its_shapes():
+    """(The refusals of a training request are the loop's: tests/test_loop.py.)"""
     ds = models.generate("dm", 0, dict(n=6, T=4, d=10))
-    problem = TokenProblem([ds])
-    W_mm = np.eye(10)[None]
-    with pytest.raises(ValueError, match="u_mm"):
-        kernel.train(problem, OptimizerSpec("gd"), iterations=1, log_iterations=[0, 1], W_mm=W_mm,
-                   train_u=True)  # fmt: skip
-    with pytest.raises(ValueError, match="f\\*"):
-        kernel.train(problem, OptimizerSpec("polyak"), iterations=1, log_iterations=[0, 1],
-                   W_mm=W_mm, u_mm=np.ones((1, 10)), train_u=True)  # fmt: skip
-    with pytest.raises(ValueError, match="loss"):
-        kernel.train(problem, OptimizerSpec("gd"), iterations=1, log_iterations=[0, 1], W_mm=W_mm,
-                   loss="square")  # fmt: skip
     with pytest.raises(ValueError, match="share"):
         TokenProblem([ds, models.generate("dm", 1, dict(n=6, T=4, d=11))])
 
@@ -252,23 +236,28 @@ def test_both_backends_log_the_shared_metric_names(model, params, train_u):
 
 def test_study_batch_matches_the_torch_backend():
     """The study's batched runs (one dataset, many W0 of several scales) on both backends."""
-    ds = global_convergence.perturbed_example1(
+    ds = models.perturbed_example1(
         np.random.default_rng(0), n=6, T=4, d=20, correlation=1.0
     )
     W0s, _ = global_convergence.random_initialisations(np.random.default_rng(1), 20, 6, [1.0, 4.0])
     W_mm = max_margin.solve_w_svm(ds["X"], ds["opt"]).W
     grid = log_grid(300, 20)
     spec = OptimizerSpec("polyak")
-    got, got_final, record = dispatch.train_batch(
+    got, got_final, record = dispatch.train(
         [ds], spec, W0s=W0s, W_mm=W_mm[None], iterations=300, log_iterations=grid
     )
     assert record["backend"] == "c"
     problem = attention.Problem.from_arrays([{**ds, "W0": W0} for W0 in W0s])
-    ref, ref_final = torch_loop.train(
-        problem, spec, iterations=300, log_iterations=grid, W_mm=torch.as_tensor(W_mm[None])
+    ref, ref_final = loop.train(
+        TorchStepper,
+        problem,
+        spec,
+        iterations=300,
+        log_iterations=grid,
+        W_mm=torch.as_tensor(W_mm[None]),
     )
     assert_tables_agree(ref, got)
-    np.testing.assert_allclose(got_final["W"], ref_final["W"].numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(got_final["W"], ref_final["W"], rtol=1e-10, atol=1e-12)
 
 
 def test_the_kernel_supports_every_rule_it_implements():

@@ -26,7 +26,8 @@ from attnbias.optim.full_batch import Optimizer
 from attnbias.optim.rule import SHARED
 from attnbias.optim.spec import OptimizerSpec
 from attnbias.svm import max_margin
-from attnbias.training import dispatch, kernel
+from attnbias.training import dispatch, kernel, loop
+from attnbias.training.kernel import KernelStepper
 from attnbias.training.metrics import log_grid
 from attnbias.training.token_problem import TokenProblem
 from attnbias.workflow import configcheck_optimizers, configkeys
@@ -239,7 +240,7 @@ def test_the_example_trains_on_torch(example):
     ds = models.generate("example1", 0, dict(n=6, T=4, d=10))
     solution = max_margin.to_arrays(max_margin.solve_for_dataset(ds, False, "test"))
     spec = OptimizerSpec.from_config(entry)
-    table, final, record = dispatch.train_batch(
+    table, final, record = dispatch.train(
         [ds], spec, W_mm=solution["W_mm"][None], iterations=200, log_iterations=log_grid(200, 10)
     )
     assert record["backend"] == "torch"
@@ -252,7 +253,8 @@ def test_the_example_trains_on_torch(example):
 def test_the_kernel_refuses_the_example(example):
     ds = models.generate("example1", 0, dict(n=6, T=4, d=10))
     with pytest.raises(ValueError, match=f"does not implement rule '{example}'"):
-        kernel.train(
+        loop.train(
+            KernelStepper,
             TokenProblem([ds]),
             OptimizerSpec(example, f_star=0.0),
             iterations=1,

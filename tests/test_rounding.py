@@ -19,7 +19,8 @@ from attnbias.data import models
 from attnbias.optim import rules
 from attnbias.optim.spec import OptimizerSpec
 from attnbias.svm import max_margin
-from attnbias.training import full_matrix
+from attnbias.training import full_matrix, loop
+from attnbias.training.full_matrix import FullMatrixStepper
 from attnbias.training.token_problem import TokenProblem
 
 DM = dict(n=10, T=4, d=40, mu_norm=1.0, noise_scale=0.5)
@@ -50,10 +51,16 @@ def _final(ds, spec, svm, coordinates, iterations=ITERATIONS):
     """The run's final W and u in the original coordinates (`coordinates`: the order the
     run's d coordinates are in)."""
     c = coordinates
-    _, final = full_matrix.train(
-        TokenProblem([ds]), spec, iterations=iterations, log_iterations=np.array([0]),
-        W_mm=svm["W_mm"][None][:, c][:, :, c], u_mm=svm["u_mm"][None][:, c], train_u=True,
-    )  # fmt: skip
+    _, final = loop.train(
+        FullMatrixStepper,
+        TokenProblem([ds]),
+        spec,
+        iterations=iterations,
+        log_iterations=np.array([0]),
+        W_mm=svm["W_mm"][None][:, c][:, :, c],
+        u_mm=svm["u_mm"][None][:, c],
+        train_u=True,
+    )
     back = np.argsort(c)
     return {"W": final["W"][:, back][:, :, back], "u": final["u"][:, back]}
 

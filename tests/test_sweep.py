@@ -25,7 +25,7 @@ from attnbias.studies import (
 )
 from attnbias.studies.sweep_config import SweepConfig
 from attnbias.svm import max_margin
-from attnbias.training import kernel
+from attnbias.training import kernel, loop
 from attnbias.workflow import configkeys, parquet, store
 
 SWEEP_TARGET = "results-tiny/sweeps/fig3.pdf"
@@ -329,15 +329,15 @@ def test_a_diverged_seed_gets_nan_and_the_others_keep_their_numbers(monkeypatch)
         "optimizers": {"ps": {"rule": "polyak", "f_star": 0}},
     }
     clean, *_ = sweep_runs.run_point(experiment, METRICS)
-    real = kernel.train
+    real = loop.train
 
-    def train(problem, *args, **kwargs):
-        table, final = real(problem, *args, **kwargs)
+    def train(*args, **kwargs):
+        table, final = real(*args, **kwargs)
         for values in table.values():
             values[-1] = np.nan
         return table, final
 
-    monkeypatch.setattr(kernel, "train", train)
+    monkeypatch.setattr(loop, "train", train)
     runs, *_ = sweep_runs.run_point(experiment, METRICS)
     assert list(runs["diverged"]) == [False, True]
     assert np.isnan(runs.loc[1, "final_log10_gap_W"])
@@ -346,7 +346,7 @@ def test_a_diverged_seed_gets_nan_and_the_others_keep_their_numbers(monkeypatch)
 
 def test_the_kernel_and_torch_agree_on_a_point(monkeypatch, tiny_runs):
     pytest.importorskip("torch")
-    monkeypatch.setattr(kernel, "supports", lambda spec: False)  # dispatch's hook: torch
+    monkeypatch.setattr(kernel, "supports", lambda spec, rule=None: False)  # dispatch's hook: torch
     reference, _, record = sweep_runs.run_point(tiny_point(), METRICS)
     assert record["backend"] == "torch"
     for column in METRICS:

@@ -3,17 +3,18 @@
 
 attnbias.training.dispatch picks the backend: float64 on `auto` or `cpu` trains with the
 compiled kernel, without importing torch; `cuda[:N]` and float32 with torch. The seeds train
-in one batch (dispatch.run_seeds): the job's start, not their arithmetic, is its cost.
+in one batch (workflow.train_job): the job's start, not their arithmetic, is its cost; a
+run that fails is named by experiment, optimizer and seed.
 """
 
 import logging
 
 import pyarrow as pa
 
-from attnbias.training import dispatch
 from attnbias.workflow import joblog, npz, parquet
 from attnbias.workflow.svm_file import load_svm
 from attnbias.workflow.svm_geometry_file import GeometrySVMs
+from attnbias.workflow.train_job import train_seeds
 
 joblog.start(snakemake)
 wc, p, i, o = snakemake.wildcards, snakemake.params, snakemake.input, snakemake.output
@@ -24,35 +25,16 @@ settings = dict(device=p.device, dtype=p.dtype, threads=snakemake.threads)
 # a geometry experiment (p.geometry: its norms; {} for the others): each norm's SVM
 # solution, and its measures logged at every logged iteration (attnbias.training.geometry_measures)
 norms = p.geometry.get("norms", [])
-svms = None
 if norms:
     svms = GeometrySVMs.load(
         i.geometry[0], datasets, norms, p.train["train_u"], p.geometry["identities"]
     )
-
-
-def train(chosen):
-    """dispatch.run_seeds on the `chosen` seeds."""
-    if svms is not None:
-        settings["extra_metrics"] = svms.extra_metrics(datasets, chosen, p.optimizer)
-    return dispatch.run_seeds(
-        [datasets[s] for s in chosen], [solutions[s] for s in chosen], p.train, p.optimizer,
-        **settings,
-    )  # fmt: skip
-
-
-try:
-    iterations, metrics, finals, info = train(seeds)
-except (FloatingPointError, ValueError):
-    # a batch's error names no run: train the seeds alone, and name the first that fails
-    for seed in seeds:
-        try:
-            train([seed])
-        except (FloatingPointError, ValueError) as err:
-            raise type(err)(
-                f"experiment {wc.experiment}, optimizer {wc.optimizer}, seed {seed}: {err}"
-            ) from err
-    raise
+    settings["extra_metrics"] = svms.extra_metrics(datasets, seeds, p.optimizer)
+labels = [f"experiment {wc.experiment}, optimizer {wc.optimizer}, seed {s}" for s in seeds]
+iterations, metrics, finals, info = train_seeds(
+    [datasets[s] for s in seeds], [solutions[s] for s in seeds], p.train, p.optimizer,
+    labels=labels, **settings,
+)  # fmt: skip
 tables = []
 for seed, metric in zip(seeds, metrics, strict=True):
     logging.info(

@@ -113,7 +113,7 @@ def report(data: dict, svm: dict | None = None) -> dict:
     The pipeline measures it in two parts, each stored in the file of the job that can:
     the data job stores `report(data)` (it runs before the SVMs and measures no SVM, so it
     does not depend on the SVM module) and the svm job stores `svm_report`;
-    attnbias.workflow.io.hypotheses_by_seed joins them back into this dict."""
+    attnbias.workflow.npz.hypotheses_by_seed joins them back into this dict."""
     X, opt = data["X"], data["opt"]
     out = assumption1(X, opt)
     if "u" in data:

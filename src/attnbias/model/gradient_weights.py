@@ -1,6 +1,7 @@
-"""The stable gradients' pieces, written once for numpy and torch arrays (model.gradients
-forms them in torch in the coordinates A of W = W0 + A Q; training.full_matrix in numpy on
-the full W; training/_kernel.c mirrors token_coefficients line by line in C).
+"""The stable gradients' pieces, written once for numpy and torch arrays: one home per array
+library assembles them, model.gradients in torch in the coordinates A of W = W0 + A Q and
+model.full_gradients in numpy on the full W; training/_kernel.c mirrors token_coefficients
+line by line in C.
 
 A gradient block is returned as ScaledGradient: exp(log_scale) * direction, per run, with
 the largest log-weight factored out, so that no step under- or overflows.

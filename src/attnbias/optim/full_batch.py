@@ -26,7 +26,6 @@ from attnbias.model.arrays import logsumexp, namespace
 from attnbias.model.gradient_weights import ScaledGradient
 from attnbias.optim import rules
 from attnbias.optim.rule import StepInputs
-from attnbias.optim.rules.polyak import check_polyak_fires
 from attnbias.optim.spec import OptimizerSpec
 
 __all__ = ["ExcessLoss", "Optimizer"]
@@ -43,10 +42,12 @@ def _log_global_norm(grads: dict[str, ScaledGradient]):
 
 
 class Optimizer:
-    """Applies an OptimizerSpec to named parameter tensors, in place."""
+    """Applies an OptimizerSpec to named parameter tensors, in place (rule: spec's, where
+    the caller has resolved it)."""
 
-    def __init__(self, spec: OptimizerSpec):
+    def __init__(self, spec: OptimizerSpec, rule=None):
         self.spec = spec
+        self.rule = rule or rules.get(spec.rule)
         self.buffers: dict[str, Any] = {}
         self.steps = 0
 
@@ -60,9 +61,6 @@ class Optimizer:
             return excess
         log_abs, sign = excess()
         xp = namespace(log_abs)
-        if self.steps == 0 and self.spec.f_star != "opt":  # L = f* + (L - f*), per run
-            initial = float((self.spec.f_star + sign * xp.exp(log_abs)).min())
-            check_polyak_fires(self.spec, initial)
         return xp.where(sign > 0, log_abs, -math.inf)  # no excess: no step
 
     def _log_step_lengths(self, grads, excess) -> dict:
@@ -73,7 +71,7 @@ class Optimizer:
         else:
             log_norms = {name: g.log_norm for name, g in grads.items()}
         inputs = StepInputs(spec, lrs, log_norms, lambda: self._log_excess(excess))
-        return self._decayed(rules.get(spec.rule).log_step(inputs))
+        return self._decayed(self.rule.log_step(inputs))
 
     def _decayed(self, lengths: dict) -> dict:
         """Eq. 10's extra factors: each block's step times (t + 1)^-decay, t = steps taken."""
@@ -89,8 +87,8 @@ class Optimizer:
     ) -> dict:
         """One step. `excess` is what a rule reading f* (the Polyak step) reads, the others
         never do: log(L - f*) per run, or a closure giving (log|L - f*|, sign(L - f*)), called
-        only by such a rule; then a run at or below f* gets log(L - f*) = -inf, and the first
-        step refuses an f* at or above the loss (rules.polyak.check_polyak_fires).
+        only by such a rule; then a run at or below f* gets log(L - f*) = -inf (an f* at or
+        above the initial loss is refused before: rules.polyak.check_polyak_fires).
 
         Returns the log step size of each block (the multiplier of its gradient), per run.
         """

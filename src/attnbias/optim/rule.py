@@ -84,6 +84,10 @@ def _accept(spec) -> None:
     return None
 
 
+def _start_accepted(spec, initial_loss: float) -> None:
+    return None
+
+
 def _frobenius(spec) -> str:
     return "fro"
 
@@ -95,7 +99,9 @@ class Rule:
 
     name: the config's `rule`; settings: the OptimizerSpec settings it reads (besides
     SHARED for a step-length rule); caption: spec -> the head of its figure caption;
-    check: spec -> ValueError for a combination it refuses; implicit_norm: spec -> the norm
+    check: spec -> ValueError for a combination it refuses; check_start: (spec, a run's
+    initial loss) -> ValueError for a start it refuses (training.loop asks it of every run
+    at t = 0); cap: the setting that caps its step length, if any; implicit_norm: spec -> the norm
     whose attention SVM its geometry is expected to find ("fro", "max", "spectral",
     "nuclear", "l<p>"); kernel_code: its code in training/_kernel.c where the C kernel
     runs it; names: {algorithm key: how the claims table names it}, every algorithm it
@@ -113,6 +119,8 @@ class Rule:
     log_step: Callable[[StepInputs], dict[str, Any]] | None = None
     update: type | None = None
     check: Callable[[Any], None] = _accept
+    check_start: Callable[[Any, float], None] = _start_accepted
+    cap: str | None = None
     implicit_norm: Callable[[Any], str] = _frobenius
     kernel_code: int | None = None
     algorithm: Callable[[Any, str], str] | None = None

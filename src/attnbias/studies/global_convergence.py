@@ -129,11 +129,11 @@ def run_setting(
     optimal tokens at the end: well below 1, the run selected other tokens). A run whose
     loss stops being finite (an uncapped Polyak step, once it saturates the softmax on
     non-optimal tokens: its step (L - L*) / ||grad||^2 overflows) gets NaN; the others keep
-    theirs (dispatch.train_batch). Also returns the backend record (dispatch.record).
+    theirs (dispatch.train). Also returns the backend record (dispatch.record).
     """
     W_mm = max_margin.solve_w_svm(dataset["X"], dataset["opt"], name="study setting").W
     grid = log_grid(iterations, log_points)
-    logged, final, record = dispatch.train_batch(
+    logged, final, record = dispatch.train(
         [dataset], spec, W0s=W0s, W_mm=W_mm[None], iterations=iterations, log_iterations=grid,
         only="study", device=device, threads=threads,
     )  # fmt: skip

@@ -27,10 +27,10 @@ import pandas as pd
 from attnbias.claims.inputs import ExperimentInputs, claims_arguments
 from attnbias.claims.layouts import claims
 from attnbias.studies.sweep_grid import apply
-from attnbias.training import dispatch
 from attnbias.workflow import parquet
 from attnbias.workflow.config import canonical
 from attnbias.workflow.svm_geometry_file import GeometrySVMs
+from attnbias.workflow.train_job import train_seeds
 
 # what a point's file holds of each row (attnbias.claims.robustness compares them)
 COLUMNS = ("value", "key", "experiment", "claim", "kind", "category", "outcome", "verdict",
@@ -70,7 +70,7 @@ def with_geometry(inputs: ExperimentInputs, path, settings: dict, expect=None) -
 def train(name: str, settings: dict, inputs: ExperimentInputs, optimizers: list[str],
           **backend) -> ExperimentInputs:  # fmt: skip
     """`inputs` with the runs of `optimizers` trained again under `settings` (the train
-    jobs' numbers: dispatch.run_seeds, parquet.metrics_table, with a geometry experiment's
+    jobs' numbers: train_job.train_seeds, parquet.metrics_table, with a geometry experiment's
     measures), in the aggregate's row order."""
     if not optimizers:
         return inputs
@@ -84,7 +84,7 @@ def train(name: str, settings: dict, inputs: ExperimentInputs, optimizers: list[
             extra["extra_metrics"] = inputs.geometry.extra_metrics(
                 inputs.datasets, seeds, optimizer
             )
-        iterations, metrics, finals, _ = dispatch.run_seeds(
+        iterations, metrics, finals, _ = train_seeds(
             datasets, solutions, settings["train"], optimizer, **backend, **extra
         )
         tables += [
@@ -127,7 +127,7 @@ def points(paths: dict[str, list[str]], values: list, ours, settings: dict,
     """The claims at each of `values` (ours among them) of a constant set at `paths`, on the
     experiments of `settings` (name -> claims settings with `train`; the default build's
     runs in `inputs`): one row per row of the claims table and value (COLUMNS). `backend`:
-    dispatch.run_seeds's device, dtype and threads."""
+    train_job.train_seeds's device, dtype and threads."""
     ours_table = measure(settings, inputs).set_index("key")
     seeds = {n: len(e.datasets) for n, e in inputs.items()}
     out = []

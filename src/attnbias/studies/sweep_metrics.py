@@ -50,7 +50,7 @@ class Runs:
 
     optimizer: str
     iterations: np.ndarray  # (L,) the logged iterations
-    table: dict[str, np.ndarray]  # attnbias.training.kernel.train's metrics, {name: (B, L)}
+    table: dict[str, np.ndarray]  # attnbias.training.loop.train's metrics, {name: (B, L)}
     datasets: list[dict]  # per seed, the data file contract (X, y, opt, W0, [u])
     solutions: list[dict]  # per seed, svm.to_arrays (W_mm, [u_mm], ...)
 

@@ -99,7 +99,7 @@ def run_point(
     for name, settings in experiment["optimizers"].items():
         start = time.perf_counter()
         spec = OptimizerSpec.from_config(settings)
-        table, _, record = dispatch.train_batch(datasets, spec, W_mm=W_mm, u_mm=u_mm, **kwargs)
+        table, _, record = dispatch.train(datasets, spec, W_mm=W_mm, u_mm=u_mm, **kwargs)
         records.append(record)
         # each run's share of its batch's training time (benchmarks/sweep.py sums them)
         train_s = (time.perf_counter() - start) / len(datasets)

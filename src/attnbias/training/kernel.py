@@ -1,17 +1,16 @@
-"""The synthetic training loop on the CPU without torch: a compiled C step in token space.
+"""The compiled C step on the CPU without torch, in token space: KernelStepper, a stepper
+of training.loop (which owns the walk over logged iterations, checks and tables).
 
-Same model, losses, stable gradient and optimizers as attention / gradients / full_batch /
-torch_loop (the torch reference, kept for CUDA and float32 and as the tests' oracle), and
-the same metrics, crossings and divergence checks (their shared definitions: metrics). What
-differs is only how a step is computed: on the state of token_problem (beta, z = P beta,
-and mu, K mu with u trained), by the compiled kernel of kernel_library. Which of the two
-trains a run is dispatch's choice; `supports` tells it which optimizers this kernel
-implements.
+Same model, losses, stable gradient and optimizers as attention / gradients / full_batch
+(the torch stepper, kept for CUDA and float32 and as the tests' oracle). What differs is
+only how a step is computed: on the state of token_problem (beta, z = P beta, and mu, K mu
+with u trained), by the compiled kernel of kernel_library. Which stepper trains a run is
+dispatch's choice; `supports` tells it which optimizers this kernel implements.
 
-Between two logged iterations the whole loop runs in one compiled call
-(kernel_library.segment, no Python per step); at a logged iteration the metrics are
-computed in numpy from W and u materialised, with the torch loop's formulas
-(metric_formulas: written once for both).
+Between two logged iterations the whole segment runs in one compiled call
+(kernel_library.segment, no Python per step), which records the first crossings itself
+(into the loop's Crossings.first); at a logged iteration the metrics are computed in numpy
+from W and u materialised, with the torch stepper's formulas (metric_formulas).
 """
 
 from __future__ import annotations
@@ -20,17 +19,9 @@ import math
 
 import numpy as np
 
-from attnbias.model.losses import get_loss
 from attnbias.optim import rules
-from attnbias.optim.rules.polyak import check_polyak_fires
-from attnbias.optim.spec import OptimizerSpec
 from attnbias.training import kernel_library, metric_formulas
-from attnbias.training.metrics import (
-    CROSSING_METRICS,
-    CROSSING_THRESHOLDS,
-    check_finite,
-    finite_runs,
-)
+from attnbias.training.loop import Crossings, Request
 from attnbias.training.token_problem import TokenProblem
 
 LOSS_CODES = {"exponential": 0, "logistic": 1}
@@ -45,14 +36,14 @@ KERNEL_SETTINGS = frozenset(
 )
 
 
-def supports(spec) -> bool:
+def supports(spec, rule=None) -> bool:
     """Whether this kernel implements the optimizer `spec`, from what its rule declares
     (attnbias.optim.rules): one with a `kernel_code` whose settings are all ones the kernel
     reads, with a normalisation and an f* it knows. Never from the spec's list of fields: a
     setting added to OptimizerSpec for another rule is one this rule does not read, and
     OptimizerSpec refuses it away from its default, so it changes nothing here. Any other
-    rule trains elsewhere: dispatch.backend asks this first."""
-    entry = rules.RULES.get(getattr(spec, "rule", None))
+    rule trains elsewhere: dispatch.backend asks this first. rule: spec's, if resolved."""
+    entry = rule or rules.RULES.get(getattr(spec, "rule", None))
     if entry is None or entry.name not in RULE_CODES:
         return False
     if {"rule", *entry.shared, *entry.settings} - KERNEL_SETTINGS:
@@ -61,7 +52,7 @@ def supports(spec) -> bool:
     return spec.normalize in ("global", "per_block") and f_star_known
 
 
-# ---------------------------------------------------------------- the training loop
+# ---------------------------------------------------------------- the stepper
 
 # settings vector of the kernel, in order
 _SETTINGS = (
@@ -82,8 +73,9 @@ _SETTINGS = (
 )
 
 
-def _settings(spec: OptimizerSpec, loss: str, train_u: bool, opt_is_best: bool) -> np.ndarray:
-    cap = spec.max_step if spec.rule == "ngd" else spec.eta_max if spec.rule == "polyak" else None
+def _settings(request: Request, loss: str, opt_is_best: bool) -> np.ndarray:
+    spec, rule = request.spec, request.rule
+    cap = None if rule.cap is None else getattr(spec, rule.cap)  # the rule names its cap
     if spec.f_star == "opt":
         f_code, f_value = 0, 0.0
     elif float(spec.f_star) == 0:
@@ -92,9 +84,9 @@ def _settings(spec: OptimizerSpec, loss: str, train_u: bool, opt_is_best: bool) 
         f_code, f_value = 2, float(spec.f_star)
     values = {
         "loss": LOSS_CODES[loss],
-        "rule": RULE_CODES[spec.rule],
+        "rule": rule.kernel_code,
         "per_block": spec.normalize == "per_block",
-        "train_u": train_u,
+        "train_u": request.train_u,
         "opt_is_best": opt_is_best,
         "lr_w": spec.lr_of("W"),
         "lr_u": spec.lr_of("u"),
@@ -109,109 +101,64 @@ def _settings(spec: OptimizerSpec, loss: str, train_u: bool, opt_is_best: bool) 
     return np.array([float(values[k]) for k in _SETTINGS])
 
 
-def train(
-    problem: TokenProblem,
-    spec: OptimizerSpec,
-    *,
-    iterations: int,
-    log_iterations: np.ndarray,
-    W_mm: np.ndarray,
-    u_mm: np.ndarray | None = None,
-    train_u: bool = False,
-    loss: str = "exponential",
-    only: str | None = None,
-    nonfinite: str = "raise",
-    extra_metrics=None,
-) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
-    """torch_loop.train on the fast path: same arguments (numpy W_mm (B|1, d, d), u_mm (B|1, d)),
-    same metrics table {name: (B, len(log_iterations))} and final {"W", "u"} (numpy).
+class KernelStepper:
+    """The kernel's state of a batch (token_problem: beta, z = P beta, mu, K mu, momentum
+    buffers) and its compiled segments (training.loop's stepper)."""
 
-    only="study": only the metrics the study reads (metric_formulas.row). nonfinite="nan": instead
-    of raising NonFiniteError as torch_loop.train does when a run's loss is not finite at a
-    logged iteration, give that run NaN everywhere (metrics and final W, u) and keep the
-    others: what dispatch gets from torch_loop.train by splitting the batch (the runs here are
-    independent, so they are computed once). extra_metrics(W, u): more metrics {name: (B,)}
-    at each logged iteration, from the materialised parameters (full_matrix.ExtraMetrics;
-    outside the finite checks); None changes nothing.
-    """
-    if nonfinite not in ("raise", "nan"):
-        raise ValueError(f"nonfinite must be 'raise' or 'nan', got {nonfinite!r}")
-    if not supports(spec):
-        raise ValueError(
-            f"the C kernel does not implement rule {spec.rule!r}; train it with torch "
-            "(attnbias.training.torch_loop)"
-        )
-    if train_u and u_mm is None:
-        raise ValueError("training u needs u_mm for its alignment metric")
-    if spec.rule == "polyak" and spec.f_star == "opt" and train_u:
-        raise ValueError(
-            "Polyak f*='opt' assumes a fixed decoder; use a number (e.g. 0) when u is trained"
-        )
-    if loss not in LOSS_CODES:
-        raise ValueError(f"unknown loss {loss!r}; choose one of {sorted(LOSS_CODES)}")
-    B, nT = problem.B, problem.n * problem.T
-    W_mm = np.broadcast_to(np.asarray(W_mm, dtype=np.float64), (B, problem.d, problem.d))
-    if u_mm is not None:
-        u_mm = np.broadcast_to(np.asarray(u_mm, dtype=np.float64), (B, problem.d))
-    zeros = lambda: np.zeros((B, nT))  # noqa: E731
-    beta, z, mu, ku = zeros(), zeros(), zeros(), zeros()
-    buffers = [zeros() for _ in range(4)]
-    gamma, _, _, lag, gsign, opt_is_best = problem.scores(ku)
-    loss_fn = get_loss(loss)
-    settings = _settings(spec, loss, train_u, opt_is_best)
-    m_mm = np.ascontiguousarray(
-        np.einsum("bntd,bde,bne->bnt", problem.X, W_mm, problem.Q).reshape(B, nT)
-    )
-    w0mm = np.sum(problem.W0 * W_mm, axis=(1, 2))
-    w0sq = np.sum(problem.W0 * problem.W0, axis=(1, 2))
-    mm_norm = np.sqrt(np.sum(W_mm * W_mm, axis=(1, 2)))
-    thresholds = np.array(CROSSING_THRESHOLDS, dtype=np.float64)
-    first = np.full((B, len(thresholds)), np.nan)
-    first_step = np.full(B, np.nan)
-    fixed = [np.ascontiguousarray(a.reshape(B, nT)) for a in (gamma, lag, gsign)]
-    grid = sorted({int(t) for t in log_iterations if 0 <= int(t) <= iterations})
-    if not grid or grid[0] != 0:
-        grid = [0, *grid]
-    if grid[-1] != iterations:
-        grid.append(iterations)
-    to_log = {int(t) for t in log_iterations}
-    logged: list[dict] = []
-    diverged = np.zeros(B, dtype=bool)
-    for k, t in enumerate(grid):
-        if t in to_log:
-            signed = (not opt_is_best) or (train_u and t > 0)
-            with np.errstate(all="ignore"):  # NaN and inf as torch gives them, silently
-                row = metric_formulas.row(
-                    np, loss_fn, problem.W(beta), problem.u(mu), W_mm, u_mm, train_u, only,
-                    **problem.forward(z, ku, signed),
-                )  # fmt: skip
-            logged.append(row)
-            finite = finite_runs(row, {"W": beta, "u": mu})
-            if nonfinite == "raise" and not finite.all():  # as torch_loop.train: raise,
-                check_finite(row, {"W": beta, "u": mu}, t, spec.caption(), np)  # naming them
-            diverged |= ~finite
-            if extra_metrics is not None:
-                row.update(extra_metrics(problem.W(beta), problem.u(mu)))
-            if t == 0 and spec.rule == "polyak":  # the lowest initial loss of the batch
-                check_polyak_fires(spec, float(np.exp(np.min(row["log_loss"]))))
-        t_next = grid[k + 1] if k + 1 < len(grid) else t
-        first_step.fill(np.nan)
-        kernel_library.segment(
-            t, t_next, settings, problem.P, problem.K, problem.l0, problem.xu0,
-            problem.y, problem.opt, *fixed, beta, z, mu, ku, *buffers,
-            m_mm, w0mm, w0sq, mm_norm,
-            thresholds=thresholds, first=first, first_step=first_step,
-        )  # fmt: skip
-        if t in to_log:
-            logged[-1]["log_step_W"] = np.where(
-                np.isfinite(first_step) & (t < iterations), first_step, np.nan
+    xp = np
+
+    def __init__(self, problem: TokenProblem, request: Request, W_mm, u_mm=None):
+        if not supports(request.spec, request.rule):
+            raise ValueError(
+                f"the C kernel does not implement rule {request.spec.rule!r}; train it with "
+                "torch (attnbias.training.torch_loop)"
             )
-    # no step is taken at the last iteration
-    logged[-1]["log_step_W"] = np.full(B, np.nan)
-    table = {name: np.stack([m[name] for m in logged], axis=1) for name in logged[0]}
-    for j, name in enumerate(CROSSING_METRICS):
-        table[name] = first[:, j : j + 1].copy()
-    final = {"W": problem.W(beta), "u": problem.u(mu)}
-    for values in (*table.values(), *final.values()):
-        values[diverged] = np.nan  # (only with nonfinite="nan": else it raised)
-    return table, final
+        self.problem, self.request = problem, request
+        B, nT, d = problem.B, problem.n * problem.T, problem.d
+        self.W_mm = np.broadcast_to(np.asarray(W_mm, dtype=np.float64), (B, d, d))
+        if u_mm is not None:
+            u_mm = np.broadcast_to(np.asarray(u_mm, dtype=np.float64), (B, d))
+        self.u_mm = u_mm
+        zeros = lambda: np.zeros((B, nT))  # noqa: E731
+        self.beta, self.z, self.mu, self.ku = zeros(), zeros(), zeros(), zeros()
+        self.buffers = [zeros() for _ in range(4)]
+        gamma, _, _, lag, gsign, self.opt_is_best = problem.scores(self.ku)
+        self.settings = _settings(request, request.loss.name, self.opt_is_best)
+        W_mm = self.W_mm
+        self.m_mm = np.ascontiguousarray(
+            np.einsum("bntd,bde,bne->bnt", problem.X, W_mm, problem.Q).reshape(B, nT)
+        )
+        self.w0mm = np.sum(problem.W0 * W_mm, axis=(1, 2))
+        self.w0sq = np.sum(problem.W0 * problem.W0, axis=(1, 2))
+        self.mm_norm = np.sqrt(np.sum(W_mm * W_mm, axis=(1, 2)))
+        self.fixed = [np.ascontiguousarray(a.reshape(B, nT)) for a in (gamma, lag, gsign)]
+        self.first_step = np.full(B, np.nan)
+
+    def W(self) -> np.ndarray:
+        return self.problem.W(self.beta)
+
+    def u(self) -> np.ndarray:
+        return self.problem.u(self.mu)
+
+    def state(self) -> dict:
+        return {"W": self.beta, "u": self.mu}
+
+    def row(self, t: int) -> dict:
+        r = self.request
+        signed = (not self.opt_is_best) or (r.train_u and t > 0)
+        with np.errstate(all="ignore"):  # NaN and inf as torch gives them, silently
+            return metric_formulas.row(
+                np, r.loss, self.W(), self.u(), self.W_mm, self.u_mm, r.train_u, r.only,
+                **self.problem.forward(self.z, self.ku, signed),
+            )  # fmt: skip
+
+    def advance(self, t0: int, t1: int, crossings: Crossings) -> np.ndarray:
+        p = self.problem
+        self.first_step.fill(np.nan)
+        kernel_library.segment(
+            t0, t1, self.settings, p.P, p.K, p.l0, p.xu0, p.y, p.opt, *self.fixed,
+            self.beta, self.z, self.mu, self.ku, *self.buffers,
+            self.m_mm, self.w0mm, self.w0sq, self.mm_norm,
+            thresholds=crossings.thresholds, first=crossings.first, first_step=self.first_step,
+        )  # fmt: skip
+        return self.first_step

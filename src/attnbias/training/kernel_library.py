@@ -171,7 +171,7 @@ def kernel_info() -> dict[str, str]:
 
 def segment(t0, t1, settings, P, K, *arrays, thresholds, first, first_step):
     """Steps t0 .. t1 - 1 of the kernel, in place on contiguous float64 (int64: opt) arrays
-    (their order and meaning: _kernel.c's `segment`, as training.kernel.train passes them)."""
+    (their order and meaning: _kernel.c's `segment`, as kernel.KernelStepper passes them)."""
     B, n = arrays[2].shape  # y
     T = P.shape[1] // n
     for a in (settings, P, K, *arrays, thresholds, first, first_step):

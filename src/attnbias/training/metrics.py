@@ -84,15 +84,14 @@ def acceptable(name: str, value, out: dict, xp):
     return xp.isfinite(value) | (allowed_nan(name, out) & xp.isnan(value))
 
 
-def finite_runs(out: dict, params: dict) -> np.ndarray:
-    """(B,): whether each run's logged metrics `out` and numpy parameters are finite
-    (allowed NaNs aside): the runs the numpy backends keep with nonfinite="nan"."""
-    ok = np.ones(len(next(iter(params.values()))), dtype=bool)
-    for name, value in out.items():
-        good = acceptable(name, value, out, np)
-        ok &= good if good.ndim == 1 else good.all(axis=tuple(range(1, good.ndim)))
-    for value in params.values():
-        ok &= np.isfinite(value).reshape(len(ok), -1).all(axis=1)
+def finite_runs(out: dict, params: dict, xp=np):
+    """(B,): whether each run's logged metrics `out` and parameters are finite (allowed
+    NaNs aside), in their module xp: the runs the loop keeps with nonfinite="nan"."""
+    ok = None
+    for name, value in (*out.items(), *params.items()):
+        good = acceptable(name, value, out, xp) if name in out else xp.isfinite(value)
+        good = good.reshape(len(good), -1).all(1) if good.ndim > 1 else good
+        ok = good if ok is None else ok & good
     return ok
 
 

@@ -1,24 +1,21 @@
-"""Full-batch training of (W, u) with torch, batched over independent runs, with metrics on
-a grid: the reference loop (CUDA, float32, and the tests' oracle of the compiled kernel).
-Its definitions shared with the kernel are in metrics (grid, names, finite checks) and
-metric_formulas (the metrics' formulas, which it feeds from its forward pass)."""
+"""The step of (W, u) in torch, batched over independent runs: TorchStepper, the reference
+stepper of training.loop (CUDA, float32, and the tests' oracle of the compiled kernel), in
+the coordinates A of W = W0 + A Q. The loop owns the walk, checks and tables; the metrics'
+formulas are metric_formulas', fed from its forward pass on the device."""
 
 from __future__ import annotations
 
-import math
 from functools import partial
 
-import numpy as np
 import torch
 
 from attnbias.model import attention, gradients
 from attnbias.model.arrays import log_mean
 from attnbias.model.attention import Forward, Problem
-from attnbias.model.losses import get_loss
-from attnbias.optim.full_batch import Optimizer, OptimizerSpec
+from attnbias.optim.full_batch import Optimizer
 from attnbias.training import metric_formulas
 from attnbias.training.devices import resolve_device
-from attnbias.training.metrics import CROSSING_THRESHOLDS, check_finite, crossing_metric
+from attnbias.training.loop import PerStep, Request
 
 
 def log_excess_loss(fwd: Forward, loss, f_star, log_loss: torch.Tensor):
@@ -34,137 +31,72 @@ def excess_loss(fwd: Forward, loss, f_star) -> tuple[torch.Tensor, torch.Tensor]
     return log_excess_loss(fwd, loss, f_star, log_mean(torch, loss.log_value(fwd.margin)))
 
 
-def metrics(problem: Problem, fwd: Forward, loss, A, u, W_mm, u_mm, train_u) -> dict:
+def metrics(problem: Problem, fwd: Forward, loss, A, u, W_mm, u_mm, train_u, only=None) -> dict:
     """The logged metrics of each run, as (B,) tensors on the device (metric_formulas.row)."""
     return metric_formulas.row(
-        torch, loss, problem.W(A), u, W_mm, u_mm, train_u,
+        torch, loss, problem.W(A), u, W_mm, u_mm, train_u, only,
         log_attn=fwd.log_attn, opt=problem.opt, gamma_opt=fwd.scores.gamma_opt,
         gap=fwd.scores.gap, delta=fwd.delta, log_abs_delta=fwd.log_abs_delta,
         delta_sign=fwd.delta_sign, margin=fwd.margin,
     )  # fmt: skip
 
 
-def train(
-    problem: Problem,
-    spec: OptimizerSpec,
-    *,
-    iterations: int,
-    log_iterations: np.ndarray,
-    W_mm: torch.Tensor,
-    u_mm: torch.Tensor | None = None,
-    train_u: bool = False,
-    loss: str = "exponential",
-    extra_metrics=None,
-) -> tuple[dict[str, np.ndarray], dict[str, torch.Tensor]]:
-    """Run `iterations` steps from (W0, u0). extra_metrics(W, u): more metrics {name: (B,)}
-    at each logged iteration, from the parameters as numpy (full_matrix.ExtraMetrics;
-    outside the finite checks); None changes nothing.
+class TorchStepper(PerStep):
+    """The parameters of a batch in torch ({"W": A, "u": u}, on the problem's device), its
+    forward pass and one step of full_batch.Optimizer (training.loop's stepper)."""
 
-    Returns the metrics, each (B, len(log_iterations)), and the final parameters
-    {"W": (B, d, d), "u": (B, d)}.
-    """
-    if train_u and u_mm is None:
-        raise ValueError("training u needs u_mm for its alignment metric")
-    if spec.reads("f_star") and spec.f_star == "opt" and train_u:
-        raise ValueError(
-            "Polyak f*='opt' assumes a fixed decoder; use a number (e.g. 0) when u is trained"
+    xp = torch
+
+    def __init__(self, problem: Problem, request: Request, W_mm, u_mm=None):
+        self.problem, self.request, self.train_u = problem, request, request.train_u
+        self.W_mm, self.u_mm = (
+            None if ref is None else _tensor(problem, ref, len(problem.X)) for ref in (W_mm, u_mm)
         )
-    loss_fn = get_loss(loss)
-    params = {"W": problem.zero_coordinates(), "u": problem.u0.clone()}
-    optimizer = Optimizer(spec)
-    to_log = set(int(t) for t in log_iterations)
-    logged: list[dict[str, torch.Tensor]] = []
-    crossings = Crossings(CROSSING_THRESHOLDS, W_mm)
-    scores = attention.token_scores(problem, params["u"])
-    for t in range(iterations + 1):
-        if train_u and t > 0:
-            scores = attention.token_scores(problem, params["u"], check_order=False)
-        fwd = attention.forward(problem, params["W"], scores)
-        crossings.update(t, problem.W(params["W"]))
-        if t in to_log:
-            logged.append(
-                metrics(problem, fwd, loss_fn, params["W"], params["u"], W_mm, u_mm, train_u)
-            )
-            check_finite(logged[-1], params, t, spec.caption(), torch)
-            if extra_metrics is not None:
-                logged[-1].update(_extra(extra_metrics, problem.W(params["W"]), params["u"]))
-        if t == iterations:
-            break
-        grads = {"W": gradients.w_gradient(problem, fwd, loss_fn)}
-        if train_u:
-            grads["u"] = gradients.u_gradient(problem, fwd, loss_fn)
-        log_steps = optimizer.step(params, grads, partial(excess_loss, fwd, loss_fn, spec.f_star))
-        if t in to_log:
-            # the step size applied at t (multiplier of the gradient): shows where a cap binds
-            step = log_steps["W"]
-            logged[-1]["log_step_W"] = torch.where(torch.isfinite(step), step, torch.nan)
-    # no step is taken at the last iteration
-    logged[-1]["log_step_W"] = torch.full_like(logged[-1]["log_loss"], torch.nan)
-    table = {
-        name: torch.stack([m[name] for m in logged], dim=1).cpu().numpy() for name in logged[0]
-    }
-    table.update(crossings.table())
-    return table, {"W": problem.W(params["W"]), "u": params["u"]}
+        self.params = {"W": problem.zero_coordinates(), "u": problem.u0.clone()}
+        self.optimizer = Optimizer(request.spec, request.rule)
+        self.scores = attention.token_scores(problem, self.params["u"])
+
+    def W(self) -> torch.Tensor:
+        return self.problem.W(self.params["W"])
+
+    def u(self) -> torch.Tensor:
+        return self.params["u"]
+
+    def state(self) -> dict:
+        return self.params
+
+    def forward_at(self, t: int) -> Forward:
+        if self.train_u and t > 0:
+            self.scores = attention.token_scores(self.problem, self.params["u"], check_order=False)
+        return attention.forward(self.problem, self.params["W"], self.scores)
+
+    def row(self, t: int) -> dict:
+        r, p = self.request, self.params
+        return metrics(self.problem, self.forward(t), r.loss, p["W"], p["u"], self.W_mm,
+                       self.u_mm, r.train_u, r.only)  # fmt: skip
+
+    def step(self, t: int, fwd: Forward) -> torch.Tensor:
+        loss = self.request.loss
+        grads = {"W": gradients.w_gradient(self.problem, fwd, loss)}
+        if self.train_u:
+            grads["u"] = gradients.u_gradient(self.problem, fwd, loss)
+        excess = partial(excess_loss, fwd, loss, self.request.spec.f_star)
+        # the step size applied at t (multiplier of the gradient): shows where a cap binds
+        return self.optimizer.step(self.params, grads, excess)["W"]
 
 
-def _extra(extra_metrics, W: torch.Tensor, u: torch.Tensor) -> dict[str, torch.Tensor]:
-    values = extra_metrics(W.cpu().numpy(), u.cpu().numpy())
-    return {name: torch.as_tensor(v, dtype=W.dtype, device=W.device) for name, v in values.items()}
+def _tensor(problem: Problem, values, runs: int) -> torch.Tensor:
+    """A reference (1|B, ...) as a (B, ...) tensor of the problem's dtype and device."""
+    values = torch.as_tensor(values, dtype=problem.X.dtype, device=problem.X.device)
+    return values.expand(runs, *values.shape[1:])
 
 
-class Crossings:
-    """The first iteration at which 1 - cos(W_t, W_mm) falls below each threshold, per run.
-
-    Checked at every iteration (until every run has crossed every threshold), so it is
-    exact rather than read off the log grid. Reported as metrics `first_gap_W_below_{thr:g}`
-    whose value is the iteration (NaN: not reached within the run).
-    """
-
-    def __init__(self, thresholds, W_mm: torch.Tensor):
-        self.thresholds = tuple(thresholds)
-        self.W_mm = W_mm
-        self.first: dict[float, torch.Tensor] = {}  # threshold -> (B,), set on the first update
-
-    def update(self, t: int, W: torch.Tensor) -> None:
-        if not self.first:
-            nan = torch.full((W.shape[0],), math.nan, dtype=torch.float64)
-            self.first = {thr: nan.clone() for thr in self.thresholds}
-        pending = [thr for thr in self.thresholds if bool(self.first[thr].isnan().any())]
-        if not pending:
-            return
-        misalignment = metric_formulas.cosine_and_gap(torch, W, self.W_mm)[1].cpu()
-        for thr in pending:
-            new = self.first[thr].isnan() & (misalignment < thr)
-            self.first[thr][new] = float(t)
-
-    def table(self) -> dict[str, np.ndarray]:
-        """(B, 1) arrays, to be written at the last logged iteration."""
-        return {crossing_metric(thr): self.first[thr].numpy()[:, None] for thr in self.thresholds}
+def problem_of(datasets: list[dict], W0s=None, *, device: str = "cpu", dtype: str = "float64"):
+    """The torch batch of datasets of the data file contract (X, y, opt, W0, [u]), with W0s
+    one dataset's runs from many initial matrices, on `device` (`auto`: devices)."""
+    if W0s is not None:
+        datasets = [{**datasets[0], "W0": W0} for W0 in W0s]
+    return Problem.from_arrays(datasets, device=resolve_device(device), dtype=getattr(torch, dtype))
 
 
-__all__ = ["train", "train_arrays", "metrics"]
-
-
-def train_arrays(
-    datasets: list[dict],
-    spec: OptimizerSpec,
-    *,
-    W_mm: np.ndarray,
-    u_mm: np.ndarray | None = None,
-    device: str = "cpu",
-    dtype: str = "float64",
-    **kwargs,
-) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
-    """`train` from and to numpy, as attnbias.training.dispatch calls it: datasets of the data
-    file contract (X, y, opt, W0, [u]), W_mm (B|1, d, d), u_mm (B|1, d); the other keyword
-    arguments as `train`'s. Returns the metrics table and the final {"W", "u"} as numpy."""
-    torch_device = resolve_device(device)
-    problem = Problem.from_arrays(datasets, device=torch_device, dtype=getattr(torch, dtype))
-
-    def tensor(values):
-        if values is None:
-            return None
-        return torch.as_tensor(values, dtype=problem.X.dtype, device=torch_device)
-
-    table, final = train(problem, spec, W_mm=tensor(W_mm), u_mm=tensor(u_mm), **kwargs)
-    return table, {name: values.cpu().numpy() for name, values in final.items()}
+__all__ = ["TorchStepper", "metrics", "problem_of"]

@@ -21,9 +21,9 @@ def _spec_default(key: str):
 def _optimizers(config: dict) -> Iterator[tuple[tuple, dict, bool]]:
     import inspect
 
-    from attnbias.training import kernel  # the trainer, whose train_u default this reads (no torch)
+    from attnbias.training import loop  # the trainer, whose train_u default this reads (no torch)
 
-    default_train_u = inspect.signature(kernel.train).parameters["train_u"].default
+    default_train_u = inspect.signature(loop.train).parameters["train_u"].default
     for name, experiment in config["experiments"].items():
         train_u = experiment.get("train", {}).get("train_u", default_train_u)
         for opt_name, opt in experiment["optimizers"].items():

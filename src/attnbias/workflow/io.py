@@ -34,9 +34,6 @@ import hashlib
 import json
 from pathlib import Path
 
-# TEMPORARY: read through this module by tests/test_dispatch.py, which other work is
-# rewriting; it moves to attnbias.workflow.parquet, then this goes.
-from attnbias.workflow.parquet import metrics_table  # noqa: F401
 from attnbias.workflow.store import (
     FileContractError,
     canonical_json,

@@ -62,7 +62,7 @@ class GeometrySVMs:
         return cls(tuple(norms), train_u, solutions, faces)
 
     def extra_metrics(self, datasets: dict[int, dict], seeds: list[int], optimizer: dict):
-        """dispatch.run_seeds's extra_metrics for the runs of `optimizer` (its config
+        """train_job.train_seeds's extra_metrics for the runs of `optimizer` (its config
         settings) on `seeds` (keys of `datasets`, in the batch's order): each norm's
         measures (attnbias.training.geometry_measures), the SVMs of a new token set probed in the
         optimizer's expected norm."""

@@ -32,6 +32,7 @@ RULE = Rule(
     settings=("lr", "lr_u", "max_step", "normalize"),
     caption=lambda spec: f"NGD lr={spec.lr:g}",
     log_step=log_step,
+    cap="max_step",
     kernel_code=1,
     algorithm=algorithm,
     names={

@@ -18,8 +18,8 @@ def check(spec) -> None:
 
 
 def check_polyak_fires(spec, initial_loss: float) -> None:
-    """A Polyak step with a number f* at or above the initial loss never steps: refuse it.
-    initial_loss: the lowest of the batch's runs at the first step (every backend asks)."""
+    """A Polyak step with a number f* at or above the initial loss never steps: refuse it
+    (Rule.check_start: training.loop asks it of each run)."""
     if spec.f_star == "opt" or initial_loss > spec.f_star:
         return
     raise ValueError(
@@ -38,6 +38,8 @@ RULE = Rule(
     caption=lambda spec: f"Polyak step eta_max={_eta_max(spec)}",
     log_step=log_step,
     check=check,
+    check_start=check_polyak_fires,
+    cap="eta_max",
     kernel_code=2,
     algorithm=lambda spec, layout: "ps" if spec.eta_max is None else "ps-capped",
     names={"ps": "PS (uncapped)", "ps-capped": "PS with a step cap", "sps": "SPS"},
