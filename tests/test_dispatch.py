@@ -16,8 +16,8 @@ from backend_runs import DM, FIG8, assert_tables_agree, svm_solutions
 
 from attnbias.data import models
 from attnbias.optim import rules
-from attnbias.optim.spec import OptimizerSpec
 from attnbias.optim.rule import Look, Rule
+from attnbias.optim.spec import OptimizerSpec
 from attnbias.studies import global_convergence
 from attnbias.svm import max_margin
 from attnbias.training import dispatch, kernel, kernel_library

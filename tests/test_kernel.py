@@ -236,9 +236,7 @@ def test_both_backends_log_the_shared_metric_names(model, params, train_u):
 
 def test_study_batch_matches_the_torch_backend():
     """The study's batched runs (one dataset, many W0 of several scales) on both backends."""
-    ds = models.perturbed_example1(
-        np.random.default_rng(0), n=6, T=4, d=20, correlation=1.0
-    )
+    ds = models.perturbed_example1(np.random.default_rng(0), n=6, T=4, d=20, correlation=1.0)
     W0s, _ = global_convergence.random_initialisations(np.random.default_rng(1), 20, 6, [1.0, 4.0])
     W_mm = max_margin.solve_w_svm(ds["X"], ds["opt"]).W
     grid = log_grid(300, 20)

@@ -86,7 +86,7 @@ class FullMatrixStepper(PerStep):
             )  # fmt: skip
 
     def gradients(self, fwd: dict) -> dict[str, Block]:
-        """grad_W L (and grad_u L) as geometry.Block: e^log_scale G~, G~ = L Q."""
+        """grad_W L (and grad_u L) as directions.Block: e^log_scale G~, G~ = L Q."""
         p = self.problem
         log_neg_slope = self.request.loss.log_neg_slope(fwd["margin"])
         log_scale, left = full_gradients.w_gradient(
