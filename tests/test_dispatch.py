@@ -51,8 +51,8 @@ class _SpecWithAnExtraSetting(OptimizerSpec):
 
 
 def test_the_backend_follows_what_the_rule_declares(monkeypatch):
-    """A setting added to the spec for another rule leaves NGD on the kernel (issue 43: the
-    old field list sent it to torch); a gradient multiple the kernel lacks trains on torch
+    """A setting added to the spec for another rule leaves NGD on the kernel (a check by
+    the spec's field list sent it to torch); a gradient multiple the kernel lacks trains on torch
     (the hook an optimizer without a C counterpart uses); a direction rule on the full W."""
     extra = _SpecWithAnExtraSetting("ngd", lr=0.1)
     assert kernel.supports(extra) and dispatch.backend("cpu", "float64", extra) == "c"

@@ -219,7 +219,7 @@ def test_each_direction_rule_trains_through_the_dispatcher(spec):
 
 
 def _supports_by_fields(spec) -> bool:
-    """The kernel's check before issue 43 (the negative control): every field of the spec
+    """A check by the spec's field list (the negative control): every field of the spec
     had to be a setting the kernel reads."""
     if spec.rule not in kernel.RULE_CODES:
         return False
@@ -231,7 +231,7 @@ def test_a_new_setting_keeps_gd_ngd_and_ps_on_the_kernel():
     the old check moved GD, NGD and PS to torch; the rule's declaration keeps them on C."""
     for name in ("gd", "ngd", "polyak"):
         spec = OptimizerSpec(name)
-        assert not _supports_by_fields(spec)  # the negative control: the bug of issue 43
+        assert not _supports_by_fields(spec)  # the negative control: the field-list check's bug
         assert kernel.supports(spec)
         assert dispatch.backend("cpu", "float64", spec) == "c"
 

@@ -1,5 +1,5 @@
-"""Every count the README states is measured here, so that the README cannot drift (issue
-24): the default build's jobs (a dry run from clean), the tests and the slow tests (pytest's
+"""Every count the README states is measured here, so that the README cannot drift: the
+default build's jobs (a dry run from clean), the tests and the slow tests (pytest's
 collection), the default config's seeds and iterations, the fig3 sweep's settings. Dated
 timings are measurements of their day and stay as they are (docs/speed.md has the details).
 """
@@ -15,9 +15,10 @@ import pytest
 import yaml
 from project import REPO, copy_project, planned_jobs
 
+from attnbias.quotes import marks
 from attnbias.studies import sweep_grid
 
-README = (REPO / "README.md").read_text()
+README = marks.rendered((REPO / "README.md").read_text())  # the numbers, not their markers
 CONFIG = yaml.safe_load((REPO / "config/config.yaml").read_text())
 
 pytestmark = pytest.mark.slow

@@ -44,6 +44,11 @@ def mark(name: str, text: str) -> str:
     return OPEN.format(name) + text + CLOSE
 
 
+def rendered(text: str) -> str:
+    """`text` as a Markdown renderer shows it: every marker removed, the values kept."""
+    return _TAG.sub("", text)
+
+
 def line_of(text: str, offset: int) -> int:
     return text.count("\n", 0, offset) + 1
 
