@@ -99,7 +99,7 @@ def _own_norm_first(rows: Rows, opt: str, norm: str, norms: list[str]) -> None:
         detail += f"; judged by the margin ratios: the {norm}-norm SVM's {doubt}" + (
             cosine if probed.all() else ""
         )
-    detail += "; " + _implied_by_geometry(table, opt, measure, norm, lead)
+    detail += "; " + _implied_by_geometry(table, opt, measure, norm, norms, lead)
     quantity = (
         f"alignment with W*_{norm} minus the largest alignment with another norm's W* "
         if unique
@@ -128,11 +128,13 @@ def _own_norm_first(rows: Rows, opt: str, norm: str, norms: list[str]) -> None:
     )
 
 
-def _implied_by_geometry(table, opt: str, measure: str, norm: str, lead: np.ndarray) -> str:
+def _implied_by_geometry(
+    table, opt: str, measure: str, norm: str, norms: list[str], lead: np.ndarray
+) -> str:
     """Whether the SVMs' geometry alone implies an own-norm-first lead: the lead of their
     centroid (the same measure, per seed), and on how many seeds the run's lead is above
     it. Tables logged before the centroid measures say so."""
-    names = {n: metric_name(f"centroid_{measure}", n) for n in norms_of(table)}
+    names = {n: metric_name(f"centroid_{measure}", n) for n in norms}
     if not all(has(table, opt, name) for name in names.values()):
         return "whether the SVMs' geometry alone implies it: not measured in this table"
     value = {n: final(table, opt, name) for n, name in names.items()}
