@@ -1,5 +1,5 @@
-"""Where a run trains (attnbias.training.devices) on a machine without a GPU; tests/test_cuda.py
-covers the GPU."""
+"""Where a run trains (attnbias.training.devices) on a machine without a GPU;
+tests/project/test_cuda.py covers the GPU."""
 
 from __future__ import annotations
 

@@ -21,15 +21,62 @@ from attnbias.optim.spec import OptimizerSpec
 from attnbias.svm import max_margin
 from attnbias.training import full_matrix, loop
 from attnbias.training.full_matrix import FullMatrixStepper
+from attnbias.training.kernel import KernelStepper
+from attnbias.training.metrics import log_grid
 from attnbias.training.token_problem import TokenProblem
 
+# ---------------------------------------------------------------- the full-W path
+
+
+def _problem(train_u: bool, seeds=(0, 1)):
+    dss = [models.generate("example1", s, dict(n=6, T=4, d=10)) for s in seeds]
+    sols = [max_margin.to_arrays(max_margin.solve_for_dataset(ds, train_u, "t")) for ds in dss]
+    W_mm = np.stack([s["W_mm"] for s in sols])
+    u_mm = np.stack([s["u_mm"] for s in sols]) if train_u else None
+    return dss, W_mm, u_mm
+
+
+def _assert_relatively_equal(a, b, rtol=1e-10):
+    both_nan = np.isnan(a) & np.isnan(b)
+    assert np.array_equal(np.isnan(a), np.isnan(b))
+    scale = np.maximum(np.abs(a), np.abs(b))
+    assert np.all((np.abs(a - b) <= rtol * scale) | both_nan)
+
+
+@pytest.mark.parametrize("train_u", [False, True])
+@pytest.mark.parametrize(
+    "spec", [OptimizerSpec("gd", lr=1.0), OptimizerSpec("ngd", lr=0.1)], ids=["gd", "ngd"]
+)
+def test_the_full_matrix_path_equals_the_kernel(spec, train_u):
+    dss, W_mm, u_mm = _problem(train_u)
+    kw = dict(iterations=300, log_iterations=log_grid(300, 10), W_mm=W_mm, u_mm=u_mm,
+              train_u=train_u)  # fmt: skip
+    table, final = loop.train(KernelStepper, TokenProblem(dss), spec, **kw)
+    full_table, full_final = loop.train(FullMatrixStepper, TokenProblem(dss), spec, **kw)
+    assert list(table) == list(full_table)
+    for name in table:
+        _assert_relatively_equal(table[name], full_table[name])
+    for name in final:
+        _assert_relatively_equal(final[name], full_final[name])
+
+
 DM = dict(n=10, T=4, d=40, mu_norm=1.0, noise_scale=0.5)
+
+
 GEOMETRY_DM = dict(n=20, T=5, d=100, mu_norm=1.0, noise_scale=0.5)  # config.yaml's
+
+
 ITERATIONS = 1000
+
+
 EXACT = 1e-10
+
+
 # rule -> the largest relative difference allowed: the polar factor's ill-determined
 # directions (module doc); measured up to 3e-10 on these seeds
 ROUNDING_SENSITIVE = {"muon": 1e-8}
+
+
 SPECS = {
     "gd": dict(lr=1.0),
     "ngd": dict(lr=0.1),

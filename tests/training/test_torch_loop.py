@@ -350,7 +350,7 @@ def test_non_finite_data_raises_at_iteration_0():
 
 
 def test_a_batch_shares_its_shapes():
-    """(The refusals of a training request are the loop's: tests/test_loop.py.)"""
+    """(The refusals of a training request are the loop's: tests/training/test_loop.py.)"""
     ds = models.generate("dm", 0, dict(n=6, T=4, d=10))
     with pytest.raises(ValueError, match="share"):
         attention.Problem.from_arrays([ds, models.generate("dm", 1, dict(n=6, T=4, d=11))])

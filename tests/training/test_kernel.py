@@ -214,7 +214,7 @@ def test_divergence_raises_as_in_the_reference():
 
 
 def test_a_batch_shares_its_shapes():
-    """(The refusals of a training request are the loop's: tests/test_loop.py.)"""
+    """(The refusals of a training request are the loop's: tests/training/test_loop.py.)"""
     ds = models.generate("dm", 0, dict(n=6, T=4, d=10))
     with pytest.raises(ValueError, match="share"):
         TokenProblem([ds, models.generate("dm", 1, dict(n=6, T=4, d=11))])
@@ -268,5 +268,5 @@ def test_editing_the_kernel_reruns_training():
     """The training rule's code inputs (codedeps.module_files) include the C source."""
     from attnbias.workflow.codedeps import module_files
 
-    files = module_files(str(Path(__file__).resolve().parents[1] / "workflow/scripts/train.py"))
+    files = module_files(str(Path(__file__).resolve().parents[2] / "workflow/scripts/train.py"))
     assert str(kernel_library.KERNEL_SOURCE) in files

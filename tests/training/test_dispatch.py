@@ -1,6 +1,7 @@
 """The training dispatcher (attnbias.training.dispatch): which backend a run trains on, the
 record of where it trained, the training job's entry (torch-free on the kernel), and its
-batch of seeds against each seed's run alone."""
+batch of seeds against each seed's run alone.
+"""
 
 from __future__ import annotations
 
@@ -99,30 +100,6 @@ assert "torch" not in sys.modules, "torch was imported"
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
-def test_metrics_table_without_pandas_equals_pa_table():
-    """parquet.metrics_table builds its arrays from buffers (pa.array imports pandas): the same
-    table as pa.table would give, and no pandas imported."""
-    code = """
-import sys
-import numpy as np
-import pyarrow as pa
-from attnbias.workflow import parquet
-metrics = {"b": np.array([1.0, np.nan, 3.0]), "a": np.array([7.0]), "c": np.array([0.5, 1, 2])}
-table = parquet.metrics_table("fig2", "ngd-mom", 3, np.array([0, 5, 10]), metrics)
-assert "pandas" not in sys.modules
-ref = pa.table({
-    "experiment": pa.array(["fig2"] * 6, pa.string()),
-    "optimizer": pa.array(["ngd-mom"] * 6, pa.string()),
-    "seed": pa.array(np.full(6, 3, dtype=np.int64)),
-    "iteration": pa.array(np.array([10, 0, 10, 0, 5, 10])),
-    "metric": pa.array(["a", "b", "b", "c", "c", "c"], pa.string()),
-    "value": pa.array(np.array([7.0, 1.0, 3.0, 0.5, 1.0, 2.0])),
-})
-assert table.equals(ref) and table.schema == ref.schema, (table, ref)
-"""
-    subprocess.run([sys.executable, "-c", code], check=True)
-
-
 def _alone(dataset, solution, config, optimizer, **backend):
     """One seed's run as the job trains it: (iterations, metrics, final, record)."""
     its, metrics, finals, info = train_seeds([dataset], [solution], config, optimizer, **backend)
@@ -178,34 +155,103 @@ def test_study_mode_gives_diverged_runs_nan_and_keeps_the_others(monkeypatch):
         np.testing.assert_allclose(values[key][finite], reference[finite], rtol=1e-10, atol=1e-13)
 
 
+# ---------------------------------------------------------------- the full-W path
+
+
+def _problem(train_u: bool, seeds=(0, 1)):
+    dss = [models.generate("example1", s, dict(n=6, T=4, d=10)) for s in seeds]
+    sols = [max_margin.to_arrays(max_margin.solve_for_dataset(ds, train_u, "t")) for ds in dss]
+    W_mm = np.stack([s["W_mm"] for s in sols])
+    u_mm = np.stack([s["u_mm"] for s in sols]) if train_u else None
+    return dss, W_mm, u_mm
+
+
 @pytest.mark.parametrize(
-    ("model", "params", "train_u", "optimizer"),
+    "spec",
     [
-        ("example1", dict(n=6, T=4, d=10), False, dict(rule="ngd", lr=0.1)),
-        ("example1", dict(n=6, T=4, d=10), False, dict(rule="polyak", eta_max=1e10, f_star="opt")),
-        ("dm", DM, True, dict(rule="ngd", lr=0.1, momentum=0.5)),
+        OptimizerSpec("sign", lr=0.01),
+        OptimizerSpec("nsd", lr=0.05, norm="l3"),
+        OptimizerSpec("nsd", lr=0.05, norm="spectral", schedule="sqrt"),
+        OptimizerSpec("muon", lr=0.05),
+        OptimizerSpec("adam", lr=0.01),
+        OptimizerSpec("mirror", lr=1.0, p=3.0),
+        OptimizerSpec("kq", lr=1.0, init_scale=0.1),
     ],
-    ids=["ngd", "polyak", "dm-joint-momentum"],
+    ids=lambda s: s.caption(),
 )
-def test_a_training_jobs_batch_of_seeds_gives_each_seeds_run_alone(
-    model, params, train_u, optimizer
-):
-    """train_job.train_seeds (one batch for every seed of the training job) against each
-    seed alone: equal to 1e-12 relative, metric by metric."""
-    datasets = [models.generate(model, seed, params) for seed in range(3)]
-    solutions = [
-        max_margin.to_arrays(max_margin.solve_for_dataset(ds, train_u, "t")) for ds in datasets
-    ]
-    config = dict(iterations=80, log_points=10, grid="log", loss="logistic", train_u=train_u)
-    its, batch, batch_final, info = train_seeds(datasets, solutions, config, optimizer)
-    assert info["backend"] == "c"
-    for k, (ds, solution) in enumerate(zip(datasets, solutions, strict=True)):
-        alone_its, alone, alone_final, _ = _alone(ds, solution, config, optimizer)
-        np.testing.assert_array_equal(its, alone_its)
-        assert batch[k].keys() == alone.keys()
-        for name in alone:
-            np.testing.assert_allclose(batch[k][name], alone[name], rtol=1e-12, err_msg=name)
-        for name in alone_final:
-            np.testing.assert_allclose(batch_final[k][name], alone_final[name], rtol=1e-12)
-    # negative control: another seed's run is not this one's
-    assert not np.allclose(batch[0]["log_loss"], batch[1]["log_loss"], rtol=1e-12)
+def test_each_direction_rule_trains_through_the_dispatcher(spec):
+    """On the full W, batched: finite, the loss falls, and each run is what it is alone."""
+    dss, W_mm, u_mm = _problem(True)
+    grid = log_grid(200, 8)
+    kw = dict(W_mm=W_mm, u_mm=u_mm, iterations=200, log_iterations=grid, train_u=True)
+    table, final, record = dispatch.train(dss, spec, **kw)
+    assert record["backend"] == "full" and dispatch.backend("cuda", "float32", spec) == "full"
+    assert np.isfinite(table["log_loss"]).all() and np.isfinite(final["W"]).all()
+    assert (table["log_loss"][:, -1] < table["log_loss"][:, 0]).all()
+    alone, _, _ = dispatch.train(dss[1:], spec, **(kw | dict(W_mm=W_mm[1:], u_mm=u_mm[1:])))
+    for name in alone:
+        np.testing.assert_allclose(alone[name][0], table[name][1], rtol=1e-12, equal_nan=True)
+
+
+# ---------------------------------------------------------------- backend choice
+
+
+def _supports_by_fields(spec) -> bool:
+    """A check by the spec's field list (the negative control): every field of the spec
+    had to be a setting the kernel reads."""
+    if spec.rule not in kernel.RULE_CODES:
+        return False
+    return not {f.name for f in dataclasses.fields(spec)} - kernel.KERNEL_SETTINGS
+
+
+def test_a_new_setting_keeps_gd_ngd_and_ps_on_the_kernel():
+    """OptimizerSpec gained settings the kernel does not read (schedule, norm, beta, ...):
+    the old check moved GD, NGD and PS to torch; the rule's declaration keeps them on C."""
+    for name in ("gd", "ngd", "polyak"):
+        spec = OptimizerSpec(name)
+        assert not _supports_by_fields(spec)  # the negative control: the field-list check's bug
+        assert kernel.supports(spec)
+        assert dispatch.backend("cpu", "float64", spec) == "c"
+
+    @dataclasses.dataclass(frozen=True)
+    class WithOneMore(OptimizerSpec):  # a setting added after this test was written
+        nesterov: bool = False
+
+    assert kernel.supports(WithOneMore("ngd", lr=0.1))
+    needs = {"nsd": dict(norm="max"), "mirror": dict(p=3.0)}
+    for name, rule in rules.RULES.items():
+        assert kernel.supports(OptimizerSpec(name, **needs.get(name, {}))) == (
+            rule.kernel_code is not None
+        )
+
+
+# ---------------------------------------------------------------- extra_metrics
+
+
+def _extra(W, u):
+    return {"W_sum": W.sum(axis=(1, 2)), "u_first": u[:, 0].copy()}
+
+
+@pytest.mark.parametrize(
+    ("spec", "dtype", "expected_backend"),
+    [
+        (OptimizerSpec("ngd", lr=0.1), "float64", "c"),
+        (OptimizerSpec("ngd", lr=0.1), "float32", "torch"),
+        (OptimizerSpec("sign", lr=0.01), "float64", "full"),
+    ],
+    ids=["c", "torch", "full"],
+)
+def test_extra_metrics_on_every_backend(spec, dtype, expected_backend):
+    dss, W_mm, u_mm = _problem(True)
+    kw = dict(W_mm=W_mm, u_mm=u_mm, iterations=50, log_iterations=log_grid(50, 5), train_u=True,
+              dtype=dtype)  # fmt: skip
+    plain, plain_final, record = dispatch.train(dss, spec, **kw)
+    hooked, final, _ = dispatch.train(dss, spec, extra_metrics=_extra, **kw)
+    assert record["backend"] == expected_backend
+    assert set(hooked) - set(plain) == {"W_sum", "u_first"}
+    for name in plain:  # the hook changes nothing else, bitwise
+        np.testing.assert_array_equal(plain[name], hooked[name])
+    np.testing.assert_array_equal(plain_final["W"], final["W"])
+    np.testing.assert_allclose(hooked["W_sum"][:, -1], final["W"].sum(axis=(1, 2)), rtol=1e-6)
+    np.testing.assert_allclose(hooked["u_first"][:, -1], final["u"][:, 0], rtol=1e-6)
+    assert hooked["W_sum"].shape == plain["log_loss"].shape

@@ -1,20 +1,73 @@
 """training.loop on every stepper (the C kernel, numpy on the full W, torch): the refusals,
 the nonfinite modes, the rule's start check and the crossings are the loop's, so each
-behaves the same whichever stepper computes the steps."""
+behaves the same whichever stepper computes the steps.
+"""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
+import torch
 
 from attnbias.data import models
+from attnbias.model import attention
 from attnbias.optim.spec import OptimizerSpec
 from attnbias.svm import max_margin
 from attnbias.training import loop, metrics
 from attnbias.training.full_matrix import FullMatrixStepper
 from attnbias.training.kernel import KernelStepper
 from attnbias.training.token_problem import TokenProblem
+from attnbias.training.torch_loop import TorchStepper
 from attnbias.workflow.train_job import train_seeds
+
+
+def test_non_finite_step_is_not_repaired():
+    """A NaN step used to become no step (nan_to_num): now the run stops at the next log."""
+    ds = models.generate("example1", 0, dict(n=6, T=4, d=10))
+    W_mm = torch.as_tensor(max_margin.solve_w_svm(ds["X"], ds["opt"]).W[None])
+    with pytest.raises(metrics.NonFiniteError, match="parameter W not finite at iteration 2"):
+        loop.train(
+            TorchStepper,
+            attention.Problem.from_arrays([ds]),
+            OptimizerSpec("gd", lr=math.nan),
+            iterations=3,
+            log_iterations=np.array([0, 2, 3]),
+            W_mm=W_mm,
+        )
+
+
+def test_zero_gradient_block_takes_no_step():
+    """u = 0 at the start of joint training: W's gradient is zero, and W stays put."""
+    ds = models.generate("dm", 0, dict(n=6, T=3, d=8))
+    solutions = max_margin.solve_for_dataset(ds, True, "dm")
+    problem = attention.Problem.from_arrays([ds])
+    table, final = loop.train(
+        TorchStepper,
+        problem,
+        OptimizerSpec("ngd", lr=0.1),
+        iterations=1,
+        log_iterations=np.array([0, 1]),
+        W_mm=torch.as_tensor(solutions["W_mm"].W[None]),
+        u_mm=torch.as_tensor(solutions["u_mm"].u[None]),
+        train_u=True,
+    )
+    assert np.all(final["W"] == 0) and np.all(np.isfinite(final["u"]))
+
+
+def test_polyak_never_firing_is_refused_in_train():
+    ds = models.generate("example1", 0, dict(n=6, T=4, d=10))
+    W_mm = torch.as_tensor(max_margin.solve_w_svm(ds["X"], ds["opt"]).W[None])
+    with pytest.raises(ValueError, match="f_star=5 never steps"):
+        loop.train(
+            TorchStepper,
+            attention.Problem.from_arrays([ds]),
+            OptimizerSpec("polyak", f_star=5.0),
+            iterations=2,
+            log_iterations=np.array([0, 2]),
+            W_mm=W_mm,
+        )
 
 
 def _torch_stepper():
