@@ -2,16 +2,14 @@
 step length, Adam's beta2 and eps: config `claims_robustness`, constants geometry_*): on a
 tiny geometry experiment trained here, a constant retrains only its optimizer, with the
 measures the train jobs log (one helper, svm_geometry_file.GeometrySVMs), and gives the
-beyond rows their range; the workflow's reading of such a constant and its checks."""
+beyond rows their range; the workflow's reading of such a constant and its checks.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
-import yaml
-from project import REPO, SCHEMA, checked_config
-from snakemake.utils import validate
 
 from attnbias.claims import robustness
 from attnbias.claims.inputs import ExperimentInputs
@@ -19,19 +17,24 @@ from attnbias.data import hypotheses, models
 from attnbias.optim.expected_norm import expected_norm
 from attnbias.optim.spec import config_settings
 from attnbias.studies import robustness_points
-from attnbias.studies.robustness_config import RobustnessConfig
 from attnbias.svm import geometry, max_margin
 from attnbias.training import geometry_measures as measures
-from attnbias.workflow.config import WorkflowConfig, canonical
+from attnbias.workflow.config import canonical
 from attnbias.workflow.svm_geometry_file import GeometrySVMs
 
 BACKEND = {"device": "cpu", "dtype": "float64"}
+
+
 NORMS = ["fro", "max", "l3"]
+
+
 OPTIMIZERS = {
     "gd": {"rule": "gd", "lr": 1.0},
     "sign": {"rule": "sign", "lr": 0.05, "schedule": "sqrt"},
     "adam": {"rule": "adam", "lr": 0.05, "schedule": "sqrt"},
 }
+
+
 SETTINGS = {
     "geo": {
         "layout": "geometry",
@@ -51,6 +54,8 @@ SETTINGS = {
         "optimizers": {n: canonical(config_settings(o)) for n, o in OPTIMIZERS.items()},
     }
 }
+
+
 BETA2 = {"geo": ["optimizers.adam.beta2"]}
 
 
@@ -139,47 +144,3 @@ def test_a_geometry_constant_retrains_only_its_optimizer_and_measures_the_beyond
     fragile = int(found["fragile"].sum())
     line = f"{len(found)} verdicts depend on constants we chose, {fragile} fragile"
     assert line in robustness.summary(claims, "we chose")
-
-
-# ---- the workflow's reading and its checks --------------------------------------------------
-
-
-def default_config() -> dict:
-    config = yaml.safe_load((REPO / "config/config.yaml").read_text())
-    validate(config, schema=str(SCHEMA), set_default=True)
-    return config
-
-
-def test_a_geometry_constant_reads_both_geometry_experiments_and_their_svms():
-    found = RobustnessConfig(WorkflowConfig(default_config()))
-    names = ["geometry_example1", "geometry_dm"]
-    assert found.experiments("geometry_sign_lr") == names
-    assert found.experiments("gd_lr") == ["fig2", "fig2_uncapped"]  # the paper's: as before
-    assert found.ours("geometry_adam_beta2") == 0.999 and found.ours("geometry_adam_eps") == 1e-8
-    settings = found.settings("geometry_adam_eps")
-    assert list(settings) == names
-    for name in names:
-        assert settings[name]["layout"] == "geometry" and settings[name]["norms"]
-        assert settings[name]["train"]["iterations"] == 30000
-    wildcards = type("W", (), {"constant": "geometry_adam_eps"})
-    patterns = ("m/{experiment}", "d/{experiment}", "s/{experiment}",
-                "f/{experiment}/{optimizer}", "g/{experiment}")  # fmt: skip
-    inputs = found.inputs(*patterns)(wildcards)
-    assert {inputs[f"svm_geometry/{n}"] for n in names} == {f"g/{n}" for n in names}
-    assert not any(k.startswith("final/") for k in inputs)  # no joint-training final u
-    identities = found.input_identities(*patterns)(wildcards)
-    assert identities["g/geometry_dm"] == found.wf.seed_identities("svm_geometry", "geometry_dm")
-    # every step length of the geometry optimizers, and Adam's beta2 and eps, is a constant
-    for opt in default_config()["experiments"]["geometry_example1"]["optimizers"]:
-        assert f"geometry_{opt.replace('-', '_')}_lr" in found.constants, opt
-    described = found.described()["geometry_adam_beta2"]
-    assert described["ours"] in described["values"] and described["why"]
-
-
-def test_a_constant_may_set_a_geometry_experiment_but_not_another_optional_one():
-    config = yaml.safe_load((REPO / "config/config.yaml").read_text())
-    checked_config(config)  # the geometry constants pass
-    entry = config["claims_robustness"]["constants"]["geometry_sign_lr"]
-    entry["set"]["fig2_unequal_scores"] = "optimizers.gd.lr"
-    with pytest.raises(Exception, match="the default build or results/geometry.pdf measures"):
-        checked_config(config)
