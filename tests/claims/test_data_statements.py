@@ -1,19 +1,15 @@
 """The rows of footnote 4 (W-SVM feasibility), Lem. 6 and Lem. 9 (the data satisfy the
 hypotheses), Thm. 6 (GD converges globally), Thm. 4's rate for u and App. C.1's "minimizes
-the train loss", each with a control it must not pass."""
+the train loss", each with a control it must not pass.
+"""
 
 from __future__ import annotations
 
-import math
-
-import numpy as np
-import pandas as pd
 import pytest
-from test_claims_table import (
+from claims_tables import (
     EQ10,
     GOOD,
     JOINT_GOOD,
-    bad_init_2d,
     fixed_table,
     gd_like,
     joint_curves,
@@ -94,67 +90,6 @@ def test_lem9_reads_dms_near_orthogonality_inside_condition_1():
     outside = JOINT_GOOD | {"cond1_holds": False}
     (out,) = measured("lem9", table, {"eq10": EQ10}, "joint", outside, "data model DM")
     assert out.category == "outside"
-
-
-def test_thm6_holds_while_gd_still_converges_and_a_plateau_is_undecided():
-    fast = gd_like() | {"gap_W": lambda t, s: 0.3 / math.log(max(t, 2.0)) ** 2}
-    (ok,) = measured("thm6", fixed_table(gd=fast, ngd=ngd_like()), OPTS)
-    assert ok.holds and ok.category == "covered" and ok.mean == pytest.approx(-2, abs=0.01)
-    # levelling off at a positive floor (a wrong direction, or too slow to tell)
-    plateau = gd_like() | {"gap_W": lambda t, s: 0.01 + 1 / max(t, 1.0)}
-    (flat,) = measured("thm6", fixed_table(gd=plateau, ngd=ngd_like()), OPTS)
-    assert not flat.holds and flat.outcome == "undecided"
-    assert "slower than 1/ln t over the last decade" in flat.verdict
-    # moving away from W_mm: still never "does not hold" (asymptotic, no rate)
-    rising = gd_like() | {"gap_W": lambda t, s: 0.01 * max(t, 1.0) ** 0.1}
-    (up,) = measured("thm6", fixed_table(gd=rising, ngd=ngd_like()), OPTS)
-    assert up.outcome == "undecided"
-
-
-def test_thm4_rate_is_consistent_with_a_fast_u_and_undecided_for_a_slow_one():
-    fast = joint_curves() | {"gap_u": lambda t, s: 1.0 / max(t, 1.0)}
-    table = long_table({("eq10", m): f for m, f in fast.items()})
-    (ok,) = measured("thm4-rate", table, {"eq10": EQ10}, "joint", JOINT_GOOD)
-    assert ok.verdict.startswith("consistent with the bound") and ok.category == "covered"
-    assert "against ln t: -1" in ok.value_text
-    slow = joint_curves() | {"gap_u": lambda t, s: 0.3 / math.log(max(t, 2.0)) ** 0.5}
-    table = long_table({("eq10", m): f for m, f in slow.items()})
-    (bad,) = measured("thm4-rate", table, {"eq10": EQ10}, "joint", JOINT_GOOD)
-    assert not bad.holds and bad.verdict.startswith("undecided: slower than the bound's rate")
-
-
-def _with_excess(table: pd.DataFrame, excess) -> pd.DataFrame:
-    """`table` with ln(L - L*) = excess(t) logged for gd and ngd on both seeds."""
-    rows = [
-        ("x", opt, seed, t, "log_excess_loss", excess(float(t)))
-        for opt in ("gd", "ngd")
-        for seed in (0, 1)
-        for t in sorted(set(table["iteration"]))
-    ]
-    return pd.concat([table, pd.DataFrame(rows, columns=table.columns)], ignore_index=True)
-
-
-def test_minimizes_the_train_loss_and_two_controls():
-    dip = lambda t: 0.999 * (1 - math.exp(-t / 300)) + 0.4 * math.exp(-t / 30)  # noqa: E731
-    base = bad_init_2d(dip)
-    opts = {"gd": {"rule": "gd"}, "ngd": {"rule": "ngd"}}
-
-    def rows(excess):
-        table = _with_excess(base, excess)
-        return measured("global-2d-loss", table, opts, "bad_init_2d", T_tokens=2)
-
-    falling = rows(lambda t: -1 - math.log(1 + t))  # L - L* ~ 1/t: 1e-4 of its start
-    gd = [r for r in falling if r.claim.startswith("gd")][0]
-    assert gd.holds and gd.category == "covered" and gd.mean == pytest.approx(-4, abs=0.01)
-    assert all(r.category == "comparison" for r in falling if r.claim.startswith("ngd"))
-    # levelling off well above 0: L - L* ends at 0.6 of its start
-    level = rows(lambda t: -1 - 0.5 * (1 - 1 / (1 + t)))
-    assert not [r for r in level if r.claim.startswith("gd")][0].holds
-    # far down, but rising on the way
-    bump = rows(lambda t: -1 - math.log(1 + t) + 3 * (10 < t < 100))
-    r = [r for r in bump if r.claim.startswith("gd")][0]
-    assert not r.holds and "rises somewhere" in r.verdict
-    assert np.isfinite(r.mean)
 
 
 def test_the_data_names_the_rows_read_are_the_data_models():

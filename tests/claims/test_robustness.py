@@ -1,17 +1,13 @@
 """The claims' robustness to the constants the paper lost and we chose: the points of a
 constant (attnbias.studies.robustness_points) on a tiny fixed-decoder experiment trained
 here, their comparison with ours and the column it gives (attnbias.claims.robustness), the
-table's absence, the workflow's reading of `claims_robustness` and its refusals."""
+table's absence, the workflow's reading of `claims_robustness` and its refusals.
+"""
 
 from __future__ import annotations
 
-import copy
-
 import pandas as pd
 import pytest
-import yaml
-from project import REPO, SCHEMA, checked_config
-from snakemake.utils import validate
 
 from attnbias.claims import robustness
 from attnbias.claims.inputs import ExperimentInputs
@@ -19,12 +15,11 @@ from attnbias.claims.write import COMPACT, robustness_line, summary_line, to_mar
 from attnbias.data import hypotheses, models
 from attnbias.optim.spec import config_settings
 from attnbias.studies import robustness_points
-from attnbias.studies.robustness_config import RobustnessConfig
 from attnbias.svm import max_margin
-from attnbias.workflow import configkeys
-from attnbias.workflow.config import WorkflowConfig, canonical
+from attnbias.workflow.config import canonical
 
 BACKEND = {"device": "cpu", "dtype": "float64"}
+
 
 # a tiny Fig. 2: Example 1 at n = 6, T = 3, d = 12, two seeds, 300 steps (as config/tiny.yaml)
 OPTIMIZERS = {
@@ -33,6 +28,8 @@ OPTIMIZERS = {
     "ps": {"rule": "polyak", "f_star": "opt"},
     "ngd-mom": {"rule": "ngd", "lr": 0.1, "momentum": 0.9, "max_step": 1.0e150},
 }
+
+
 SETTINGS = {
     "fig2": {
         "layout": "fixed_decoder",
@@ -49,6 +46,8 @@ SETTINGS = {
         "optimizers": {n: canonical(config_settings(o)) for n, o in OPTIMIZERS.items()},
     }
 }
+
+
 MOMENTUM_RACE = "fig2 ngd-mom ahead of ngd"  # Fig. 2's "performance boost" of NGD-mom
 
 
@@ -222,104 +221,6 @@ def test_range_texts_name_every_value_where_the_outcome_differs():
     assert [robustness.number(v) for v in (0.1, 30000, 1e5, 1e150, 2.5e-5)] == [
         "0.1", "30000", "1e5", "1e150", "2.5e-5"
     ]  # fmt: skip
-
-
-# ---- the workflow's reading and its refusals ------------------------------------------------
-
-
-def default_config() -> dict:
-    config = yaml.safe_load((REPO / "config/config.yaml").read_text())
-    validate(config, schema=str(SCHEMA), set_default=True)
-    return config
-
-
-def test_a_constant_reads_the_experiments_sharing_its_runs():
-    config = default_config()
-    found = RobustnessConfig(WorkflowConfig(config))
-    assert found.experiments("cap") == ["fig2", "fig2_uncapped"]  # NGD's runs are shared
-    assert found.experiments("eq10_eta") == ["fig3", "fig3_cond1"]
-    assert found.ours("cap") == 1e150 and found.ours("horizon") == 10000
-    assert found.point("cap")["paths"] == {
-        "fig2": ["optimizers.ngd.max_step", "optimizers.ngd-mom.max_step", "optimizers.ps.eta_max"]
-    }
-    assert not found.default_build and found.targets("x.md") == []
-    assert "build results/claims_robustness.md" in found.claims_table("/nowhere.parquet")["absent"]
-    config["claims_robustness"]["default_build"] = True
-    found = RobustnessConfig(WorkflowConfig(config))
-    assert found.claims_table("t.parquet")["table"] == "t.parquet"
-    assert found.claims_input("t.parquet") == {"robustness": "t.parquet"}
-    config["claims_robustness"]["constants"] = {}
-    found = RobustnessConfig(WorkflowConfig(config))
-    assert found.claims_table("t.parquet") == {
-        "absent": "the config's claims_robustness names no constant"
-    }
-
-
-checked = checked_config
-
-
-def test_the_default_constants_pass():
-    checked(yaml.safe_load((REPO / "config/config.yaml").read_text()))
-
-
-@pytest.mark.parametrize(
-    "change, key, words",
-    [
-        (
-            lambda c: c["set"].update(fig2_unequal_scores="optimizers.ps.eta_max"),
-            "claims_robustness.constants.cap.set.fig2_unequal_scores",
-            "no experiment whose claims the default build or results/geometry.pdf measures",
-        ),
-        (
-            lambda c: c.update(set={"fig2": "optimizers.ps.max_step"}),
-            "claims_robustness.constants.cap.set.fig2",
-            "base experiment has no key 'max_step'",
-        ),
-        (
-            lambda c: c.update(values=[1.0e5, 1.0e20]),
-            "claims_robustness.constants.cap.values",
-            "must hold ours, the config's value 1e+150",
-        ),
-        (
-            lambda c: c.update(plausible=[1.0e10, 1.0e100]),
-            "claims_robustness.constants.cap.plausible",
-            "holding ours",
-        ),
-        (
-            lambda c: c["set"].update(fig2_uncapped="optimizers.ps.eta_max"),
-            "claims_robustness.constants.cap.set",
-            "a constant is one value",
-        ),
-        (
-            lambda c: c.update(kinds=["consistency"]),
-            "claims_robustness.constants.cap.kinds[0]",
-            "no kind of counted test",
-        ),
-        (
-            lambda c: c.update(values=[-1.0, 1.0e150]),
-            "claims_robustness.constants.cap.set.fig2",
-            "value (-1.0, -1.0, -1.0)",
-        ),
-    ],
-    ids=[
-        "not-default",
-        "missing-key",
-        "ours-missing",
-        "plausible",
-        "two-values",
-        "kind",
-        "bad-value",
-    ],  # fmt: skip
-)
-def test_a_bad_constant_is_refused_naming_its_key(change, key, words):
-    config = yaml.safe_load((REPO / "config/config.yaml").read_text())
-    entry = copy.deepcopy(config["claims_robustness"]["constants"]["cap"])
-    change(entry)
-    config["claims_robustness"]["constants"]["cap"] = entry
-    with pytest.raises(configkeys.ConfigError) as err:
-        checked(config)
-    assert err.value.key == key
-    assert words in str(err.value)
 
 
 # ---- helpers ----------------------------------------------------------------------------------

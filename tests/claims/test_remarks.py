@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from test_claims_table import (
+from claims_tables import (
     EQ10,
     GOOD,
     JOINT_GOOD,
