@@ -1,6 +1,4 @@
-"""Where a figure's panels go (figures.layout, figures.tokens_2d): a plain grid of metric
-panels, or App. C.1's tokens panel beside them; the drawing asks the kind's layout
-(drawing.LAYOUTS) and names no kind itself."""
+"""The two-token layout (attnbias.figures.tokens_2d): its panel first, and a softmax dip marked."""
 
 from __future__ import annotations
 
@@ -10,10 +8,9 @@ import pandas as pd
 import pytest
 
 from attnbias.figures import drawing, panels
-from attnbias.figures.layout import Grid
 from attnbias.figures.tokens_2d import Tokens2D
 
-# two samples of three 2-D tokens (App. C.1's has two of two: tests/test_figure_print.py)
+# two samples of three 2-D tokens (App. C.1's has two of two: tests/figures/test_style.py)
 TOKENS = {
     "X": np.array([[[0.5, 0.5], [1.0, -1.0], [0.0, 1.0]], [[0.0, 0.5], [1.0, -0.5], [-1.0, 0.0]]]),
     "opt": np.array([1, 2]),
@@ -21,15 +18,6 @@ TOKENS = {
     "W0": np.array([[0.0, 1.0], [2.0, 0.0]]),
     "W_mm": np.array([[1.0, 0.0], [0.0, 1.0]]),
 }
-
-
-def test_a_grid_has_an_axis_per_metric_panel():
-    for kind in panels.PANELS:
-        if kind in drawing.LAYOUTS:
-            continue
-        fig, axes = Grid(kind).figure()
-        plt.close(fig)
-        assert len(axes) == len(panels.PANELS[kind]) == len(fig.axes)
 
 
 def test_the_tokens_layout_puts_its_panel_first_and_needs_the_tokens():
@@ -63,47 +51,3 @@ def test_the_tokens_layout_marks_a_softmax_dip():
     assert [(ln.get_xdata()[0], ln.get_ydata()[0]) for ln in stars] == [(2, 0.2)]
     assert ax.get_ylim() == (0, 1.02)
     assert [ln.get_ydata()[0] for ln in ax.get_lines()][0] == pytest.approx(1 / 3)  # 1/T
-
-
-def _two_token_table() -> pd.DataFrame:
-    t = np.unique(np.geomspace(1, 1e3, 20).astype(int))
-    rows = [
-        (name, 0, it, panel.metric, float((it + 1.0) ** -rate))
-        for name, rate in (("gd", 0.5), ("ngd", 2.0))
-        for panel in panels.PANELS["two_token"]
-        for it in t
-    ]
-    return pd.DataFrame(rows, columns=["optimizer", "seed", "iteration", "metric", "value"])
-
-
-def test_a_kind_gets_the_layout_the_registry_names(monkeypatch, tmp_path):
-    """A layout of one's own, registered for a kind, places its panels and adds its notes:
-    nothing in the drawing changes."""
-
-    class Noted(Grid):
-        def notes(self):
-            return ["A layout's own note."]
-
-    monkeypatch.setitem(drawing.LAYOUTS, "two_token", Noted)
-    monkeypatch.setattr(drawing, "save_figure", lambda *args, **kwargs: plt.close(args[0]))
-    legend = {"gd": ("GD", "GD lr=1"), "ngd": ("NGD", "NGD lr=0.1")}
-    algorithms = {"gd": "gd", "ngd": "ngd"}
-    caption = drawing.draw(
-        "two_token",
-        _two_token_table(),
-        title="t",
-        legend=legend,
-        algorithms=algorithms,
-        outputs=[tmp_path / "x.png"],
-    )
-    assert "A layout's own note." in caption
-    monkeypatch.delitem(drawing.LAYOUTS, "two_token")
-    caption = drawing.draw(
-        "two_token",
-        _two_token_table(),
-        title="t",
-        legend=legend,
-        algorithms=algorithms,
-        outputs=[tmp_path / "x.png"],
-    )
-    assert "A layout's own note." not in caption
