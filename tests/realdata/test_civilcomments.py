@@ -1,14 +1,15 @@
-"""Text data and BERT loading (attnbias.realdata.mnli, .civilcomments, .bert) on fixtures in the
-real formats; CivilComments' evaluation against the `wilds` package's own."""
+"""CivilComments (attnbias.realdata.civilcomments): read as wilds reads it, evaluated as
+wilds evaluates it, and malformed files refused naming the file.
+"""
 
 from __future__ import annotations
 
 import csv
-import json
 import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,18 +17,99 @@ import torch
 from fixtures_text import (
     IDENTITIES,
     fixture_vocab,
-    mnli_expected,
     write_civilcomments,
     write_mnli,
     write_tiny_bert,
 )
 
 from attnbias.data.missing import MissingDataError
-from attnbias.realdata import bert, civilcomments, mnli, sources
+from attnbias.realdata import civilcomments, sources
 from attnbias.realdata.errors import FIXTURE_MARKER
 
+# ---------------------------------------------------------------- CivilComments
+
+CIVIL_CSV = "civilcomments_v1.0/all_data_with_identities.csv"
+
+
+@pytest.fixture
+def civil_root(tmp_path):
+    write_civilcomments(tmp_path, 24, 16, seed=5)
+    return tmp_path
+
+
+def _civil_load(root):
+    return civilcomments.load_civilcomments(root, download=False)
+
+
+def _rewrite_csv(root, change) -> Path:
+    path = root / CIVIL_CSV
+    with open(path, newline="", encoding="utf-8") as f:
+        records = list(csv.reader(f))
+    records = change(records)
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        csv.writer(f).writerows(records)
+    return path
+
+
+def test_intact_civilcomments_loads_every_split(civil_root):
+    civil = _civil_load(civil_root)
+    assert all(len(civil.split(name)) > 0 for name in civilcomments.CIVIL_SPLITS)
+
+
+def _column(records, name: str) -> int:
+    return records[0].index(name)
+
+
+def _set_field(name: str, value: str, row: int = 1):
+    def change(records):
+        records[row][_column(records, name)] = value
+        return records
+
+    return change
+
+
+CIVIL_DAMAGE = {
+    # the issue's case: read_csv(index_col=0) took the extra field for an index column
+    "extra field in the first row": (lambda r: [r[0], [*r[1], "0.0"], *r[2:]], ":2: .* fields"),
+    "row cut short": (lambda r: [*r[:-1], r[-1][:-3]], r":\d+: .* fields"),
+    "unknown split": (_set_field("split", "training"), "split values \\['training'\\]"),
+    "no split value": (_set_field("split", ""), "split values \\['\\(empty\\)'\\]"),
+    "no toxicity": (_set_field("toxicity", ""), "has no toxicity"),
+    "toxicity not a number": (_set_field("toxicity", "high"), "high"),
+    "fraction above 1": (_set_field("male", "3.0"), "male holds values outside"),
+    "header only": (lambda r: r[:1], "no row of the split"),
+    "no test rows": (
+        lambda r: [r[0], *(x for x in r[1:] if x[_column(r, "split")] != "test")],
+        "no row of the split\\(s\\) \\['test'\\]",
+    ),
+    "empty file": (lambda r: [], "is empty"),
+}
+
+
+@pytest.mark.parametrize("case", list(CIVIL_DAMAGE))
+def test_a_malformed_civilcomments_csv_fails_naming_the_file(civil_root, case):
+    change, why = CIVIL_DAMAGE[case]
+    path = _rewrite_csv(civil_root, change)
+    with pytest.raises(civilcomments.CivilCommentsFormatError, match=rf"{path}.*{why}"):
+        _civil_load(civil_root)
+
+
+def test_a_file_cut_inside_a_quoted_text_fails_naming_the_file(civil_root):
+    path = civil_root / CIVIL_CSV
+    text = path.read_text(encoding="utf-8")
+    last = text.rstrip("\n").rsplit("\n", 1)[0] + '\n99,"a comment cut sh'
+    path.write_text(last, encoding="utf-8")
+    with pytest.raises(civilcomments.CivilCommentsFormatError, match=str(path)):
+        _civil_load(civil_root)
+
+
+def test_a_release_of_another_size_is_refused_unless_a_fixture(civil_root):
+    (civil_root / "civilcomments_v1.0" / FIXTURE_MARKER).unlink()  # as if the real release
+    with pytest.raises(civilcomments.CivilCommentsFormatError, match="448000"):
+        _civil_load(civil_root)
+
+
 N_TRAIN, N_TEST = 40, 30
-CUE_LABEL = {"yes": 0, "maybe": 1, "never": 2}  # the fixture's cue word -> MNLI label index
 
 
 @pytest.fixture(scope="module")
@@ -43,79 +125,6 @@ def roots(tmp_path_factory):
 @pytest.fixture(scope="module")
 def civil(roots):
     return civilcomments.load_civilcomments(roots / "civil", download=False)
-
-
-@pytest.fixture
-def offline(monkeypatch):
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-
-
-# ---------------------------------------------------------------------------------------
-# MNLI
-
-
-@pytest.mark.parametrize("split", ["train", "test"])
-def test_mnli_layouts_load_the_same_rows(roots, split):
-    expected = mnli_expected(N_TRAIN, N_TEST, seed=3)[split]
-    got = {}
-    for layout in ("jsonl", "tsv"):
-        s = mnli.load_mnli(roots / layout, split)
-        got[layout] = list(zip(s.premise, s.hypothesis, s.labels.tolist(), strict=True))
-        assert s.labels.dtype == np.int64 and s.fixture
-        assert s.n_dropped == expected["dropped"] > 0
-    assert got["jsonl"] == got["tsv"] == expected["rows"]
-    assert any('"' in p for p, _, _ in got["tsv"])  # bare quotes survived GLUE's unquoted tsv
-
-
-def test_mnli_label_mapping_follows_the_gold_labels(roots):
-    # independent of the fixture's generator: its hypotheses start with the label's cue word
-    s = mnli.load_mnli(roots / "jsonl", "train")
-    cues = [CUE_LABEL[h.split()[0]] for h in s.hypothesis]
-    assert s.labels.tolist() == cues
-    assert set(s.labels.tolist()) == {0, 1, 2}
-
-
-def test_mnli_gold_label_dash_rows_are_counted(roots):
-    with open(roots / "jsonl/multinli_1.0/multinli_1.0_dev_matched.jsonl") as f:
-        gold = [json.loads(line)["gold_label"] for line in f]
-    s = mnli.load_mnli(roots / "jsonl", "test")
-    assert s.n_dropped == gold.count("-") and len(s) == len(gold) - gold.count("-")
-
-
-def test_mnli_official_layout_wins_and_bad_labels_fail(roots, tmp_path):
-    write_mnli(tmp_path, 10, 10, seed=0, layout="tsv")
-    write_mnli(tmp_path, 10, 10, seed=1, layout="jsonl")
-    assert sources.text_source("mnli", tmp_path)["layout"] == "jsonl"
-    path = tmp_path / "multinli_1.0/multinli_1.0_train.jsonl"
-    rows = [json.loads(line) for line in path.read_text().splitlines()]
-    rows[2]["gold_label"] = "contradictory"
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    with pytest.raises(ValueError, match="contradictory"):
-        mnli.load_mnli(tmp_path, "train")
-    with pytest.raises(ValueError, match="split"):
-        mnli.load_mnli(tmp_path, "validation")
-
-
-def test_missing_mnli_names_dataset_key_and_how(tmp_path):
-    for root in (tmp_path, None):
-        with pytest.raises(MissingDataError) as err:
-            mnli.load_mnli(root, "train")
-        msg = str(err.value)
-        assert "MNLI" in msg and "real_data.data_root" in msg
-        assert "multinli_1.0.zip" in msg and "glue/data/MNLI.zip" in msg
-    assert "multinli_1.0_dev_matched.jsonl" in msg and isinstance(err.value, FileNotFoundError)
-
-
-def test_text_source_checks_presence_and_fixture_flag(roots, tmp_path):
-    src = sources.text_source("civilcomments", roots / "civil")
-    assert src["fixture"] and src["layout"] == "wilds"
-    assert src["path"].endswith("civilcomments_v1.0") and len(src["files"]) == 2
-    json.dumps(src)  # goes into source.json as it is
-    write_mnli(tmp_path, 5, 5, seed=0, layout="tsv")
-    (tmp_path / "MNLI" / FIXTURE_MARKER).unlink()
-    assert sources.text_source("mnli", tmp_path)["fixture"] is False
-    with pytest.raises(ValueError, match="unknown text dataset"):
-        sources.text_source("sst2", tmp_path)
 
 
 # ---------------------------------------------------------------------------------------
@@ -323,90 +332,3 @@ def test_missing_civilcomments_names_dataset_key_and_how(tmp_path):
     (tmp_path / "civilcomments_v1.0/RELEASE_v1.0.txt").unlink()
     with pytest.raises(MissingDataError, match="RELEASE_v1.0.txt"):
         sources.text_source("civilcomments", tmp_path)
-
-
-# ---------------------------------------------------------------------------------------
-# BERT
-
-
-def test_tiny_bert_loads_offline_by_path_and_classifies_a_batch(roots, offline):
-    tok, model = bert.load_text_model(str(roots / "bert"), num_labels=3, seed=0)
-    vocab = (roots / "bert/vocab.txt").read_text().split("\n")
-    assert tok.convert_tokens_to_ids("maybe") == vocab.index("maybe")  # vocab.txt in force
-    split = mnli.load_mnli(roots / "jsonl", "test")
-    data = bert.tokenize_split(tok, split, max_length=32)
-    n = len(split)
-    assert set(data) == {"input_ids", "attention_mask", "token_type_ids", "labels"}
-    assert all(v.dtype == torch.int64 and len(v) == n for v in data.values())
-    assert data["input_ids"].shape == (n, 32) and torch.equal(
-        data["labels"], torch.tensor(split.labels)
-    )
-    # row 0 is [CLS] premise [SEP] hypothesis [SEP], then padding
-    p, h = (tok.tokenize(s) for s in (split.premise[0], split.hypothesis[0]))
-    length = len(p) + len(h) + 3
-    assert data["attention_mask"][0].sum() == length
-    assert data["token_type_ids"][0, len(p) + 2 : length].eq(1).all()
-    assert tok.convert_ids_to_tokens(data["input_ids"][0, : len(p) + 1].tolist()) == ["[CLS]", *p]
-    assert data["input_ids"][0, length:].eq(tok.pad_token_id).all()
-    model.eval()
-    with torch.no_grad():
-        out = model(**{k: v[:8] for k, v in data.items()})
-    assert out.logits.shape == (8, 3) and torch.isfinite(out.loss)
-    assert out.logits.argmax(1).max() < 3
-
-
-def test_single_texts_and_truncation(roots, civil):
-    tok, _ = bert.load_text_model(str(roots / "bert"), num_labels=2)
-    data = bert.tokenize_split(tok, civil.split("train"), max_length=6, chunk=5)
-    assert data["input_ids"].shape == (48, 6) and data["token_type_ids"].eq(0).all()
-    assert data["attention_mask"].eq(1).all()  # every comment is longer than 6 tokens
-    assert data["input_ids"][:, -1].eq(tok.sep_token_id).all()
-
-
-def test_classifier_head_seed_is_reproducible_and_private(roots):
-    heads = {}
-    for seed in (0, 0, 1):
-        torch.manual_seed(123)
-        _, model = bert.load_text_model(str(roots / "bert"), num_labels=2, seed=seed)
-        heads.setdefault(seed, []).append(model.classifier.weight.detach().clone())
-        after = torch.rand(3)
-        torch.manual_seed(123)
-        assert torch.equal(after, torch.rand(3))  # the global stream was not consumed
-    assert torch.equal(heads[0][0], heads[0][1]) and not torch.equal(heads[0][0], heads[1][0])
-
-
-def test_missing_model_names_model_key_and_how(roots, tmp_path, offline, monkeypatch):
-    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))  # an empty cache
-    cases = {
-        str(tmp_path / "no_such_folder"): "No model folder",
-        "./models/bert": "No model folder",
-        "attnbias-tests/no-such-model": "HF_HUB_OFFLINE",
-        str(roots): "no config.json",  # a folder, but not a model
-    }
-    for name, why in cases.items():
-        with pytest.raises(MissingDataError) as err:
-            bert.load_text_model(name, num_labels=2)
-        msg = str(err.value)
-        assert why in msg and name in msg and "real_data.models.bert" in msg
-        assert "hf download" in msg and "save_pretrained" in msg
-
-
-def test_fixture_labels_are_learnable(roots, civil):
-    # a bag-of-words classifier must get them right, or the training figures on the
-    # fixtures could not show a falling loss
-    from sklearn.feature_extraction.text import CountVectorizer
-    from sklearn.linear_model import LogisticRegression
-
-    for train, test in (
-        (mnli.load_mnli(roots / "tsv", "train"), mnli.load_mnli(roots / "tsv", "test")),
-        (civil.split("train"), civil.split("test")),
-    ):
-        features = CountVectorizer(token_pattern=r"\w+")
-        x = features.fit_transform([" ".join(filter(None, r)) for r in _texts(train)])
-        clf = LogisticRegression(C=100.0, max_iter=5000).fit(x, train.labels)
-        x_test = features.transform([" ".join(filter(None, r)) for r in _texts(test)])
-        assert clf.score(x_test, test.labels) >= 0.9
-
-
-def _texts(split):
-    return zip(split.texts, split.pairs or [None] * len(split), strict=True)

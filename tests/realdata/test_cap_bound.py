@@ -1,23 +1,23 @@
 """A real-data run whose cap bound at every step on every seed (attnbias.realdata.cap_bound)
 is drawn and captioned as the SGD it became; a run whose cap bound at only some steps keeps
-its own name."""
+its own name.
+"""
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
-from project import REPO
 
-from attnbias.realdata import cap_bound, plots
+from attnbias.realdata import cap_bound
 
 OPTIMIZERS = {
     "sgd": {"label": "SGD", "rule": "sgd", "lr": 0.1},
     "sngd": {"label": "SNGD", "rule": "sngd", "lr": 0.1, "max_step": 100.0},
     "sps": {"label": "SPS", "rule": "sps", "c": 0.5, "eta_max": 0.1},
 }
-LEGEND = {"sgd": ("SGD", "SGD lr=0.1"), "sngd": ("SNGD", "SNGD ..."), "sps": ("SPS", "SPS ...")}
+
+
 STEPS = np.arange(0, 80, 16)
 
 
@@ -65,37 +65,3 @@ def test_bound_throughout_needs_every_log_point_of_every_seed():
 )
 def test_what_a_capped_run_becomes(settings, plain):
     assert cap_bound.became(settings) == plain
-
-
-def _drawn_legend(monkeypatch, tmp_path, legend, table) -> list[str]:
-    drawn = []
-    monkeypatch.setattr(plots, "save_figure", lambda fig, *a, **k: drawn.append(fig))
-    plots.draw_training(
-        table, title="t", legend=legend, algorithms={n: n for n in legend},
-        caption="c", fixture=False, outputs=[tmp_path / "f.pdf"],
-    )  # fmt: skip
-    texts = [t.get_text() for t in drawn[0].legends[0].get_texts()]
-    plt.close(drawn[0])
-    return texts
-
-
-def test_the_legend_and_the_caption_name_a_run_whose_cap_bound_at_every_step(monkeypatch, tmp_path):
-    bound = plots.run_legend(LEGEND, OPTIMIZERS, run_table(1.0))
-    assert bound["sps"] == ("SPS (cap bound at every step: SGD with lr 0.1)", "SPS ...")
-    assert bound["sgd"] == LEGEND["sgd"] and bound["sngd"] == LEGEND["sngd"]
-    assert plots.run_legend(LEGEND, OPTIMIZERS, run_table(0.5)) == LEGEND
-    texts = _drawn_legend(monkeypatch, tmp_path, bound, run_table(1.0))
-    assert "SPS (cap bound at every step: SGD with lr 0.1)" in texts
-    assert "SPS" in _drawn_legend(monkeypatch, tmp_path, LEGEND, run_table(0.5))
-    settings = {"train": {"epochs": 1, "batch_size": 16, "log_every": 16}, "seeds": 2,
-                "dataset": "rotten_tomatoes"}  # fmt: skip
-    source = {"datasets": [{"name": "Rotten Tomatoes", "path": "data/rt"}]}
-    caption = plots.training_caption(settings, bound, source)
-    assert "SPS (cap bound at every step: SGD with lr 0.1): SPS ..." in caption
-
-
-def test_the_figure_job_draws_and_captions_with_the_runs_legend():
-    script = (REPO / "workflow/scripts/figure_real.py").read_text()
-    assert "plots.run_legend(" in script
-    # the config's legend is read once, into run_legend: figure and caption take its result
-    assert script.count("snakemake.params.legend") == 1
