@@ -25,7 +25,7 @@ from attnbias.optim.spec import OptimizerSpec
 from attnbias.training import loop, metrics
 from attnbias.workflow import configcheck, configcheck_optimizers, configkeys
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SCHEMA = yaml.safe_load((REPO / "workflow/schemas/config.schema.yaml").read_text())
 DEFS = SCHEMA["$defs"]
 STATED = re.compile(r"\(default:? ([^)]+)\)")

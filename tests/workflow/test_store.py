@@ -4,29 +4,92 @@ identity kept) is refused by path with the command that rebuilds it, never used.
 
 Each kind of intermediate is written by the writers the jobs use (attnbias.workflow.io),
 edited as a user or a script would (one value changed, every other entry and the metadata
-kept), and read back by the reader its consumer uses."""
+kept), and read back by the reader its consumer uses.
+"""
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
-import subprocess
-import sys
 import threading
 import zipfile
 from io import BytesIO
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from attnbias.workflow import io, npz, parquet, provenance, store
+from attnbias.data import models
+from attnbias.svm import max_margin
+from attnbias.workflow import (
+    io,
+    npz,
+    parquet,
+    provenance,
+    store,
+)
 
-REPO = Path(__file__).resolve().parents[1]
+
+def _dataset_and_solution():
+    ds = models.generate("example1", 0, dict(n=6, T=3, d=12))
+    return ds, max_margin.to_arrays(max_margin.solve_for_dataset(ds, False, "test"))
+
+
+def test_identity_names_config_mismatch_and_missing_identity(tmp_path):
+    ds, _ = _dataset_and_solution()
+    ident = store.identity("data", "fig2", {"n": 6}, seed=0)
+    npz.save_seeds(tmp_path / "d.npz", {0: ds}, {0: ident})
+    with pytest.raises(store.FileContractError, match="from another config"):
+        npz.load_data(tmp_path / "d.npz", [store.identity("data", "fig2", {"n": 7}, seed=0)])
+    npz.save_seeds(tmp_path / "old.npz", {0: ds}, {0: None})  # written without an identity
+    with pytest.raises(store.FileContractError, match="records no identity"):
+        npz.load_data(tmp_path / "old.npz", [ident])
+    # another program's: neither identity nor checksum
+    np.savez(tmp_path / "other.npz", **{f"seed0/{k}": v for k, v in ds.items()})
+    with pytest.raises(store.FileContractError, match=r"other.npz \(seed 0\) records no checksum"):
+        npz.load_data(tmp_path / "other.npz", [ident])
+    npz.save_npz(tmp_path / "flat.npz", ds, ident)  # the layout before the seed axis
+    with pytest.raises(store.FileContractError, match=r"flat.npz holds seeds \[\], but"):
+        npz.load_data(tmp_path / "flat.npz", [ident])
+
+
+def test_aggregate_refuses_a_run_twice(tmp_path):
+    table = parquet.metrics_table("fig2", "gd", 0, np.array([0, 1]), {"loss": np.array([1.0, 0.5])})
+    for name in ("a", "b"):
+        parquet.save_table(tmp_path / f"{name}.parquet", table)
+    with pytest.raises(store.FileContractError, match="both hold the run experiment fig2"):
+        parquet.concat_tables([tmp_path / "a.parquet", tmp_path / "b.parquet"])
+
+
+def test_rows_of_a_run_must_match_its_identity(tmp_path):
+    table = parquet.metrics_table("fig2", "ngd", 0, np.array([0]), {"loss": np.array([1.0])})
+    claimed = store.identity("run", "fig2", {}, seed=0, optimizer="gd")
+    parquet.save_table(tmp_path / "r.parquet", parquet.with_identity(table, claimed))
+    with pytest.raises(store.FileContractError, match="rows of optimizer"):
+        parquet.read_table(tmp_path / "r.parquet", claimed)
+
+
+def test_file_json_is_strict(tmp_path):
+    with pytest.raises(ValueError):
+        store.identity("data", "fig2", {"lr": math.nan})
+    table = pa.table({"x": [1]})
+    with pytest.raises(ValueError):
+        parquet.with_run_info(table, {"device": math.inf})
+    parquet.save_table(tmp_path / "t.parquet", parquet.with_run_info(table, {"device": "cpu"}))
+    json.loads(pq.read_schema(tmp_path / "t.parquet").metadata[parquet.RUN_INFO_KEY])
+
+
+REPO = Path(__file__).resolve().parents[2]
+
+
 CONFIG = {"lr": 0.1}
+
+
 HYPOTHESES = {"ass1": 0.5, "cond1": True}
 
 
@@ -273,58 +336,7 @@ def test_a_table_without_a_checksum_is_refused(tmp_path):
         parquet.read_table(path)
 
 
-def test_a_table_checksum_does_not_depend_on_its_chunks(tmp_path):
-    table = _run_table().combine_chunks()
-    chunked = pa.concat_tables([table.slice(0, 2), table.slice(2)])
-    assert chunked.column(0).num_chunks == 2
-    for by_seed in (False, True):  # one digest; one per seed, a seed across two chunks
-        path, whole = tmp_path / f"chunked-{by_seed}.parquet", tmp_path / f"whole-{by_seed}.parquet"
-        parquet.save_table(path, chunked, by_seed=by_seed)
-        parquet.save_table(whole, table, by_seed=by_seed)
-        assert parquet.read_table(path).equals(table)
-        digests = [pq.read_schema(p).metadata[parquet.CHECKSUM_META] for p in (path, whole)]
-        assert digests[0] == digests[1]
-
-
-def test_a_table_checksum_reads_numbers_as_numpy_lays_them_out():
-    """The checksum hashes numeric and boolean columns from their Arrow buffers, giving the
-    bytes that chunk.to_numpy() gives (what files written before hashed), also for a slice
-    that starts inside a byte of booleans."""
-    rng = np.random.default_rng(0)
-    columns = {
-        "f64": pa.array(rng.normal(size=21)),
-        "i64": pa.array(rng.integers(-9, 9, size=21)),
-        "i32": pa.array(rng.integers(-9, 9, size=21).astype(np.int32)),
-        "bool": pa.array(rng.random(21) < 0.5),
-    }
-    for column in columns.values():
-        for start, length in ((0, 21), (3, 11), (13, 0)):
-            chunk = column.slice(start, length)
-            want = chunk.to_numpy(zero_copy_only=False).tobytes()
-            assert bytes(parquet._value_bytes(chunk)) == want, (chunk.type, start, length)
-    # negative control: an edited value changes the bytes hashed
-    edited = pa.array(np.r_[0.0, rng.normal(size=20)])
-    assert bytes(parquet._value_bytes(edited)) != bytes(parquet._value_bytes(columns["f64"]))
-
-
-def test_writing_a_run_table_imports_no_pandas(tmp_path):
-    """A training job writes its tables without pandas (about 1 s of CPU per job); reading
-    one (pyarrow.dataset) may import it."""
-    code = f"""
-import sys
-import numpy as np
-from attnbias.workflow import parquet
-table = parquet.metrics_table("fig2", "gd", 0, np.array([0, 5]), {{"loss": np.array([1.0, 0.5])}})
-table = parquet.with_run_info(table, {{"device": "cpu"}})
-parquet.save_table({str(tmp_path / "run.parquet")!r}, table)
-assert "pandas" not in sys.modules, "pandas was imported"
-assert parquet.read_table({str(tmp_path / "run.parquet")!r}).equals(parquet.with_checksum(table))
-"""
-    subprocess.run([sys.executable, "-c", code], check=True)
-
-
 def test_a_frame_round_trips_with_its_checksum(tmp_path):
-    import pandas as pd
 
     frame = pd.DataFrame({"bin": [0.1, 0.2], "count": [3, 4], "name": ["a", None]})
     path = tmp_path / "values.parquet"
@@ -333,18 +345,6 @@ def test_a_frame_round_trips_with_its_checksum(tmp_path):
     _edit_table(path, "count")
     with pytest.raises(store.FileContractError, match="was changed after its job wrote it"):
         parquet.load_frame(path)
-
-
-def test_provenance_lists_the_inputs_checksums(tmp_path):
-    first, second = tmp_path / "a.parquet", tmp_path / "b.npz"
-    first.write_bytes(b"abc")
-    second.write_bytes(b"")
-    sums = provenance.files_sha256([second, first])
-    assert list(sums) == [str(first), str(second)]
-    assert sums[str(first)] == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
-    assert sums[str(second)] == ("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
-    record = json.loads(json.dumps(sums))
-    assert record == sums
 
 
 def test_the_checksums_catch_edits_not_forgery_as_the_file_contract_says(tmp_path):
@@ -386,6 +386,8 @@ READERS = {
     "json": (lambda p: io.save_json(p, {"fixture": False}), io.load_json),
     "inputs checksums": (_write_data, lambda p: provenance.files_sha256([p])),
 }
+
+
 SUFFIX = {"data": ".npz", "npz": ".npz", "parquet": ".parquet", "json": ".json"}
 
 
@@ -484,74 +486,6 @@ def test_an_npz_header_claiming_more_than_its_member_holds_is_refused(reader, me
         f"{path} cannot be read as a .npz file (its entry {key!r} claims 8000000000000" in message
     )
     assert f"snakemake --forcerun {path}" in message
-
-
-def test_an_npz_header_rewritten_to_its_own_shape_still_reads(tmp_path):
-    """The negative control of the test above: the same rewrite, claiming what is there."""
-    path = tmp_path / "fig2.npz"
-    _write_data(path)
-    _claiming(path, "seed1/X.npy", (4, 3, 5))
-    assert npz.load_data(path)[1]["X"].shape == (4, 3, 5)
-
-
-# Leftovers of a killed job: a writer killed between mkstemp and its rename
-# leaves `.<name>.<8 random>.tmp` beside the file. The next write of the same file removes
-# such leftovers of that file, and nothing else: a job's output has one writer (Snakemake
-# runs one job per output, and its lock keeps another instance from it), so no other
-# writer's file is in flight. Not at the workflow's start: two Snakemake instances may run
-# disjoint targets in one folder, and the other one's writes would be in flight.
-
-
-def _leftovers_and_others(folder: Path, name: str) -> tuple[list[Path], list[Path]]:
-    folder.mkdir(parents=True, exist_ok=True)
-    leftovers = [folder / f".{name}.k2j4x9_0.tmp", folder / f".{name}.abcdefgh.tmp"]
-    leftovers[0].write_bytes(b"")  # a kill before the writer wrote anything
-    leftovers[1].write_bytes(b"%PDF-1.4 half")  # or mid-way
-    (folder / "elsewhere").write_text("a link's target\n")
-    others = [
-        folder / f".{name}.abc.tmp",  # not mkstemp's 8 characters
-        folder / f".{name}.abcdefgh.tmp.keep",
-        folder / f"{name}.abcdefgh.tmp",  # no leading dot
-        folder / f".other-{name}.abcdefgh.tmp",  # another file's: removed at its own write
-        folder / "notes.txt",
-    ]
-    for path in others:
-        path.write_text("not ours\n")
-    link = folder / f".{name}.linkname.tmp"  # mkstemp makes regular files: a link is not ours
-    link.symlink_to(folder / "elsewhere")
-    folder_in_place = folder / f".{name}.folder12.tmp"
-    folder_in_place.mkdir()
-    (folder_in_place / "kept").write_text("kept\n")
-    return leftovers, [*others, link, folder_in_place, folder / "elsewhere"]
-
-
-def test_a_killed_writers_temporary_file_is_removed_at_the_next_write(tmp_path):
-    leftovers, others = _leftovers_and_others(tmp_path / "results", "run.json")
-    io.save_json(tmp_path / "results/run.json", {"a": 1})
-    assert io.load_json(tmp_path / "results/run.json") == {"a": 1}
-    assert not any(p.exists() for p in leftovers)
-    assert all(p.is_symlink() or p.exists() for p in others)
-    assert (tmp_path / "results/.run.json.folder12.tmp/kept").read_text() == "kept\n"
-    assert sorted(p.name for p in (tmp_path / "results").iterdir()) == sorted(
-        ["run.json", *(p.name for p in others)]
-    )
-
-
-def test_a_killed_figure_jobs_temporary_pdf_is_removed_when_the_figure_is_drawn(tmp_path):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from attnbias.figures.save import save_figure
-
-    leftovers, others = _leftovers_and_others(tmp_path / "results", "fig3.pdf")
-    fig, ax = plt.subplots()
-    ax.plot([0, 1], [1, 0])
-    save_figure(fig, [tmp_path / "results/fig3.pdf"])
-    assert (tmp_path / "results/fig3.pdf").read_bytes().startswith(b"%PDF")
-    assert not any(p.exists() for p in leftovers)
-    assert all(p.is_symlink() or p.exists() for p in others)
 
 
 def test_a_shared_file_keeps_other_writers_temporary_files(tmp_path):

@@ -149,7 +149,7 @@ def test_aliases_that_expand_past_the_node_limit_are_refused(tmp_path):
     # do the repository's configs, aliases and all
     path.write_text(billion_laughs(4))
     assert len(configfiles.read_plain(path)["a3"]) == 9
-    for config in sorted((Path(__file__).parents[1] / "config").glob("*.yaml")):
+    for config in sorted((Path(__file__).parents[2] / "config").glob("*.yaml")):
         assert "experiments" in configfiles.read_plain(config)
     path.write_text("a: &a [1, *a]\n")
     assert refused(path) == (

@@ -1,11 +1,13 @@
 """Figure provenance: the record's parts against hand-computed values, the record read back
 from the PDF (its Info dictionary, parsed here independently of matplotlib) and the PNG,
-and the records of the built figures against the files they describe."""
+and the records of the built figures against the files they describe.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import platform
 import re
 import subprocess
@@ -13,6 +15,7 @@ import warnings
 from pathlib import Path
 
 import matplotlib
+import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -21,10 +24,35 @@ import torch
 import yaml
 from PIL import Image
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+from attnbias.workflow import (
+    parquet,
+    provenance,
+)
 
-from attnbias.workflow import parquet, provenance  # noqa: E402
+matplotlib.use("Agg")
+
+
+def test_provenance_is_strict_json(tmp_path):
+    from attnbias.workflow import provenance
+
+    with pytest.raises(ValueError):
+        provenance.config_sha256({"lr": math.nan})
+    with pytest.raises(ValueError):
+        provenance.save(tmp_path / "p.json", {"config": {"lr": math.inf}})
+    assert not (tmp_path / "p.json").exists()
+
+
+def test_provenance_lists_the_inputs_checksums(tmp_path):
+    first, second = tmp_path / "a.parquet", tmp_path / "b.npz"
+    first.write_bytes(b"abc")
+    second.write_bytes(b"")
+    sums = provenance.files_sha256([second, first])
+    assert list(sums) == [str(first), str(second)]
+    assert sums[str(first)] == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+    assert sums[str(second)] == ("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+    record = json.loads(json.dumps(sums))
+    assert record == sums
+
 
 # ---- the record's parts ------------------------------------------------------------
 
