@@ -3,7 +3,8 @@ when the build's value, written at the quoted precision, gives it back. On a fix
 (a claims table, an aggregate table and a provenance record in the pipeline's formats) the
 check passes, fails on a planted wrong number naming page, line, quoted and built value,
 and the writer repairs it; an optional target's number reads "not built here". The check on
-the real default build is in tests/test_claims.py (it shares that module's build)."""
+the real default build is in tests/project/test_paper_claims.py (it shares that module's build).
+"""
 
 from __future__ import annotations
 
@@ -13,44 +14,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from project import REPO
 
 from attnbias.quotes import __main__ as cli
 from attnbias.quotes.build import Build
 from attnbias.quotes.marks import find
-from attnbias.quotes.numbers import render
-from attnbias.quotes.pages import PAGES
 from attnbias.quotes.quote import Page, Section, Source, check, markers
 from attnbias.quotes.sources import created, final, first, outcome, robust_race, row, said
 from attnbias.quotes.sweeps import sweep_count
-
-
-@pytest.mark.parametrize(
-    ("phrase", "built", "written"),
-    [
-        ("467 to 1,188", [375, 1241, 900], "375 to 1,241"),  # the issue's stale crossing
-        ("1e-5 to 3e-5", [9.99e-6, 2.63e-5], "1e-5 to 3e-5"),  # rounds to the quoted digits
-        ("1.0e-5 to 2.6e-5", [9.99e-6, 2.64e-5], "1.0e-5 to 2.6e-5"),
-        ("−0.18 to −0.41", [-0.407, -0.176], "−0.18 to −0.41"),  # the phrase's order
-        ("0.51", [0.5054, 0.5096], "0.51"),  # one number where every seed writes it
-        ("0.506", [0.5054, 0.5096], "0.505 to 0.510"),  # else the range
-        ("100 to 131", [100, 117, 131], "100 to 131"),  # an integer is exact
-        ("10¹¹⁹ to 10¹³⁵", [10**119.3, 10**134.4], "10¹¹⁹ to 10¹³⁴"),
-        ("10^11.5", [10**11.46], "10^11.5"),
-        ("40% to 75%", [0.4, 0.75], "40% to 75%"),
-        ("−10⁴", [-10000.8], "−10⁴"),
-        ("11 to\n  37", [11.516, 37.29], "12 to\n  37"),  # a range broken across lines
-        ("2e-3", [np.nan], None),  # the build has no value
-    ],
-)
-def test_a_number_is_written_at_its_quoted_precision(phrase, built, written):
-    assert render(phrase, built) == written
-
-
-def test_a_round_number_is_rounded_only_where_the_words_say_so():
-    assert render("1,300", [1292]) == "1,292"
-    assert render("1,300", [1292], approximate=True) == "1,300"
-    assert render("1,100", [1072, 1177], approximate=True) == "1,100 to 1,200"
 
 
 # ---------------------------------------------------------------------------------------
@@ -92,6 +62,8 @@ PS <!--q:ps-->does not lead NGD<!--/q-->. The sweep holds in <!--q:sweep-->27<!-
 generated from 2 claims rows
 {end}
 """
+
+
 START, END = markers("fixture section")
 
 
@@ -276,35 +248,6 @@ def test_the_command_exits_non_zero_on_a_stale_number(fixture, monkeypatch, caps
     assert cli.main(["write", *args]) == 0
     assert page.read_text() == PAGE.format(start=START, end=END)
     assert cli.main(["check", "--results", str(fixture / "nothing"), "--root", str(fixture)]) == 2
-
-
-# ---------------------------------------------------------------------------------------
-# the registries of the documented pages
-def test_every_marker_is_registered_and_every_entry_marked():
-    """Without a build: every page's markers are well formed and name an entry of its
-    registry, every entry stands on its page, and every section's marker lines once."""
-    for page in PAGES:
-        text = (REPO / page.path).read_text()
-        marks, errors = find(text)
-        assert not errors, (page.path, errors)
-        names = {m.name for m in marks}
-        assert names <= page.names(), (page.path, sorted(names - page.names()))
-        assert page.names() <= names, (page.path, sorted(page.names() - names))
-        for section in page.sections:
-            assert text.count(section.start) == 1 and text.count(section.end) == 1, section.start
-    # the other pages hold no marker
-    registered = {page.path for page in PAGES}
-    for path in [REPO / "README.md", *(REPO / "docs").glob("*.md")]:
-        if str(path.relative_to(REPO)) not in registered:
-            assert find(path.read_text()) == ([], []), path
-
-
-def test_every_optional_number_names_its_target():
-    """A sweep's or a real-data figure's numbers name the target that builds them."""
-    for page in PAGES:
-        for source in [*page.numbers.values(), *page.facts.values()]:
-            if any(w in source.what for w in ("sweep", "fig6_mnist5k", "claims_robustness")):
-                assert source.target, source.what
 
 
 def test_a_robustness_number_is_read_from_its_row_or_is_not_built(fixture):
