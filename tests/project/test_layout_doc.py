@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 LAYOUT = REPO / "docs" / "layout.md"
 INDEXED = ("src/attnbias", "workflow/scripts")
 DESCRIPTION_INDENT = 20  # a line indented this far continues a description

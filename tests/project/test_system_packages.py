@@ -44,8 +44,8 @@ def test_nothing_is_missing_where_every_program_is_on_path(monkeypatch, tmp_path
 
 def test_ci_installs_what_the_tests_would_skip_without():
     run = (REPO / ".ci/run").read_text()
-    assert "missing=$(python tests/system_packages.py)" in run
+    assert "missing=$(python tests/support/system_packages.py)" in run
     assert "apt-get install -y -q --no-install-recommends $missing" in run
     # and no other test module runs apt-get (as a command: ["apt-get", ...])
-    modules = [p for p in (REPO / "tests").glob("*.py") if p.name != Path(__file__).name]
+    modules = [p for p in (REPO / "tests").rglob("*.py") if p.name != Path(__file__).name]
     assert [p.name for p in modules if '["apt-get"' in p.read_text().replace(" ", "")] == []

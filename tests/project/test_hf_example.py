@@ -17,7 +17,7 @@ import torch
 transformers = pytest.importorskip("transformers")
 pytest.importorskip("accelerate")
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
 from hf_trainer import SPSTrainer  # noqa: E402
 from tiny_runs import CLASSES, VOCAB, tiny_bert  # noqa: E402
 

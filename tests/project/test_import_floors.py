@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+SRC = Path(__file__).resolve().parents[2] / "src"
 REPO = SRC.parent
 
 
@@ -270,7 +270,7 @@ def _top_level_closure(script: Path) -> set[str]:
 
 def test_the_training_job_imports_torch_only_lazily():
     """Statically: workflow/scripts/train.py's module-level imports reach no torch (the
-    dispatcher imports the torch loop inside functions). tests/test_dispatch.py runs it."""
+    dispatcher imports the torch loop inside functions). tests/training/test_dispatch.py runs it."""
     job = _top_level_closure(REPO / "workflow/scripts/train.py")
     assert "attnbias.training.dispatch" in job and "attnbias.training.kernel" in job
     assert not {n for n in job if n.split(".")[0] == "torch"}

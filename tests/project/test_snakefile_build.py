@@ -12,7 +12,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 import yaml
-from project import REPO, copy_project, planned_jobs, snakemake
+from project import copy_project, planned_jobs, snakemake
 
 from attnbias.data import hypotheses
 from attnbias.workflow import npz, parquet
@@ -157,7 +157,7 @@ def test_only_the_bad_direction_data_depends_on_the_svm_module():
     from attnbias.data.models import SEPARATE_GENERATORS
     from attnbias.workflow.codedeps import module_files, package_module_files
 
-    script = Path(__file__).parents[1] / "workflow/scripts/data.py"
+    script = Path(__file__).parents[2] / "workflow/scripts/data.py"
     assert not [f for f in module_files(str(script)) if "/svm/" in f]
     own = package_module_files(SEPARATE_GENERATORS["bad_direction"])
     assert [
@@ -177,7 +177,7 @@ def test_a_claims_change_reruns_no_figure(script):
     reruns the claims job alone."""
     from attnbias.workflow.codedeps import module_files
 
-    path = Path(__file__).parents[1] / "workflow/scripts" / script
+    path = Path(__file__).parents[2] / "workflow/scripts" / script
     assert [f for f in module_files(str(path)) if "/attnbias/claims/" in f] == []
 
 
@@ -459,100 +459,6 @@ def test_the_guard_catches_a_torch_import(tmp_path, monkeypatch):
     result = snakemake(workdir, "-n", check=False)
     assert result.returncode != 0
     assert "torch imported while parsing" in result.stdout + result.stderr
-
-
-# ---- attnbias.workflow.config: the plain logic behind the rules' params -----------------
-
-
-def _workflow_config(change=None):
-    from snakemake.utils import validate
-
-    from attnbias.workflow.config import WorkflowConfig
-
-    config = yaml.safe_load((REPO / "config/tiny.yaml").read_text())
-    if change:
-        change(config)
-    validate(config, str(REPO / "workflow/schemas/config.schema.yaml"), set_default=True)
-    return WorkflowConfig(config)
-
-
-def test_one_accessor_serves_synthetic_and_real_experiments():
-    wf = _workflow_config()
-    assert wf.jobs("fig2") == {"optimizer": ["gd", "ngd", "ps", "ngd-mom"], "seed": [0, 1]}
-    assert wf.jobs("fig4") == {"optimizer": ["sgd", "sps"], "seed": [0]}
-    assert wf.title("fig1") == "tiny BERT on fixture MNLI"
-    assert wf.legend("fig2")["ngd"] == ("NGD", "NGD lr=0.1")
-    assert wf.legend("fig4")["sps"] == ("SPS", "SPS c=0.5, eta_max=0.5")
-    for name in ("fig2", "fig1"):  # an aggregate table's identity: its runs'
-        pattern = "x/{experiment}/{optimizer}/{seed}"
-        runs = wf.run_identities(pattern, name)
-        assert len(runs) == len(wf.jobs(name)["optimizer"]) * len(wf.jobs(name)["seed"])
-        assert (
-            wf.identity("metrics", name)["config_sha256"]
-            != wf.identity("metrics", "fig3")["config_sha256"]
-        )
-    # the data and SVM files serve every optimizer; a run's seed is a number
-    assert wf.identity("data", "fig2", "0", "ngd") == wf.identity("data", "fig2", 0)
-    assert wf.identity("run", "fig2", "1", "ngd")["seed"] == 1
-
-
-def test_identities_ignore_labels_and_key_order():
-    def relabel_and_reorder(config):
-        fig2 = config["experiments"]["fig2"]
-        fig2["optimizers"]["ngd"] = dict(reversed(fig2["optimizers"]["ngd"].items()))
-        fig2["optimizers"]["ngd"]["label"] = "another label"
-        fig1 = config["real_data"]["experiments"]["fig1"]
-        fig1["optimizers"]["sgd"]["label"] = "another label"
-
-    plain, changed = _workflow_config(), _workflow_config(relabel_and_reorder)
-    for args in [("run", "fig2", 0, "ngd"), ("metrics", "fig2"), ("run", "fig1", 0, "sgd")]:
-        assert plain.identity(*args) == changed.identity(*args)
-    assert plain.legend("fig2") != changed.legend("fig2")
-    lr = _workflow_config(lambda c: c["experiments"]["fig2"]["optimizers"]["ngd"].update(lr=0.2))
-    assert lr.identity("run", "fig2", 0, "ngd") != plain.identity("run", "fig2", 0, "ngd")
-    assert lr.identity("run", "fig2", 0, "gd") == plain.identity("run", "fig2", 0, "gd")
-
-
-def test_job_params_take_a_jobs_names_from_its_wildcards():
-    """attnbias.workflow.job_params: an aggregate's run tables, one per optimizer (synthetic)
-    or per optimizer and seed (real data), each with the identity it must hold; a real-data
-    job's experiment is its figure."""
-    from types import SimpleNamespace
-
-    from attnbias.workflow.job_params import JobParams
-
-    wf = _workflow_config()
-    job = JobParams(wf, sweeps=None, robustness=None)
-    fig2, fig1 = SimpleNamespace(experiment="fig2"), SimpleNamespace(figure="fig1")
-    synthetic = "t/{experiment}/{optimizer}.parquet"
-    assert job.run_tables(synthetic)(fig2) == [
-        f"t/fig2/{o}.parquet" for o in ("gd", "ngd", "ps", "ngd-mom")
-    ]
-    identities = job.run_table_identities(synthetic)(fig2)
-    assert identities["t/fig2/ngd.parquet"] == wf.seed_identities("run", "fig2", "ngd")
-    real = job.run_tables("t/{figure}/{optimizer}/seed{seed}.parquet")(fig1)
-    assert real == [f"t/fig1/{o}/seed0.parquet" for o in ("sgd", "sngd", "sps", "adam")]
-    sps = job.optimizer(SimpleNamespace(figure="fig1", optimizer="sps"))
-    assert sps == wf.optimizer("fig1", "sps") and sps["rule"] == "sps"
-    assert job.metrics_identity(fig1) == wf.identity("metrics", "fig1")
-    assert job.seeds(fig2) == [0, 1]
-
-
-def test_claims_inputs_are_named_by_kind_and_experiment():
-    wf = _workflow_config()
-    inputs = wf.claims_inputs(
-        "m/{experiment}", "d/{experiment}", "s/{experiment}", "f/{experiment}/{optimizer}"
-    )
-    assert inputs["metrics/fig2"] == "m/fig2"
-    assert inputs["svm/fig8"] == "s/fig8"
-    # u's final state: for the joint-training experiments only (fig3)
-    assert sorted(k for k in inputs if k.startswith("final/")) == [
-        f"final/fig3/{o}" for o in sorted(["gd", "ngd", "ps", "joint-ngd"])
-    ]
-    identities = wf.claims_identities(
-        "m/{experiment}", "s/{experiment}", "d/{experiment}", "f/{experiment}/{optimizer}"
-    )
-    assert set(inputs.values()) == set(identities)
 
 
 @pytest.mark.parametrize(

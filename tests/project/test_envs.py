@@ -31,7 +31,7 @@ from packaging.version import Version
 
 from attnbias.workflow.codedeps import module_files
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 ENVS = REPO / "envs"
 PROJECT_LINE = "--editable ${ATTNBIAS_ROOT}"  # how every env installs this project
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+SRC = Path(__file__).resolve().parents[2] / "src"
 MAX_LINES = 400
 EXCEPTION = "attnbias/claims/statements.py"
 

@@ -1,6 +1,6 @@
 """The execution profiles, and the SLURM one on a real one-node SLURM cluster.
 
-The cluster (tests/slurm_cluster.py) is started once for the module. A tiny experiment,
+The cluster (tests/support/slurm_cluster.py) is started once for the module. A tiny experiment,
 built through `--profile profiles/slurm`, has two seeds; the W-SVM of the second is
 infeasible, so that job fails on the cluster while the others go on (the profile's
 keep-going). The config is then fixed (the bad seed dropped) and the same command run
@@ -28,7 +28,7 @@ import pytest
 import yaml
 from project import REPO, copy_project
 from slurm_cluster import NODE, SLURMD_CONF_CACHE, ClusterUnavailable, SlurmCluster
-from test_sweep import tiny as tiny_with_sweep
+from tiny_sweep import tiny as tiny_with_sweep
 
 SLURM_PROFILE = REPO / "profiles" / "slurm"
 LOCAL_PROFILE = REPO / "profiles" / "local"

@@ -1,6 +1,6 @@
 """End to end: the real-data figures in fixture mode, missing data, and kill-and-resume.
 
-Fixture mode is config/tiny.yaml plus the files `tests/write_fixtures.py` writes in the real
+Fixture mode is config/tiny.yaml plus the files `tests/support/write_fixtures.py` writes in the real
 on-disk formats (MNLI jsonl, the WILDS CivilComments folder, MNIST IDX, CIFAR-10 pickles,
 a tiny BERT saved with save_pretrained); the same loaders and training code as a real run.
 """

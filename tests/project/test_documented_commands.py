@@ -52,7 +52,7 @@ WORKED_EXAMPLE = ("docs/studies.md", "ngd_vs_signal", "config/worked_example.yam
 # documented commands the test does not run, and why
 REPORT = (
     "reports on built results, and has no dry run (Snakemake refuses it unbuilt: 'marked "
-    "for report but does not exist'); tests/test_report.py (slow) builds the tiny config "
+    "for report but does not exist'); tests/project/test_report.py (slow) builds the tiny config "
     "and makes its report"
 )
 NOT_RUN = {
@@ -62,7 +62,7 @@ NOT_RUN = {
 if not (shutil.which("conda") or shutil.which("mamba")):
     NOT_RUN["snakemake --sdm conda"] = (
         "needs conda or mamba, not installed here (even a dry run asks `conda info`); "
-        "tests/test_envs.py checks the envs statically"
+        "tests/project/test_envs.py checks the envs statically"
     )
 
 
@@ -134,7 +134,7 @@ def run_args(command: str) -> list[str]:
 
 # Snakemake's own parser, run in a child process: importing snakemake.cli here loads its
 # plugins into the test process, after which cvxpy's OSQP crashed (SIGSEGV) in a later
-# test of the same session (tests/test_svm.py)
+# test of the same session (tests/svm/test_max_margin.py)
 PARSE = """
 import json, re, sys
 from snakemake.cli import get_argument_parser

@@ -1,25 +1,129 @@
 """The HTML report (`snakemake --report`), opened in a real headless chromium and clicked
 through as a reader would: every figure (PDF and PNG) and the claims table are there, each
-shows, and each has its caption, rendered with the config it was built with."""
+shows, and each has its caption, rendered with the config it was built with.
+"""
 
 from __future__ import annotations
 
 import base64
 import json
+import shutil
+import tempfile
 import time
+import uuid
+from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
 import yaml
 from chromium import Chromium, unavailable
-from project import snakemake
+from project import copy_project, snakemake
+from snakemake.report import html_reporter as snakemake_report
 
 from attnbias.optim.spec import OptimizerSpec
-from attnbias.workflow import csvcells
+from attnbias.workflow import (
+    csvcells,
+)
 
 pytestmark = pytest.mark.slow
 
+
+class _Elements(HTMLParser):
+    """Every start tag of an HTML page: (tag, attributes), as a browser's tokenizer sees
+    them (the text inside <script> is not parsed for tags, up to its `</script`)."""
+
+    def __init__(self, html: str):
+        super().__init__()
+        self.found: list[tuple[str, dict]] = []
+        self.feed(html)
+
+    def handle_starttag(self, tag, attrs):
+        self.found.append((tag, dict(attrs)))
+
+
+@pytest.mark.slow
+def test_hostile_title_and_label_stay_text_in_the_report(tmp_path, request):
+    """A title with a raw-HTML directive, an include and markup, and labels that would be
+    javascript: links (HTML tags are refused by the config checks: see above): the report
+    holds no injected element and includes no local file; opened in headless chromium (where
+    installed) it runs no script, holds no injected link and shows the texts as text."""
+    (tmp_path / "project").mkdir()
+    workdir = copy_project(tmp_path / "project")
+    # a path that escaping would leave alone (no underscore, no markup), outside the project
+    secret_dir = Path(tempfile.gettempdir()) / f"attnbiassecret{uuid.uuid4().hex}"
+    secret_dir.mkdir()
+    secret = secret_dir / "secret.txt"
+    secret.write_text("SECRET-6f1d0c\n")
+    request.addfinalizer(lambda: shutil.rmtree(secret_dir, ignore_errors=True))
+    title = (
+        "Hostile **bold** title\n\n"
+        ".. raw:: html\n\n"
+        "   img src=x id=injected onerror=window.pwned=1\n\n"
+        f".. include:: {secret}\n\n"
+        "`link javascript:window.pwned=4`_ |sub| :math:`x` & &amp; \"quoted\" 'single'"
+    )
+    labels = {"gd": "javascript:window.pwned=2", "ngd": "`N javascript:window.pwned=3`_"}
+    config = {
+        "device": "cpu",
+        "experiments": {
+            "hostile": {
+                "title": title,
+                "layout": "two_token",
+                "seeds": 1,
+                "data": {"model": "two_token", "params": {"d": 2}},
+                "train": {"iterations": 50, "log_points": 10},
+                "optimizers": {
+                    "gd": {"label": labels["gd"], "rule": "gd", "lr": 1.0},
+                    "ngd": {"label": labels["ngd"], "rule": "ngd", "lr": 0.1},
+                },
+            }
+        },
+    }
+    (workdir / "config/hostile.yaml").write_text(yaml.safe_dump(config))
+    target, report = "results/hostile.pdf", "results/report.html"
+    snakemake(workdir, target, "-c2", "-q", config="config/hostile.yaml")
+    snakemake(workdir, target, "--report", report, config="config/hostile.yaml")
+    html = (workdir / report).read_text()
+    assert "SECRET-6f1d0c" not in html
+    elements = _Elements(html).found
+    assert not [e for e in elements if e[1].get("id", "").lower() == "injected"]
+    assert not [e for e in elements if e[0] in ("img", "b", "strong", "a", "iframe")]
+    # the template's own script elements, and no more (each ends where it should)
+    template = (Path(snakemake_report.__file__).parent / "template/index.html.jinja2").read_text()
+    assert sum(tag == "script" for tag, _ in elements) == template.count("<script")
+
+    from chromium import Chromium, unavailable
+    from test_report import HELPERS, caption, open_listing
+
+    reason = unavailable()
+    if reason:
+        pytest.skip(f"the HTML is checked; the page in a browser is not: {reason}")
+    browser = Chromium()
+    try:
+        page = browser.page((workdir / report).as_uri())
+        page.wait_until("typeof app !== 'undefined' && document.querySelectorAll('a').length > 3")
+        page.evaluate(HELPERS)
+        open_listing(page, "Figures", None)  # one subcategory: the listing opens at once
+        text = caption(page, target)  # also: no docutils "System Message" in it
+        assert ".. raw:: html" in text and "onerror" in text and ".. include::" in text
+        assert "Hostile **bold** title" in text
+        for label in labels.values():
+            assert label in text
+        assert "SECRET-6f1d0c" not in page.evaluate("document.documentElement.outerHTML")
+        assert page.evaluate("typeof window.pwned") == "undefined"
+        assert page.evaluate("document.getElementById('injected') === null")
+        links = "[...document.querySelectorAll('a')].filter(a => /script:/i.test(a.href)).length"
+        assert page.evaluate(links) == 0
+        assert page.evaluate("document.querySelectorAll('strong b, #raw').length") == 0
+    finally:
+        browser.close()
+
+
 STUDY = "results-tiny/global_convergence.pdf"  # not part of `all`
+
+
 REPORT = "results-tiny/report.html"
+
 
 # Helpers in the page: links by their text, rows of the results table by their file.
 HELPERS = """
