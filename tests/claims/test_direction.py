@@ -1,4 +1,5 @@
-"""The claims table's arithmetic, on hand-made aggregate tables with known answers.
+"""The fixed-decoder rows (attnbias.claims.direction: W's direction and norm, the softmax,
+the rates), on hand-made aggregate tables with known answers (tests/support/claims_tables.py).
 
 Every kind of row has a negative control: a run that must fail it (GD's curves under NGD's
 name, a softmax that dips, data that break Ass. 2, a gap that decays only like 1/log t

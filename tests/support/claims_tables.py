@@ -1,4 +1,7 @@
-"""Helpers shared by several test modules (moved from their first user)."""
+"""Hand-made aggregate tables with known answers, for the tests of the claims table
+(tests/claims/): NGD-like and GD-like curves, joint-training curves, a bad-direction run, and
+the rows the table gives on them. Every kind of row has a negative control built from these: a
+run that must fail it."""
 
 from __future__ import annotations
 

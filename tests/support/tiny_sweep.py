@@ -1,4 +1,5 @@
-"""Helpers shared by several test modules (moved from their first user)."""
+"""config/tiny.yaml with a tiny sweep of fig3: the sweep tests (tests/studies/) and the SLURM
+tests (tests/project/test_slurm.py) build on it."""
 
 from __future__ import annotations
 
