@@ -96,6 +96,38 @@ def test_the_legend_and_the_caption_name_a_run_whose_cap_bound_at_every_step(mon
 
 def test_the_figure_job_draws_and_captions_with_the_runs_legend():
     script = (REPO / "workflow/scripts/figure_real.py").read_text()
-    assert "plots.run_legend(" in script
+    assert "plots.run_legend(" in script and "cap_bound.caption_text(" in script
     # the config's legend is read once, into run_legend: figure and caption take its result
     assert script.count("snakemake.params.legend") == 1
+
+
+def test_bound_steps_weigh_each_share_by_its_window():
+    """Windows of 16 steps: seed 0's share 15/16 at 4 log points is 60 of 64 steps; seed 1's
+    last window at 1/2 gives 45 + 8. A last window shorter than the others counts its own
+    steps; a run without a cap has no count."""
+    table = run_table(15 / 16)
+    counts = cap_bound.bound_steps(table, "sps")
+    assert counts.to_dict("index") == {0: {"bound": 60, "steps": 64}, 1: {"bound": 53, "steps": 64}}
+    assert cap_bound.bound_text(table, "sps") == (
+        "cap bound at 113 of 128 steps (seeds 0, 1: 60, 53 of 64)"
+    )
+    assert cap_bound.bound_text(table, "sgd") is None and cap_bound.bound_steps(table, "sgd").empty
+    short = table[table["iteration"] <= 48].copy()
+    short.loc[short["iteration"] == 48, "iteration"] = 40  # a last window of 8 steps
+    assert cap_bound.bound_steps(short, "sps")["steps"].tolist() == [40, 40]
+
+
+def test_the_caption_says_at_how_many_steps_each_cap_bound():
+    table = run_table(15 / 16, sngd_share=0.0)
+    caps = cap_bound.caption_text(OPTIMIZERS, table)
+    assert caps == (
+        "SNGD's cap bound at 0 of 128 steps (seeds 0, 1: 0, 0 of 64): a bound step is SGD "
+        "with lr 100's. SPS's cap bound at 113 of 128 steps (seeds 0, 1: 60, 53 of 64): a "
+        "bound step is SGD with lr 0.1's."
+    )
+    settings = {"train": {"epochs": 1, "batch_size": 16, "log_every": 16}, "seeds": 2,
+                "dataset": "rotten_tomatoes"}  # fmt: skip
+    source = {"datasets": [{"name": "Rotten Tomatoes", "path": "data/rt"}]}
+    caption = plots.training_caption(settings, LEGEND, source, caps)
+    assert caption.endswith("Optimizers: SGD: SGD lr=0.1; SNGD: SNGD ...; SPS: SPS .... " + caps)
+    assert cap_bound.caption_text({"sgd": OPTIMIZERS["sgd"]}, table) == ""
