@@ -165,5 +165,7 @@ def test_a_race_the_rival_ties_on_a_seed_says_equal_not_ahead():
     race_row(rows, "ngd", "gd", "gap_W", "the gap", Said("ahead", "ahead."), note="a note")
     (row,) = rows.rows
     assert row.outcome == "does not hold"
-    assert row.detail == "GD ahead at t = 100 on 0 of 2 seeds, equal to it on 1"
+    assert row.detail == (
+        "NGD not ahead at t = 100 on 1 of 2 seeds (GD ahead on 0, equal to it on 1)"
+    )
     assert row.value_text.endswith("; equal at t = 100 on 1 of 2 seeds; a note")
