@@ -186,6 +186,11 @@ def test_a_run_whose_cap_bound_at_every_step_is_reported_as_the_sgd_it_became():
     half.loc[at, "value"] = 0.5
     row = capped_rows(half).loc["r sps faster than sgd"]
     assert row["claim"].startswith("SPS: ") and row["category"] == "covered"
+    # the row says at how many steps the cap bound: all but half of one 100-step window
+    assert row["value_text"].endswith(
+        "; SPS's cap bound at 3950 of 4000 steps (seeds 0, 1: 2000, 1950 of 2000): "
+        "a bound step is SGD with lr 0.1's"
+    )
     assert capped_rows(capped_table(0.0)).loc["r sps faster than sgd", "category"] == "covered"
     # on stand-in data both reasons are named
     row = capped_rows(capped_table(1.0), "rotten_tomatoes").loc["r sps faster than sgd"]

@@ -154,3 +154,18 @@ def test_a_dip_fails_the_no_decrease_row():
     held, dipped = rows.rows
     assert held.holds and held.value_text == "no decrease on any seed"
     assert not dipped.holds and np.isclose(dipped.high, 0.5)
+
+
+def test_a_race_the_rival_ties_on_a_seed_says_equal_not_ahead():
+    """The same run on two seeds (a capped run that was SGD there) is a tie: not ahead, so
+    the race does not hold, but its detail says equal, not that the rival was ahead; the
+    note reaches the measured value."""
+    same = lambda t, s: 1.0 / t  # noqa: E731
+    rows = _rows(_curves({"gd": same, "ngd": lambda t, s: same(t, s) * (0.5 if s else 1.0)}))
+    race_row(rows, "ngd", "gd", "gap_W", "the gap", Said("ahead", "ahead."), note="a note")
+    (row,) = rows.rows
+    assert row.outcome == "does not hold"
+    assert row.detail == (
+        "NGD not ahead at t = 100 on 1 of 2 seeds (GD ahead on 0, equal to it on 1)"
+    )
+    assert row.value_text.endswith("; equal at t = 100 on 1 of 2 seeds; a note")

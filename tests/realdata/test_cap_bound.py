@@ -1,42 +1,15 @@
 """A real-data run whose cap bound at every step on every seed (attnbias.realdata.cap_bound)
 is drawn and captioned as the SGD it became; a run whose cap bound at only some steps keeps
-its own name.
+its own name; either way the caption and the claims say at how many steps it bound.
 """
 
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
+from capped_runs import OPTIMIZERS, run_table
 
 from attnbias.realdata import cap_bound
-
-OPTIMIZERS = {
-    "sgd": {"label": "SGD", "rule": "sgd", "lr": 0.1},
-    "sngd": {"label": "SNGD", "rule": "sngd", "lr": 0.1, "max_step": 100.0},
-    "sps": {"label": "SPS", "rule": "sps", "c": 0.5, "eta_max": 0.1},
-}
-
-
-STEPS = np.arange(0, 80, 16)
-
-
-def run_table(sps_share: float, sngd_share: float = 0.0) -> pd.DataFrame:
-    """Two seeds of three optimizers; SPS's cap_bound_share `sps_share` at every log point
-    after step 0 but the last of seed 1, which is 0.5 where sps_share is not 1."""
-    rows = []
-    for opt in OPTIMIZERS:
-        for seed in (0, 1):
-            for step in STEPS:
-                rows.append((opt, seed, step, "train_loss", 2.0 - 0.01 * step))
-                rows.append((opt, seed, step, "test_accuracy", 0.5 + 0.001 * step))
-                if opt == "sgd":
-                    continue
-                share = sps_share if opt == "sps" else sngd_share
-                if opt == "sps" and sps_share != 1 and seed == 1 and step == STEPS[-1]:
-                    share = 0.5
-                rows.append((opt, seed, step, "cap_bound_share", np.nan if step == 0 else share))
-    return pd.DataFrame(rows, columns=["optimizer", "seed", "iteration", "metric", "value"])
 
 
 def test_bound_throughout_needs_every_log_point_of_every_seed():
@@ -65,3 +38,30 @@ def test_bound_throughout_needs_every_log_point_of_every_seed():
 )
 def test_what_a_capped_run_becomes(settings, plain):
     assert cap_bound.became(settings) == plain
+
+
+def test_bound_steps_weigh_each_share_by_its_window():
+    """Windows of 16 steps: seed 0's share 15/16 at 4 log points is 60 of 64 steps; seed 1's
+    last window at 1/2 gives 45 + 8. A last window shorter than the others counts its own
+    steps; a run without a cap has no count."""
+    table = run_table(15 / 16)
+    counts = cap_bound.bound_steps(table, "sps")
+    assert counts.to_dict("index") == {0: {"bound": 60, "steps": 64}, 1: {"bound": 53, "steps": 64}}
+    assert cap_bound.bound_text(table, "sps") == (
+        "cap bound at 113 of 128 steps (seeds 0, 1: 60, 53 of 64)"
+    )
+    assert cap_bound.bound_text(table, "sgd") is None and cap_bound.bound_steps(table, "sgd").empty
+    short = table[table["iteration"] <= 48].copy()
+    short.loc[short["iteration"] == 48, "iteration"] = 40  # a last window of 8 steps
+    assert cap_bound.bound_steps(short, "sps")["steps"].tolist() == [40, 40]
+
+
+def test_the_caption_says_at_how_many_steps_each_cap_bound():
+    table = run_table(15 / 16, sngd_share=0.0)
+    caps = cap_bound.caption_text(OPTIMIZERS, table)
+    assert caps == (
+        "SNGD's cap bound at 0 of 128 steps (seeds 0, 1: 0, 0 of 64): a bound step is SGD "
+        "with lr 100's. SPS's cap bound at 113 of 128 steps (seeds 0, 1: 60, 53 of 64): a "
+        "bound step is SGD with lr 0.1's."
+    )
+    assert cap_bound.caption_text({"sgd": OPTIMIZERS["sgd"]}, table) == ""

@@ -3,7 +3,7 @@ its provenance in both files and in results/{figure}.provenance.json, and its ca
 in results/{figure}.caption.md."""
 
 from attnbias.figures import algorithm_style
-from attnbias.realdata import plots
+from attnbias.realdata import cap_bound, plots
 from attnbias.workflow import io, joblog, parquet, provenance
 
 joblog.start(snakemake)
@@ -24,7 +24,9 @@ plots.draw_training(
     legend=legend,
     # each optimizer drawn as its algorithm is in every figure (None: a stochastic rule)
     algorithms=algorithm_style.algorithms_of(optimizers, None),
-    caption=plots.training_caption(snakemake.params.settings, legend, source),
+    caption=plots.training_caption(
+        snakemake.params.settings, legend, source, cap_bound.caption_text(optimizers, table)
+    ),
     fixture=source["fixture"],
     outputs=[snakemake.output.pdf, snakemake.output.png, snakemake.output.caption],
     provenance=record,

@@ -10,11 +10,13 @@ from attnbias.claims.rows import Measured, Rows, Said, Verdict, mean_spread
 
 
 def race_row(rows: Rows, opt: str, rival: str, metric: str, what: str, said: Said,
-             higher: bool = False) -> None:  # fmt: skip
+             higher: bool = False, note: str = "") -> None:  # fmt: skip
     """A race: `metric` (lower is ahead, or higher where `higher`, as a norm; `what`, in
     words) of `opt` below (above) `rival`'s at every logged t after the burn-in
     (measure.ahead), on every seed. Shows both methods' numbers at the last t, the margin
-    (a ratio; a difference for logs) and how often `opt` was not ahead."""
+    (a ratio; a difference for logs), how often `opt` was not ahead, on how many seeds the
+    two ended equal (the same run: a tie is not ahead, and not the rival ahead either) and
+    `note` (what else the measured value must say: a capped run's bound steps)."""
     t_last = rows.run.t_last
     mine = after_burn_in(rows.run.table, opt, metric, t_last)
     theirs = after_burn_in(rows.run.table, rival, metric, t_last)
@@ -26,6 +28,7 @@ def race_row(rows: Rows, opt: str, rival: str, metric: str, what: str, said: Sai
     margin = (mine.iloc[-1] - theirs.iloc[-1]) if logs else (mine.iloc[-1] / theirs.iloc[-1])
     margin_text = f"{a} - {b}" if logs else f"{a} / {b}"
     behind = sign * mine.to_numpy() >= sign * theirs.to_numpy()
+    tied = int((mine.iloc[-1] == theirs.iloc[-1]).sum())  # the same run: neither ahead
     seeds_behind = int(behind[-1].sum())
     n = behind.shape[1]
     if holds:
@@ -37,6 +40,11 @@ def race_row(rows: Rows, opt: str, rival: str, metric: str, what: str, said: Sai
         )
     else:
         detail = f"{b} ahead at t = {t_last} on {seeds_behind} of {n} seeds"
+        if tied:
+            detail = (
+                f"{a} not ahead at t = {t_last} on {seeds_behind} of {n} seeds ({b} ahead "
+                f"on {seeds_behind - tied}, equal to it on {tied})"
+            )
     measured = Measured(
         f"{what} at t = {t_last}: {a}'s and {b}'s; margin {margin_text}",
         f"t in [{t_last // BURN_IN}, {t_last}]",
@@ -45,7 +53,8 @@ def race_row(rows: Rows, opt: str, rival: str, metric: str, what: str, said: Sai
         value_text=f"at t = {t_last}, mean (min to max) over seeds: {a} "
         f"{mean_spread(mine.iloc[-1])}, {b} {mean_spread(theirs.iloc[-1])}; margin {margin_text} "
         f"{mean_spread(margin)}; {a} not ahead at {behind.mean():.0%} of the {behind.size} "
-        "(t, seed) points",
+        f"(t, seed) points{f'; equal at t = {t_last} on {tied} of {n} seeds' if tied else ''}"
+        + (f"; {note}" if note else ""),
     )
     below, above = ("above", "below") if higher else ("below", "above")
     verdict = Verdict(

@@ -10,7 +10,8 @@ above its start; Fig. 10's near-orthogonality as at least ORTHOGONAL_SHARE of th
 inside the figure's band |cos| < band (the similarity tables: one row per bin, with the
 band, the share inside it and the counts on every row). A race on a run whose cap bound at
 every step (SNGD's max_step, SPS's eta_max: the run was SGD with the cap for its rate) is
-a comparison that names that SGD (as_became), never a verdict on the capped rule.
+a comparison that names that SGD (as_became), never a verdict on the capped rule; every
+capped run's race says at how many steps its cap bound (cap_note).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import numpy as np
 from attnbias.claims.races import race_row
 from attnbias.claims.rows import Measured, Rows, Said, Verdict, spread
 from attnbias.claims.thresholds import threshold_row
-from attnbias.realdata.cap_bound import became_runs
+from attnbias.realdata.cap_bound import became_runs, run_text
 
 ADAM_GAP = (
     2.0  # "no significant gap between Adam and SGD": final train losses within this factor (ours)
@@ -50,6 +51,14 @@ def as_became(rows: Rows, opt: str, said: Said) -> Said:
     return replace(said, covers=(), scope=f"{plain}, which {rule} became (cap bound at every step)")
 
 
+def cap_note(rows: Rows, opt: str) -> str:
+    """For a race on `opt`'s run: at how many steps its cap bound (realdata.cap_bound),
+    named by its rule (its label may already say "cap bound at every step"); "" for an
+    uncapped run."""
+    settings = rows.run.optimizers[opt]
+    return run_text(opt, settings, rows.run.table, settings["rule"].upper()) or ""
+
+
 def faster_than_sgd_rows(rows: Rows) -> None:
     """SNGD and SPS (the statement's algorithms) train faster than SGD."""
     sgd = _sgd(rows)
@@ -61,7 +70,9 @@ def faster_than_sgd_rows(rows: Rows) -> None:
             "trains faster than SGD: its train loss is below SGD's at every logged step "
             "after the burn-in.",
         )
-        race_row(rows, opt, sgd, LOSS, "train loss", as_became(rows, opt, said))
+        race_row(
+            rows, opt, sgd, LOSS, "train loss", as_became(rows, opt, said), note=cap_note(rows, opt)
+        )
 
 
 def sngd_slower_rows(rows: Rows) -> None:
@@ -76,7 +87,9 @@ def sngd_slower_rows(rows: Rows) -> None:
             f"{rows.label(opt)}'s at every logged step after the burn-in.",
             covers=("sgd",),
         )
-        race_row(rows, sgd, opt, LOSS, "train loss", as_became(rows, opt, said))
+        race_row(
+            rows, sgd, opt, LOSS, "train loss", as_became(rows, opt, said), note=cap_note(rows, opt)
+        )
 
 
 def adam_no_gap_rows(rows: Rows) -> None:

@@ -105,8 +105,9 @@ def _data_origin(source: dict) -> str:
     return data.get("origin") or Path(data["path"]).name
 
 
-def training_caption(settings: dict, legend: dict, source: dict) -> str:
-    """What a real-data figure shows and with which settings, for the figure's foot."""
+def training_caption(settings: dict, legend: dict, source: dict, caps: str = "") -> str:
+    """What a real-data figure shows and with which settings, for the figure's foot; `caps`
+    says at how many steps each capped run's cap bound (realdata.cap_bound.caption_text)."""
     train = settings["train"]
     model = _model_name(settings, source)
     subset = ""
@@ -128,6 +129,7 @@ def training_caption(settings: dict, legend: dict, source: dict) -> str:
         f"{train['log_every']} steps; lines: {lines}. Train loss: mean mini-batch "
         f"cross-entropy since the previous log point; test accuracy on "
         f"{TEST_SPLITS[settings['dataset']]}.{subset} Optimizers: {optimizers}."
+        + (f" {caps}" if caps else "")
     )
 
 
