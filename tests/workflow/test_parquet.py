@@ -10,8 +10,9 @@ import sys
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+from stored_files import run_table
 
-from attnbias.workflow import parquet, store
+from attnbias.workflow import parquet
 
 
 def test_metrics_table_without_pandas_equals_pa_table():
@@ -38,27 +39,8 @@ assert table.equals(ref) and table.schema == ref.schema, (table, ref)
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
-CONFIG = {"lr": 0.1}
-
-
-SEEDS = (0, 1)
-
-
-def _run_table(optimizer: str = "gd") -> pa.Table:
-    """A training job's table: the rows of every seed (SEEDS), each seed's identity."""
-    iterations = np.array([0, 10, 100])
-    metrics = {"gap_W": np.array([1.0, 0.5, 0.25]), "loss": np.array([0.7, 0.3, 0.1])}
-    tables = [parquet.metrics_table("fig2", optimizer, s, iterations, metrics) for s in SEEDS]
-    table = parquet.with_run_info(pa.concat_tables(tables), {"device": "cpu"})
-    return parquet.with_identity(table, _run_identities(optimizer))
-
-
-def _run_identities(optimizer: str = "gd") -> list[dict]:
-    return [store.identity("run", "fig2", CONFIG, seed=s, optimizer=optimizer) for s in SEEDS]
-
-
 def test_a_table_checksum_does_not_depend_on_its_chunks(tmp_path):
-    table = _run_table().combine_chunks()
+    table = run_table().combine_chunks()
     chunked = pa.concat_tables([table.slice(0, 2), table.slice(2)])
     assert chunked.column(0).num_chunks == 2
     for by_seed in (False, True):  # one digest; one per seed, a seed across two chunks

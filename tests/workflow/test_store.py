@@ -14,8 +14,6 @@ import math
 import os
 import re
 import threading
-import zipfile
-from io import BytesIO
 from pathlib import Path
 
 import numpy as np
@@ -23,25 +21,23 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-
-from attnbias.data import models
-from attnbias.svm import max_margin
-from attnbias.workflow import (
-    io,
-    npz,
-    parquet,
-    provenance,
-    store,
+from stored_files import (
+    CONFIG,
+    SEEDS,
+    claiming_shape,
+    dataset_and_solution,
+    run_identities,
+    run_table,
+    seed_identities,
+    small_dataset,
+    write_data,
 )
 
-
-def _dataset_and_solution():
-    ds = models.generate("example1", 0, dict(n=6, T=3, d=12))
-    return ds, max_margin.to_arrays(max_margin.solve_for_dataset(ds, False, "test"))
+from attnbias.workflow import io, npz, parquet, provenance, store
 
 
 def test_identity_names_config_mismatch_and_missing_identity(tmp_path):
-    ds, _ = _dataset_and_solution()
+    ds, _ = dataset_and_solution()
     ident = store.identity("data", "fig2", {"n": 6}, seed=0)
     npz.save_seeds(tmp_path / "d.npz", {0: ds}, {0: ident})
     with pytest.raises(store.FileContractError, match="from another config"):
@@ -87,40 +83,8 @@ def test_file_json_is_strict(tmp_path):
 REPO = Path(__file__).resolve().parents[2]
 
 
-CONFIG = {"lr": 0.1}
-
-
-HYPOTHESES = {"ass1": 0.5, "cond1": True}
-
-
-def _dataset(seed: int = 0) -> dict[str, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    return {
-        "X": rng.normal(size=(4, 3, 5)),
-        "y": np.array([1.0, -1.0, 1.0, -1.0]),
-        "opt": np.zeros(4, dtype=np.int64),
-        "W0": np.zeros((5, 5)),
-    }
-
-
-SEEDS = (0, 1)
-
-
-def _run_table(optimizer: str = "gd") -> pa.Table:
-    """A training job's table: the rows of every seed (SEEDS), each seed's identity."""
-    iterations = np.array([0, 10, 100])
-    metrics = {"gap_W": np.array([1.0, 0.5, 0.25]), "loss": np.array([0.7, 0.3, 0.1])}
-    tables = [parquet.metrics_table("fig2", optimizer, s, iterations, metrics) for s in SEEDS]
-    table = parquet.with_run_info(pa.concat_tables(tables), {"device": "cpu"})
-    return parquet.with_identity(table, _run_identities(optimizer))
-
-
-def _run_identities(optimizer: str = "gd") -> list[dict]:
-    return [store.identity("run", "fig2", CONFIG, seed=s, optimizer=optimizer) for s in SEEDS]
-
-
 def _save_run_table(path, optimizer: str = "gd") -> None:
-    parquet.save_table(path, _run_table(optimizer), by_seed=True)
+    parquet.save_table(path, run_table(optimizer), by_seed=True)
 
 
 def _edit_npz(path, key: str) -> None:
@@ -150,24 +114,15 @@ def _edit_table(path, column: str = "value") -> None:
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
 
 
-def _identities(kind: str) -> dict[int, dict]:
-    return {s: store.identity(kind, "fig2", CONFIG, seed=s) for s in SEEDS}
-
-
-def _write_data(path):
-    datasets = {s: _dataset(s) for s in SEEDS}
-    npz.save_seeds(path, datasets, _identities("data"), {s: HYPOTHESES for s in SEEDS})
-
-
 def _write_svm(path):
     arrays = {"W_mm": np.eye(5), "W_mm_kkt_residual": np.array(0.0)}
     hypotheses = {s: {"cond1_sv_fraction": 0.5} for s in SEEDS}
-    npz.save_seeds(path, {s: arrays for s in SEEDS}, _identities("svm"), hypotheses)
+    npz.save_seeds(path, {s: arrays for s in SEEDS}, seed_identities("svm"), hypotheses)
 
 
 def _write_final(path):
     finals = {s: {"W": np.eye(5), "u": np.ones(5)} for s in SEEDS}
-    npz.save_seeds(path, finals, _identities("final"))
+    npz.save_seeds(path, finals, seed_identities("final"))
 
 
 def _write_aggregate(path, tmp_path):
@@ -184,10 +139,10 @@ def _write_aggregate(path, tmp_path):
 # kind: (file name, writer, reader, how to edit it); the files of a seed axis get an edit
 # of seed 1 (the last), which the error names
 KINDS = {
-    "data": ("data.npz", _write_data, npz.load_data, lambda p: _edit_npz(p, "seed1/X")),
+    "data": ("data.npz", write_data, npz.load_data, lambda p: _edit_npz(p, "seed1/X")),
     "data hypotheses": (
         "data.npz",
-        _write_data,
+        write_data,
         npz.load_hypotheses,
         lambda p: _edit_npz(p, f"seed1/{npz.HYPOTHESES_KEY}"),
     ),
@@ -297,7 +252,7 @@ def test_the_aggregate_refuses_an_edited_run(tmp_path):
     _save_run_table(run)
     _edit_table(run)
     with pytest.raises(store.FileContractError, match=f"{run} was changed after its job wrote it"):
-        parquet.concat_tables([run], [_run_identities()])
+        parquet.concat_tables([run], [run_identities()])
 
 
 @pytest.mark.parametrize(
@@ -306,7 +261,7 @@ def test_the_aggregate_refuses_an_edited_run(tmp_path):
 )
 def test_an_npz_without_its_recorded_checksums_is_refused(change, tmp_path):
     path = tmp_path / "data.npz"
-    _write_data(path)
+    write_data(path)
     with np.load(path) as f:
         entries = {k: f[k] for k in f.files}
     if change == "drop the checksum":
@@ -331,7 +286,7 @@ def test_a_json_record_without_a_checksum_is_refused(tmp_path):
 
 def test_a_table_without_a_checksum_is_refused(tmp_path):
     path = tmp_path / "gd.parquet"
-    pq.write_table(_run_table(), path)  # another program's writer: no checksum
+    pq.write_table(run_table(), path)  # another program's writer: no checksum
     with pytest.raises(store.FileContractError, match=f"{path} records no checksum"):
         parquet.read_table(path)
 
@@ -374,17 +329,17 @@ def test_the_checksums_catch_edits_not_forgery_as_the_file_contract_says(tmp_pat
 
 
 def _write_npz(path):
-    npz.save_npz(path, _dataset(), store.identity("data", "fig2", CONFIG))
+    npz.save_npz(path, small_dataset(), store.identity("data", "fig2", CONFIG))
 
 
 # what a reader names in its error: the npz codec (seeded and not), Parquet, JSON, and the
 # provenance's input checksums
 READERS = {
-    "data": (_write_data, npz.load_data),
+    "data": (write_data, npz.load_data),
     "npz": (_write_npz, npz.load_npz),
     "parquet": (_save_run_table, parquet.read_table),
     "json": (lambda p: io.save_json(p, {"fixture": False}), io.load_json),
-    "inputs checksums": (_write_data, lambda p: provenance.files_sha256([p])),
+    "inputs checksums": (write_data, lambda p: provenance.files_sha256([p])),
 }
 
 
@@ -448,26 +403,6 @@ def test_a_fifo_is_refused_unopened(reader, tmp_path):
             os.close(release)
 
 
-def _claiming(path, member: str, shape: tuple) -> None:
-    """Rewrite `member`'s .npy header in the .npz `path` to claim `shape`, its data and
-    every other member kept (the member then holds far fewer bytes than it claims)."""
-    with zipfile.ZipFile(path) as archive:
-        members = {info.filename: archive.read(info) for info in archive.infolist()}
-    raw = members[member]
-    with BytesIO(raw) as stream:
-        np.lib.format.read_magic(stream)
-        _, fortran, dtype = np.lib.format.read_array_header_1_0(stream)
-        data = raw[stream.tell() :]
-    with BytesIO() as header:
-        descr = np.lib.format.dtype_to_descr(dtype)
-        header_fields = {"descr": descr, "fortran_order": fortran, "shape": shape}
-        np.lib.format.write_array_header_1_0(header, header_fields)
-        members[member] = header.getvalue() + data
-    with zipfile.ZipFile(path, "w") as archive:
-        for name, content in members.items():
-            archive.writestr(name, content)
-
-
 @pytest.mark.parametrize(
     ("reader", "member"), [("data", "seed1/X.npy"), ("npz", "X.npy")], ids=["data", "npz"]
 )
@@ -477,7 +412,7 @@ def test_an_npz_header_claiming_more_than_its_member_holds_is_refused(reader, me
     write, read = READERS[reader]
     path = tmp_path / "fig2.npz"
     write(path)
-    _claiming(path, member, (10**12,))
+    claiming_shape(path, member, (10**12,))
     with pytest.raises(store.FileContractError) as err:
         read(path)
     message = str(err.value)

@@ -4,23 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from stored_files import dataset_and_solution
 
 from attnbias.data import models
 from attnbias.svm import max_margin
-from attnbias.workflow import (
-    npz,
-    store,
-)
+from attnbias.workflow import npz, store
 from attnbias.workflow.svm_file import load_svm
 
 
-def _dataset_and_solution():
-    ds = models.generate("example1", 0, dict(n=6, T=3, d=12))
-    return ds, max_margin.to_arrays(max_margin.solve_for_dataset(ds, False, "test"))
-
-
 def test_w_mm_is_checked_against_its_data(tmp_path):
-    ds, arrays = _dataset_and_solution()
+    ds, arrays = dataset_and_solution()
     ident = store.identity("svm", "fig2", {"any": 1}, seed=0)
     npz.save_seeds(tmp_path / "good.npz", {0: arrays}, {0: ident})
     good = load_svm(tmp_path / "good.npz", {0: ds}, [ident])
