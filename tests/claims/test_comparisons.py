@@ -8,18 +8,9 @@ import math
 
 import pandas as pd
 import pytest
-from claims_tables import (
-    T,
-    fixed_table,
-    gd_like,
-    ngd_like,
-    row,
-    rows_of,
-)
+from claims_tables import OPTS, T, fixed_table, gd_like, ngd_like, row, rows_of
 
 from attnbias.claims import write
-
-OPTS = {"gd": {"rule": "gd"}, "ngd": {"rule": "ngd", "lr": 0.1}}
 
 
 def test_comparison_rows_are_never_counted_as_failures():

@@ -10,29 +10,18 @@ from claims_tables import (
     EQ10,
     GOOD,
     JOINT_GOOD,
+    OPTS,
     fixed_table,
     gd_like,
     joint_curves,
     long_table,
+    measured,
     ngd_like,
 )
 
-from attnbias.claims import layouts
 from attnbias.claims.inputs import ExperimentInputs
 from attnbias.data import hypotheses, models
 from attnbias.svm import max_margin
-
-OPTS = {"gd": {"rule": "gd"}, "ngd": {"rule": "ngd", "lr": 0.1}}
-
-
-def measured(statement: str, table, optimizers, layout="fixed_decoder", summary=GOOD,
-             data="", feasibility=None, T_tokens=3):  # fmt: skip
-    """The rows of `statement` on one experiment "x"."""
-    experiment = {"layout": layout, "optimizers": optimizers, "seeds": 2, "data": data}
-    feasible = {"x": feasibility} if feasibility else None
-    out = layouts.claims({"x": experiment}, {"x": table}, {"x": [2.0, 2.0]}, {"x": T_tokens},
-                        {"x": summary}, None, feasible)  # fmt: skip
-    return [r for r in out.itertuples() if r.statement == statement and r.kind != "not measured"]
 
 
 def _feasibility(d=100, n=20, T=5, lowest=(1.0, 1.0)) -> dict:

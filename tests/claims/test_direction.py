@@ -16,6 +16,7 @@ import pytest
 from claims_tables import (
     GOOD,
     ITERATIONS,
+    OPTS,
     T,
     fixed_table,
     gd_like,
@@ -28,8 +29,6 @@ from claims_tables import (
 from attnbias.claims import layouts, write
 from attnbias.data import hypotheses, models
 from attnbias.training.metrics import CROSSING_THRESHOLDS
-
-OPTS = {"gd": {"rule": "gd"}, "ngd": {"rule": "ngd", "lr": 0.1}}
 
 
 def test_fixed_decoder_rows_hold_where_they_should():

@@ -10,29 +10,18 @@ import numpy as np
 import pandas as pd
 import pytest
 from claims_tables import (
-    GOOD,
+    OPTS,
     bad_init_2d,
     fixed_table,
     gd_like,
     long_table,
+    measured,
     ngd_like,
     row,
     rows_of,
 )
 
-from attnbias.claims import global_convergence, layouts
-
-OPTS = {"gd": {"rule": "gd"}, "ngd": {"rule": "ngd", "lr": 0.1}}
-
-
-def measured(statement: str, table, optimizers, layout="fixed_decoder", summary=GOOD,
-             data="", feasibility=None, T_tokens=3):  # fmt: skip
-    """The rows of `statement` on one experiment "x"."""
-    experiment = {"layout": layout, "optimizers": optimizers, "seeds": 2, "data": data}
-    feasible = {"x": feasibility} if feasibility else None
-    out = layouts.claims({"x": experiment}, {"x": table}, {"x": [2.0, 2.0]}, {"x": T_tokens},
-                        {"x": summary}, None, feasible)  # fmt: skip
-    return [r for r in out.itertuples() if r.statement == statement and r.kind != "not measured"]
+from attnbias.claims import global_convergence
 
 
 def test_thm6_holds_while_gd_still_converges_and_a_plateau_is_undecided():

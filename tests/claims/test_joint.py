@@ -5,27 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from claims_tables import (
-    EQ10,
-    GOOD,
-    JOINT_GOOD,
-    joint_curves,
-    long_table,
-    row,
-    rows_of,
-)
-
-from attnbias.claims import layouts
-
-
-def measured(statement: str, table, optimizers, layout="fixed_decoder", summary=GOOD,
-             data="", feasibility=None, T_tokens=3):  # fmt: skip
-    """The rows of `statement` on one experiment "x"."""
-    experiment = {"layout": layout, "optimizers": optimizers, "seeds": 2, "data": data}
-    feasible = {"x": feasibility} if feasibility else None
-    out = layouts.claims({"x": experiment}, {"x": table}, {"x": [2.0, 2.0]}, {"x": T_tokens},
-                        {"x": summary}, None, feasible)  # fmt: skip
-    return [r for r in out.itertuples() if r.statement == statement and r.kind != "not measured"]
+from claims_tables import EQ10, GOOD, JOINT_GOOD, joint_curves, long_table, measured, row, rows_of
 
 
 def test_thm4_rate_is_consistent_with_a_fast_u_and_undecided_for_a_slow_one():

@@ -9,14 +9,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from claims_tables import (
-    ITERATIONS,
-    fixed_table,
-    gd_like,
-    ngd_like,
-    row,
-    rows_of,
-)
+from claims_tables import ITERATIONS, OPTS, fixed_table, gd_like, ngd_like, row, rows_of
 
 from attnbias.claims import measure
 
@@ -41,9 +34,6 @@ def test_first_passage_and_fit():
     np.testing.assert_array_equal(measure.first_passage(values, 0.1), [3, math.inf])
     slope, r2 = measure.fit(np.arange(5.0), 3 * np.arange(5.0) + 1)
     assert slope == pytest.approx(3) and r2 == pytest.approx(1)
-
-
-OPTS = {"gd": {"rule": "gd"}, "ngd": {"rule": "ngd", "lr": 0.1}}
 
 
 def test_a_bound_read_through_a_poor_fit_is_undecided():

@@ -12,6 +12,7 @@ from claims_tables import (
     EQ10,
     GOOD,
     JOINT_GOOD,
+    OPTS,
     fixed_table,
     gd_like,
     joint_curves,
@@ -21,7 +22,6 @@ from claims_tables import (
     rows_of,
 )
 
-OPTS = {"gd": {"rule": "gd"}, "ngd": {"rule": "ngd", "lr": 0.1}}
 FIG2 = OPTS | {"ps": {"rule": "polyak", "eta_max": 1e10}}  # Fig. 2's PS: capped
 
 

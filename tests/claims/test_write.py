@@ -12,17 +12,10 @@ import subprocess
 import numpy as np
 import pandas as pd
 import pytest
-from claims_tables import (
-    GOOD,
-    fixed_table,
-    gd_like,
-    ngd_like,
-)
+from claims_tables import GOOD, OPTS, fixed_table, gd_like, ngd_like
 
 from attnbias.claims import layouts, write
 from attnbias.workflow import csvcells, io, provenance
-
-OPTS = {"gd": {"rule": "gd"}, "ngd": {"rule": "ngd", "lr": 0.1}}
 
 
 def test_hypotheses_and_labels_are_shown_safely():

@@ -1,6 +1,7 @@
 """Hand-made aggregate tables with known answers, for the tests of the claims table
-(tests/claims/): NGD-like and GD-like curves, joint-training curves, a bad-direction run, and
-the rows the table gives on them. Every kind of row has a negative control built from these: a
+(tests/claims/): NGD-like and GD-like curves, joint-training curves, a bad-direction run, the
+GD and NGD optimizers of their experiment (OPTS), and the rows the table gives on them (rows_of,
+and one statement's rows: measured). Every kind of row has a negative control built from these: a
 run that must fail it."""
 
 from __future__ import annotations
@@ -104,6 +105,20 @@ def rows_of(table, optimizers, summary=GOOD, kind="fixed_decoder", T_tokens=3, f
     out = layouts.claims({"x": experiment}, {"x": table}, {"x": [2.0, 2.0]}, {"x": T_tokens},
                         {"x": summary}, extra.get("u_margins"))  # fmt: skip
     return [r for r in out.itertuples() if r.kind != "not measured"]
+
+
+# the optimizers of the fixed-decoder tables
+OPTS = {"gd": {"rule": "gd"}, "ngd": {"rule": "ngd", "lr": 0.1}}
+
+
+def measured(statement: str, table, optimizers, layout="fixed_decoder", summary=GOOD,
+             data="", feasibility=None, T_tokens=3):  # fmt: skip
+    """The rows of `statement` on one experiment "x"."""
+    experiment = {"layout": layout, "optimizers": optimizers, "seeds": 2, "data": data}
+    feasible = {"x": feasibility} if feasibility else None
+    out = layouts.claims({"x": experiment}, {"x": table}, {"x": [2.0, 2.0]}, {"x": T_tokens},
+                        {"x": summary}, None, feasible)  # fmt: skip
+    return [r for r in out.itertuples() if r.statement == statement and r.kind != "not measured"]
 
 
 def row(rows, key):
