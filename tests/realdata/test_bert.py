@@ -7,23 +7,10 @@ from __future__ import annotations
 import pytest
 import torch
 import torch.nn.functional as F
-from fixtures_text import (
-    fixture_vocab,
-    write_civilcomments,
-    write_mnli,
-    write_tiny_bert,
-)
-from tiny_runs import (
-    bert_data,
-    tiny_bert,
-)
+from tiny_runs import bert_data, tiny_bert
 
 from attnbias.data.missing import MissingDataError
-from attnbias.realdata import (
-    bert,
-    civilcomments,
-    mnli,
-)
+from attnbias.realdata import bert, mnli
 from attnbias.realdata.bert import trim_padding
 
 # ---------------------------------------------------------------- dynamic padding
@@ -69,14 +56,6 @@ def test_dynamic_padding_gives_the_loss_and_gradient_of_fixed_padding(attention)
 # ---------------------------------------------------------------- the text task on fixtures
 
 
-@pytest.fixture(scope="module")
-def fixture_root(tmp_path_factory):
-    root = tmp_path_factory.mktemp("text")
-    write_mnli(root / "data", n_train=40, n_test=16, seed=0)
-    write_tiny_bert(root / "bert", fixture_vocab())
-    return root
-
-
 def test_sdpa_bert_gives_the_plain_attention_loss_and_gradient(fixture_root):
     """The fixture BERT loaded with transformers' sdpa attention and with its plain
     ("eager") softmax(QK^T/sqrt(d))V, on a fixture batch with padding: the same logits,
@@ -100,24 +79,6 @@ def test_sdpa_bert_gives_the_plain_attention_loss_and_gradient(fixture_root):
     torch.testing.assert_close(loss_s, loss_e, rtol=1e-6, atol=1e-7)
     for a, b in zip(g_s, g_e, strict=True):
         torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-6)
-
-
-N_TRAIN, N_TEST = 40, 30
-
-
-@pytest.fixture(scope="module")
-def roots(tmp_path_factory):
-    base = tmp_path_factory.mktemp("text")
-    write_mnli(base / "jsonl", N_TRAIN, N_TEST, seed=3, layout="jsonl")
-    write_mnli(base / "tsv", N_TRAIN, N_TEST, seed=3, layout="tsv")
-    write_civilcomments(base / "civil", 48, 32, seed=5)
-    write_tiny_bert(base / "bert", fixture_vocab())
-    return base
-
-
-@pytest.fixture(scope="module")
-def civil(roots):
-    return civilcomments.load_civilcomments(roots / "civil", download=False)
 
 
 @pytest.fixture

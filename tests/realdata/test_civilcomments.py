@@ -14,13 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from fixtures_text import (
-    IDENTITIES,
-    fixture_vocab,
-    write_civilcomments,
-    write_mnli,
-    write_tiny_bert,
-)
+from fixtures_text import IDENTITIES, write_civilcomments
 
 from attnbias.data.missing import MissingDataError
 from attnbias.realdata import civilcomments, sources
@@ -107,24 +101,6 @@ def test_a_release_of_another_size_is_refused_unless_a_fixture(civil_root):
     (civil_root / "civilcomments_v1.0" / FIXTURE_MARKER).unlink()  # as if the real release
     with pytest.raises(civilcomments.CivilCommentsFormatError, match="448000"):
         _civil_load(civil_root)
-
-
-N_TRAIN, N_TEST = 40, 30
-
-
-@pytest.fixture(scope="module")
-def roots(tmp_path_factory):
-    base = tmp_path_factory.mktemp("text")
-    write_mnli(base / "jsonl", N_TRAIN, N_TEST, seed=3, layout="jsonl")
-    write_mnli(base / "tsv", N_TRAIN, N_TEST, seed=3, layout="tsv")
-    write_civilcomments(base / "civil", 48, 32, seed=5)
-    write_tiny_bert(base / "bert", fixture_vocab())
-    return base
-
-
-@pytest.fixture(scope="module")
-def civil(roots):
-    return civilcomments.load_civilcomments(roots / "civil", download=False)
 
 
 # ---------------------------------------------------------------------------------------

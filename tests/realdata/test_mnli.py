@@ -12,16 +12,10 @@ import json
 
 import numpy as np
 import pytest
-from fixtures_text import (
-    fixture_vocab,
-    mnli_expected,
-    write_civilcomments,
-    write_mnli,
-    write_tiny_bert,
-)
+from fixtures_text import N_TEST, N_TRAIN, mnli_expected, write_mnli
 
 from attnbias.data.missing import MissingDataError
-from attnbias.realdata import civilcomments, mnli, sources
+from attnbias.realdata import mnli, sources
 
 JSONL = "multinli_1.0/multinli_1.0_train.jsonl"
 
@@ -126,25 +120,7 @@ def test_an_mnli_split_without_examples_is_refused(jsonl_root):
         mnli.load_mnli(jsonl_root, "train")
 
 
-N_TRAIN, N_TEST = 40, 30
-
-
 CUE_LABEL = {"yes": 0, "maybe": 1, "never": 2}  # the fixture's cue word -> MNLI label index
-
-
-@pytest.fixture(scope="module")
-def roots(tmp_path_factory):
-    base = tmp_path_factory.mktemp("text")
-    write_mnli(base / "jsonl", N_TRAIN, N_TEST, seed=3, layout="jsonl")
-    write_mnli(base / "tsv", N_TRAIN, N_TEST, seed=3, layout="tsv")
-    write_civilcomments(base / "civil", 48, 32, seed=5)
-    write_tiny_bert(base / "bert", fixture_vocab())
-    return base
-
-
-@pytest.fixture(scope="module")
-def civil(roots):
-    return civilcomments.load_civilcomments(roots / "civil", download=False)
 
 
 # ---------------------------------------------------------------------------------------

@@ -5,27 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from fixtures_text import (
-    fixture_vocab,
-    write_civilcomments,
-    write_mnli,
-    write_tiny_bert,
-)
+from fixtures_text import write_mnli
 
 from attnbias.realdata import sources
 from attnbias.realdata.errors import FIXTURE_MARKER
-
-N_TRAIN, N_TEST = 40, 30
-
-
-@pytest.fixture(scope="module")
-def roots(tmp_path_factory):
-    base = tmp_path_factory.mktemp("text")
-    write_mnli(base / "jsonl", N_TRAIN, N_TEST, seed=3, layout="jsonl")
-    write_mnli(base / "tsv", N_TRAIN, N_TEST, seed=3, layout="tsv")
-    write_civilcomments(base / "civil", 48, 32, seed=5)
-    write_tiny_bert(base / "bert", fixture_vocab())
-    return base
 
 
 def test_text_source_checks_presence_and_fixture_flag(roots, tmp_path):

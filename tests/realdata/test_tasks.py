@@ -2,21 +2,10 @@
 
 from __future__ import annotations
 
-import pytest
-from fixtures_text import fixture_vocab, write_mnli, write_tiny_bert
-
 from attnbias.realdata import tasks
 from attnbias.realdata.bert import trim_padding
 
 # ---------------------------------------------------------------- the text task on fixtures
-
-
-@pytest.fixture(scope="module")
-def fixture_root(tmp_path_factory):
-    root = tmp_path_factory.mktemp("text")
-    write_mnli(root / "data", n_train=40, n_test=16, seed=0)
-    write_tiny_bert(root / "bert", fixture_vocab())
-    return root
 
 
 def test_text_task_has_sdpa_attention_and_dynamic_padding(fixture_root):

@@ -9,6 +9,8 @@
 
 Labels are learnable: they follow cue words (MNLI: "yes"/"maybe"/"never" in the hypothesis;
 CivilComments: insults). Every folder carries the fixture marker.
+
+N_TRAIN, N_TEST: the MNLI split sizes of the `roots` fixture (tests/realdata/conftest.py).
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ import numpy as np
 
 from attnbias.realdata.civilcomments import AUXILIARY  # WILDS' auxiliary columns
 from attnbias.realdata.errors import mark_fixture
+
+N_TRAIN, N_TEST = 40, 30
 
 MNLI_LABELS = ("entailment", "neutral", "contradiction")
 GENRES = ("fiction", "government", "slate", "telephone", "travel")
