@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
+from rule_steps import grad_block
 
 from attnbias.data import models
 from attnbias.optim import rules
-from attnbias.optim.directions import Block
 from attnbias.optim.rule import run_seed
 from attnbias.optim.spec import OptimizerSpec
-
-
-def _block(G, log_scale=0.0):
-    return Block(np.array([log_scale]), np.array(G, dtype=float)[None])
 
 
 def test_kq_steps_k_and_q_from_a_start_drawn_from_the_data():
@@ -26,7 +22,7 @@ def test_kq_steps_k_and_q_from_a_start_drawn_from_the_data():
     K0, Q0 = draws[0], draws[1]
     np.testing.assert_allclose(params["W"][0], W0[0] + K0 @ Q0.T, rtol=1e-15)
     G = np.array([[1.0, 2.0], [0.0, -1.0]])
-    update.step(0, params, {"W": _block(G)})
+    update.step(0, params, {"W": grad_block(G)})
     K1, Q1 = K0 - 0.5 * G @ Q0, Q0 - 0.5 * G.T @ K0
     np.testing.assert_allclose(params["W"][0], W0[0] + K1 @ Q1.T, rtol=1e-14)
     ds = models.generate("example1", 0, dict(n=3, T=2, d=4))
