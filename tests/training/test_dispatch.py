@@ -13,7 +13,15 @@ import sys
 import numpy as np
 import pytest
 import torch
-from backend_runs import DM, FIG8, assert_tables_agree, svm_solutions
+from backend_runs import (
+    DM,
+    FIG8,
+    assert_tables_agree,
+    example1_problem,
+    job_alone,
+    svm_solutions,
+    w_sum_u_first,
+)
 
 from attnbias.data import models
 from attnbias.optim import rules
@@ -23,7 +31,6 @@ from attnbias.studies import global_convergence
 from attnbias.svm import max_margin
 from attnbias.training import dispatch, kernel, kernel_library
 from attnbias.training.metrics import CROSSING_METRICS, log_grid
-from attnbias.workflow.train_job import train_seeds
 
 
 def test_backend_choice():
@@ -100,12 +107,6 @@ assert "torch" not in sys.modules, "torch was imported"
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
-def _alone(dataset, solution, config, optimizer, **backend):
-    """One seed's run as the job trains it: (iterations, metrics, final, record)."""
-    its, metrics, finals, info = train_seeds([dataset], [solution], config, optimizer, **backend)
-    return its, metrics[0], finals[0], info
-
-
 def test_a_training_job_on_torch_gives_the_kernels_numbers(monkeypatch):
     """The job's call (train_job.train_seeds) on both backends (torch by the supports hook):
     the same run, each recording where it trained."""
@@ -115,9 +116,9 @@ def test_a_training_job_on_torch_gives_the_kernels_numbers(monkeypatch):
     sol = max_margin.to_arrays(max_margin.solve_for_dataset(ds, True, "t"))
     config = dict(iterations=60, log_points=10, grid="log", loss="logistic", train_u=True)
     args = (ds, sol, config, dict(rule="ngd", lr=0.1, momentum=0.5))
-    its, got, got_final, got_info = _alone(*args, device="cpu", threads=1)
+    its, got, got_final, got_info = job_alone(*args, device="cpu", threads=1)
     monkeypatch.setattr(kernel, "supports", lambda spec, rule=None: False)
-    ref_its, ref, ref_final, ref_info = _alone(*args, device="cpu", threads=1)
+    ref_its, ref, ref_final, ref_info = job_alone(*args, device="cpu", threads=1)
     assert got_info == kernel_library.kernel_info()
     assert ref_info == {**devices.device_info(torch.device("cpu")), "backend": "torch"}
     np.testing.assert_array_equal(its, ref_its)
@@ -158,14 +159,6 @@ def test_study_mode_gives_diverged_runs_nan_and_keeps_the_others(monkeypatch):
 # ---------------------------------------------------------------- the full-W path
 
 
-def _problem(train_u: bool, seeds=(0, 1)):
-    dss = [models.generate("example1", s, dict(n=6, T=4, d=10)) for s in seeds]
-    sols = [max_margin.to_arrays(max_margin.solve_for_dataset(ds, train_u, "t")) for ds in dss]
-    W_mm = np.stack([s["W_mm"] for s in sols])
-    u_mm = np.stack([s["u_mm"] for s in sols]) if train_u else None
-    return dss, W_mm, u_mm
-
-
 @pytest.mark.parametrize(
     "spec",
     [
@@ -181,7 +174,7 @@ def _problem(train_u: bool, seeds=(0, 1)):
 )
 def test_each_direction_rule_trains_through_the_dispatcher(spec):
     """On the full W, batched: finite, the loss falls, and each run is what it is alone."""
-    dss, W_mm, u_mm = _problem(True)
+    dss, W_mm, u_mm = example1_problem(True)
     grid = log_grid(200, 8)
     kw = dict(W_mm=W_mm, u_mm=u_mm, iterations=200, log_iterations=grid, train_u=True)
     table, final, record = dispatch.train(dss, spec, **kw)
@@ -228,10 +221,6 @@ def test_a_new_setting_keeps_gd_ngd_and_ps_on_the_kernel():
 # ---------------------------------------------------------------- extra_metrics
 
 
-def _extra(W, u):
-    return {"W_sum": W.sum(axis=(1, 2)), "u_first": u[:, 0].copy()}
-
-
 @pytest.mark.parametrize(
     ("spec", "dtype", "expected_backend"),
     [
@@ -242,11 +231,11 @@ def _extra(W, u):
     ids=["c", "torch", "full"],
 )
 def test_extra_metrics_on_every_backend(spec, dtype, expected_backend):
-    dss, W_mm, u_mm = _problem(True)
+    dss, W_mm, u_mm = example1_problem(True)
     kw = dict(W_mm=W_mm, u_mm=u_mm, iterations=50, log_iterations=log_grid(50, 5), train_u=True,
               dtype=dtype)  # fmt: skip
     plain, plain_final, record = dispatch.train(dss, spec, **kw)
-    hooked, final, _ = dispatch.train(dss, spec, extra_metrics=_extra, **kw)
+    hooked, final, _ = dispatch.train(dss, spec, extra_metrics=w_sum_u_first, **kw)
     assert record["backend"] == expected_backend
     assert set(hooked) - set(plain) == {"W_sum", "u_first"}
     for name in plain:  # the hook changes nothing else, bitwise

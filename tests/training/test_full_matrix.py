@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from backend_runs import example1_problem
 
 from attnbias.data import models
 from attnbias.optim import rules
@@ -28,14 +29,6 @@ from attnbias.training.token_problem import TokenProblem
 # ---------------------------------------------------------------- the full-W path
 
 
-def _problem(train_u: bool, seeds=(0, 1)):
-    dss = [models.generate("example1", s, dict(n=6, T=4, d=10)) for s in seeds]
-    sols = [max_margin.to_arrays(max_margin.solve_for_dataset(ds, train_u, "t")) for ds in dss]
-    W_mm = np.stack([s["W_mm"] for s in sols])
-    u_mm = np.stack([s["u_mm"] for s in sols]) if train_u else None
-    return dss, W_mm, u_mm
-
-
 def _assert_relatively_equal(a, b, rtol=1e-10):
     both_nan = np.isnan(a) & np.isnan(b)
     assert np.array_equal(np.isnan(a), np.isnan(b))
@@ -48,7 +41,7 @@ def _assert_relatively_equal(a, b, rtol=1e-10):
     "spec", [OptimizerSpec("gd", lr=1.0), OptimizerSpec("ngd", lr=0.1)], ids=["gd", "ngd"]
 )
 def test_the_full_matrix_path_equals_the_kernel(spec, train_u):
-    dss, W_mm, u_mm = _problem(train_u)
+    dss, W_mm, u_mm = example1_problem(train_u)
     kw = dict(iterations=300, log_iterations=log_grid(300, 10), W_mm=W_mm, u_mm=u_mm,
               train_u=train_u)  # fmt: skip
     table, final = loop.train(KernelStepper, TokenProblem(dss), spec, **kw)

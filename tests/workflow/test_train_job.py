@@ -6,17 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from backend_runs import DM
+from backend_runs import DM, example1_problem, job_alone, w_sum_u_first
 
 from attnbias.data import models
 from attnbias.svm import max_margin
 from attnbias.workflow.train_job import train_seeds
-
-
-def _alone(dataset, solution, config, optimizer, **backend):
-    """One seed's run as the job trains it: (iterations, metrics, final, record)."""
-    its, metrics, finals, info = train_seeds([dataset], [solution], config, optimizer, **backend)
-    return its, metrics[0], finals[0], info
 
 
 @pytest.mark.parametrize(
@@ -41,7 +35,7 @@ def test_a_training_jobs_batch_of_seeds_gives_each_seeds_run_alone(
     its, batch, batch_final, info = train_seeds(datasets, solutions, config, optimizer)
     assert info["backend"] == "c"
     for k, (ds, solution) in enumerate(zip(datasets, solutions, strict=True)):
-        alone_its, alone, alone_final, _ = _alone(ds, solution, config, optimizer)
+        alone_its, alone, alone_final, _ = job_alone(ds, solution, config, optimizer)
         np.testing.assert_array_equal(its, alone_its)
         assert batch[k].keys() == alone.keys()
         for name in alone:
@@ -55,25 +49,13 @@ def test_a_training_jobs_batch_of_seeds_gives_each_seeds_run_alone(
 # ---------------------------------------------------------------- the full-W path
 
 
-def _problem(train_u: bool, seeds=(0, 1)):
-    dss = [models.generate("example1", s, dict(n=6, T=4, d=10)) for s in seeds]
-    sols = [max_margin.to_arrays(max_margin.solve_for_dataset(ds, train_u, "t")) for ds in dss]
-    W_mm = np.stack([s["W_mm"] for s in sols])
-    u_mm = np.stack([s["u_mm"] for s in sols]) if train_u else None
-    return dss, W_mm, u_mm
-
-
 # ---------------------------------------------------------------- extra_metrics
 
 
-def _extra(W, u):
-    return {"W_sum": W.sum(axis=(1, 2)), "u_first": u[:, 0].copy()}
-
-
 def test_the_job_passes_extra_metrics():
-    dss, W_mm, _ = _problem(False)
+    dss, W_mm, _ = example1_problem(False)
     train = dict(iterations=20, log_points=4, grid="log", train_u=False, loss="exponential")
     svms = [{"W_mm": W} for W in W_mm]
     _, metrics, finals, _ = train_seeds(dss, svms, train, {"rule": "ngd", "lr": 0.1},
-                                        extra_metrics=_extra)  # fmt: skip
+                                        extra_metrics=w_sum_u_first)  # fmt: skip
     assert metrics[1]["W_sum"][-1] == pytest.approx(finals[1]["W"].sum(), rel=1e-12)
