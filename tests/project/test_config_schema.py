@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import yaml
-
-SCHEMA = "workflow/schemas/config.schema.yaml"
+from tiny_configs import load_schema
 
 
 def _undescribed(node, path="", described=frozenset()):
@@ -27,7 +23,7 @@ def _undescribed(node, path="", described=frozenset()):
 
 
 def test_every_schema_key_is_described():
-    schema = yaml.safe_load((Path(__file__).parents[2] / SCHEMA).read_text())
+    schema = load_schema()
     missing = [*_undescribed(schema)]
     for name, definition in schema["$defs"].items():
         missing += _undescribed(definition, f"$defs.{name}")

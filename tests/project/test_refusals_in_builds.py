@@ -20,18 +20,12 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 from project import snakemake
+from tiny_configs import INF, NAN, tiny
 
 from attnbias.data import hypotheses
-from attnbias.workflow import (
-    markdown,
-    npz,
-)
+from attnbias.workflow import markdown, npz
 
 TARGET = "results-tiny/fig2/metrics.parquet"
-
-
-def tiny() -> dict:
-    return yaml.safe_load((Path(__file__).parents[2] / "config/tiny.yaml").read_text())
 
 
 def snapshot(workdir: Path) -> dict:
@@ -73,8 +67,6 @@ def built_copy(built, tmp_path) -> Path:
 
 
 # ---------------------------------------------------------------- config: refused by key
-
-NAN, INF = float("nan"), float("inf")
 
 
 def _set(*path_and_value):

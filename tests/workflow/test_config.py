@@ -2,26 +2,13 @@
 
 from __future__ import annotations
 
-import yaml
-from project import REPO
+from tiny_configs import workflow_config
 
 # ---- attnbias.workflow.config: the plain logic behind the rules' params -----------------
 
 
-def _workflow_config(change=None):
-    from snakemake.utils import validate
-
-    from attnbias.workflow.config import WorkflowConfig
-
-    config = yaml.safe_load((REPO / "config/tiny.yaml").read_text())
-    if change:
-        change(config)
-    validate(config, str(REPO / "workflow/schemas/config.schema.yaml"), set_default=True)
-    return WorkflowConfig(config)
-
-
 def test_one_accessor_serves_synthetic_and_real_experiments():
-    wf = _workflow_config()
+    wf = workflow_config()
     assert wf.jobs("fig2") == {"optimizer": ["gd", "ngd", "ps", "ngd-mom"], "seed": [0, 1]}
     assert wf.jobs("fig4") == {"optimizer": ["sgd", "sps"], "seed": [0]}
     assert wf.title("fig1") == "tiny BERT on fixture MNLI"
@@ -48,10 +35,10 @@ def test_identities_ignore_labels_and_key_order():
         fig1 = config["real_data"]["experiments"]["fig1"]
         fig1["optimizers"]["sgd"]["label"] = "another label"
 
-    plain, changed = _workflow_config(), _workflow_config(relabel_and_reorder)
+    plain, changed = workflow_config(), workflow_config(relabel_and_reorder)
     for args in [("run", "fig2", 0, "ngd"), ("metrics", "fig2"), ("run", "fig1", 0, "sgd")]:
         assert plain.identity(*args) == changed.identity(*args)
     assert plain.legend("fig2") != changed.legend("fig2")
-    lr = _workflow_config(lambda c: c["experiments"]["fig2"]["optimizers"]["ngd"].update(lr=0.2))
+    lr = workflow_config(lambda c: c["experiments"]["fig2"]["optimizers"]["ngd"].update(lr=0.2))
     assert lr.identity("run", "fig2", 0, "ngd") != plain.identity("run", "fig2", 0, "ngd")
     assert lr.identity("run", "fig2", 0, "gd") == plain.identity("run", "fig2", 0, "gd")

@@ -7,22 +7,11 @@ from pathlib import Path
 
 import pytest
 import yaml
+from tiny_configs import HOSTILE, NAN, load_schema, tiny
 
-from attnbias.workflow import (
-    configcheck,
-    configkeys,
-)
-
-SCHEMA = "workflow/schemas/config.schema.yaml"
-
-
-def tiny() -> dict:
-    return yaml.safe_load((Path(__file__).parents[2] / "config/tiny.yaml").read_text())
-
+from attnbias.workflow import configcheck, configkeys
 
 # ---------------------------------------------------------------- config: refused by key
-
-NAN, INF = float("nan"), float("inf")
 
 
 def test_config_checks_name_the_key_path_directly():
@@ -36,7 +25,7 @@ def test_config_checks_name_the_key_path_directly():
 
 
 def test_binary_digits_of_one_class_are_refused_naming_the_key():
-    schema = yaml.safe_load((Path(__file__).parents[2] / SCHEMA).read_text())
+    schema = load_schema()
     config = tiny()
     config["experiments"]["fig9"]["data"]["params"]["digits"] = [1, 1]
     with pytest.raises(configkeys.ConfigError, match=r"fig9\.data\.params\.digits: \[1, 1\]"):
@@ -57,13 +46,11 @@ def test_config_checks_do_not_touch_a_valid_config():
 
 # ---------------------------------------------------------------- the report is safe
 
-HOSTILE = "GD</script><b id=INJECTED>x</b>"
-
 
 def test_the_config_checks_run_the_markup_check_first():
     config = tiny()
     config["experiments"]["fig2"]["optimizers"]["gd"]["label"] = HOSTILE
-    schema = yaml.safe_load((Path(__file__).parents[2] / SCHEMA).read_text())
+    schema = load_schema()
     with pytest.raises(configkeys.ConfigError, match=r"fig2\.optimizers\.gd\.label"):
         configcheck.check(config, schema)
 

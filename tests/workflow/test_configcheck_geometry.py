@@ -5,23 +5,9 @@ from __future__ import annotations
 import copy
 
 import pytest
-import yaml
-from project import REPO
+from tiny_configs import checked_tiny_geometry
 
-from attnbias.workflow import configcheck, configcheck_geometry, configkeys
-
-SCHEMA = yaml.safe_load((REPO / "workflow/schemas/config.schema.yaml").read_text())
-
-
-def config() -> dict:
-    """config/tiny_geometry.yaml, validated with its defaults filled in (as common.smk)."""
-    from snakemake.utils import validate
-
-    cfg = yaml.safe_load((REPO / "config/tiny_geometry.yaml").read_text())
-    configcheck.check(cfg, SCHEMA)
-    validate(cfg, str(REPO / "workflow/schemas/config.schema.yaml"), set_default=True)
-    configcheck.check_workflow(cfg, SCHEMA)
-    return cfg
+from attnbias.workflow import configcheck_geometry, configkeys
 
 
 @pytest.mark.parametrize(
@@ -34,7 +20,7 @@ def config() -> dict:
     ],
 )
 def test_bad_norms_are_refused_naming_the_key(change, key, words):
-    cfg = config()
+    cfg = checked_tiny_geometry()
     change(cfg["experiments"]["geometry_example1"])
     with pytest.raises(configkeys.ConfigError) as err:
         configcheck_geometry.check_geometry(cfg)
@@ -43,7 +29,7 @@ def test_bad_norms_are_refused_naming_the_key(change, key, words):
 
 
 def test_norms_on_another_layout_are_refused():
-    cfg = config()
+    cfg = checked_tiny_geometry()
     other = copy.deepcopy(cfg["experiments"]["geometry_example1"])
     other["layout"] = "fixed_decoder"
     cfg["experiments"]["fig"] = other

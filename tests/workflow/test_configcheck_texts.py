@@ -7,20 +7,11 @@ from pathlib import Path
 
 import pytest
 import yaml
+from tiny_configs import HOSTILE, tiny
 
-from attnbias.workflow import (
-    configcheck_texts,
-    configkeys,
-)
-
-
-def tiny() -> dict:
-    return yaml.safe_load((Path(__file__).parents[2] / "config/tiny.yaml").read_text())
-
+from attnbias.workflow import configcheck_texts, configkeys
 
 # ---------------------------------------------------------------- the report is safe
-
-HOSTILE = "GD</script><b id=INJECTED>x</b>"
 
 
 def _default_config() -> dict:

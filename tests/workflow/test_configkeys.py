@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from tiny_configs import SCHEMA
 
 from attnbias.data import models
 from attnbias.optim import stochastic
@@ -26,7 +27,6 @@ from attnbias.training import loop, metrics
 from attnbias.workflow import configcheck, configcheck_optimizers, configkeys
 
 REPO = Path(__file__).resolve().parents[2]
-SCHEMA = yaml.safe_load((REPO / "workflow/schemas/config.schema.yaml").read_text())
 DEFS = SCHEMA["$defs"]
 STATED = re.compile(r"\(default:? ([^)]+)\)")
 MISSING = "(no default)"

@@ -4,22 +4,9 @@ claims inputs of attnbias.workflow.config).
 
 from __future__ import annotations
 
-import yaml
-from project import REPO
+from tiny_configs import workflow_config
 
 # ---- attnbias.workflow.config: the plain logic behind the rules' params -----------------
-
-
-def _workflow_config(change=None):
-    from snakemake.utils import validate
-
-    from attnbias.workflow.config import WorkflowConfig
-
-    config = yaml.safe_load((REPO / "config/tiny.yaml").read_text())
-    if change:
-        change(config)
-    validate(config, str(REPO / "workflow/schemas/config.schema.yaml"), set_default=True)
-    return WorkflowConfig(config)
 
 
 def test_job_params_take_a_jobs_names_from_its_wildcards():
@@ -30,7 +17,7 @@ def test_job_params_take_a_jobs_names_from_its_wildcards():
 
     from attnbias.workflow.job_params import JobParams
 
-    wf = _workflow_config()
+    wf = workflow_config()
     job = JobParams(wf, sweeps=None, robustness=None)
     fig2, fig1 = SimpleNamespace(experiment="fig2"), SimpleNamespace(figure="fig1")
     synthetic = "t/{experiment}/{optimizer}.parquet"
@@ -48,7 +35,7 @@ def test_job_params_take_a_jobs_names_from_its_wildcards():
 
 
 def test_claims_inputs_are_named_by_kind_and_experiment():
-    wf = _workflow_config()
+    wf = workflow_config()
     inputs = wf.claims_inputs(
         "m/{experiment}", "d/{experiment}", "s/{experiment}", "f/{experiment}/{optimizer}"
     )
