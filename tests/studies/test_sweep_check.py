@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from project import checked_config
-from tiny_sweep import tiny
+from tiny_sweep import tiny, with_sweep
 
 from attnbias.workflow import configkeys
 
@@ -12,12 +12,6 @@ from attnbias.workflow import configkeys
 
 
 checked = checked_config
-
-
-def with_sweep(change) -> dict:
-    config = tiny()
-    change(config["sweeps"]["fig3"])
-    return config
 
 
 def test_the_tiny_sweep_passes():

@@ -12,18 +12,12 @@ import pandas as pd
 import pytest
 import yaml
 from project import copy_project, planned_jobs, snakemake
-from tiny_sweep import tiny
+from tiny_sweep import tiny, with_sweep
 
 from attnbias.studies.sweep_config import SweepConfig
 from attnbias.workflow import parquet, store
 
 SWEEP_TARGET = "results-tiny/sweeps/fig3.pdf"
-
-
-def with_sweep(change) -> dict:
-    config = tiny()
-    change(config["sweeps"]["fig3"])
-    return config
 
 
 # ---- the workflow's plan ---------------------------------------------------------------------

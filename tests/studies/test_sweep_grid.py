@@ -2,22 +2,12 @@
 
 from __future__ import annotations
 
-import pandas as pd
 import pytest
-from tiny_sweep import tiny
+from tiny_sweep import GRID, tiny
 
-from attnbias.studies import (
-    sweep_claims,
-    sweep_grid,
-)
+from attnbias.studies import sweep_grid
 
 # ---- the grid ---------------------------------------------------------------------------
-
-GRID = {
-    "train.iterations": [100],
-    "data.params.d": [8, 12],
-    "zip": {"optimizers.ngd.lr": [0.1, 0.3], "optimizers.joint-ngd.lr": [0.1, 0.3]},
-}
 
 
 def test_points_are_the_product_with_zip_as_one_axis_and_readable_names():
@@ -52,14 +42,6 @@ def test_a_point_is_the_base_with_its_values_without_texts():
 
 
 # ---- claims -------------------------------------------------------------------------------
-
-
-def point(values: dict[str, list[float]], metric="m", aggregate="mean", curves=None):
-    """A Point with one metric: optimizer -> its seeds' values."""
-    per_seed = pd.DataFrame({(metric, o): v for o, v in values.items()})
-    per_seed.columns = pd.MultiIndex.from_tuples(per_seed.columns)
-    summary = getattr(per_seed, aggregate)().to_frame().T
-    return sweep_claims.Point(per_seed, summary, curves if curves is not None else pd.DataFrame())
 
 
 @pytest.mark.parametrize(

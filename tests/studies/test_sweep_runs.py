@@ -9,23 +9,12 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
-from tiny_sweep import tiny
+from tiny_sweep import GRID, tiny
 
-from attnbias.studies import (
-    sweep_figure,
-    sweep_grid,
-    sweep_runs,
-    sweep_tables,
-)
+from attnbias.studies import sweep_figure, sweep_grid, sweep_runs, sweep_tables
 from attnbias.training import kernel, loop
 
 # ---- the grid ---------------------------------------------------------------------------
-
-GRID = {
-    "train.iterations": [100],
-    "data.params.d": [8, 12],
-    "zip": {"optimizers.ngd.lr": [0.1, 0.3], "optimizers.joint-ngd.lr": [0.1, 0.3]},
-}
 
 
 # ---- a point's runs and the tables ----------------------------------------------------

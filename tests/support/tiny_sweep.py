@@ -1,5 +1,7 @@
-"""config/tiny.yaml with a tiny sweep of fig3: the sweep tests (tests/studies/) and the SLURM
-tests (tests/project/test_slurm.py) build on it."""
+"""config/tiny.yaml with a tiny sweep of fig3 (tiny), and with that sweep changed
+(with_sweep): the sweep tests (tests/studies/) and the SLURM tests (tests/project/test_slurm.py)
+build on it. GRID: a sweep's grid of three keys, two of them zipped
+(tests/studies/test_sweep_grid.py, test_sweep_runs.py)."""
 
 from __future__ import annotations
 
@@ -36,3 +38,18 @@ def tiny() -> dict:
     config = yaml.safe_load((REPO / "config/tiny.yaml").read_text())
     config["sweeps"] = {"fig3": copy.deepcopy(TINY_SWEEP)}
     return config
+
+
+def with_sweep(change) -> dict:
+    """tiny() with its sweep `fig3` changed by `change(sweep)`."""
+    config = tiny()
+    change(config["sweeps"]["fig3"])
+    return config
+
+
+# a sweep's grid: d and a zipped pair of learning rates
+GRID = {
+    "train.iterations": [100],
+    "data.params.d": [8, 12],
+    "zip": {"optimizers.ngd.lr": [0.1, 0.3], "optimizers.joint-ngd.lr": [0.1, 0.3]},
+}
