@@ -6,21 +6,12 @@ import math
 
 import numpy as np
 import pytest
-import torch
+from array_modules import both_modules
 
 from attnbias.model import arrays
 from attnbias.model.delta import delta_in_logs
 
 RNG = np.random.default_rng(3)
-
-
-def _both(fn, *args, **kwargs):
-    """fn on numpy arrays and on float64 tensors of the same values, as numpy arrays."""
-    out_np = fn(np, *args, **kwargs)
-    out_torch = fn(torch, *(torch.as_tensor(a) for a in args), **kwargs)
-    if isinstance(out_np, tuple):
-        return [np.asarray(a) for a in out_np], [t.numpy() for t in out_torch]
-    return np.asarray(out_np), out_torch.numpy()
 
 
 @pytest.mark.parametrize("signed", [False, True])
@@ -33,7 +24,7 @@ def test_delta_in_logs_is_sum_of_attention_times_gap(signed):
     log_attn = arrays.log_softmax(np, logits)
     with np.errstate(divide="ignore"):
         log_abs_gap = np.log(np.abs(gap))
-    ours, theirs = _both(delta_in_logs, log_attn, log_abs_gap, np.sign(gap), signed=signed)
+    ours, theirs = both_modules(delta_in_logs, log_attn, log_abs_gap, np.sign(gap), signed=signed)
     for a, b in zip(ours, theirs, strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-14)
     log_abs, sign, delta = ours
