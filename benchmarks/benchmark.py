@@ -3,7 +3,7 @@
   1. our W-SVM solver against cvxpy on the same problem (n=20, T=5, d=400): target >= 1000x
   2. 10 seeds trained in one batched run against one seed: target <= 3x the one-seed time
   3. wall time of the whole default CPU build from clean with -c2: target < 90 s with 10
-     seeds (issue 13; --configfile gives the config)
+     seeds (--configfile gives the config)
   4. wall time of the global-convergence study from clean with -c2: target < 40 s
 
 The cost of one training step against its arithmetic floor: benchmarks/train_step.py.

@@ -4,7 +4,7 @@ Both trees are exported with `git archive` into a temporary folder (the working 
 read: commit first), each builds the default config with `snakemake -c2` from clean, and the
 script prints per build the wall time, the CPU-seconds of all its processes and the job
 count, the machine's load before each, the ratio of the wall times (target: at most 0.25,
-issue 35), and then benchmarks/compare_builds.py on the two results folders (metrics equal
+docs/speed.md), and then benchmarks/compare_builds.py on the two results folders (metrics equal
 to 1e-12 relative; claims equal).
 
 Usage: python benchmarks/builds.py [--base 57f2222] [--new HEAD] [--cores 2]

@@ -10,7 +10,7 @@ floor, per rule, at fig2's size (B = 10 runs, n = 20, T = 5, d = 100; Example 1)
           the mirror map, kq's G Q, G^T K, K Q^T), with none of our bookkeeping (scales in
           logs, zero blocks, the crossing check)
 
-Target (issue 43): step / floor <= 3. Rounds interleave the rules in a random order, so
+Target (docs/speed.md): step / floor <= 3. Rounds interleave the rules in a random order, so
 machine noise hits all alike.
 
 Usage: python benchmarks/full_matrix_step.py [--steps N] [--rounds R]

@@ -15,7 +15,7 @@ losses and optimizer settings are the config's), on seed 0's data:
               token the products the kernel does: P c (and K e with u trained)
   torch     (--torch) the torch reference's step (attnbias.training.torch_loop), for the ratio
 
-Targets (issue 13): fig2's step <= 60 us; the two-token example (d = 2) <= 15 us; the step
+Targets (docs/speed.md): fig2's step <= 60 us; the two-token example (d = 2) <= 15 us; the step
 under 10x the A/Q floor. Rounds interleave the cases in a random order, so machine noise
 hits all alike.
 

@@ -3,7 +3,7 @@
 The pipeline trains the real-data figures with its own loop (attnbias.realdata.trainer);
 this adapter is for those who train with the Hugging Face Trainer instead. Run it with the
 `examples` extra (`pip install -e ".[examples]"`, which adds accelerate) and this folder on
-the path; tests/test_hf.py checks it inside a real Trainer.
+the path; tests/project/test_hf_example.py checks it inside a real Trainer.
 
 The Trainer calls `optimizer.step()` with no arguments, but SPS's step size needs the loss
 of the batch behind the gradient. `SPSTrainer` hands that loss over: after each
@@ -26,7 +26,7 @@ gradient_accumulation_steps, so the accumulated gradient is the SUM of the micro
 means (huggingface/transformers#47688). SPS stays consistent, since it is handed the loss
 that was backpropagated, but every learning rate and cap then acts on a k-times larger
 gradient. Set `trainer.model_accepts_loss_kwargs = False` (the Trainer's switch for models
-whose loss is a per-batch mean; tests/test_hf.py does) or do not accumulate.
+whose loss is a per-batch mean; tests/project/test_hf_example.py does) or do not accumulate.
 
 Importing this module imports transformers (and the Trainer needs accelerate).
 """

@@ -28,8 +28,9 @@ def plain():
 @pytest.fixture(scope="session")
 def built_project(tmp_path_factory):
     """The project copied to a temporary folder and built on config/tiny.yaml, once per
-    session: the end-to-end tests (test_workflow, test_report, test_bad_input,
-    test_provenance) share it."""
+    session: the end-to-end tests (tests/project/test_snakefile_build.py, test_report.py,
+    test_refusals_in_builds.py; tests/workflow/test_provenance.py, tests/figures/test_style.py)
+    share it."""
     from project import copy_project, snakemake
 
     workdir = copy_project(tmp_path_factory.mktemp("project"))

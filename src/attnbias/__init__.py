@@ -1,8 +1,8 @@
 """Reference implementation of "Implicit Bias and Fast Convergence Rates for Self-attention".
 
 Sub-packages, in their floor order, lowest first: each imports only from its own and those
-below it (tests/test_imports.py; docs/layout.md lists every module; docs/ describes the
-model, the data models, the regime and the notation):
+below it (tests/project/test_import_floors.py; docs/layout.md lists every module; docs/
+describes the model, the data models, the regime and the notation):
   model/      the model: attention, losses and gradients in log space; the plain reference
   optim/      the optimizers: full-batch rules, one module each (their direction arithmetic,
               the norm each is expected to favour), and stochastic (SNGD, SPS)

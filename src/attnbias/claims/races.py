@@ -28,10 +28,9 @@ def race_row(rows: Rows, opt: str, rival: str, metric: str, what: str, said: Sai
     margin = (mine.iloc[-1] - theirs.iloc[-1]) if logs else (mine.iloc[-1] / theirs.iloc[-1])
     margin_text = f"{a} - {b}" if logs else f"{a} / {b}"
     behind = sign * mine.to_numpy() >= sign * theirs.to_numpy()
-    tied = int((mine.iloc[-1] == theirs.iloc[-1]).sum())
-    seeds_behind = int(behind[-1].sum()) - tied
+    tied = int((mine.iloc[-1] == theirs.iloc[-1]).sum())  # the same run: neither ahead
+    seeds_behind = int(behind[-1].sum())
     n = behind.shape[1]
-    ties = f", equal to it on {tied}" if tied else ""
     if holds:
         detail = f"{a} ahead on every seed at every logged t >= {t_last // BURN_IN}"
     elif undecided:
@@ -40,7 +39,12 @@ def race_row(rows: Rows, opt: str, rival: str, metric: str, what: str, said: Sai
             f"logged points (last at t = {last.max():g})"
         )
     else:
-        detail = f"{b} ahead at t = {t_last} on {seeds_behind} of {n} seeds{ties}"
+        detail = f"{b} ahead at t = {t_last} on {seeds_behind} of {n} seeds"
+        if tied:
+            detail = (
+                f"{a} not ahead at t = {t_last} on {seeds_behind} of {n} seeds ({b} ahead "
+                f"on {seeds_behind - tied}, equal to it on {tied})"
+            )
     measured = Measured(
         f"{what} at t = {t_last}: {a}'s and {b}'s; margin {margin_text}",
         f"t in [{t_last // BURN_IN}, {t_last}]",

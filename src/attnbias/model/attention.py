@@ -12,7 +12,7 @@ keeps W in this form, and a step costs O(n^2 d + n T d) instead of O(n d^2).
 
 These quantities equal those of attnbias.model.reference (the paper's equations written plainly:
 scores, softmax_attention, model, attended_tokens) up to rounding wherever the reference is
-finite; tests/test_reference.py checks it to 1e-10 relative. They are written in logs
+finite; tests/model/test_reference.py checks it to 1e-10 relative. They are written in logs
 because the plain forms fail silently as the attention saturates: delta = sum_t a_t
 (gamma_opt - gamma_t) is formed from log a_t, since gamma_opt - sum_t a_t gamma_t rounds
 to exactly gamma_opt once the attention off the optimal token is below ~1e-16, which NGD

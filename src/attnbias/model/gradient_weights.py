@@ -19,7 +19,7 @@ Referring the weights to the stored optimal token instead (sum_t w_t x_t - (sum_
 x_bar, the form this module had until 2026-11-28) subtracts two terms of the size of |x|
 to get one of the size of e^-gap as soon as the attention sits on another token: measured
 on DM's sign descent, 99 % relative error and half the entries' signs wrong
-(docs/findings.md, "The exact gradient"). tests/test_gradient_oracle.py holds every
+(docs/findings.md, "The exact gradient"). tests/model/test_gradients.py holds every
 backend to 50-digit arithmetic there, at logit gaps from 5 to 700.
 """
 

@@ -15,8 +15,8 @@ methods need only G~ / ||G~||, and no step under- or overflows.
 
 Where the plain closed forms of attnbias.model.reference (grad_W, grad_u: the paper's
 X^T (diag(s) - s s^T) X u x_1^T per sample, averaged with weights l'(y f) y) are finite,
-e^M * G~ equals them up to rounding; tests/test_reference.py checks it to 1e-10 relative,
-and tests/test_gradients.py checks the saturated regime against 200-digit arithmetic.
+e^M * G~ equals them up to rounding; tests/model/test_reference.py checks it to 1e-10 relative,
+and tests/model/test_gradients.py checks the saturated regime against 200-digit arithmetic.
 Measured with plain float64 autograd on Example 1 (n = 20, T = 5, d = 100, seed 0, NGD
 lr 0.1): 1 - cos(W_t, W_mm) is 0.13 at t = 2000, where the stable run is at 3.3e-4
 (with a query signal of 0.5, which breaks Ass. 2: 0.31 against 1.3e-3). The two agree to

@@ -13,7 +13,8 @@ computes WILDS' evaluation of that dataset:
            labels 0 .. (largest label in the whole file), an identity's groups only where
            some row of the file has it, and a group without rows in the evaluated split
            counts as accuracy 0 (as in WILDS).
-tests/test_text_data.py compares these numbers with `wilds`' own where it can be imported.
+tests/realdata/test_civilcomments.py compares these numbers with `wilds`' own where it can be
+imported.
 """
 
 from __future__ import annotations

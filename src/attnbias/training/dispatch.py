@@ -16,7 +16,7 @@ where the kernel cannot be built (no C compiler) and a rule the kernel does not 
 
 `train` returns the results and `record`: the backend record that a run's file stores for
 the provenance (attnbias.workflow.provenance.training_info). torch is imported only when
-it trains, so the training job's entry stays torch-free (tests/test_dispatch.py).
+it trains, so the training job's entry stays torch-free (tests/training/test_dispatch.py).
 """
 
 from __future__ import annotations
@@ -106,7 +106,7 @@ def train(
     """Independent runs of `spec` in one batch, on the backend `backend` chooses: datasets
     of the data file contract (of equal (n, T, d)), or with W0s one dataset and many
     initial matrices; W_mm (B|1, d, d), u_mm (B|1, d). Each run gives the numbers it gives
-    alone (tests/test_dispatch.py).
+    alone (tests/workflow/test_train_job.py).
 
     nonfinite, labels, only, extra_metrics: as training.loop.train (nonfinite "nan": a run
     whose metric or parameter stops being finite gets NaN everywhere; "raise": it raises

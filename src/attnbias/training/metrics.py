@@ -20,7 +20,7 @@ The metric formulas over the training state (losses, softmaxes, cosines) are sha
 written once against an array module in metric_formulas; each backend computes only their
 inputs, its own way: the kernel in numpy from token coordinates (token_problem), the torch
 loop from its forward pass on the device (so nothing is copied off a GPU, and torch stays
-out of the torch-free job). tests/test_kernel.py holds the two backends equal to 1e-10.
+out of the torch-free job). tests/training/test_kernel.py holds the two backends equal to 1e-10.
 """
 
 from __future__ import annotations

@@ -1,0 +1,443 @@
+"""The direction rules of attnbias.optim.rules (sign, nsd, muon, adam, mirror, kq): each
+step against numbers computed by hand; the full-W path (training.full_matrix) against the
+C kernel on GD and NGD; which backend a rule trains on, decided from what it declares; and
+the extra_metrics hook on every backend.
+
+The rules' registry (attnbias.optim.rules, one module per rule) and the worked example of
+docs/layout.md, "Adding an optimizer": its module and config entry, read from that page,
+make a rule that the spec, the config checks, the full-batch step and a torch run all
+take.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import math
+import re
+import types
+from dataclasses import fields
+from pathlib import Path
+
+import gradient_oracle
+import numpy as np
+import pytest
+import torch
+import yaml
+
+from attnbias.claims import coverage
+from attnbias.data import models
+from attnbias.figures import algorithm_style
+from attnbias.model.gradient_weights import ScaledGradient
+from attnbias.optim import algorithm, directions, rules
+from attnbias.optim.directions import Block
+from attnbias.optim.full_batch import Optimizer
+from attnbias.optim.rule import SHARED
+from attnbias.optim.spec import OptimizerSpec
+from attnbias.svm import max_margin
+from attnbias.training import dispatch, full_matrix, kernel, loop, torch_loop
+from attnbias.training.full_matrix import FullMatrixStepper
+from attnbias.training.kernel import KernelStepper
+from attnbias.training.metrics import log_grid
+from attnbias.training.token_problem import TokenProblem
+from attnbias.training.torch_loop import TorchStepper
+from attnbias.workflow import configcheck_optimizers, configkeys
+
+
+def test_every_rule_declares_its_implicit_norm():
+    expected = {"gd": "fro", "ngd": "fro", "polyak": "fro", "sign": "max", "adam": "max",
+                "muon": "spectral", "kq": "nuclear"}  # fmt: skip
+    for name, norm in expected.items():
+        assert OptimizerSpec(name).implicit_norm() == norm
+    assert OptimizerSpec("nsd", norm="l1.5").implicit_norm() == "l1.5"
+    assert OptimizerSpec("mirror", p=3.0).implicit_norm() == "l3"
+    assert directions.descent_norm("l1.5") == ("lp", 1.5)
+
+
+REL = 1e-10  # relative error allowed, in the Frobenius norm
+
+
+SIGN_FLOOR = 1e-12  # entries above this fraction of the norm must carry the oracle's sign
+
+
+def saturated(gap: float, seed: int = 0, n: int = 3, T: int = 4, d: int = 5) -> dict:
+    """A dataset (data file contract) whose attention at W0 sits on a non-optimal token of
+    every sequence, `gap` ahead of the next logit."""
+    rng = np.random.default_rng(seed)
+    X = 2.0 * rng.standard_normal((n, T, d))
+    y = rng.choice([-1.0, 1.0], size=n)
+    u = 0.5 * rng.standard_normal(d)
+    gamma = y[:, None] * (X @ u)
+    opt = np.argmax(gamma, axis=1)
+    top = (opt + 1 + rng.integers(0, T - 1, size=n)) % T  # never opt
+    logits = -rng.uniform(0.0, 3.0, size=(n, T))
+    # `gap` over the best of the rest
+    logits[np.arange(n), top] = gap + np.max(np.where(np.eye(T)[top] > 0, -np.inf, logits), 1)
+    # x_it^T W x_i1 = <vec W, x_it (x) x_i1>: the least-norm W with these logits
+    rows = np.einsum("ntj,nk->ntjk", X, X[:, 0]).reshape(n * T, d * d)
+    W0 = np.linalg.lstsq(rows, logits.reshape(-1), rcond=None)[0].reshape(d, d)
+    reached = np.einsum("ntj,jk,nk->nt", X, W0, X[:, 0])
+    assert np.all(np.argmax(reached, axis=1) == top)
+    assert np.all(np.argmax(reached, axis=1) != opt)
+    second = np.sort(reached, axis=1)[:, -2]
+    np.testing.assert_allclose(reached.max(axis=1) - second, gap, rtol=1e-9)
+    return dict(X=X, y=y, u=u, opt=opt, W0=W0)
+
+
+def oracle(ds: dict, loss: str, gap: float, W=None, u=None) -> gradient_oracle.OracleGradient:
+    W = ds["W0"] if W is None else W
+    u = ds["u"] if u is None else u
+    return gradient_oracle.gradients(
+        ds["X"], ds["y"], u, W, loss, dps=gradient_oracle.digits_for(gap)
+    )
+
+
+def assert_matches(got: np.ndarray, want_unit: np.ndarray, what: str) -> None:
+    """`got` points along the unit `want_unit` to REL, and every entry of want above
+    SIGN_FLOOR carries its sign."""
+    norm = np.linalg.norm(got)
+    assert norm > 0, f"{what}: zero"
+    error = np.linalg.norm(got / norm - want_unit)
+    assert error <= REL, f"{what}: relative error {error:.3g}"
+    big = np.abs(want_unit) > SIGN_FLOOR
+    wrong = np.sign(got[big]) != np.sign(want_unit[big])
+    assert not wrong.any(), f"{what}: {wrong.sum()} of {big.sum()} signs wrong"
+
+
+# ---------------------------------------------------------------- every rule, every backend
+
+# one spec per rule, its step made of order one at the saturated state (lr of GD-like rules
+# over the gradient's norm, Polyak's cap likewise, NGD normalised per block), so that
+# W1 - W0 measures the direction. Polyak normalises globally only: with u trained, the
+# u-gradient (of order one) sets its step, W's is of the size of e^-gap and only u's is
+# compared (W's gradient is the one NGD's per-block step measures).
+SPECS = {
+    "gd": lambda g: dict(lr=math.exp(-g.log_norm_W), lr_u=math.exp(-g.log_norm_u)),
+    "ngd": lambda g: dict(lr=1.0, normalize="per_block"),
+    "polyak": lambda g: dict(eta_max=math.exp(-g.log_norm_W), f_star=0.0),
+    "sign": lambda g: dict(lr=1.0),
+    "nsd": lambda g: dict(lr=1.0, norm="l3"),
+    "muon": lambda g: dict(lr=1.0),
+    "adam": lambda g: dict(lr=max(1.0, 1e-8 * math.exp(-g.log_norm_W)), lr_u=1.0),
+    "mirror": lambda g: dict(lr=math.exp(-g.log_norm_W), lr_u=math.exp(-g.log_norm_u), p=3.0),
+    "kq": lambda g: dict(lr=1e4 * math.exp(-g.log_norm_W), lr_u=math.exp(-g.log_norm_u)),
+}
+
+
+EXTRA = {"nsd": [dict(norm="max"), dict(norm="spectral")]}
+
+
+def test_every_rule_has_a_spec_here():
+    assert set(SPECS) == set(rules.RULES)
+
+
+def _specs():
+    for name in rules.RULES:
+        yield name, {}
+        for extra in EXTRA.get(name, []):
+            yield name, extra
+
+
+def _backends(spec: OptimizerSpec) -> list[str]:
+    names = ["full_matrix"]
+    if rules.get(spec.rule).gradient_multiple:
+        names.append("torch")
+    if kernel.supports(spec):
+        names.append("kernel")
+    return names
+
+
+def _one_step(backend: str, ds: dict, spec: OptimizerSpec, train_u: bool) -> dict:
+    d = ds["X"].shape[-1]
+    common = dict(
+        iterations=1, log_iterations=np.array([0, 1]), W_mm=np.eye(d)[None],
+        u_mm=np.ones((1, d)) if train_u else None, train_u=train_u,
+    )  # fmt: skip
+    if backend == "torch":
+        return loop.train(TorchStepper, torch_loop.problem_of([ds]), spec, **common)[1]
+    stepper = KernelStepper if backend == "kernel" else FullMatrixStepper
+    return loop.train(stepper, TokenProblem([ds]), spec, **common)[1]
+
+
+def _oracle_step(ds, spec, train_u, gap, monkeypatch) -> dict:
+    """The rule's first step on the full W with the oracle's gradient in place of ours."""
+
+    def oracle_gradients(state, fwd):
+        W, u = state.params["W"][0], state.params["u"][0]
+        g = oracle(ds, "exponential", gap, W=W, u=u)
+        grads = {"W": Block(np.array([g.log_norm_W]), None, g.left[None], state.basis)}
+        if state.train_u:
+            grads["u"] = Block(np.array([g.log_norm_u]), g.dir_u[None].copy())
+        return grads
+
+    with monkeypatch.context() as patch:
+        patch.setattr(full_matrix.FullMatrixStepper, "gradients", oracle_gradients)
+        return _one_step("full_matrix", ds, spec, train_u)
+
+
+@pytest.mark.parametrize("train_u", [False, True], ids=["u fixed", "u trained"])
+@pytest.mark.parametrize("gap", [5.0, 100.0, 700.0])
+@pytest.mark.parametrize("name, extra", list(_specs()), ids=lambda v: str(v))
+def test_every_rule_steps_as_with_the_oracle_gradient(name, extra, gap, train_u, monkeypatch):
+    ds = saturated(gap, seed=2)
+    g = oracle(ds, "exponential", gap)
+    spec = OptimizerSpec(rule=name, **{**SPECS[name](g), **extra})
+    want = _oracle_step(ds, spec, train_u, gap, monkeypatch)
+    want_W = want["W"][0] - ds["W0"]
+    check_W = not (name == "polyak" and train_u)
+    if check_W:  # a step we can measure
+        assert np.linalg.norm(want_W) > 1e-6 * np.linalg.norm(ds["W0"])
+    for backend in _backends(spec):
+        got = _one_step(backend, ds, spec, train_u)
+        got_W = np.asarray(got["W"])[0] - ds["W0"]
+        if check_W:
+            assert_matches(got_W, want_W / np.linalg.norm(want_W), f"{backend} {name} W step")
+        if train_u:
+            got_u, want_u = np.asarray(got["u"])[0] - ds["u"], want["u"][0] - ds["u"]
+            assert_matches(got_u, want_u / np.linalg.norm(want_u), f"{backend} {name} u step")
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+F64 = torch.float64
+
+
+def _example_blocks() -> dict[str, str]:
+    """The code blocks of layout.md's "Adding an optimizer" section, by language."""
+    text = (ROOT / "docs/layout.md").read_text()
+    section = text.split("## Adding an optimizer", 1)[1].split("\n## ", 1)[0]
+    return dict(re.findall(r"```(\w+)\n(.*?)```", section, flags=re.DOTALL))
+
+
+def _example_name() -> str:
+    """The rule name the page's python block defines."""
+    return re.search(r'name="([^"]+)"', _example_blocks()["python"]).group(1)
+
+
+@pytest.fixture
+def registry(monkeypatch):
+    """The registry as a copy without the page's example (whether or not rules/ has it
+    already: a user who followed the page), so that the rule a test registers leaves with
+    it and every other rule stays."""
+    monkeypatch.setattr(rules, "RULES", dict(rules.RULES))
+    rules.RULES.pop(_example_name(), None)
+    return rules.RULES
+
+
+@pytest.fixture
+def example(registry):
+    """The worked example's rule, its module read from the page's python block as the
+    package reads a file of rules/; its name."""
+    module = types.ModuleType("attnbias.optim.rules.loss_ngd")
+    exec(_example_blocks()["python"], module.__dict__)
+    registry[module.RULE.name] = module.RULE
+    return module.RULE.name
+
+
+def _config_entry() -> tuple[str, dict]:
+    (experiment,) = yaml.safe_load(_example_blocks()["yaml"])["experiments"].values()
+    ((name, entry),) = experiment["optimizers"].items()
+    return name, entry
+
+
+def _config(entry: dict, name: str = "new") -> dict:
+    return {"experiments": {"fig2": {"optimizers": {name: entry}}}}
+
+
+# ---------------------------------------------------------------- the registry itself
+
+
+def test_every_rule_reads_settings_of_the_spec():
+    names = {f.name for f in fields(OptimizerSpec)}
+    assert set(SHARED) <= names
+    for rule in rules.RULES.values():
+        assert set(rule.settings) <= names - {"rule"}, rule.name
+
+
+def test_each_rule_is_one_module_whose_update_is_its_own():
+    """rules/<name>.py defines RULE, and the rule's update is written in that module."""
+    for name, rule in rules.RULES.items():
+        module = inspect.getmodule(rule.log_step or rule.update)
+        assert module.RULE is rule, name
+        assert Path(module.__file__).name == f"{name.replace('-', '_')}.py"
+
+
+def test_the_views_are_read_from_the_modules():
+    """The claims' algorithm names, the figures' looks and the algorithm of a config entry:
+    every key a rule runs as has its name and its look in the rule's module."""
+    names = {k: v for r in rules.RULES.values() for k, v in r.names.items()}
+    assert coverage.ALGORITHMS == names
+    assert set(algorithm_style.STYLES) == {k for r in rules.RULES.values() for k in r.looks}
+    settings = [
+        {"rule": "gd"}, {"rule": "ngd"}, {"rule": "ngd", "max_step": 10.0},
+        {"rule": "ngd", "momentum": 0.9}, {"rule": "ngd", "momentum": 0.9, "max_step": 1.0},
+        {"rule": "ngd", "normalize": "per_block"}, {"rule": "ngd", "decay_W": 1.0},
+        {"rule": "polyak"}, {"rule": "polyak", "eta_max": 1.0}, {"rule": "sign"},
+        *({"rule": "nsd", "norm": n} for n in ("max", "spectral", "l3")),
+        {"rule": "muon"}, {"rule": "muon", "beta": 0.0}, {"rule": "adam"},
+        {"rule": "mirror", "p": 3}, {"rule": "kq"},
+    ]  # fmt: skip
+    seen = set()
+    for entry in settings:
+        for layout in ("fixed_decoder", "joint"):
+            key = algorithm.algorithm(entry, layout)
+            assert key in rules.RULES[entry["rule"]].names, (entry, layout)
+            assert algorithm.look_key(entry, layout) in rules.RULES[entry["rule"]].looks
+            seen.add(key)
+    assert seen == set(names) - {"sgd", "sngd", "sps"}  # the real-data runs' own rules
+    for stochastic in ("sgd", "sngd", "sps", "adam"):  # each drawn as its rule's name
+        assert algorithm.look_key({"rule": stochastic}, None) in algorithm_style.STYLES
+
+
+def _registry_of(tmp_path, package: str, files: dict[str, str]):
+    """A copy of the registry's package (its __init__) holding `files`, imported."""
+    (tmp_path / package).mkdir()
+    (tmp_path / package / "__init__.py").write_text(Path(rules.__file__).read_text())
+    for name, text in files.items():
+        (tmp_path / package / name).write_text(text)
+    return importlib.import_module(package)
+
+
+def test_a_module_without_a_rule_and_a_name_defined_twice_are_refused(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(tmp_path))
+    gd = "from attnbias.optim.rules.gd import RULE\n"
+    assert list(_registry_of(tmp_path, "one_rule", {"gd.py": gd}).RULES) == ["gd"]  # control
+    with pytest.raises(ValueError, match="rules.helper defines no RULE"):
+        _registry_of(tmp_path, "with_helper", {"gd.py": gd, "helper.py": "X = 1\n"})
+    with pytest.raises(ValueError, match="optimizer rule 'gd' is defined twice"):
+        _registry_of(tmp_path, "twice", {"gd.py": gd, "gd_again.py": gd})
+
+
+def test_the_kernel_implements_the_rules_that_say_so():
+    """A module's `kernel_code` is the one source: the C codes are exactly those, each of a
+    gradient multiple (the kernel works in token coordinates)."""
+    declared = {n: r.kernel_code for n, r in rules.RULES.items() if r.kernel_code is not None}
+    assert declared == kernel.RULE_CODES and set(declared) == {"gd", "ngd", "polyak"}
+    assert len(set(declared.values())) == len(declared)
+    assert all(rules.RULES[name].gradient_multiple for name in declared)
+    for name in declared:
+        assert kernel.supports(OptimizerSpec(name))
+
+
+def test_the_schema_lists_no_rules_of_its_own():
+    """The registry is the one list of rules: the schema takes any name, configcheck
+    refuses the unknown ones (below)."""
+    schema = yaml.safe_load((ROOT / "workflow/schemas/config.schema.yaml").read_text())
+    optimizer = schema["$defs"]["optimizer"]
+    assert optimizer["properties"]["rule"] == {
+        "description": optimizer["properties"]["rule"]["description"],
+        "type": "string",
+    }
+    assert "if" not in optimizer
+
+
+def test_an_unknown_rule_is_refused_naming_its_key_path():
+    with pytest.raises(configkeys.ConfigError) as err:
+        configcheck_optimizers.check_optimizers(_config({"rule": "sign-gd", "lr": 0.1}, "sgd"))
+    assert err.value.key == "experiments.fig2.optimizers.sgd.rule"
+    assert f"unknown rule 'sign-gd'; choose one of {', '.join(rules.RULES)}" in str(err.value)
+    with pytest.raises(ValueError, match="unknown optimizer rule 'sign-gd'"):
+        OptimizerSpec("sign-gd")
+
+
+def test_the_example_is_unknown_until_registered(registry):
+    """The negative control of the tests below: without its entry the name is refused."""
+    name, entry = _config_entry()
+    assert name not in rules.RULES
+    with pytest.raises(configkeys.ConfigError, match=rf"optimizers\.{name}\.rule: unknown"):
+        configcheck_optimizers.check_optimizers(_config(entry, name))
+
+
+# ---------------------------------------------------------------- the worked example
+
+
+def test_the_example_passes_the_spec_and_the_config_checks(example):
+    name, entry = _config_entry()
+    assert entry["rule"] == example
+    config = _config(entry, name)
+    configcheck_optimizers.check_optimizers(config)
+    configcheck_optimizers.check_specs(config)
+    spec = OptimizerSpec.from_config(entry)
+    assert spec.caption() == "loss-NGD lr=0.1"
+    assert spec.reads("f_star") and spec.reads("momentum") and not spec.reads("eta_max")
+    assert not kernel.supports(spec)
+
+
+@pytest.mark.parametrize(("key", "value"), [("eta_max", 1.0), ("normalize", "per_block")])
+def test_the_example_refuses_a_setting_it_ignores(example, key, value):
+    name, entry = _config_entry()
+    with pytest.raises(configkeys.ConfigError) as err:
+        configcheck_optimizers.check_optimizers(_config({**entry, key: value}, name))
+    assert err.value.key == f"experiments.fig2.optimizers.{name}.{key}"
+    assert f"rule {example} ignores {key}" in str(err.value)
+
+
+def test_the_example_steps_as_computed_by_hand(example):
+    """Two steps of W <- W - min(lr / L, max_step) (t + 1)^-decay_W grad (f* = 0), for two
+    runs: the entry's step and the step factors every rule shares."""
+    lr, decay = 0.1, 1.0
+    spec = OptimizerSpec(example, lr=lr, f_star=0.0, max_step=0.5, decay_W=decay)
+    direction = torch.tensor([[[1.0, -2.0], [0.5, 0.0]], [[0.0, 1.0], [3.0, -1.0]]], dtype=F64)
+    scales = [0.5, 2.0]  # gradient = scale * direction, per run
+    losses = [[0.5, 0.25], [1.0, 0.1]]  # L per run, at steps 0 and 1
+    grad = ScaledGradient(
+        torch.log(torch.tensor(scales, dtype=F64)),
+        direction,
+        torch.tensor([0.0, 0.0], dtype=F64),  # the norm: this rule never reads it
+    )
+    params = {"W": torch.zeros_like(direction)}
+    optimizer = Optimizer(spec)
+    expected = torch.zeros_like(direction)
+    for t in range(2):
+        loss = torch.tensor([run[t] for run in losses], dtype=F64)
+        optimizer.step(params, {"W": grad}, lambda loss=loss: (loss.log(), torch.ones_like(loss)))
+        for b in range(2):
+            step = min(lr / losses[b][t], 0.5) * (t + 1) ** -decay  # run 1, t = 1: the cap
+            expected[b] -= step * scales[b] * direction[b]
+        torch.testing.assert_close(params["W"], expected, rtol=1e-15, atol=0)
+    assert params["W"][1, 0, 1].item() == pytest.approx(-(0.1 + 0.25) * 2.0)  # capped at t = 1
+
+
+def test_the_example_trains_on_torch(example):
+    """A short run through the dispatcher, as the training job, study and sweeps call it: it
+    goes to torch (the kernel lacks the rule) and says so; finite, the loss falls at every
+    logged step, and the direction nears W_mm (gap_W is nan at W = 0)."""
+    _, entry = _config_entry()
+    ds = models.generate("example1", 0, dict(n=6, T=4, d=10))
+    solution = max_margin.to_arrays(max_margin.solve_for_dataset(ds, False, "test"))
+    spec = OptimizerSpec.from_config(entry)
+    table, final, record = dispatch.train(
+        [ds], spec, W_mm=solution["W_mm"][None], iterations=200, log_iterations=log_grid(200, 10)
+    )
+    assert record["backend"] == "torch"
+    assert dispatch.backend("cpu", "float64", OptimizerSpec("ngd")) == "c"  # control
+    assert np.isfinite(table["log_loss"]).all() and np.isfinite(final["W"]).all()
+    assert (np.diff(table["log_loss"][0]) < 0).all()
+    assert table["gap_W"][0, -1] < table["gap_W"][0, 1]
+
+
+def test_the_kernel_refuses_the_example(example):
+    ds = models.generate("example1", 0, dict(n=6, T=4, d=10))
+    with pytest.raises(ValueError, match=f"does not implement rule '{example}'"):
+        loop.train(
+            KernelStepper,
+            TokenProblem([ds]),
+            OptimizerSpec(example, f_star=0.0),
+            iterations=1,
+            log_iterations=np.array([0, 1]),
+            W_mm=np.eye(10)[None],
+        )
+
+
+@pytest.mark.parametrize("script", ["train.py", "figure.py", "geometry_figure.py", "claims.py"])
+def test_every_rule_module_is_a_code_input_of_the_jobs_that_read_the_rules(script):
+    """The registry imports its modules by file name, which no import statement shows
+    (the control): codedeps counts them all, so editing a rule reruns what reads it."""
+    from attnbias.workflow import codedeps
+
+    files = set(codedeps.module_files(str(ROOT / "workflow/scripts" / script)))
+    modules = {str(p) for p in Path(rules.__file__).parent.glob("*.py")}
+    assert len(modules) == len(rules.RULES) + 1 and modules <= files
+    static = codedeps._imported_modules(Path(rules.__file__))
+    assert not {m for m in static if m.startswith("attnbias.optim.rules.")}  # the control

@@ -1,0 +1,148 @@
+"""The workflow's reading of `claims_robustness` (attnbias.studies.robustness_config)
+and its refusals.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import yaml
+from project import REPO, SCHEMA, checked_config
+from snakemake.utils import validate
+
+from attnbias.studies.robustness_config import RobustnessConfig
+from attnbias.workflow import configkeys
+from attnbias.workflow.config import WorkflowConfig
+
+# ---- the workflow's reading and its refusals ------------------------------------------------
+
+
+def default_config() -> dict:
+    config = yaml.safe_load((REPO / "config/config.yaml").read_text())
+    validate(config, schema=str(SCHEMA), set_default=True)
+    return config
+
+
+def test_a_constant_reads_the_experiments_sharing_its_runs():
+    config = default_config()
+    found = RobustnessConfig(WorkflowConfig(config))
+    assert found.experiments("cap") == ["fig2", "fig2_uncapped"]  # NGD's runs are shared
+    assert found.experiments("eq10_eta") == ["fig3", "fig3_cond1"]
+    assert found.ours("cap") == 1e150 and found.ours("horizon") == 10000
+    assert found.point("cap")["paths"] == {
+        "fig2": ["optimizers.ngd.max_step", "optimizers.ngd-mom.max_step", "optimizers.ps.eta_max"]
+    }
+    assert not found.default_build and found.targets("x.md") == []
+    assert "build results/claims_robustness.md" in found.claims_table("/nowhere.parquet")["absent"]
+    config["claims_robustness"]["default_build"] = True
+    found = RobustnessConfig(WorkflowConfig(config))
+    assert found.claims_table("t.parquet")["table"] == "t.parquet"
+    assert found.claims_input("t.parquet") == {"robustness": "t.parquet"}
+    config["claims_robustness"]["constants"] = {}
+    found = RobustnessConfig(WorkflowConfig(config))
+    assert found.claims_table("t.parquet") == {
+        "absent": "the config's claims_robustness names no constant"
+    }
+
+
+checked = checked_config
+
+
+def test_the_default_constants_pass():
+    checked(yaml.safe_load((REPO / "config/config.yaml").read_text()))
+
+
+@pytest.mark.parametrize(
+    "change, key, words",
+    [
+        (
+            lambda c: c["set"].update(fig2_unequal_scores="optimizers.ps.eta_max"),
+            "claims_robustness.constants.cap.set.fig2_unequal_scores",
+            "no experiment whose claims the default build or results/geometry.pdf measures",
+        ),
+        (
+            lambda c: c.update(set={"fig2": "optimizers.ps.max_step"}),
+            "claims_robustness.constants.cap.set.fig2",
+            "base experiment has no key 'max_step'",
+        ),
+        (
+            lambda c: c.update(values=[1.0e5, 1.0e20]),
+            "claims_robustness.constants.cap.values",
+            "must hold ours, the config's value 1e+150",
+        ),
+        (
+            lambda c: c.update(plausible=[1.0e10, 1.0e100]),
+            "claims_robustness.constants.cap.plausible",
+            "holding ours",
+        ),
+        (
+            lambda c: c["set"].update(fig2_uncapped="optimizers.ps.eta_max"),
+            "claims_robustness.constants.cap.set",
+            "a constant is one value",
+        ),
+        (
+            lambda c: c.update(kinds=["consistency"]),
+            "claims_robustness.constants.cap.kinds[0]",
+            "no kind of counted test",
+        ),
+        (
+            lambda c: c.update(values=[-1.0, 1.0e150]),
+            "claims_robustness.constants.cap.set.fig2",
+            "value (-1.0, -1.0, -1.0)",
+        ),
+    ],
+    ids=[
+        "not-default",
+        "missing-key",
+        "ours-missing",
+        "plausible",
+        "two-values",
+        "kind",
+        "bad-value",
+    ],  # fmt: skip
+)
+def test_a_bad_constant_is_refused_naming_its_key(change, key, words):
+    config = yaml.safe_load((REPO / "config/config.yaml").read_text())
+    entry = copy.deepcopy(config["claims_robustness"]["constants"]["cap"])
+    change(entry)
+    config["claims_robustness"]["constants"]["cap"] = entry
+    with pytest.raises(configkeys.ConfigError) as err:
+        checked(config)
+    assert err.value.key == key
+    assert words in str(err.value)
+
+
+def test_a_geometry_constant_reads_both_geometry_experiments_and_their_svms():
+    found = RobustnessConfig(WorkflowConfig(default_config()))
+    names = ["geometry_example1", "geometry_dm"]
+    assert found.experiments("geometry_sign_lr") == names
+    assert found.experiments("gd_lr") == ["fig2", "fig2_uncapped"]  # the paper's: as before
+    assert found.ours("geometry_adam_beta2") == 0.999 and found.ours("geometry_adam_eps") == 1e-8
+    settings = found.settings("geometry_adam_eps")
+    assert list(settings) == names
+    for name in names:
+        assert settings[name]["layout"] == "geometry" and settings[name]["norms"]
+        assert settings[name]["train"]["iterations"] == 30000
+    wildcards = type("W", (), {"constant": "geometry_adam_eps"})
+    patterns = ("m/{experiment}", "d/{experiment}", "s/{experiment}",
+                "f/{experiment}/{optimizer}", "g/{experiment}")  # fmt: skip
+    inputs = found.inputs(*patterns)(wildcards)
+    assert {inputs[f"svm_geometry/{n}"] for n in names} == {f"g/{n}" for n in names}
+    assert not any(k.startswith("final/") for k in inputs)  # no joint-training final u
+    identities = found.input_identities(*patterns)(wildcards)
+    assert identities["g/geometry_dm"] == found.wf.seed_identities("svm_geometry", "geometry_dm")
+    # every step length of the geometry optimizers, and Adam's beta2 and eps, is a constant
+    for opt in default_config()["experiments"]["geometry_example1"]["optimizers"]:
+        assert f"geometry_{opt.replace('-', '_')}_lr" in found.constants, opt
+    described = found.described()["geometry_adam_beta2"]
+    assert described["ours"] in described["values"] and described["why"]
+
+
+def test_a_constant_may_set_a_geometry_experiment_but_not_another_optional_one():
+    config = yaml.safe_load((REPO / "config/config.yaml").read_text())
+    checked_config(config)  # the geometry constants pass
+    entry = config["claims_robustness"]["constants"]["geometry_sign_lr"]
+    entry["set"]["fig2_unequal_scores"] = "optimizers.gd.lr"
+    with pytest.raises(Exception, match="the default build or results/geometry.pdf measures"):
+        checked_config(config)

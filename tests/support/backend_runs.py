@@ -1,0 +1,32 @@
+"""Shared by the tests of the two training backends (tests/training/test_kernel.py) and of the
+dispatcher that picks one (tests/training/test_dispatch.py): small data models, their
+max-margin solutions, and the comparison of two runs' metric tables."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attnbias.svm import max_margin
+
+DM = dict(n=8, T=4, d=30, mu_norm=1.0, noise_scale=0.5)
+FIG8 = dict(n=4, T=3, d=20, opt_signal=1.0, query_signal=0.5, init_norm=2.0)
+
+
+def svm_solutions(datasets, train_u):
+    """(W_mm, u_mm) stacked over `datasets` (u_mm None without a trained decoder)."""
+    arrays = [
+        max_margin.to_arrays(max_margin.solve_for_dataset(ds, train_u, "test")) for ds in datasets
+    ]
+    W_mm = np.stack([a["W_mm"] for a in arrays])
+    u_mm = np.stack([a["u_mm"] for a in arrays]) if train_u else None
+    return W_mm, u_mm
+
+
+def assert_tables_agree(ref, got, rel=1e-10):
+    """Every metric of `got` equals `ref`'s to `rel` relative, NaN where it is NaN."""
+    assert set(got) == set(ref)
+    for name in ref:
+        assert got[name].shape == ref[name].shape, name
+        np.testing.assert_array_equal(np.isnan(got[name]), np.isnan(ref[name]), err_msg=name)
+        finite = ~np.isnan(ref[name])
+        np.testing.assert_allclose(got[name][finite], ref[name][finite], rtol=rel, err_msg=name)

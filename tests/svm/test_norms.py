@@ -1,0 +1,158 @@
+"""The attention SVMs under other norms (attnbias.svm.norms): each norm's W- and u-SVM
+against its KKT conditions, against the dual problem solved on its own (strong duality),
+the Frobenius one against W_mm's Gram-space solver, the unitarily invariant ones against
+the unrestricted solve, infeasible data, a perturbed solution refused, bad norm names.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from attnbias.data import models
+from attnbias.svm import max_margin, norm_values, norms
+
+cp = pytest.importorskip("cvxpy")
+
+
+NORMS = ["fro", "max", "spectral", "nuclear", "l3", "l1.5"]
+
+
+@pytest.fixture(scope="module")
+def instance():
+    """A small Example-1 dataset: n=6, T=3, d=5 (12 constraints on 25 entries)."""
+    return models.example1(np.random.default_rng(3), n=6, T=3, d=5)
+
+
+def _dual_value(A: np.ndarray, norm: str) -> float:
+    """max sum(lambda) s.t. ||sum_k lambda_k A_k||_* <= 1, lambda >= 0, solved on its own
+    (A: (m, d, d) or (m, d))."""
+    lam = cp.Variable(len(A), nonneg=True)
+    G = sum(lam[k] * A[k] for k in range(len(A)))
+    kind = norm_values.parse_norm(norm)
+    if kind.kind == "lp":
+        dual = cp.pnorm(cp.vec(G, order="F"), kind.dual_p)
+    elif kind.kind == "max":
+        dual = cp.sum(cp.abs(G))
+    elif G.ndim == 1 or kind.kind == "fro":
+        dual = cp.norm(cp.vec(G, order="F"), 2)
+    else:
+        dual = cp.normNuc(G) if kind.kind == "spectral" else cp.sigma_max(G)
+    problem = cp.Problem(cp.Maximize(cp.sum(lam)), [dual <= 1])
+    problem.solve(solver=cp.CLARABEL)
+    assert problem.status == cp.OPTIMAL
+    return problem.value
+
+
+def _w_operators(data) -> np.ndarray:
+    a, b = max_margin.w_svm_constraints(data["X"], data["opt"])
+    return a[:, :, None] * b[:, None, :]
+
+
+@pytest.mark.parametrize("norm", NORMS)
+def test_w_svm_meets_kkt_and_strong_duality(instance, norm):
+    s = norms.solve_w_svm_norm(instance["X"], instance["opt"], norm, name="tiny")
+    assert norms.optimality_defect(s, instance["X"], instance["opt"], norm) is None
+    assert s.optimality_residual <= norms.OPTIMALITY_TOLERANCE
+    assert s.margins.min() == pytest.approx(1.0, abs=1e-12)
+    assert s.value == pytest.approx(norm_values.norm_value(s.solution, norm), rel=1e-12)
+    # the dual problem, solved on its own, reaches the same value (strong duality)
+    assert _dual_value(_w_operators(instance), norm) == pytest.approx(s.value, rel=1e-6)
+
+
+@pytest.mark.parametrize("norm", ["fro", "max", "spectral", "l3"])
+def test_u_svm_meets_kkt_and_strong_duality(instance, norm):
+    X, y, opt = instance["X"], instance["y"], instance["opt"]
+    s = norms.solve_u_svm_norm(X, y, opt, norm, name="tiny")
+    assert s.solution.shape == (X.shape[2],)
+    assert norms.optimality_defect(s, X, opt, norm, y=y) is None
+    z = max_margin.u_svm_constraints(X, y, opt)
+    assert _dual_value(z, norm) == pytest.approx(s.value, rel=1e-6)
+
+
+@pytest.mark.parametrize("norm", ["spectral", "nuclear"])
+def test_unitarily_invariant_restriction_loses_nothing(instance, norm):
+    """The solve restricts W to span(a) x span(b); the unrestricted d x d problem (another
+    formulation, solved by SCS here) finds no smaller norm."""
+    a, b = max_margin.w_svm_constraints(instance["X"], instance["opt"])
+    W = cp.Variable((a.shape[1], a.shape[1]))
+    objective = cp.sigma_max(W) if norm == "spectral" else cp.normNuc(W)
+    problem = cp.Problem(cp.Minimize(objective), [cp.sum(cp.multiply(a @ W, b), axis=1) >= 1])
+    problem.solve(solver=cp.SCS, eps=1e-9, max_iters=200_000)
+    s = norms.solve_w_svm_norm(instance["X"], instance["opt"], norm)
+    assert problem.value == pytest.approx(s.value, rel=1e-5)
+
+
+def test_fro_is_w_mm(instance):
+    """The Frobenius SVM is today's W_mm. Values agree to the solver's relative gap; the
+    matrices to its square root (a strongly convex objective: a gap eps in value allows a
+    distance sqrt(eps) in W)."""
+    X, opt = instance["X"], instance["opt"]
+    s = norms.solve_w_svm_norm(X, opt, "fro")
+    ref = max_margin.solve_w_svm(X, opt)
+    assert s.value == pytest.approx(np.linalg.norm(ref.W), rel=1e-8)
+    assert np.linalg.norm(s.solution - ref.W) <= 1e-4 * np.linalg.norm(ref.W)
+    u = norms.solve_u_svm_norm(X, instance["y"], opt, "fro")
+    u_ref = max_margin.solve_u_svm(X, instance["y"], opt)
+    assert u.value == pytest.approx(np.linalg.norm(u_ref.u), rel=1e-8)
+
+
+def test_the_norms_differ(instance):
+    """A control on the tests above: the norms' solutions are different matrices."""
+    X, opt = instance["X"], instance["opt"]
+    fro = norms.solve_w_svm_norm(X, opt, "fro").solution
+    for norm in ("max", "nuclear"):
+        other = norms.solve_w_svm_norm(X, opt, norm).solution
+        cosine = np.vdot(fro, other) / (np.linalg.norm(fro) * np.linalg.norm(other))
+        assert cosine < 0.999, norm
+
+
+@pytest.mark.parametrize("norm", NORMS)
+def test_a_perturbed_solution_is_refused(instance, norm):
+    X, opt = instance["X"], instance["opt"]
+    s = norms.solve_w_svm_norm(X, opt, norm)
+    rng = np.random.default_rng(0)
+    moved = s.solution + 1e-3 * np.abs(s.solution).max() * rng.standard_normal(s.solution.shape)
+    for wrong in (
+        norms.NormSVMSolution(moved, s.dual, s.margins, s.value, 0.0),
+        norms.NormSVMSolution(1.01 * s.solution, s.dual, s.margins, s.value, 0.0),  # not tight
+        norms.NormSVMSolution(s.solution, s.dual * 1.01, s.margins, s.value, 0.0),
+    ):
+        defect = norms.optimality_defect(wrong, X, opt, norm)
+        assert defect and "not optimal" in defect, defect
+    # another norm's solution is not this norm's optimum
+    other = "max" if norm != "max" else "fro"
+    assert norms.optimality_defect(norms.solve_w_svm_norm(X, opt, other), X, opt, norm)
+
+
+def test_wrong_shapes_are_refused(instance):
+    X, opt = instance["X"], instance["opt"]
+    s = norms.solve_w_svm_norm(X, opt, "fro")
+    short = norms.NormSVMSolution(s.solution, s.dual[:-1], s.margins, s.value, 0.0)
+    assert "one per constraint" in norms.optimality_defect(short, X, opt, "fro")
+    nan = norms.NormSVMSolution(s.solution * np.nan, s.dual, s.margins, s.value, 0.0)
+    assert "not finite" in norms.optimality_defect(nan, X, opt, "fro")
+
+
+@pytest.mark.parametrize("norm", ["max", "nuclear", "l3"])
+def test_infeasible_data_names_dataset_and_sizes(norm):
+    """Two sequences with the same tokens but different optimal tokens."""
+    seq = np.random.default_rng(0).standard_normal((3, 8))
+    X, opt = np.stack([seq, seq]), np.array([1, 2])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(max_margin.InfeasibleSVMError) as info:
+            norms.solve_w_svm_norm(X, opt, norm, name="my-contradictory-set")
+    for part in ("my-contradictory-set", "n=2", "T=3", "d=8", f"{norm} norm"):
+        assert part in str(info.value), (part, str(info.value))
+
+
+def test_infeasible_u_svm_names_dataset():
+    seq = np.random.default_rng(1).standard_normal((3, 7))
+    X, y, opt = np.stack([seq, seq]), np.array([1.0, -1.0]), np.array([0, 0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(max_margin.InfeasibleSVMError, match="opposite-labels.*n=2, d=7"):
+            norms.solve_u_svm_norm(X, y, opt, "max", name="opposite-labels")
