@@ -20,5 +20,7 @@ build     a build's files: the claims table by row key, the aggregate tables, th
           hypotheses, the sweeps' tables, the robustness points, the provenance records
 sources   where a number comes from (a claims row, a metric, a crossing, a race, ...)
 sweeps    the sweeps' numbers (optional targets) and the eta sweep's generated table
+robustness_points  the robustness target's points (optional): a row's outcome, range
+          and seeds at the values tried, and the constants' jobs' CPU seconds
 pages     the registries, one module a page: readme, findings, claims, regime, geometry
 """

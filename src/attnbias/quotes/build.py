@@ -117,14 +117,31 @@ class Build:
         (on how many seeds it holds), `seeds`, the seed summaries `<metric>_<optimizer>`."""
         return self._read(f"sweeps/{name}_points.csv", pd.read_csv)
 
+    def robustness_points(self, constant: str) -> pd.DataFrame:
+        """The robustness target's points of `constant` (a key of config's
+        claims_robustness.constants): one row per claims row and value tried
+        (attnbias.studies.robustness_points.COLUMNS)."""
+        return self._read(f"claims_robustness/{constant}.parquet", pd.read_parquet)
+
     def robustness_row(self, constant: str, value: float, key: str) -> pd.Series:
-        """The claims row `key` as the robustness target measured it with `constant` (a
-        key of config's claims_robustness.constants) at `value`."""
-        points = self._read(f"claims_robustness/{constant}.parquet", pd.read_parquet)
-        found = points[(points["key"] == key) & np.isclose(points["value"], value)]
+        """The claims row `key` as the robustness target measured it with `constant` at
+        `value`."""
+        points = self.robustness_points(constant)
+        found = points[(points["key"] == key) & np.isclose(points["value"], value, atol=0)]
         if found.empty:
             raise ValueError(f"the robustness points of {constant} lack {key!r} at {value:g}")
         return found.iloc[0]
+
+    def benchmarks(self, rule: str, pattern: str = "*") -> pd.DataFrame:
+        """Snakemake's benchmark files of `rule` (results/benchmarks/<rule>/<pattern>.tsv),
+        one row per file (a file of several rows, benchmark repeats: their sum), indexed
+        by the file's name without .tsv: s (wall), cpu_time (user + sys), ..."""
+        files = sorted(self.path(f"benchmarks/{rule}").glob(f"{pattern}.tsv"))
+        if not files:
+            raise Unbuilt(str(self.results / f"benchmarks/{rule}/{pattern}.tsv"))
+        sums = {f.name.removesuffix(".tsv"): pd.read_csv(f, sep="\t").sum(numeric_only=True)
+                for f in files}  # fmt: skip
+        return pd.DataFrame(sums).T
 
     def sweep_runs(self, name: str) -> pd.DataFrame:
         """One row per point x optimizer x seed: grid values and the sweep's metrics."""

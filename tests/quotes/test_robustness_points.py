@@ -1,0 +1,29 @@
+"""attnbias.quotes.robustness_points: the sources that read a robustness point of a constant
+(its range, its outcome at the values tried, a margin row's words)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+
+def test_a_robustness_point_is_matched_at_its_own_value():
+    """eps 1e-12 is not eps 1e-8 (an absolute tolerance would make them one), and a margin
+    row's words read back as attnbias.claims.beyond writes them."""
+    from attnbias.quotes.robustness_points import held, margin_text, measured
+
+    class Points:
+        def robustness_points(self, constant):
+            return pd.DataFrame(
+                {"value": [1e-12, 1e-8, 1e-6], "key": "r", "low": [0.1, 0.2, 0.3],
+                 "high": [0.15, 0.25, 0.35], "outcome": ["does not hold", "holds", "holds"]}
+            )  # fmt: skip
+
+    assert measured("eps", "r", 1e-12).read(Points()).tolist() == [0.1, 0.15]
+    assert held("eps", "r", "holds", 1e-8, 1e-6, only=True).read(Points())
+    assert not held("eps", "r", "holds", 1e-12).read(Points())
+    assert margin_text("0.6 of the optimal l3 margin at t = 300 (0.5 to 0.55 at t = 30)") == {
+        "late": [0.6], "t_last": 300, "early": [0.5, 0.55], "t_before": 30
+    }  # fmt: skip
+    with pytest.raises(ValueError, match="no longer reads"):
+        margin_text("0.6 of the optimum")
