@@ -49,3 +49,31 @@ def test_claims_inputs_are_named_by_kind_and_experiment():
         "m/{experiment}", "s/{experiment}", "d/{experiment}", "f/{experiment}/{optimizer}"
     )
     assert set(inputs.values()) == set(identities)
+
+
+def test_a_sweep_point_depends_on_its_data_models_own_module():
+    """A sweep's point job generates its data itself, so where the data model's generator
+    lives apart from attnbias.data.models (bad_direction's, which solves an SVM), that
+    module is the job's code too (JobParams.sweep_data_code); fig3's model has none."""
+    import copy
+    from types import SimpleNamespace
+
+    from tiny_sweep import TINY_SWEEP, tiny
+
+    from attnbias.studies.sweep_config import SweepConfig
+    from attnbias.workflow.job_params import JobParams
+
+    config = tiny()
+    grid = {"train.iterations": [100]}
+    config["sweeps"]["fig8"] = {**copy.deepcopy(TINY_SWEEP), "base": "fig8", "grid": grid}
+    sweeps = SweepConfig(config)
+    job = JobParams(workflow_config(), sweeps=sweeps, robustness=None)
+    fig8 = SimpleNamespace(sweep="fig8", point=next(iter(sweeps.points("fig8"))))
+    own = {f.split("attnbias/")[1] for f in job.sweep_data_code(fig8)}
+    assert {"data/bad_direction.py", "svm/max_margin.py"} <= own
+    fig3 = SimpleNamespace(sweep="fig3", point=next(iter(sweeps.points("fig3"))))
+    assert job.sweep_data_code(fig3) == []
+    # and the point rule takes it as input (an edit to the module reruns the points)
+    from project import REPO
+
+    assert "data_code=JOB.sweep_data_code" in (REPO / "workflow/rules/sweep.smk").read_text()

@@ -10,6 +10,8 @@ wildcard_constraints:
 rule sweep_point:
     input:
         code=code("sweep_point.py"),
+        # the data model's own module, where its generator lives apart (bad_direction, ...)
+        data_code=JOB.sweep_data_code,
     output:
         runs=results("sweeps/{sweep}/points/{point}.parquet"),
         curves=results("sweeps/{sweep}/curves/{point}.parquet"),

@@ -39,9 +39,7 @@ class JobParams:
         """The module of the experiment's data model where its generator lives apart from
         attnbias.data.models (SEPARATE_GENERATORS: bad_direction's solves an SVM,
         binary_digits' reads real images), else none."""
-        model = self.wf.experiments[wildcards.experiment]["data"]["model"]
-        own = SEPARATE_GENERATORS.get(model)
-        return list(package_module_files(own)) if own else []
+        return _generator_code(self.wf.experiments[wildcards.experiment]["data"]["model"])
 
     def seeds(self, wildcards) -> list[int]:
         return list(self.wf.seeds(wildcards.experiment))
@@ -146,6 +144,12 @@ class JobParams:
     def sweep_experiment(self, wildcards) -> dict:
         return self.sweeps.experiment(wildcards.sweep, wildcards.point)
 
+    def sweep_data_code(self, wildcards) -> list[str]:
+        """The point's data model's own module (data_generator_code): a point job generates
+        its data itself."""
+        experiment = self.sweeps.experiment(wildcards.sweep, wildcards.point)
+        return _generator_code(experiment["data"]["model"])
+
     def sweep_identity(self, wildcards) -> dict:
         return self.sweeps.identity(wildcards.sweep, wildcards.point)
 
@@ -206,3 +210,10 @@ class JobParams:
 
     def similarity_config(self, wildcards) -> dict:
         return self.real.similarity_config(wildcards.figure)
+
+
+def _generator_code(model: str) -> list[str]:
+    """The files of data model `model`'s module where its generator lives apart from
+    attnbias.data.models (SEPARATE_GENERATORS), else none."""
+    own = SEPARATE_GENERATORS.get(model)
+    return list(package_module_files(own)) if own else []
