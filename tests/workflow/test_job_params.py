@@ -54,7 +54,7 @@ def test_claims_inputs_are_named_by_kind_and_experiment():
 def test_a_sweep_point_depends_on_its_data_models_own_module():
     """A sweep's point job generates its data itself, so where the data model's generator
     lives apart from attnbias.data.models (bad_direction's, which solves an SVM), that
-    module is the job's code too (JobParams.sweep_data_code); fig3's model has none."""
+    module is the job's code too (SweepConfig.loaded_code); fig3's model has none."""
     import copy
     from types import SimpleNamespace
 
@@ -69,11 +69,11 @@ def test_a_sweep_point_depends_on_its_data_models_own_module():
     sweeps = SweepConfig(config)
     job = JobParams(workflow_config(), sweeps=sweeps, robustness=None)
     fig8 = SimpleNamespace(sweep="fig8", point=next(iter(sweeps.points("fig8"))))
-    own = {f.split("attnbias/")[1] for f in job.sweep_data_code(fig8)}
+    own = {f.split("attnbias/")[1] for f in job.sweep_code(fig8)}
     assert {"data/bad_direction.py", "svm/max_margin.py"} <= own
     fig3 = SimpleNamespace(sweep="fig3", point=next(iter(sweeps.points("fig3"))))
-    assert job.sweep_data_code(fig3) == []
+    assert job.sweep_code(fig3) == []
     # and the point rule takes it as input (an edit to the module reruns the points)
     from project import REPO
 
-    assert "data_code=JOB.sweep_data_code" in (REPO / "workflow/rules/sweep.smk").read_text()
+    assert "loaded_code=JOB.sweep_code" in (REPO / "workflow/rules/sweep.smk").read_text()

@@ -10,8 +10,8 @@ wildcard_constraints:
 rule sweep_point:
     input:
         code=code("sweep_point.py"),
-        # the data model's own module, where its generator lives apart (bad_direction, ...)
-        data_code=JOB.sweep_data_code,
+        # what the job loads by name: its data model's own module, the metric plugins
+        loaded_code=JOB.sweep_code,
     output:
         runs=results("sweeps/{sweep}/points/{point}.parquet"),
         curves=results("sweeps/{sweep}/curves/{point}.parquet"),

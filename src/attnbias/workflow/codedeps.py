@@ -93,3 +93,14 @@ def package_module_files(module: str) -> tuple[str, ...]:
     if path is None:
         raise ValueError(f"{module!r} is not a module of the {PACKAGE} package")
     return tuple(sorted({str(path), *module_files(str(path))}))
+
+
+def generator_files(model: str) -> list[str]:
+    """Source files of data model `model`'s own module, where its generator lives apart
+    from attnbias.data.models (SEPARATE_GENERATORS: bad_direction's solves an SVM,
+    binary_digits' reads real images): models.generator loads it by name, so no script's
+    imports name it. None for the models of attnbias.data.models itself."""
+    from attnbias.data.models import SEPARATE_GENERATORS
+
+    own = SEPARATE_GENERATORS.get(model)
+    return list(package_module_files(own)) if own else []

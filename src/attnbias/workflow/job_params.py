@@ -9,8 +9,7 @@ reordering a config file reruns nothing, and a changed value reruns its jobs onl
 
 from __future__ import annotations
 
-from attnbias.data.models import SEPARATE_GENERATORS
-from attnbias.workflow.codedeps import package_module_files
+from attnbias.workflow.codedeps import generator_files
 from attnbias.workflow.config import WorkflowConfig, at
 from attnbias.workflow.geometry_config import GeometryConfig
 from attnbias.workflow.real_config import RealDataConfig
@@ -39,7 +38,7 @@ class JobParams:
         """The module of the experiment's data model where its generator lives apart from
         attnbias.data.models (SEPARATE_GENERATORS: bad_direction's solves an SVM,
         binary_digits' reads real images), else none."""
-        return _generator_code(self.wf.experiments[wildcards.experiment]["data"]["model"])
+        return generator_files(self.wf.experiments[wildcards.experiment]["data"]["model"])
 
     def seeds(self, wildcards) -> list[int]:
         return list(self.wf.seeds(wildcards.experiment))
@@ -144,11 +143,8 @@ class JobParams:
     def sweep_experiment(self, wildcards) -> dict:
         return self.sweeps.experiment(wildcards.sweep, wildcards.point)
 
-    def sweep_data_code(self, wildcards) -> list[str]:
-        """The point's data model's own module (data_generator_code): a point job generates
-        its data itself."""
-        experiment = self.sweeps.experiment(wildcards.sweep, wildcards.point)
-        return _generator_code(experiment["data"]["model"])
+    def sweep_code(self, wildcards) -> list[str]:
+        return self.sweeps.loaded_code(wildcards.sweep, wildcards.point)
 
     def sweep_identity(self, wildcards) -> dict:
         return self.sweeps.identity(wildcards.sweep, wildcards.point)
@@ -210,10 +206,3 @@ class JobParams:
 
     def similarity_config(self, wildcards) -> dict:
         return self.real.similarity_config(wildcards.figure)
-
-
-def _generator_code(model: str) -> list[str]:
-    """The files of data model `model`'s module where its generator lives apart from
-    attnbias.data.models (SEPARATE_GENERATORS), else none."""
-    own = SEPARATE_GENERATORS.get(model)
-    return list(package_module_files(own)) if own else []
