@@ -92,9 +92,6 @@ def test_hostile_title_and_label_stay_text_in_the_report(tmp_path, request):
     template = (Path(snakemake_report.__file__).parent / "template/index.html.jinja2").read_text()
     assert sum(tag == "script" for tag, _ in elements) == template.count("<script")
 
-    from chromium import Chromium, unavailable
-    from test_report import HELPERS, caption, open_listing
-
     reason = unavailable()
     if reason:
         pytest.skip(f"the HTML is checked; the page in a browser is not: {reason}")
