@@ -106,9 +106,14 @@ def kept(constant: str, *keys: str, optimizer: str | None = None, outcome: str |
     return Source(what, read, ROBUSTNESS)
 
 
+def config_constants(b: Build) -> dict:
+    """The claims job's config's constants (its claims_robustness entries), by name."""
+    return b.provenance("claims")["config"].get("constants") or {}
+
+
 def config_constant(b: Build, name: str) -> Constant:
     """A constant of the claims job's config (its claims_robustness entry)."""
-    constants = b.provenance("claims")["config"].get("constants") or {}
+    constants = config_constants(b)
     if name not in constants:
         raise Unbuilt(f"the constant {name} in the claims job's config ({ROBUSTNESS})")
     return Constant.from_params(name, constants[name])

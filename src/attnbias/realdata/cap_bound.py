@@ -18,21 +18,6 @@ import pandas as pd
 CAP_METRIC = "cap_bound_share"  # the trainer's metric (attnbias.realdata.trainer.fit)
 
 
-def bound_throughout(table: pd.DataFrame, optimizer: str) -> bool:
-    """Whether `optimizer`'s cap bound at every step of its runs: CAP_METRIC is 1 at every
-    log point after step 0 on every seed of the long run table (optimizer, seed, iteration,
-    metric, value). False where the table has no such metric for it (no cap logged)."""
-    if "metric" not in table or "optimizer" not in table:
-        return False
-    mine = table[(table["optimizer"] == optimizer) & (table["metric"] == CAP_METRIC)]
-    shares = mine["value"].to_numpy(dtype=float)
-    logged = shares[~np.isnan(shares)]  # step 0 has none: no step before it
-    if not logged.size:
-        return False
-    per_seed = mine.assign(value=shares).groupby("seed", observed=True)["value"].count()
-    return bool((per_seed > 0).all() and np.all(logged == 1.0))
-
-
 def bound_steps(table: pd.DataFrame, optimizer: str) -> pd.DataFrame:
     """Per seed of `optimizer`'s runs (the index), the steps at which its cap bound
     (`bound`) and the steps taken (`steps`): each log point's CAP_METRIC times the steps
@@ -68,6 +53,18 @@ def bound_text(table: pd.DataFrame, optimizer: str) -> str | None:
     steps = counts["steps"].unique()
     of = f"{steps[0]}" if len(steps) == 1 else ", ".join(str(s) for s in counts["steps"])
     return f"{total} (seeds {seeds}: {per_seed} of {of})"
+
+
+def bound_throughout(table: pd.DataFrame, optimizer: str) -> bool:
+    """Whether `optimizer`'s cap bound at every step of its runs: on every seed of the long
+    run table (optimizer, seed, iteration, metric, value), steps were logged and all were
+    bound (bound_steps). False where the table has no such metric for it (no cap logged)."""
+    counts = bound_steps(table, optimizer)
+    return bool(
+        not counts.empty
+        and (counts["steps"] > 0).all()
+        and (counts["bound"] == counts["steps"]).all()
+    )
 
 
 def became(settings: dict) -> str | None:

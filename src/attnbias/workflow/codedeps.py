@@ -12,6 +12,8 @@ import ast
 from functools import cache
 from pathlib import Path
 
+from attnbias.data.models import SEPARATE_GENERATORS
+
 PACKAGE = "attnbias"
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 # Sources that a module reads rather than imports: training/kernel_library.py compiles
@@ -100,7 +102,5 @@ def generator_files(model: str) -> list[str]:
     from attnbias.data.models (SEPARATE_GENERATORS: bad_direction's solves an SVM,
     binary_digits' reads real images): models.generator loads it by name, so no script's
     imports name it. None for the models of attnbias.data.models itself."""
-    from attnbias.data.models import SEPARATE_GENERATORS
-
     own = SEPARATE_GENERATORS.get(model)
     return list(package_module_files(own)) if own else []

@@ -20,6 +20,7 @@ from attnbias.quotes.build import ROBUSTNESS, Build, Unbuilt
 from attnbias.quotes.quote import Page, Source
 from attnbias.quotes.robustness_points import (
     BENCHMARKS,
+    config_constants,
     cpu_seconds,
     factor_either_side,
     held,
@@ -96,8 +97,7 @@ def fragile(*keys: str) -> Source:
 
 
 def geometry_constants(b: Build) -> list[str]:
-    constants = b.provenance("claims")["config"].get("constants") or {}
-    return [n for n in constants if n.startswith("geometry_")]
+    return [n for n in config_constants(b) if n.startswith("geometry_")]
 
 
 def constants_run(count: int) -> Source:
