@@ -249,14 +249,26 @@ def _counts_text(counts: dict[str, int]) -> str:
     return ", ".join(f"{counts[name]} {OUTCOME_WORDS[name]}" for name in OUTCOMES)
 
 
-def _verdict_detail(counts: dict[str, int]) -> str:
-    """What a study row's verdict adds where not every start reached."""
+def _verdict_detail(counts: dict[str, int], missed: pd.DataFrame, threshold: float) -> str:
+    """What a study row's verdict adds where not every start reached: the outcomes, and
+    where the finite runs that missed ended next to the threshold (`missed`: their rows)."""
+    gaps = missed["final_gap"].dropna()
+    where = (
+        f" (1 - cos(W_t, W_mm) ends at {gaps.min():.4g} to {gaps.max():.4g}, "
+        f"{gaps.min() / threshold:.3g} to {gaps.max() / threshold:.3g} times the threshold)"
+        if len(gaps)
+        else ""
+    )
     if counts["failed"]:
-        return f"{counts['failed']} failed"
-    return "at this horizon: " + ", ".join(
-        f"{counts[name]} {OUTCOME_WORDS[name]}"
-        for name in ("undecided", "slower", "left_float64")
-        if counts[name]
+        return f"{counts['failed']} failed" + where
+    return (
+        "at this horizon: "
+        + ", ".join(
+            f"{counts[name]} {OUTCOME_WORDS[name]}"
+            for name in ("undecided", "slower", "left_float64")
+            if counts[name]
+        )
+        + where
     )
 
 
@@ -306,7 +318,9 @@ def study_claims(runs: pd.DataFrame, assumptions: pd.DataFrame, settings: dict) 
                     "cannot refute it)",
                     bool(np.all(reached == 1)),
                     undecided=not failed and not bool(np.all(reached == 1)),
-                    detail="" if np.all(reached == 1) else _verdict_detail(counts),
+                    detail=""
+                    if np.all(reached == 1)
+                    else _verdict_detail(counts, starts[~starts["reached"]], settings["threshold"]),
                 ),
             )
         out += rows.rows
