@@ -18,6 +18,7 @@ from attnbias.figures.save import save_figure  # noqa: E402
 from attnbias.figures.style import FULL_WIDTH, apply_theme  # noqa: E402
 
 TITLE = "Global convergence over random initial directions and scales"
+FALLING = ("undecided", "slower")  # the outcomes of runs whose gap still falls
 
 
 def _outcomes(runs: pd.DataFrame, words: dict) -> str:
@@ -32,7 +33,7 @@ def _outcomes(runs: pd.DataFrame, words: dict) -> str:
         for label in dict.fromkeys(missed["label"])
     )
     return (
-        f"Runs that did not reach ({parts}): still falling means over the last decade "
+        f"Runs that did not reach ({parts}; pale in (b)): still falling means over the last decade "
         "(slope of ln(1 - cos) against ln ln t) and the last logged interval, and reads "
         "undecided at this horizon; left float64's range: a value stopped being finite; "
         "failed: the gap no longer falls."
@@ -90,20 +91,27 @@ def draw(
         ax=axes[0],
     )
     axes[0].set(ylim=(0, 1.05), ylabel="fraction of runs reaching W_mm", xlabel="setting")
-    by_scale = runs.groupby(["scale", "label"], as_index=False)["reached"].mean()
-    sns.barplot(
-        by_scale,
-        x="scale",
-        y="reached",
-        hue="label",
-        hue_order=order,
-        **hues,
-        ax=axes[1],
-        legend=False,
+    # pale behind: reached or still falling (undecided at this horizon); solid: reached
+    by_scale = (
+        runs.assign(falling=runs["outcome"].isin(["reached", *FALLING]))
+        .groupby(["scale", "label"], as_index=False)[["reached", "falling"]]
+        .mean()
     )
+    for column, alpha in (("falling", 0.35), ("reached", 1.0)):
+        sns.barplot(
+            by_scale,
+            x="scale",
+            y=column,
+            hue="label",
+            hue_order=order,
+            **hues,
+            alpha=alpha,
+            ax=axes[1],
+            legend=False,
+        )
     axes[1].set(
         ylim=(0, 1.05),
-        ylabel="fraction reaching W_mm (all settings)",
+        ylabel="reached (pale: or still falling)",
         xlabel=r"initial scale $\|W_0\|_F$",
     )
     gaps = runs[runs["final_effective_gap"] > 0]
