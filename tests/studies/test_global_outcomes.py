@@ -111,3 +111,70 @@ def test_late_slope_reads_the_last_decade_only():
 def test_too_short_a_grid_is_refused_naming_the_keys():
     with pytest.raises(ValueError, match="global_convergence.iterations or log_points"):
         global_outcomes.late_slopes(np.array([0, 1, 2, 3]), np.ones((1, 4)))
+
+
+# ---------------------------------------------------------------- why PS leaves float64
+
+
+def _exact_polyak(ds, W0, steps: int, digits: int = 40):
+    """Uncapped PS with f* = L* (the loss's infimum) in mpmath: the paper's plain formulas,
+    no logs, unbounded exponents. Returns ln eta_t for t < steps and log10 ||W_steps||."""
+    mp = pytest.importorskip("mpmath").mp.clone()
+    mp.dps = digits
+    X = [[[mp.mpf(float(v)) for v in tok] for tok in seq] for seq in ds["X"]]
+    u = [mp.mpf(float(v)) for v in ds["u"]]
+    n, T, d = ds["X"].shape
+    gamma = [[mp.mpf(float(ds["y"][i])) * mp.fdot(X[i][t], u) for t in range(T)] for i in range(n)]
+    L_star = mp.fsum(mp.exp(-gamma[i][ds["opt"][i]]) for i in range(n)) / n
+    W = [[mp.mpf(float(v)) for v in row] for row in W0]
+    log_eta = []
+    for _ in range(steps):
+        losses, G = [], [[mp.zero] * d for _ in range(d)]
+        for i in range(n):
+            x1 = X[i][0]
+            Wx1 = [mp.fdot(W[a], x1) for a in range(d)]
+            z = [mp.fdot(X[i][t], Wx1) for t in range(T)]
+            e = [mp.exp(v - max(z)) for v in z]
+            s = [v / mp.fsum(e) for v in e]
+            margin = mp.fsum(s[t] * gamma[i][t] for t in range(T))
+            losses.append(mp.exp(-margin))
+            c = [mp.exp(-margin) * s[t] * (margin - gamma[i][t]) / n for t in range(T)]
+            v = [mp.fsum(c[t] * X[i][t][a] for t in range(T)) for a in range(d)]
+            G = [[G[a][b] + v[a] * x1[b] for b in range(d)] for a in range(d)]
+        eta = (mp.fsum(losses) / n - L_star) / mp.fsum(g * g for row in G for g in row)
+        log_eta.append(float(mp.log(eta)))
+        W = [[W[a][b] - eta * G[a][b] for b in range(d)] for a in range(d)]
+    return np.array(log_eta), float(mp.log10(mp.sqrt(mp.fsum(w * w for row in W for w in row))))
+
+
+@pytest.mark.parametrize("scale, leaves", [(100.0, True), (1.0, False)])
+def test_a_polyak_run_leaves_float64_where_its_exact_iterate_does(scale, leaves):
+    """An uncapped Polyak run that stops being finite is the algorithm's iterate outgrowing
+    float64 (docs/studies.md), not a quantity that the log-domain forms would keep finite:
+    the float64 trainer's step sizes equal the exact ones up to the step where it stops, and
+    there the exact ||W|| is beyond 10^308. The control: a start of norm 1 stays finite, in
+    float64 and exactly."""
+    from attnbias.data.models import perturbed_example1
+    from attnbias.optim.spec import OptimizerSpec
+    from attnbias.studies import global_convergence
+    from attnbias.svm import max_margin
+    from attnbias.training import dispatch
+
+    ds = perturbed_example1(np.random.default_rng(0), n=4, T=4, d=12)
+    W0s, _ = global_convergence.random_initialisations(np.random.default_rng(10), 12, 1, [scale])
+    W_mm = max_margin.solve_w_svm(ds["X"], ds["opt"], name="test").W[None]
+    spec = OptimizerSpec.from_config({"label": "PS", "rule": "polyak", "f_star": "opt"})
+    steps = 3  # the scale-100 start stops being finite at iteration 3
+
+    def train(iterations, nonfinite):
+        return dispatch.train(
+            [ds], spec, W0s=W0s, W_mm=W_mm, iterations=iterations,
+            log_iterations=np.arange(iterations + 1), only="study", nonfinite=nonfinite,
+        )  # fmt: skip
+
+    logged, _, _ = train(steps, "nan")
+    assert np.isnan(logged["gap_W"][0, -1]) == leaves
+    before, _, _ = train(steps - 1, "raise")  # finite up to the last step's start
+    log_eta, log10_norm = _exact_polyak(ds, W0s[0], steps)
+    np.testing.assert_allclose(before["log_step_W"][0, :-1], log_eta[:-1], rtol=1e-9)
+    assert (log10_norm > 308.3) == leaves  # float64's largest number is 1.8e308
