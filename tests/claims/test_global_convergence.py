@@ -108,13 +108,21 @@ def test_bad_init_2d_claims_see_the_dip_and_the_convergence():
     assert [r.holds for r in rows if r.statement == "global-2d"] == [False, True]
 
 
-def test_study_rows_hold_only_where_every_small_start_reaches():
+def _study_verdicts(outcomes_plain, outcomes_spread=("reached",) * 3):
+    """The study rows' verdicts for one optimizer's starts (scales 1, 1, 100) on a setting
+    within the hypotheses (plain) and one outside them (spread)."""
+    outcomes = list(outcomes_plain) + list(outcomes_spread)
     runs = pd.DataFrame(
         {
-            "setting": ["plain"] * 6 + ["spread"] * 6,
-            "optimizer": (["ngd"] * 3 + ["gd"] * 3) * 2,
-            "scale": [1, 1, 100] * 4,
-            "reached": [True, True, False, False, True, False] + [True] * 3 + [False] * 3,
+            "setting": ["plain"] * 3 + ["spread"] * 3,
+            "optimizer": ["ngd"] * 6,
+            "scale": [1, 1, 100] * 2,
+            "reached": [o == "reached" for o in outcomes],
+            "outcome": outcomes,
+            # a missed start ends at 0.0101, one that left float64 at NaN
+            "final_gap": [
+                {"reached": 1e-3, "left_float64": np.nan}.get(o, 0.0101) for o in outcomes
+            ],
         }
     )
     good = {"setting": "plain", "ass1_rho": 0.2, "ass1_holds": True, "ass2_spread": 0.0,
@@ -123,8 +131,44 @@ def test_study_rows_hold_only_where_every_small_start_reaches():
     table = global_convergence.study_claims(
         runs, pd.DataFrame([good, broken]), {"threshold": 0.01, "iterations": 3000}
     )
-    verdicts = dict(zip(table["experiment"] + " " + table["key"], table["verdict"], strict=True))
-    assert verdicts["plain plain study ngd global"] == "holds"  # the scale-100 miss is not asked
-    assert verdicts["plain plain study gd global"] == "does not hold"  # one small start missed
-    assert verdicts["spread spread study ngd global"] == "holds (outside hypotheses: Ass. 2 broken)"
-    assert table.loc[0, "mean"] == 1.0 and "over every scale: 0.67" in table.loc[0, "quantity"]
+    return table, dict(zip(table["experiment"], table["verdict"], strict=True))
+
+
+# where the finite starts that missed ended, next to the threshold 0.01
+ENDS = " (1 - cos(W_t, W_mm) ends at 0.0101 to 0.0101, 1.01 to 1.01 times the threshold)"
+
+
+def test_study_row_holds_where_every_small_start_reaches():
+    table, verdicts = _study_verdicts(["reached", "reached", "failed"])
+    assert verdicts["plain"] == "holds"  # the scale-100 failure is not asked
+    assert verdicts["spread"] == "holds (outside hypotheses: Ass. 2 broken)"
+    assert table.loc[0, "mean"] == 1.0
+    assert "over every scale: 2 reached, 0 still falling at" in table.loc[0, "quantity"]
+    assert "1 failed" in table.loc[0, "quantity"]
+
+
+@pytest.mark.parametrize(
+    "small, verdict",
+    [
+        (["reached", "failed"], f"does not hold: 1 failed{ENDS}"),
+        (["undecided", "reached"], "undecided: at this horizon: 1 still falling at least "
+         f"like 1/ln t{ENDS}"),
+        (["left_float64", "reached"], "undecided: at this horizon: 1 left float64's range"),
+        (["slower", "reached"], "undecided: at this horizon: 1 still falling, more slowly "
+         f"than 1/ln t{ENDS}"),
+        (["failed", "left_float64"], f"does not hold: 1 failed{ENDS}"),  # a failure decides
+        (["undecided", "left_float64"], "undecided: at this horizon: 1 still falling at least "
+         f"like 1/ln t, 1 left float64's range{ENDS}"),
+    ],
+)  # fmt: skip
+def test_study_row_reads_only_a_failure_as_does_not_hold(small, verdict):
+    table, verdicts = _study_verdicts([*small, "reached"])
+    assert verdicts["plain"] == verdict
+    assert table.loc[0, "outcome"] == verdict.split(":")[0]
+    # the control: the same starts all reached
+    assert _study_verdicts(["reached"] * 3)[1]["plain"] == "holds"
+
+
+def test_study_row_refuses_an_unknown_outcome():
+    with pytest.raises(ValueError, match="unknown outcomes \\['diverged'\\]"):
+        _study_verdicts(["reached", "diverged", "reached"])

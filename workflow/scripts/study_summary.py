@@ -40,6 +40,7 @@ study_figure.draw(
         snakemake.params.settings["optimizers"], "fixed_decoder"
     ),
     settings=snakemake.params.settings,
+    outcome_words=global_convergence.OUTCOME_WORDS,
     outputs=[snakemake.output.pdf, snakemake.output.png, snakemake.output.caption],
     provenance=record,
 )

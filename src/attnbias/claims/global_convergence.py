@@ -26,6 +26,17 @@ from attnbias.claims.rows import Measured, Rows, Said, Verdict, spread
 LOSS_FRACTION = 0.01
 THM6_RATE = -1.0  # slope of ln(1 - cos) against ln ln t of 1/ln t (Thm. 6 states no rate)
 
+# how a run of the global-convergence study ends (attnbias.studies.global_outcomes decides
+# it), and the words the rows print for each
+OUTCOMES = ("reached", "undecided", "slower", "left_float64", "failed")
+OUTCOME_WORDS = {
+    "reached": "reached",
+    "undecided": "still falling at least like 1/ln t",
+    "slower": "still falling, more slowly than 1/ln t",
+    "left_float64": "left float64's range",
+    "failed": "failed",
+}
+
 CLAIM = "convergence is global: from a bad stationary direction training reaches W_mm."
 
 
@@ -225,11 +236,50 @@ STUDY = Statement(
 )
 
 
+def _outcome_counts(outcomes) -> dict[str, int]:
+    """How many runs ended in each of OUTCOMES (an unknown outcome is an error)."""
+    unknown = sorted(set(outcomes) - set(OUTCOMES))
+    if unknown:
+        raise ValueError(f"study runs with unknown outcomes {unknown}; expected {OUTCOMES}")
+    values = list(outcomes)
+    return {name: values.count(name) for name in OUTCOMES}
+
+
+def _counts_text(counts: dict[str, int]) -> str:
+    return ", ".join(f"{counts[name]} {OUTCOME_WORDS[name]}" for name in OUTCOMES)
+
+
+def _verdict_detail(counts: dict[str, int], missed: pd.DataFrame, threshold: float) -> str:
+    """What a study row's verdict adds where not every start reached: the outcomes, and
+    where the finite runs that missed ended next to the threshold (`missed`: their rows)."""
+    gaps = missed["final_gap"].dropna()
+    where = (
+        f" (1 - cos(W_t, W_mm) ends at {gaps.min():.4g} to {gaps.max():.4g}, "
+        f"{gaps.min() / threshold:.3g} to {gaps.max() / threshold:.3g} times the threshold)"
+        if len(gaps)
+        else ""
+    )
+    if counts["failed"]:
+        return f"{counts['failed']} failed" + where
+    return (
+        "at this horizon: "
+        + ", ".join(
+            f"{counts[name]} {OUTCOME_WORDS[name]}"
+            for name in ("undecided", "slower", "left_float64")
+            if counts[name]
+        )
+        + where
+    )
+
+
 def study_claims(runs: pd.DataFrame, assumptions: pd.DataFrame, settings: dict) -> pd.DataFrame:
-    """Rows of the global-convergence study: per setting and optimizer, the fraction of
-    random initial directions at the smallest scale (Lem. 2 asks for a small initial norm;
-    its bound was lost) whose direction reached W_mm within the budget. `assumptions` holds
-    each setting's measured hypotheses (attnbias.data.hypotheses.report columns)."""
+    """Rows of the global-convergence study: per setting and optimizer, how the random
+    initial directions at the smallest scale (Lem. 2 asks for a small initial norm; its bound
+    was lost) ended (column `outcome`, studies.global_outcomes): holds if every one reached
+    W_mm's direction within the budget; does not hold if one failed (finite, short of the
+    threshold and no longer falling); else undecided at this horizon (still falling, at
+    least like 1/ln t or more slowly, or left float64's range). `assumptions` holds each
+    setting's measured hypotheses (attnbias.data.hypotheses.report columns)."""
     out = []
     small = runs["scale"].min()
     budget = f"1 - cos(W_t, W_mm) < {settings['threshold']:g} within {settings['iterations']} steps"
@@ -239,8 +289,11 @@ def study_claims(runs: pd.DataFrame, assumptions: pd.DataFrame, settings: dict) 
         rows = Rows(setting, hypotheses, optimizers=settings.get("optimizers"))
         rows.statement = STUDY
         for opt, group in by_setting.groupby("optimizer", sort=False):
-            reached = group[group["scale"] == small]["reached"].to_numpy(dtype=float)
-            everywhere = group["reached"].mean()
+            starts = group[group["scale"] == small]
+            reached = starts["reached"].to_numpy(dtype=float)
+            counts = _outcome_counts(starts["outcome"])
+            everywhere = _outcome_counts(group["outcome"])
+            failed = counts["failed"] > 0
             rows.add(
                 Said(
                     f"study {opt} global",
@@ -248,16 +301,26 @@ def study_claims(runs: pd.DataFrame, assumptions: pd.DataFrame, settings: dict) 
                 ),
                 Measured(
                     f"{rows.label(opt)}: fraction of the {len(reached)} random W0 with ||W0|| = "
-                    f"{small:g} that reach ({budget}); over every scale: {everywhere:.2f}",
+                    f"{small:g} that reach ({budget}); over every scale: "
+                    f"{_counts_text(everywhere)}",
                     f"t <= {settings['iterations']}",
                     reached,
                     opt=opt,
-                    value_text=f"{reached.mean():.0%} of {len(reached)} starts reached",
+                    value_text=f"of {len(reached)} starts: {_counts_text(counts)}",
                 ),
                 Verdict(
-                    "holds if every run at the smallest scale reaches; the paper's claim is "
-                    "asymptotic, so a slow optimizer (GD) may miss a finite budget",
+                    "holds if every run at the smallest scale reaches; does not hold if one "
+                    "failed (finite, short of the threshold, and its gap no longer falls: it "
+                    "rose over the last logged interval, or over the last decade); else "
+                    "undecided (the claim is asymptotic: a run still falling, whether at least "
+                    f"like 1/ln t (slope of ln(1 - cos) against ln ln t <= {THM6_RATE:g} over "
+                    "the last decade) or more slowly, or one that left float64's range, "
+                    "cannot refute it)",
                     bool(np.all(reached == 1)),
+                    undecided=not failed and not bool(np.all(reached == 1)),
+                    detail=""
+                    if np.all(reached == 1)
+                    else _verdict_detail(counts, starts[~starts["reached"]], settings["threshold"]),
                 ),
             )
         out += rows.rows

@@ -12,8 +12,9 @@ of iterations, and how that fraction changes as the data leave the assumptions:
 
 The data-side quantities of both assumptions (models.assumption_report, and knob_report for
 the parts of them that the knobs move) are recorded next to the results, so that a reader
-sees how far each setting is from the assumptions. Each run also records why it may have
-missed: divergence, the gap of the part of W the model sees (effective_gap), and the
+sees how far each setting is from the assumptions. Each run also records how it ended
+(global_outcomes: reached, undecided at this horizon, left float64's range, or failed) and
+why it may have missed: the gap of the part of W the model sees (effective_gap), and the
 softmax left on the optimal tokens.
 """
 
@@ -27,6 +28,7 @@ import pandas as pd
 from attnbias.data import hypotheses, models
 from attnbias.data.models import perturbed_example1
 from attnbias.optim.spec import OptimizerSpec, without
+from attnbias.studies import global_outcomes
 from attnbias.svm import max_margin
 from attnbias.training import dispatch
 from attnbias.training.metrics import log_grid
@@ -37,7 +39,8 @@ RUN_COLUMNS = [
     "final_gap",
     "reached",
     "first_iteration",
-    "diverged",
+    "outcome",
+    "late_slope",
     "final_effective_gap",
     "final_opt_softmax",
 ]
@@ -123,13 +126,14 @@ def run_setting(
     is read on a log grid of iterations, so `first_iteration` is the first logged
     iteration with gap_W < threshold (NaN if none): an upper bound on the true first one.
     Returns one row per run: run, scale (||W0||_F), final_gap, reached, first_iteration,
-    and, to tell why a run has not reached: diverged (the loss stopped being finite; NaN
-    gaps), final_effective_gap (see effective_gap: small while final_gap is not, the run is
-    right but W0's inert part still weighs) and final_opt_softmax (the mean softmax of the
-    optimal tokens at the end: well below 1, the run selected other tokens). A run whose
-    loss stops being finite (an uncapped Polyak step, once it saturates the softmax on
-    non-optimal tokens: its step (L - L*) / ||grad||^2 overflows) gets NaN; the others keep
-    theirs (dispatch.train). Also returns the backend record (dispatch.record).
+    and, to tell why a run has not reached: outcome and late_slope (global_outcomes.classify:
+    reached, undecided while the gap still falls at least like 1/ln t, left float64's
+    range, or failed), final_effective_gap (see effective_gap: small while final_gap is not,
+    the run is right but W0's inert part still weighs) and final_opt_softmax (the mean
+    softmax of the optimal tokens at the end: well below 1, the run selected other tokens).
+    A run whose values stop being finite (an uncapped Polyak step from a large start: its
+    iterate's norm outgrows float64, docs/studies.md) gets NaN; the others keep theirs
+    (dispatch.train). Also returns the backend record (dispatch.record).
     """
     W_mm = max_margin.solve_w_svm(dataset["X"], dataset["opt"], name="study setting").W
     grid = log_grid(iterations, log_points)
@@ -140,6 +144,7 @@ def run_setting(
     gaps = logged["gap_W"]  # (B, len(grid))
     below = gaps < threshold  # False on NaN
     reached = below.any(axis=1)
+    outcome, late_slope = global_outcomes.classify(grid, gaps, threshold)
     table = pd.DataFrame(
         {
             "run": np.arange(len(W0s)),
@@ -147,7 +152,8 @@ def run_setting(
             "final_gap": gaps[:, -1],
             "reached": reached,
             "first_iteration": np.where(reached, grid[below.argmax(axis=1)], np.nan),
-            "diverged": np.isnan(gaps[:, -1]),
+            "outcome": outcome,
+            "late_slope": late_slope,
             "final_effective_gap": effective_gap(final["W"], W_mm, dataset["X"][:, 0]),
             "final_opt_softmax": logged["opt_softmax"][:, -1],
         }

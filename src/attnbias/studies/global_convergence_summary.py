@@ -8,24 +8,30 @@ from __future__ import annotations
 
 import pandas as pd
 
+from attnbias.claims.global_convergence import OUTCOMES
+
 
 def summary(table: pd.DataFrame) -> pd.DataFrame:
     """Per (setting, optimizer): runs, how many reached W_mm and their fraction, median final gap.
 
-    Where the table has them, also the number of diverged runs and the median final
-    effective gap. Settings and optimizers keep the order of their first appearance.
+    Where the table has them, also how many runs ended in each outcome (column `outcome`,
+    studies.global_outcomes: reached, undecided, left_float64, failed; one column each,
+    named by the outcome) and the median final effective gap. Settings and optimizers keep
+    the order of their first appearance.
     """
     columns = {
         "runs": ("reached", "size"),
         "reached": ("reached", "sum"),
         "median_final_gap": ("final_gap", "median"),
     }
-    optional = {
-        "diverged": ("diverged", "sum"),
-        "median_final_effective_gap": ("final_effective_gap", "median"),
-    }
-    columns |= {name: agg for name, agg in optional.items() if agg[0] in table}
-    out = table.groupby(["setting", "optimizer"], sort=False).agg(**columns).reset_index()
+    if "final_effective_gap" in table:
+        columns["median_final_effective_gap"] = ("final_effective_gap", "median")
+    keys = ["setting", "optimizer"]
+    out = table.groupby(keys, sort=False).agg(**columns).reset_index()
     out["reached"] = out["reached"].astype(int)
     out.insert(4, "fraction_reached", out["reached"] / out["runs"])
+    if "outcome" in table:
+        counts = pd.crosstab([table["setting"], table["optimizer"]], table["outcome"])
+        counts = counts.reindex(columns=[o for o in OUTCOMES if o != "reached"], fill_value=0)
+        out = out.join(counts.astype(int), on=keys)
     return out
