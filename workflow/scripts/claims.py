@@ -22,7 +22,7 @@ inputs = {
     for name, e in experiments.items()
 }
 arguments = claims_inputs.claims_arguments(inputs)
-tables, W_mm_norms, T_tokens, data_hypotheses, u_margins, feasibility = arguments
+tables, W_mm_norms, T_tokens, data_hypotheses, u_margins, feasibility, data_ids = arguments
 # the real-data experiments whose run tables this build holds (the others: "not measured")
 real = snakemake.params.real
 for name, experiment in real.items():
@@ -43,6 +43,7 @@ table = layouts.claims(
     data_hypotheses,
     u_margins,
     feasibility,
+    data_ids,
 )
 # robustness to the constants the paper lost and we chose (claims_robustness), where measured
 found = snakemake.params.robustness

@@ -91,7 +91,21 @@ def beyond_rows(table: pd.DataFrame) -> pd.Series:
 
 
 def beyond_summary_line(table: pd.DataFrame) -> str:
-    """The counts of the rows beyond the paper (`table`: those rows only)."""
+    """The counts of the rows beyond the paper (`table`: those rows only): the rows testing
+    published results, and apart from them those testing statements of ours, which nobody
+    published (Statement.ours)."""
+    from attnbias.claims.beyond import OURS
+
+    ours = table["statement"].isin(OURS)
+    line = _beyond_counts(table[~ours], "published results beyond the paper")
+    if ours.any():
+        line += " Apart from them, " + _beyond_counts(
+            table[ours], "statements of ours (nobody published them)", lead=False
+        )
+    return line
+
+
+def _beyond_counts(table: pd.DataFrame, what: str, lead: bool = True) -> str:
     rows = _claims(table)
     measured = [r for r in rows if r.kind != "not measured"]
     holds = sum(r.outcome == "holds" for r in measured)
@@ -99,8 +113,8 @@ def beyond_summary_line(table: pd.DataFrame) -> str:
     statements = table["statement"].nunique()
     unmeasured = table.loc[table["kind"] == "not measured", "statement"].nunique()
     return (
-        f"{len(measured)} rows measure {statements - unmeasured} of {statements} published "
-        f"results beyond the paper ({unmeasured} not measured here): {holds} hold, "
+        f"{len(measured)} rows {'measure' if lead else 'test'} {statements - unmeasured} of "
+        f"{statements} {what} ({unmeasured} not measured here): {holds} hold, "
         f"{len(measured) - holds - undecided} do not hold (findings), {undecided} undecided "
         "at this horizon."
     )
@@ -109,8 +123,9 @@ def beyond_summary_line(table: pd.DataFrame) -> str:
 def summary_line(table: pd.DataFrame) -> str:
     """The counts by category (Claim.category): covered and within hypotheses (hold / do
     not hold / undecided), comparisons, outside hypotheses; consistency checks and
-    statements not measured apart. The paper's statements only: the results beyond the
-    paper are counted apart (beyond_summary_line)."""
+    statements not measured apart; then the rows of each kind: the counted ones by test,
+    the consistency checks by why they cannot fail (kinds_line). The paper's statements
+    only: the results beyond the paper are counted apart (beyond_summary_line)."""
     rows = _claims(table[~beyond_rows(table)])
     covered = [r for r in rows if r.category == "covered"]
     count = {
@@ -129,7 +144,26 @@ def summary_line(table: pd.DataFrame) -> str:
         f"not hold, {outcomes['undecided']} undecided; {count['comparison']} comparisons (an "
         f"algorithm or data the statement is not made for); {count['outside']} on data "
         f"outside the hypotheses of the proofs of their section; {count['consistency']} "
-        "consistency checks (outside the count)."
+        "consistency checks (outside the count: rows that cannot fail). " + kinds_line(rows)
+    )
+
+
+def kinds_line(rows: list[Claim]) -> str:
+    """How many rows of each kind: the counted ones (covered, within hypotheses) by test,
+    and the consistency checks by why they cannot fail (a near-tautology, or the part of
+    Claim.check before its colon)."""
+    counted = pd.Series([r.kind for r in rows if r.category == "covered"], dtype=object)
+    checks = pd.Series(
+        [r.check.split(":")[0] if r.check else "a near-tautology" for r in rows
+         if r.category == "consistency"], dtype=object,
+    )  # fmt: skip
+
+    def listed(counts: pd.Series) -> str:
+        return "; ".join(f"{what} {n}" for what, n in counts.value_counts(sort=False).items())
+
+    return (
+        f"The counted rows by test: {listed(counted) or 'none'}. The consistency checks: "
+        f"{listed(checks) or 'none'}."
     )
 
 
