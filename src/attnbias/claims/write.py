@@ -278,22 +278,24 @@ def markdown_cell(text: str) -> str:
     return markdown.text(text)
 
 
-def to_markdown(table: pd.DataFrame, backend: str = "", optional=()) -> str:
+def to_markdown(table: pd.DataFrame, backend: str = "", optional=(), seeds: str = "") -> str:
     """The claims as compact Markdown tables (COMPACT), one per result, under a summary;
     the results beyond the paper in a section of their own, counted apart. `optional`: the
-    experiments of optional targets (optional_line)."""
+    experiments of optional targets (optional_line); `seeds`: the seeds of the rows beyond
+    the paper, in words (claims.beyond.seeds_sentence)."""
     table = by_result(table)
     beyond = beyond_rows(table)
     lines = _markdown_part(table[~beyond], backend, optional)
     if beyond.any():
-        lines += _markdown_beyond(table[beyond])
+        lines += _markdown_beyond(table[beyond], seeds)
     return "\n".join(lines)
 
 
-def _markdown_beyond(table: pd.DataFrame) -> list[str]:
+def _markdown_beyond(table: pd.DataFrame, seeds: str = "") -> list[str]:
     from attnbias.claims.beyond import BEYOND
 
     lines = [f"# {BEYOND_TITLE}", "", beyond_summary_line(table), ""]
+    lines += [markdown_cell(seeds), ""] if seeds else []
     robust = robustness.summary(table, "we chose")  # the geometry runs' steps, Adam's beta2, eps
     lines += [markdown_cell(robust), ""] if robust else []
     lines += [BEYOND_HOW_TO_READ, ""]
@@ -352,7 +354,7 @@ def _markdown_groups(table: pd.DataFrame) -> list[str]:
     return lines
 
 
-def to_html(table: pd.DataFrame, backend: str = "", optional=()) -> str:
+def to_html(table: pd.DataFrame, backend: str = "", optional=(), seeds: str = "") -> str:
     """The same tables with every column, as a standalone HTML page (shown in the report)."""
     table = by_result(table)
     beyond = beyond_rows(table)
@@ -360,8 +362,9 @@ def to_html(table: pd.DataFrame, backend: str = "", optional=()) -> str:
     if beyond.any():
         summary = html.escape(beyond_summary_line(table[beyond]))
         how = html.escape(BEYOND_HOW_TO_READ)
+        said = f"<p>{html.escape(seeds)}</p>" if seeds else ""
         body += [f"<h1>{html.escape(BEYOND_TITLE)}</h1>", f"<p><strong>{summary}</strong></p>",
-                 f"<p>{how}</p>", *_html_groups(table[beyond])]  # fmt: skip
+                 said, f"<p>{how}</p>", *_html_groups(table[beyond])]  # fmt: skip
     table = table[~beyond]
     style = (
         "body{font-family:sans-serif;font-size:13px;margin:1em}"
