@@ -66,6 +66,9 @@ COMPACT = ("claim", "where", "value", "constants", "robustness", "verdict")
 
 
 def _claims(table: pd.DataFrame) -> list[Claim]:
+    """The rows as Claims; an empty text cell read back from claims.csv (NaN) as ""."""
+    text = [k for k, f in Claim.__dataclass_fields__.items() if f.type == "str"]
+    table = table.fillna(dict.fromkeys(text, "")) if len(table) else table
     return [Claim(**{k: r[k] for k in Claim.__dataclass_fields__}) for _, r in table.iterrows()]
 
 
@@ -144,14 +147,16 @@ def summary_line(table: pd.DataFrame) -> str:
         f"not hold, {outcomes['undecided']} undecided; {count['comparison']} comparisons (an "
         f"algorithm or data the statement is not made for); {count['outside']} on data "
         f"outside the hypotheses of the proofs of their section; {count['consistency']} "
-        "consistency checks (outside the count: rows that cannot fail). " + kinds_line(rows)
+        "consistency checks (outside the count: rows that cannot fail). "
+        + kinds_line(table[~beyond_rows(table)])
     )
 
 
-def kinds_line(rows: list[Claim]) -> str:
-    """How many rows of each kind: the counted ones (covered, within hypotheses) by test,
-    and the consistency checks by why they cannot fail (a near-tautology, or the part of
-    Claim.check before its colon)."""
+def kinds_line(table: pd.DataFrame) -> str:
+    """How many rows of `table` of each kind: the counted ones (covered, within
+    hypotheses) by test, and the consistency checks by why they cannot fail (a
+    near-tautology, or the part of Claim.check before its colon)."""
+    rows = _claims(table)
     counted = pd.Series([r.kind for r in rows if r.category == "covered"], dtype=object)
     checks = pd.Series(
         [r.check.split(":")[0] if r.check else "a near-tautology" for r in rows
