@@ -182,3 +182,16 @@ def test_a_race_the_rival_ties_on_a_seed_says_equal_not_ahead():
         "NGD not ahead at t = 100 on 1 of 2 seeds (GD ahead on 0, equal to it on 1)"
     )
     assert row.value_text.endswith("; equal at t = 100 on 1 of 2 seeds; a note")
+
+
+def test_a_race_won_by_less_than_one_percent_says_so():
+    rows = _rows(_curves({"gd": lambda t, s: 1.0 / t, "ngd": lambda t, s: 0.995 / t}))
+    race_row(rows, "ngd", "gd", "gap_W", "the gap", Said("ahead", "ahead."))
+    assert rows.rows[0].outcome == "holds"
+    assert rows.rows[0].detail.endswith(
+        "; within 1% of a tie at t = 100 on 2 of 2 seeds (margin NGD / GD 0.995)"
+    )
+    # the control: won by 10%, nothing of the kind
+    rows = _rows(_curves({"gd": lambda t, s: 1.0 / t, "ngd": lambda t, s: 0.9 / t}))
+    race_row(rows, "ngd", "gd", "gap_W", "the gap", Said("ahead", "ahead."))
+    assert rows.rows[0].outcome == "holds" and "tie" not in rows.rows[0].detail
