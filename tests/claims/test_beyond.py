@@ -5,42 +5,10 @@ both are counted apart from the paper's statements."""
 import numpy as np
 import pandas as pd
 import pytest
+from geometry_tables import NORMS, OPTIMIZERS, geometry_table
 
 from attnbias.claims import layouts, write
 from attnbias.claims.beyond import BEYOND, MARGIN_FRACTION
-
-NORMS = ("fro", "max", "spectral", "nuclear", "l3")
-OPTIMIZERS = {
-    "sign": {"rule": "sign", "lr": 0.01, "schedule": "sqrt"},
-    "kq": {"rule": "kq", "lr": 1.0, "init_scale": 0.1},
-}
-
-
-TIMES = (0, 10, 100, 1000)
-
-
-def geometry_table(final: dict, margin: dict, seeds=(0, 1), face=1.0, lead=None) -> pd.DataFrame:
-    """align_<norm> rising to `final[opt][norm]` at t = 1000, and margin_ratio_<norm> (for
-    every norm) rising to `margin[opt]`, or `margin[opt]` itself where it is a path (one
-    value per t of TIMES); seed 1 a little below seed 0. face_cos_<norm>: `face` (1: every
-    SVM unique); `lead` {opt: (norm, extra)}: that norm's margin ratio `extra` higher."""
-    lead = lead or {}
-    rows = []
-    for opt in final:
-        path = np.broadcast_to(margin[opt], len(TIMES)) * np.array(TIMES) / TIMES[-1]
-        if np.ndim(margin[opt]):
-            path = np.asarray(margin[opt], dtype=float)
-        for seed in seeds:
-            for t, m in zip(TIMES, path, strict=True):
-                for norm in NORMS:
-                    align = t / TIMES[-1] * final[opt][norm] - 0.001 * seed
-                    extra = lead[opt][1] if lead.get(opt, (None,))[0] == norm else 0.0
-                    rows.append((opt, seed, t, f"align_{norm}", align))
-                    rows.append((opt, seed, t, f"margin_ratio_{norm}", m + extra - 0.001 * seed))
-                    rows.append((opt, seed, t, f"face_cos_{norm}", face))
-    frame = pd.DataFrame(rows, columns=["optimizer", "seed", "iteration", "metric", "value"])
-    frame.insert(0, "experiment", "geo")
-    return frame
 
 
 def beyond(table: pd.DataFrame) -> pd.DataFrame:
@@ -304,29 +272,3 @@ def test_the_statement_of_ours_is_counted_apart_from_the_published_results():
     assert line.endswith("Apart from them, 1 rows test 1 of 1 statements of ours (nobody "
                          "published them) (0 not measured here): 0 hold, 1 do not hold "
                          "(findings), 0 undecided at this horizon.")  # fmt: skip
-
-
-def test_the_section_names_the_tuning_seed_and_the_reported_seeds():
-    from attnbias.claims.beyond import seeds_sentence
-
-    final = {o: {n: 0.9 if n == "max" else 0.5 for n in NORMS} for o in OPTIMIZERS}
-    table = geometry_table(final, {"sign": 0.95, "kq": 0.95}, seeds=(1, 2, 3))
-    experiments = {
-        "geo": {"layout": "geometry", "tuning_seed": 0, "data": "Example 1"},
-        "dm": {"layout": "geometry", "tuning_seed": None, "data": "data model DM"},
-    }
-    said = seeds_sentence(experiments, {"geo": table, "dm": table})
-    assert said == (
-        "Seeds: the step lengths (the constants of ours) were chosen on the tuning seed, seed "
-        "0 of geo (Example 1), which is never reported. The rows report geo's seeds 1 to 3 and "
-        "dm's seeds 1 to 3, which chose nothing."
-    )
-    rows = layouts.claims({"geo": {"layout": "geometry", "optimizers": OPTIMIZERS}},
-                          {"geo": table})  # fmt: skip
-    assert said in write.to_markdown(rows, seeds=said)
-    # controls: a tuning seed among the reported ones is refused; none named says so
-    with pytest.raises(ValueError, match="tuning_seed 1 chose constants"):
-        seeds_sentence({"geo": dict(experiments["geo"], tuning_seed=1)}, {"geo": table})
-    untuned = seeds_sentence({"dm": experiments["dm"]}, {"dm": table})
-    assert "names no tuning seed" in untuned and "chose nothing" not in untuned
-    assert seeds_sentence(experiments, {}) == ""  # no geometry table built

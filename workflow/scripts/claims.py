@@ -7,7 +7,7 @@ data/<name>, svm/<name> and, for joint training, final/<name>/<optimizer>. The r
 table (claims_robustness.parquet, attnbias.claims.robustness) adds the column robustness
 where this build holds it; without, the column says why."""
 
-from attnbias.claims import beyond, layouts, robustness, write
+from attnbias.claims import beyond_seeds, layouts, robustness, write
 from attnbias.claims import inputs as claims_inputs
 from attnbias.workflow import io, joblog, parquet, provenance, store
 
@@ -66,7 +66,7 @@ backend = provenance.trained_on(provenance.training_info(records)) or "not recor
 optional = [*real, *(panel["figure"] for panel in similarity.values())]
 optional += [name for name, e in geometry.items() if e["optional"]]
 # the tuning seed of the geometry experiments and the seeds their rows report
-seeds = beyond.seeds_sentence(geometry, tables)
+seeds = beyond_seeds.seeds_sentence(geometry, tables)
 io.save_text(snakemake.output.md, write.to_markdown(table, backend, optional, seeds))
 io.save_text(snakemake.output.html, write.to_html(table, backend, optional, seeds))
 io.save_text(snakemake.output.tex, write.to_latex(table))

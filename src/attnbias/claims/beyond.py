@@ -28,7 +28,7 @@ from functools import partial
 import numpy as np
 
 from attnbias.claims.claim import Statement
-from attnbias.claims.measure import has, series
+from attnbias.claims.measure import has, rising_at_horizon, series
 from attnbias.claims.rows import Measured, Rows, Said, Verdict, spread
 from attnbias.claims.thresholds import flip_text, near_text
 from attnbias.optim.expected_norm import expected_norm
@@ -217,61 +217,6 @@ def _margin(rows: Rows, opt: str, norm: str) -> None:
             detail=detail,
         ),
     )
-
-
-def rising_at_horizon(values):
-    """Per seed of `values` (iteration x seed), whether the quantity is positive and rising
-    at the horizon: above its value at the previous logged t (the last logged interval) and
-    at the last logged t <= t_last / 10 (the last decade). Also (t_before, before, t_prev,
-    prev): those earlier values and their t."""
-    last = values.iloc[-1].to_numpy(dtype=float)
-    t_last = values.index[-1]
-    earlier = values.loc[values.index <= t_last / 10]
-    t_before = int(earlier.index[-1]) if len(earlier) else int(values.index[0])
-    before = values.loc[t_before].to_numpy(dtype=float)
-    t_prev = int(values.index[-2]) if len(values) > 1 else int(t_last)
-    prev = values.loc[t_prev].to_numpy(dtype=float)
-    rising = (last > 0) & (last > before) & (last > prev)
-    return rising, t_before, before, t_prev, prev
-
-
-def seeds_sentence(experiments: dict, tables: dict) -> str:
-    """The seeds of the rows beyond the paper, in words: the tuning seed (each geometry
-    experiment's config key tuning_seed: the seed whose runs chose the step lengths, never
-    reported) and the seeds each experiment's table reports, which chose nothing; "" where
-    this build holds no geometry table. A tuning seed among the reported ones is refused."""
-    reported, tuning = [], []
-    for name, e in experiments.items():
-        if e.get("layout") not in GEOMETRY_LAYOUTS or name not in tables:
-            continue
-        seeds = sorted(int(s) for s in set(tables[name]["seed"]))
-        chose = e.get("tuning_seed")
-        if chose is not None:
-            if chose in seeds:
-                raise ValueError(
-                    f"experiment {name}: its tuning_seed {chose} chose constants but is among "
-                    f"the seeds its table reports ({seeds}): raise its first_seed above it"
-                )
-            tuning.append(f"seed {chose} of {name} ({e.get('data') or 'its data'})")
-        reported.append(f"{name}'s {_seed_words(seeds)}")
-    if not reported:
-        return ""
-    if not tuning:
-        return (
-            f"Seeds: the rows report {' and '.join(reported)}; the config names no tuning seed "
-            "(tuning_seed) for these experiments."
-        )
-    return (
-        f"Seeds: the step lengths (the constants of ours) were chosen on the tuning seed, "
-        f"{' and '.join(tuning)}, which is never reported. The rows report "
-        f"{' and '.join(reported)}, which chose nothing."
-    )
-
-
-def _seed_words(seeds: list[int]) -> str:
-    if len(seeds) > 1 and seeds == list(range(seeds[0], seeds[-1] + 1)):
-        return f"seeds {seeds[0]} to {seeds[-1]}"
-    return f"seed{'s' * (len(seeds) > 1)} {', '.join(map(str, seeds))}"
 
 
 def _moved_samples(masks) -> list[int]:

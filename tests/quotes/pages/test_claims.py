@@ -6,7 +6,7 @@ import math
 
 from claims_tables import GOOD, OPTS, fixed_table, gd_like, ngd_like
 
-from attnbias.claims import layouts, write
+from attnbias.claims import layouts, summary
 from attnbias.quotes.pages import claims as page
 
 
@@ -26,7 +26,7 @@ def test_the_rows_of_each_kind_and_which_statements_are_checks():
     text = page.kinds(table)
     start, end = page.KINDS
     assert text.startswith(start) and text.endswith(end)
-    assert write.kinds_line(table) in text
+    assert summary.kinds_line(table) in text
     assert (
         "- **Thm. 6: GD converges globally**: 1 row (an asymptotic statement without a rate:"
         in text

@@ -15,7 +15,7 @@ from __future__ import annotations
 import pandas as pd
 
 from attnbias.claims import robustness
-from attnbias.claims.write import beyond_rows, kinds_line
+from attnbias.claims.summary import beyond_rows, kinds_line
 from attnbias.quotes.build import ROBUSTNESS, Unbuilt
 from attnbias.quotes.quote import Page, Section, Source, markers
 from attnbias.quotes.sources import optional_experiments
@@ -28,7 +28,7 @@ KINDS = markers("rows of each kind")
 
 def kinds(claims: pd.DataFrame, optional=()) -> str:
     """The generated text, its marker lines included: the summary's rows of each kind
-    (write.kinds_line) on the default build's rows (less the experiments of optional
+    (claims.summary.kinds_line) on the default build's rows (less the experiments of optional
     targets, `optional`), and per statement whose rows are consistency checks, why and how
     many."""
     experiment = claims["key"].str.split(" ").str[0]
