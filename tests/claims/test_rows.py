@@ -195,3 +195,13 @@ def test_a_race_won_by_less_than_one_percent_says_so():
     rows = _rows(_curves({"gd": lambda t, s: 1.0 / t, "ngd": lambda t, s: 0.9 / t}))
     race_row(rows, "ngd", "gd", "gap_W", "the gap", Said("ahead", "ahead."))
     assert rows.rows[0].outcome == "holds" and "tie" not in rows.rows[0].detail
+
+
+def test_a_ratio_within_one_percent_of_its_tolerance_band_says_so():
+    from attnbias.claims.thresholds import band_near_text
+
+    assert band_near_text([1.0, 1.248], 0.25) == (
+        "within 1% of its threshold: the worst seed's 1.248 against 1.25"
+    )
+    assert band_near_text([0.755, 1.1], 0.25).endswith("0.755 against 0.75")  # the low edge
+    assert band_near_text([1.0, 1.2], 0.25) == ""  # the control: 4% inside the band

@@ -50,3 +50,11 @@ def near_text(worst: float, threshold: float) -> str:
     if threshold == 0 or not np.isfinite(worst) or abs(worst / threshold - 1) >= NEAR:
         return ""
     return f"within {NEAR:.0%} of its threshold: the worst seed's {worst:.4g} against {threshold:g}"
+
+
+def band_near_text(ratios, tolerance: float) -> str:
+    """near_text of a tolerance band 1 +- `tolerance`: of the ratio farthest from 1 against
+    the edge on its side ("" where it sits farther than NEAR from that edge)."""
+    ratios = np.asarray(ratios, dtype=float)
+    worst = float(ratios[np.argmax(np.abs(ratios - 1))])
+    return near_text(worst, 1 + tolerance if worst >= 1 else 1 - tolerance)
