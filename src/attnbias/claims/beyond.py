@@ -204,7 +204,8 @@ def _margin(rows: Rows, opt: str, norm: str) -> None:
             ratio,
             opt=opt,
             value_text=f"{spread(ratio)} of the optimal {norm} margin at t = {t_last} "
-            f"({spread(prev)} at t = {t_prev}; {spread(before)} at t = {t_before})",
+            f"({spread(before)} at t = {t_before}); {spread(prev)} at the previous logged "
+            f"t = {t_prev}",
         ),
         Verdict(
             f"holds if >= {MARGIN_FRACTION:g} on every seed at the last t (threshold ours: "
