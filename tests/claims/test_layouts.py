@@ -64,3 +64,46 @@ def test_a_table_cites_the_configured_figure_and_the_legends_labels():
     assert not measured["claim"].str.contains(r"\bngd\b").any()  # no config name is shown
     uncited = table_of()  # a name like fig2 makes no experiment Fig. 2's: no remark rows
     assert "fig2 ahead of gd ngd" not in uncited.index
+
+
+def test_a_statement_about_the_data_reads_bit_identical_data_once():
+    """fig2 and fig2_uncapped share their data and W-SVM bit for bit: footnote 4 and Lem. 6
+    give their rows once, on the first experiment, which names the other. The identity is
+    the arrays' checksum (ExperimentInputs.data_identity); the control, data that differ in
+    one entry, gives rows on each."""
+    import numpy as np
+
+    from attnbias.claims.inputs import ExperimentInputs
+
+    def inputs(x00: float) -> ExperimentInputs:
+        X = np.ones((2, 3, 4))
+        X[0, 0, 0] = x00
+        data = {0: {"X": X, "y": np.ones(2), "opt": np.zeros(2, dtype=int)}}
+        return ExperimentInputs(None, data, {0: {"W_mm": np.eye(4)}}, [], None)
+
+    same, other = inputs(1.0).data_identity, inputs(1.0 + 2**-40).data_identity
+    assert same == inputs(1.0).data_identity and same != other
+    table = fixed_table(gd=gd_like(), ngd=ngd_like())
+    optimizers = {"gd": {"rule": "gd"}, "ngd": {"rule": "ngd", "lr": 0.1}}
+    experiment = {"layout": "fixed_decoder", "optimizers": optimizers, "data": "Example 1"}
+    feasible = {"n": [2], "T": [3], "d": [4], "min_constraint": [1.0]}
+
+    def data_rows(second_id):
+        names = ("a", "b")
+        out = layouts.claims({n: experiment for n in names}, {n: table for n in names},
+                             {n: [2.0] for n in names}, {n: 3 for n in names},
+                             {n: GOOD for n in names}, None, {n: feasible for n in names},
+                             {"a": same, "b": second_id})  # fmt: skip
+        return out[out["statement"].isin(["footnote4", "lem6"])]
+
+    once = data_rows(same)
+    assert len(once) == 2 and (once["experiment"] == "a (= b: bit-identical data and W-SVM)").all()
+    twice = data_rows(other)
+    assert len(twice) == 4 and sorted(set(twice["experiment"])) == ["a", "b"]
+    # a statement about the runs still reads both experiments' (different) runs
+    tables = {"a": table, "b": fixed_table(gd=gd_like(), ngd=ngd_like(-1.2))}
+    runs = layouts.claims({n: experiment for n in "ab"}, tables,
+                          {n: [2.0] for n in "ab"}, {n: 3 for n in "ab"},
+                          {n: GOOD for n in "ab"}, None, None, {"a": same, "b": same})  # fmt: skip
+    lem3 = runs.loc[runs["statement"] == "lem3", "experiment"]
+    assert {"a", "b"} <= {e.split(" ")[0] for e in lem3}

@@ -42,3 +42,20 @@ def test_a_bound_read_through_a_poor_fit_is_undecided():
     noisy = ngd_like(-0.9) | {"gap_W": lambda t, s: noise[int(t)] * t**-0.9}
     r = row(rows_of(fixed_table(gd=gd_like(), ngd=noisy), OPTS), "ngd rate bound")
     assert r.r2 < measure.R2_MIN and r.verdict.startswith("undecided: poor fit")
+
+
+def test_rising_at_the_horizon_needs_the_last_interval_and_the_last_decade_on_each_seed():
+    """Synthetic margins logged at t = 1, 10, 100, 900, 1000 (the decade before the last t:
+    t = 100). Seed 0 rises throughout; seed 1 rose over the decade but fell over the last
+    interval (Adam's 0.738 to 0.684); seed 2 rose over the last interval but is below its
+    value a decade before; seed 3 rises but is negative."""
+    t = [1, 10, 100, 900, 1000]
+    values = pd.DataFrame(
+        {0: [0.1, 0.2, 0.3, 0.5, 0.6], 1: [0.1, 0.2, 0.3, 0.738, 0.684],
+         2: [0.1, 0.9, 0.8, 0.5, 0.6], 3: [-0.9, -0.8, -0.7, -0.6, -0.5]},
+        index=t,
+    )  # fmt: skip
+    rising, t_before, before, t_prev, prev = measure.rising_at_horizon(values)
+    assert rising.tolist() == [True, False, False, False]
+    assert (t_before, t_prev) == (100, 900)
+    assert before.tolist() == [0.3, 0.3, 0.8, -0.7] and prev[1] == 0.738

@@ -6,30 +6,9 @@ import math
 
 import pandas as pd
 import pytest
+from claims_tables import REAL_OPTS, decay, real_table, similarity_frame
 
 from attnbias.claims import layouts
-
-REAL_COLUMNS = ["experiment", "optimizer", "seed", "iteration", "metric", "value"]
-
-
-# ---- the real-data statements, on tables of the real runs' schema ------------------
-
-
-def real_table(losses: dict, norms: dict | None = None, steps=range(0, 2001, 100)) -> pd.DataFrame:
-    """{optimizer: loss(step, seed)} (and {optimizer: [norm(step) per layer]}) -> the real
-    runs' long table (experiment, optimizer, seed, iteration = step, metric, value)."""
-    rows = []
-    for opt, loss in losses.items():
-        for seed in (0, 1):
-            for step in steps:
-                rows.append(("r", opt, seed, step, "train_loss", loss(step, seed)))
-                for i, norm in enumerate((norms or {}).get(opt, [])):
-                    rows.append(("r", opt, seed, step, f"norm/{i:02d} layer{i}", norm(step)))
-    return pd.DataFrame(rows, columns=REAL_COLUMNS)
-
-
-REAL_OPTS = {"sgd": {"rule": "sgd", "lr": 0.1}, "sngd": {"rule": "sngd", "lr": 0.5},
-             "sps": {"rule": "sps", "c": 0.5}, "adam": {"rule": "adam", "lr": 1e-3}}  # fmt: skip
 
 
 def real_rows(table, dataset):
@@ -37,10 +16,6 @@ def real_rows(table, dataset):
                   "labels": {o: o.upper() for o in REAL_OPTS}}  # fmt: skip
     out = layouts.claims({"r": experiment}, {"r": table})
     return out[out["kind"] != "not measured"].set_index("key")
-
-
-def decay(rate):
-    return lambda step, seed: 2.0 * math.exp(-rate * step / 1000) + 0.01 * seed
 
 
 def test_faster_than_sgd_holds_on_a_faster_loss_and_fails_on_a_slower_one():
@@ -97,13 +72,6 @@ def test_text_statements_are_measured_on_their_stand_ins_as_comparisons():
         # the other text statement does not read it
         other = "real-civil" if statement == "real-mnli" else "real-mnli"
         assert set(out[out["statement"] == other]["kind"]) == {"not measured"}
-
-
-def similarity_frame(share: float, band: float = 0.1) -> pd.DataFrame:
-    """A similarity table as token_similarity writes it: bins, with the summary on each row."""
-    return pd.DataFrame({"lo": [-1.0, 0.0], "hi": [0.0, 1.0], "count": [5, 5], "texts": 40,
-                         "pairs": 1234, "identical_pairs": 3, "band": band,
-                         "within_band": share})  # fmt: skip
 
 
 def test_near_orthogonality_is_read_from_the_similarity_tables():

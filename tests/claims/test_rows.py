@@ -68,7 +68,10 @@ def test_a_row_takes_what_it_leaves_open_from_its_statement():
     assert row.covered and row.algorithm == "NGD (uncapped)"
     # Sec. 3's hypotheses, the statement's section's: Ass. 2 is broken on this data
     assert row.hypotheses.startswith("Ass. 1 holds") and not row.in_hypotheses
-    assert row.verdict == "consistent with the bound (outside hypotheses: Ass. 2 broken)"
+    assert row.verdict == (
+        "consistent with the bound (outside hypotheses: Ass. 2 broken); a consistency check, "
+        "not counted: a bound whose constant was lost"
+    )
 
 
 def test_what_a_row_says_overrides_its_statement():
@@ -140,8 +143,18 @@ def test_a_threshold_of_ours_says_how_far_it_sits_from_flipping():
     threshold_row(rows, Said("k2", "c"), measured, 0.99, above=True, ours="")
     mine, papers = rows.rows
     assert mine.holds and mine.kind == "threshold" and "(threshold ours: a guess)" in mine.reference
-    assert mine.detail == "our threshold 1; it flips if moved by 0.5% (to the worst seed's 0.995)"
+    assert mine.detail == (
+        "our threshold 1; it flips if moved by 0.5% (to the worst seed's 0.995); within 1% of "
+        "its threshold: the worst seed's 0.995 against 1"
+    )
     assert not papers.holds and papers.detail == "" and "the paper's" in papers.reference
+    # a paper's threshold missed by less than 1% says so (the one above, by 9%, does not)
+    threshold_row(rows, Said("k3", "c"), Measured("q", "w", [0.985, 1.0]), 0.99, above=True,
+                  ours="")  # fmt: skip
+    near = rows.rows[-1]
+    assert not near.holds and near.detail == (
+        "within 1% of its threshold: the worst seed's 0.985 against 0.99"
+    )
     assert flip_text(-1.0, 2.0) == "it flips at -1 (the worst seed), not at a factor of it"
 
 
@@ -169,3 +182,26 @@ def test_a_race_the_rival_ties_on_a_seed_says_equal_not_ahead():
         "NGD not ahead at t = 100 on 1 of 2 seeds (GD ahead on 0, equal to it on 1)"
     )
     assert row.value_text.endswith("; equal at t = 100 on 1 of 2 seeds; a note")
+
+
+def test_a_race_won_by_less_than_one_percent_says_so():
+    rows = _rows(_curves({"gd": lambda t, s: 1.0 / t, "ngd": lambda t, s: 0.995 / t}))
+    race_row(rows, "ngd", "gd", "gap_W", "the gap", Said("ahead", "ahead."))
+    assert rows.rows[0].outcome == "holds"
+    assert rows.rows[0].detail.endswith(
+        "; within 1% of a tie at t = 100 on 2 of 2 seeds (margin NGD / GD 0.995)"
+    )
+    # the control: won by 10%, nothing of the kind
+    rows = _rows(_curves({"gd": lambda t, s: 1.0 / t, "ngd": lambda t, s: 0.9 / t}))
+    race_row(rows, "ngd", "gd", "gap_W", "the gap", Said("ahead", "ahead."))
+    assert rows.rows[0].outcome == "holds" and "tie" not in rows.rows[0].detail
+
+
+def test_a_ratio_within_one_percent_of_its_tolerance_band_says_so():
+    from attnbias.claims.thresholds import band_near_text
+
+    assert band_near_text([1.0, 1.248], 0.25) == (
+        "within 1% of its threshold: the worst seed's 1.248 against 1.25"
+    )
+    assert band_near_text([0.755, 1.1], 0.25).endswith("0.755 against 0.75")  # the low edge
+    assert band_near_text([1.0, 1.2], 0.25) == ""  # the control: 4% inside the band

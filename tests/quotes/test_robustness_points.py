@@ -27,3 +27,26 @@ def test_a_robustness_point_is_matched_at_its_own_value():
     }  # fmt: skip
     with pytest.raises(ValueError, match="no longer reads"):
         margin_text("0.6 of the optimum")
+
+
+def test_a_margin_rows_words_as_the_claims_write_them_read_back():
+    """The words attnbias.claims.beyond writes now (with the previous logged t after the
+    decade's) read back as before."""
+    from geometry_tables import NORMS, OPTIMIZERS, geometry_table
+
+    from attnbias.claims import layouts
+    from attnbias.quotes.robustness_points import fell_at_end, margin_text, moved
+
+    final = {o: {n: 0.9 if n in ("max", "nuclear") else 0.5 for n in NORMS} for o in OPTIMIZERS}
+    table = geometry_table(final, {"sign": 0.95, "kq": (0.0, 0.05, 0.3, 0.5)})
+    out = layouts.claims({"geo": {"layout": "geometry", "optimizers": OPTIMIZERS}}, {"geo": table})
+    text = out[(out["statement"] == "geo-kq") & (out["kind"] == "threshold")]["value_text"].item()
+    assert margin_text(text) == {"late": [0.499, 0.5], "t_last": 1000, "early": [0.299, 0.3],
+                                 "t_before": 100}  # fmt: skip
+    assert moved(text, rising=True)
+    # the last logged interval: 0.3 at t = 100 to 0.5, rising; the control, falling at the end
+    assert not fell_at_end(text)
+    assert fell_at_end("0.684 of the optimal max margin at t = 300 (0.6 at t = 30); 0.738 at "
+                       "the previous logged t = 210")  # fmt: skip
+    with pytest.raises(ValueError, match="no previous logged t"):
+        fell_at_end("0.6 of the optimal l3 margin at t = 300 (0.5 to 0.55 at t = 30)")

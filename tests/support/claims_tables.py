@@ -159,3 +159,36 @@ def bad_init_2d(sample_1) -> pd.DataFrame:
         curves[(opt, "gap_W")] = lambda t, s: 1 / t
         curves[(opt, "loss")] = lambda t, s: 0.68 + 1 / (t + 1)
     return long_table(curves)
+
+
+# ---- real-data run tables (the real runs' schema) and token-similarity panels ---------
+
+REAL_COLUMNS = ["experiment", "optimizer", "seed", "iteration", "metric", "value"]
+
+
+def real_table(losses: dict, norms: dict | None = None, steps=range(0, 2001, 100)) -> pd.DataFrame:
+    """{optimizer: loss(step, seed)} (and {optimizer: [norm(step) per layer]}) -> the real
+    runs' long table (experiment, optimizer, seed, iteration = step, metric, value)."""
+    rows = []
+    for opt, loss in losses.items():
+        for seed in (0, 1):
+            for step in steps:
+                rows.append(("r", opt, seed, step, "train_loss", loss(step, seed)))
+                for i, norm in enumerate((norms or {}).get(opt, [])):
+                    rows.append(("r", opt, seed, step, f"norm/{i:02d} layer{i}", norm(step)))
+    return pd.DataFrame(rows, columns=REAL_COLUMNS)
+
+
+REAL_OPTS = {"sgd": {"rule": "sgd", "lr": 0.1}, "sngd": {"rule": "sngd", "lr": 0.5},
+             "sps": {"rule": "sps", "c": 0.5}, "adam": {"rule": "adam", "lr": 1e-3}}  # fmt: skip
+
+
+def decay(rate):
+    return lambda step, seed: 2.0 * math.exp(-rate * step / 1000) + 0.01 * seed
+
+
+def similarity_frame(share: float, band: float = 0.1) -> pd.DataFrame:
+    """A similarity table as token_similarity writes it: bins, with the summary on each row."""
+    return pd.DataFrame({"lo": [-1.0, 0.0], "hi": [0.0, 1.0], "count": [5, 5], "texts": 40,
+                         "pairs": 1234, "identical_pairs": 3, "band": band,
+                         "within_band": share})  # fmt: skip

@@ -35,3 +35,16 @@ def test_norms_on_another_layout_are_refused():
     cfg["experiments"]["fig"] = other
     with pytest.raises(configkeys.ConfigError, match="norms belong to layout geometry"):
         configcheck_geometry.check_geometry(cfg)
+
+
+def test_a_tuning_seed_among_the_reported_seeds_is_refused():
+    """The seed that chose the step lengths is never reported: tuning_seed below first_seed."""
+    cfg = checked_tiny_geometry()
+    e = cfg["experiments"]["geometry_example1"]
+    e.update(first_seed=1, tuning_seed=0)
+    configcheck_geometry.check_geometry(cfg)  # below the reported seeds: accepted
+    e.update(tuning_seed=1)
+    with pytest.raises(configkeys.ConfigError) as err:
+        configcheck_geometry.check_geometry(cfg)
+    assert err.value.key == "experiments.geometry_example1.tuning_seed"
+    assert "first_seed (1) must be above it" in str(err.value)

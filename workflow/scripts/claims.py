@@ -7,8 +7,8 @@ data/<name>, svm/<name> and, for joint training, final/<name>/<optimizer>. The r
 table (claims_robustness.parquet, attnbias.claims.robustness) adds the column robustness
 where this build holds it; without, the column says why."""
 
+from attnbias.claims import beyond_seeds, layouts, robustness, write
 from attnbias.claims import inputs as claims_inputs
-from attnbias.claims import layouts, robustness, write
 from attnbias.workflow import io, joblog, parquet, provenance, store
 
 joblog.start(snakemake)
@@ -22,7 +22,7 @@ inputs = {
     for name, e in experiments.items()
 }
 arguments = claims_inputs.claims_arguments(inputs)
-tables, W_mm_norms, T_tokens, data_hypotheses, u_margins, feasibility = arguments
+tables, W_mm_norms, T_tokens, data_hypotheses, u_margins, feasibility, data_ids = arguments
 # the real-data experiments whose run tables this build holds (the others: "not measured")
 real = snakemake.params.real
 for name, experiment in real.items():
@@ -43,6 +43,7 @@ table = layouts.claims(
     data_hypotheses,
     u_margins,
     feasibility,
+    data_ids,
 )
 # robustness to the constants the paper lost and we chose (claims_robustness), where measured
 found = snakemake.params.robustness
@@ -64,8 +65,10 @@ backend = provenance.trained_on(provenance.training_info(records)) or "not recor
 # what their rows add to the counts
 optional = [*real, *(panel["figure"] for panel in similarity.values())]
 optional += [name for name, e in geometry.items() if e["optional"]]
-io.save_text(snakemake.output.md, write.to_markdown(table, backend, optional))
-io.save_text(snakemake.output.html, write.to_html(table, backend, optional))
+# the tuning seed of the geometry experiments and the seeds their rows report
+seeds = beyond_seeds.seeds_sentence(geometry, tables)
+io.save_text(snakemake.output.md, write.to_markdown(table, backend, optional, seeds))
+io.save_text(snakemake.output.html, write.to_html(table, backend, optional, seeds))
 io.save_text(snakemake.output.tex, write.to_latex(table))
 io.save_csv(snakemake.output.csv, write.to_csv(table))
 record = provenance.of_job(snakemake, figure="claims", title="claims", training=aggregates)

@@ -23,7 +23,8 @@ function in the module of its result):
   data_statements     the data's statements: footnote 4 (the W-SVM feasible), Lem. 6
                       (Example 1 meets Ass. 1, 2), Lem. 9 (DM's tokens nearly orthogonal)
   real                Sec. 5, App. C: the real-data statements, on the real-data run tables
-  consistency         near-tautologies of NGD (norm growth, Lem. 1), outside the count
+  consistency         near-tautologies of NGD (norm growth, Lem. 1), outside the count (as is
+                      every row that cannot fail: Statement.check, a bound's lost constant)
   coverage            a run's algorithm (from the optimizer registry), each section's hypotheses
   layouts             `claims`: the registry measured on every experiment, duplicates once
   claim               a statement of the paper (Statement) and a row (Claim): its kinds of
@@ -34,9 +35,11 @@ function in the module of its result):
                       a threshold (ours: how far it sits from flipping), a no-decrease check
   measure             reading the tables: windows, fits, crossings, races, bounds; thresholds
                       (the sweeps judge with the same functions)
-  write               Markdown, HTML, CSV and LaTeX of the table, its summary line and registry
+  write               Markdown, HTML, CSV and LaTeX of the table and its registry
+  summary             the summary lines: counts by category, the rows of each kind (counted
+                      by test, consistency checks by why they cannot fail), beyond the paper
   beyond              the rows beyond the paper: which max-margin each optimizer finds (the
-                      geometry experiments)
+                      geometry experiments); beyond_seeds: their tuning seed and reported seeds
   inputs              what the table reads of one experiment's files (the claims job's and
                       the robustness points')
 """

@@ -25,6 +25,12 @@ import pandas as pd
 #   not measured a statement without a run here (outside the count)
 KINDS = ("bound", "remark", "race", "threshold", "measurement", "consistency", "not measured")
 
+# Why a row cannot read "does not hold" (Claim.check): such a row is a consistency check,
+# outside the counts, whatever its kind. A bound whose constant was lost is one by its kind.
+LOST_CONSTANT = (
+    "a bound whose constant was lost: it reads consistent or undecided, never does not hold"
+)
+
 
 SYNTHETIC_MISSING = "no experiment of this layout in the configured build"
 
@@ -44,6 +50,15 @@ class Statement:
     kind: str  # the test's kind (KINDS)
     measure: Callable  # measure(rows) adds the rows of one experiment
     missing: str = SYNTHETIC_MISSING  # what a build without its runs lacks
+    # why its rows cannot read "does not hold" ("": they can, and are counted); a bound's
+    # kind says it already (LOST_CONSTANT)
+    check: str = ""
+    # a statement about the data (and their W-SVM), not a run: experiments with bit-identical
+    # data and SVM files give its rows once (layouts.same_data)
+    of_data: bool = False
+    # beyond the paper: a statement of this project's, which nobody published (counted apart
+    # from the published results it sits beside)
+    ours: bool = False
     datasets: tuple[str, ...] = ()  # real data: the datasets it is stated for (name prefixes)
     # real data it is measured on as a comparison (other data, a smaller model): never a verdict
     stand_ins: tuple[str, ...] = ()
@@ -77,13 +92,19 @@ class Claim:
     statement: str = ""  # the registry entry (statements.STATEMENTS) the row measures
     detail: str = ""  # what the verdict words add (a bound's slope, a threshold's flip)
     data: str = ""  # the experiment's data in words ("where" shows it): "Example 1"
+    # why the row cannot read "does not hold" (a consistency check outside the counts;
+    # Statement.check, LOST_CONSTANT); "": it can, and is counted
+    check: str = ""
 
     @property
     def category(self) -> str:
-        """consistency, not measured, outside (data outside the hypotheses), comparison (an
-        algorithm the statement is not made for), or covered: what the summary counts."""
+        """consistency (a near-tautology, or a row that cannot fail: `check`), not measured,
+        outside (data outside the hypotheses), comparison (an algorithm the statement is not
+        made for), or covered: what the summary counts."""
         if self.kind in ("consistency", "not measured"):
             return self.kind
+        if self.check:
+            return "consistency"
         if not self.in_hypotheses:
             return "outside"
         return "covered" if self.covered else "comparison"
@@ -100,8 +121,6 @@ class Claim:
     def verdict(self) -> str:
         if self.kind == "consistency":
             return f"consistency check: {'consistent' if self.holds else 'INCONSISTENT'}"
-        if self.kind == "not measured":
-            return f"not measured: {self.detail}"
         text = self.outcome
         if self.kind == "bound" and self.outcome == "holds":
             text = "consistent with the bound"
@@ -111,6 +130,8 @@ class Claim:
             text = f"comparison: {text} (not made for {self.algorithm})"
         if not self.in_hypotheses:
             text += f" (outside hypotheses: {self.hypotheses_broken})"
+        if self.check:  # its own words, and why it cannot fail: outside the count
+            text += f"; a consistency check, not counted: {self.check.split(':')[0]}"
         return text
 
     @property

@@ -29,7 +29,7 @@ from attnbias.claims.measure import (
 )
 from attnbias.claims.races import race_row
 from attnbias.claims.rows import Measured, Rows, Said, Verdict, spread
-from attnbias.claims.thresholds import threshold_row
+from attnbias.claims.thresholds import band_near_text, threshold_row
 from attnbias.training.metrics import CROSSING_THRESHOLDS  # a leaf: no torch in claims
 
 # Fig. 3's "NGD is slightly faster than joint-NGD": ours, "slightly" as within this factor
@@ -277,6 +277,7 @@ def fig3_similar_loss_rows(rows: Rows) -> None:
             ratio = k / k_rival
             close = np.all(np.abs(ratio - 1) <= CLOSENESS_TOLERANCE)
             holds, undecided = fitted_bound(None, np.minimum(r2, r2_rival), close)
+            near = band_near_text(ratio, CLOSENESS_TOLERANCE)
             rows.add(
                 Said(
                     f"{opt} loss rate like {rival}",
@@ -297,6 +298,7 @@ def fig3_similar_loss_rows(rows: Rows) -> None:
                     f"(R^2 >= {R2_MIN:g}, else undecided)",
                     holds,
                     undecided=undecided,
-                    detail=f"ratio {spread(ratio)}, tolerance 1 +- {CLOSENESS_TOLERANCE:g}",
+                    detail=f"ratio {spread(ratio)}, tolerance 1 +- {CLOSENESS_TOLERANCE:g}"
+                    + (f"; {near}" if near else ""),
                 ),
             )

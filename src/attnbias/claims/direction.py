@@ -23,6 +23,7 @@ from attnbias.claims.measure import (
 )
 from attnbias.claims.monotone import no_decrease_row
 from attnbias.claims.rows import Measured, Rows, Said, Verdict, spread
+from attnbias.claims.thresholds import band_near_text
 
 # The rate of Thm. 1 as we read it (the exponent survived only in our reading of the text).
 THM1_SLOPE = -0.75
@@ -86,6 +87,7 @@ def closeness_rows(rows: Rows) -> None:
         ratios = slopes / THM1_SLOPE
         close = np.all(np.abs(ratios - 1) <= CLOSENESS_TOLERANCE)
         holds, undecided = fitted_bound(slopes, r2, close)
+        near = band_near_text(ratios, CLOSENESS_TOLERANCE)
         rows.add(
             Said(f"{opt} rate closeness", "the alignment is 'closely predicted by Thm. 1'."),
             Measured(
@@ -104,7 +106,8 @@ def closeness_rows(rows: Rows) -> None:
                 "it",
                 holds,
                 undecided=undecided,
-                detail=f"ratio {spread(ratios)}, tolerance 1 +- {CLOSENESS_TOLERANCE:g}",
+                detail=f"ratio {spread(ratios)}, tolerance 1 +- {CLOSENESS_TOLERANCE:g}"
+                + (f"; {near}" if near else ""),
             ),
         )
 
@@ -160,6 +163,7 @@ def two_token_rate_rows(rows: Rows) -> None:
                     f"on every seed (R^2 >= {R2_MIN:g}, else undecided)",
                     holds,
                     undecided=undecided,
+                    detail=band_near_text(slopes / predicted, tol),
                 ),
             )
 

@@ -8,6 +8,7 @@ read them alike.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,6 +58,20 @@ class ExperimentInputs:
                 out[key].append(value)
         return out
 
+    @property
+    def data_identity(self) -> str:
+        """A checksum of the data and W-SVM arrays, every seed (their values, dtypes and
+        shapes; not the files' bytes, whose identity records name the experiment): equal for
+        two experiments exactly where their statements about the data must read the same."""
+        digest = hashlib.sha256()
+        for seed in sorted(self.datasets):
+            for part in (self.datasets[seed], self.solutions[seed]):
+                for key in sorted(part):
+                    array = np.ascontiguousarray(part[key])
+                    digest.update(f"{seed}/{key}/{array.dtype.str}/{array.shape}".encode())
+                    digest.update(array.tobytes())
+        return digest.hexdigest()
+
     def margins(self, finals: dict[int, dict]) -> list[float]:
         """Each seed's u margin ratio of the final parameters `finals` ({seed: {"u": ...}})."""
         return [
@@ -89,12 +104,13 @@ def load(path, experiment: dict, expect: dict) -> ExperimentInputs:
 
 
 def claims_arguments(inputs: dict[str, ExperimentInputs]) -> tuple[dict, ...]:
-    """attnbias.claims.layouts.claims's tables, W_mm_norms, T_tokens, hypotheses, u_margins and
-    feasibility (ExperimentInputs.feasibility)."""
+    """attnbias.claims.layouts.claims's tables, W_mm_norms, T_tokens, hypotheses, u_margins,
+    feasibility (ExperimentInputs.feasibility) and data identities (data_identity)."""
     tables = {name: e.table for name, e in inputs.items()}
     W_mm_norms = {name: e.W_mm_norms for name, e in inputs.items()}
     T_tokens = {name: e.T_tokens for name, e in inputs.items()}
     hypotheses = {name: hyp.summarize(e.reports) for name, e in inputs.items()}
     u_margins = {name: e.u_margins for name, e in inputs.items() if e.u_margins is not None}
     feasibility = {name: e.feasibility for name, e in inputs.items()}
-    return tables, W_mm_norms, T_tokens, hypotheses, u_margins, feasibility
+    data_ids = {name: e.data_identity for name, e in inputs.items()}
+    return tables, W_mm_norms, T_tokens, hypotheses, u_margins, feasibility, data_ids

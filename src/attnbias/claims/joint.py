@@ -26,7 +26,7 @@ from attnbias.claims.measure import (
 )
 from attnbias.claims.monotone import no_decrease_row
 from attnbias.claims.rows import Measured, Rows, Said, Verdict, spread
-from attnbias.claims.thresholds import moved_by, threshold_row
+from attnbias.claims.thresholds import moved_by, near_text, threshold_row
 from attnbias.optim.spec import OptimizerSpec
 
 U_MARGIN_MIN = 0.99  # Thm. 4's factor was lost; GD reaches 0.92 on fig3 at 10^4 (measured)
@@ -138,6 +138,7 @@ def loss_rate_rows(rows: Rows) -> None:
         holds, undecided = fitted_bound(exponents, r2, np.all(exponents >= THM2_EXPONENT))
         worst = float(exponents.min())
         factor = max(worst / THM2_EXPONENT, THM2_EXPONENT / worst) if worst > 0 else math.nan
+        near = near_text(worst, THM2_EXPONENT)
         rows.add(
             Said(
                 f"{opt} loss rate", "the train loss falls fast: -ln L grows like a power t^k of t."
@@ -157,7 +158,8 @@ def loss_rate_rows(rows: Rows) -> None:
                 holds,
                 undecided=undecided,
                 kind="threshold",
-                detail=f"our threshold {THM2_EXPONENT:g}; it flips if moved {moved_by(factor)}",
+                detail=f"our threshold {THM2_EXPONENT:g}; it flips if moved {moved_by(factor)}"
+                + (f"; {near}" if near else ""),
             ),
         )
 

@@ -4,7 +4,10 @@ statement that no run of the build measures.
 
 A run bit-identical to another experiment's (fig2's NGD, whose cap never binds, is
 fig2_uncapped's NGD) gives its rows once: on the run without the setting that changed
-nothing (the uncapped one), which also stands for the other's algorithm (duplicates).
+nothing (the uncapped one), which also stands for the other's algorithm (duplicates). A
+statement about the data (Statement.of_data) reads experiments whose data and W-SVM arrays
+are bit-identical (fig2's and fig2_uncapped's) once, on the first in config order
+(same_data).
 """
 
 from __future__ import annotations
@@ -56,6 +59,22 @@ def duplicates(experiments: dict, tables: dict) -> tuple[dict, dict]:
             if (name, opt) != keep[:2]:
                 dropped.setdefault(name, {})[opt] = keep[0]
                 kept.setdefault(keep[0], {}).setdefault(keep[1], []).append((name, alg))
+    return dropped, kept
+
+
+def same_data(data_ids: dict) -> tuple[dict, dict]:
+    """(dropped, kept): experiment -> the experiment whose bit-identical data give its rows
+    (the first in order with that identity), and experiment -> the ones it stands for, from
+    each experiment's data identity (claims.inputs.ExperimentInputs.data_identity)."""
+    first: dict[str, str] = {}
+    dropped: dict[str, str] = {}
+    kept: dict[str, list] = {}
+    for name, identity in data_ids.items():
+        if identity in first:
+            dropped[name] = first[identity]
+            kept.setdefault(first[identity], []).append(name)
+        else:
+            first[identity] = name
     return dropped, kept
 
 
@@ -114,6 +133,7 @@ def claims(
     hypotheses: dict | None = None,
     u_margins: dict | None = None,
     feasibility: dict | None = None,
+    data_ids: dict | None = None,
 ) -> pd.DataFrame:
     """Every statement of the registry, measured on the configured experiments (one row per
     run measured, or one "not measured" row).
@@ -121,7 +141,8 @@ def claims(
     experiments: name -> layout, optimizers (settings), labels, paper_figure, and for real
     data its dataset (WorkflowConfig.claims_settings); tables: name -> its aggregate table
     (a real-data experiment without a built table is left out); feasibility: name -> each
-    seed's sizes and smallest W-SVM constraint value (claims.inputs.ExperimentInputs)."""
+    seed's sizes and smallest W-SVM constraint value (claims.inputs.ExperimentInputs);
+    data_ids: name -> its data identity (same_data; None: every experiment's data its own)."""
     # the optimizer and metric names as categories: every row reads them by equality
     # (the similarity tables have neither: bins and a summary)
     tables = {
@@ -129,6 +150,7 @@ def claims(
         for n, t in tables.items()
     }
     dropped, kept = duplicates(experiments, tables)
+    data_dropped, data_kept = same_data(data_ids or {})
     collectors = []
     for name, e in experiments.items():
         if name not in tables:
@@ -159,8 +181,14 @@ def claims(
                 continue
             if statement.datasets and not reads(statement, rows.run.dataset):
                 continue
+            if statement.of_data and rows.experiment in data_dropped:
+                continue  # its data are another experiment's, bit for bit: read there
             rows.statement, rows.rows = statement, []
             statement.measure(rows)
+            twins = data_kept.get(rows.experiment) if statement.of_data else None
+            if twins:
+                same = f" (= {', '.join(twins)}: bit-identical data and W-SVM)"
+                rows.rows = [replace(r, experiment=r.experiment + same) for r in rows.rows]
             if statement.datasets:  # real data: the "where" names the data, model and scale
                 rows.rows = [replace(r, experiment=where(rows)) for r in rows.rows]
             scope = comparison_scope(statement, rows.run)

@@ -222,3 +222,19 @@ def late_max_growth(t: np.ndarray, values: np.ndarray) -> np.ndarray:
     t = np.asarray(t, dtype=float)
     early, late = t <= t[-1] / 10, t >= t[-1] / 10
     return values[:, late].max(axis=1) - values[:, early].max(axis=1)
+
+
+def rising_at_horizon(values):
+    """Per seed of `values` (iteration x seed), whether the quantity is positive and rising
+    at the horizon: above its value at the previous logged t (the last logged interval) and
+    at the last logged t <= t_last / 10 (the last decade). Also (t_before, before, t_prev,
+    prev): those earlier values and their t."""
+    last = values.iloc[-1].to_numpy(dtype=float)
+    t_last = values.index[-1]
+    earlier = values.loc[values.index <= t_last / 10]
+    t_before = int(earlier.index[-1]) if len(earlier) else int(values.index[0])
+    before = values.loc[t_before].to_numpy(dtype=float)
+    t_prev = int(values.index[-2]) if len(values) > 1 else int(t_last)
+    prev = values.loc[t_prev].to_numpy(dtype=float)
+    rising = (last > 0) & (last > before) & (last > prev)
+    return rising, t_before, before, t_prev, prev

@@ -5,8 +5,13 @@ are races."""
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
+
 from attnbias.claims.measure import BURN_IN, after_burn_in, ahead
 from attnbias.claims.rows import Measured, Rows, Said, Verdict, mean_spread
+from attnbias.claims.thresholds import NEAR
 
 
 def race_row(rows: Rows, opt: str, rival: str, metric: str, what: str, said: Said,
@@ -45,6 +50,14 @@ def race_row(rows: Rows, opt: str, rival: str, metric: str, what: str, said: Sai
                 f"{a} not ahead at t = {t_last} on {seeds_behind} of {n} seeds ({b} ahead "
                 f"on {seeds_behind - tied}, equal to it on {tied})"
             )
+    # the race's threshold is a tie: a margin within NEAR of it (not on it) at the end says so
+    off_tie = np.abs(margin.to_numpy()) if logs else np.abs(np.log(margin.to_numpy()))
+    near = (off_tie > 0) & (off_tie < math.log(1 + NEAR))
+    if near.any():
+        detail += (
+            f"; within {NEAR:.0%} of a tie at t = {t_last} on {int(near.sum())} of {n} seeds "
+            f"(margin {margin_text} {mean_spread(margin[near])})"
+        )
     measured = Measured(
         f"{what} at t = {t_last}: {a}'s and {b}'s; margin {margin_text}",
         f"t in [{t_last // BURN_IN}, {t_last}]",

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from attnbias.claims.claim import Claim
+from attnbias.claims.claim import LOST_CONSTANT, Claim
 from attnbias.claims.coverage import ALGORITHMS, SECTION_HYPOTHESES, hypotheses_of
 from attnbias.optim.algorithm import algorithm
 
@@ -159,6 +159,7 @@ class Rows:
         covered = covers is None or kind_of_run in covers
         twins = self.stands_for.get(opt, ())
         covered |= any(a in (covers or ()) for _, a in twins)
+        kind = verdict.kind or st.kind
         experiment = self.experiment
         if twins:
             experiment += f" (= {', '.join(e for e, _ in twins)}: bit-identical run)"
@@ -185,11 +186,12 @@ class Rows:
                 algorithm=said.scope or ALGORITHMS.get(kind_of_run, kind_of_run),
                 covered=covered,
                 undecided=bool(verdict.undecided),
-                kind=verdict.kind or st.kind,
+                kind=kind,
                 window_ratio=float(measured.window_ratio),
                 statement=st.key,
                 detail=verdict.detail,
                 data=self.run.data if self.run is not None else "",
+                check=st.check or (LOST_CONSTANT if kind == "bound" else ""),
             )
         )
 

@@ -8,6 +8,9 @@ import numpy as np
 
 from attnbias.claims.rows import Measured, Rows, Said, Verdict
 
+# a verdict whose worst seed sits within this fraction of its threshold says so (near_text)
+NEAR = 0.01
+
 
 def threshold_row(rows: Rows, said: Said, measured: Measured, threshold: float, *,
                   above: bool, ours: str) -> None:  # fmt: skip
@@ -18,9 +21,9 @@ def threshold_row(rows: Rows, said: Said, measured: Measured, threshold: float, 
     holds = bool(np.all(values >= threshold) if above else np.all(values <= threshold))
     sign = ">=" if above else "<="
     source = f"ours: {ours}" if ours else "the paper's"
-    detail = ""
+    worst = values.min() if above else values.max()
+    detail = near_text(worst, threshold)  # the paper's threshold: said only where near
     if ours:
-        worst = values.min() if above else values.max()
         detail = f"our threshold {threshold:g}; {flip_text(worst, threshold)}"
     reference = f"holds if {sign} {threshold:g} on every seed (threshold {source})"
     rows.add(said, measured, Verdict(reference, holds, kind="threshold", detail=detail))
@@ -32,9 +35,26 @@ def flip_text(worst: float, threshold: float) -> str:
     if worst == 0 or threshold == 0 or np.sign(worst) != np.sign(threshold):
         return f"it flips at {worst:.3g} (the worst seed), not at a factor of it"
     factor = max(worst / threshold, threshold / worst)
-    return f"it flips if moved {moved_by(factor)} (to the worst seed's {worst:.4g})"
+    near = f"; {near_text(worst, threshold)}" if factor < 1 + NEAR else ""
+    return f"it flips if moved {moved_by(factor)} (to the worst seed's {worst:.4g}){near}"
 
 
 def moved_by(factor: float) -> str:
     """A factor near 1 as a percentage (a factor 1.004 reads "by 0.4%"), else as a factor."""
     return f"by {100 * (factor - 1):.2g}%" if factor < 1.1 else f"by a factor {factor:.3g}"
+
+
+def near_text(worst: float, threshold: float) -> str:
+    """Where the worst seed's value is within NEAR of the threshold (either side), the words
+    that say so; "" elsewhere."""
+    if threshold == 0 or not np.isfinite(worst) or abs(worst / threshold - 1) >= NEAR:
+        return ""
+    return f"within {NEAR:.0%} of its threshold: the worst seed's {worst:.4g} against {threshold:g}"
+
+
+def band_near_text(ratios, tolerance: float) -> str:
+    """near_text of a tolerance band 1 +- `tolerance`: of the ratio farthest from 1 against
+    the edge on its side ("" where it sits farther than NEAR from that edge)."""
+    ratios = np.asarray(ratios, dtype=float)
+    worst = float(ratios[np.argmax(np.abs(ratios - 1))])
+    return near_text(worst, 1 + tolerance if worst >= 1 else 1 - tolerance)

@@ -12,8 +12,16 @@ import re
 import pandas as pd
 
 from attnbias.claims import robustness
-from attnbias.claims.claim import Claim, by_result
+from attnbias.claims.claim import by_result
 from attnbias.claims.measure import BURN_IN, R2_MIN
+from attnbias.claims.summary import (
+    as_claims,
+    beyond_rows,
+    beyond_summary_line,
+    optional_line,
+    robustness_line,
+    summary_line,
+)
 from attnbias.workflow import csvcells, latex, markdown
 
 TITLE = "The paper's claims, measured"
@@ -26,7 +34,8 @@ HOW_TO_READ = (
     "reads, and the horizon for a race; robustness: over which values of each the verdict "
     "stays the same, where results/claims_robustness.md is built. Which runs a statement "
     "reads is decided by their algorithm (the optimizer's rule and settings), never by "
-    "their config names; a run bit-identical to another's gives its rows once. A statement "
+    "their config names; a run bit-identical to another's gives its rows once, and a "
+    "statement about the data reads bit-identical data once. A statement "
     "made for other algorithms or data (Sec. 3: NGD and PS uncapped; Sec. 4: Eq. 10 with "
     "its step factors; a remark about a figure: that figure's settings; Sec. 3.3's races: "
     "its two-token example) reads 'comparison' and is not counted. The hypotheses are "
@@ -41,8 +50,11 @@ HOW_TO_READ = (
     "race shows both methods' numbers and the margin at the last t (read over the whole run "
     f"after a burn-in of t_last/{BURN_IN}); a threshold of ours states by what factor it "
     "would have to move to flip; a remark shows its ratio and tolerance. A fit with R^2 "
-    f"below {R2_MIN:g} reads 'undecided'. Consistency checks (near-tautologies) and "
-    "statements not measured here are outside the count. Only failures that count are bold. "
+    f"below {R2_MIN:g} reads 'undecided'. Consistency checks (near-tautologies, and every row "
+    "that cannot read 'does not hold': a bound whose constant was lost, a data check, an "
+    "asymptotic reading; the verdict says why) and statements not measured here are outside "
+    "the count. A verdict within 1% of its threshold says so. Only failures that count are "
+    "bold. "
     "ln is the natural log."
 )
 COLUMNS = (
@@ -65,10 +77,6 @@ COLUMNS = (
 COMPACT = ("claim", "where", "value", "constants", "robustness", "verdict")
 
 
-def _claims(table: pd.DataFrame) -> list[Claim]:
-    return [Claim(**{k: r[k] for k in Claim.__dataclass_fields__}) for _, r in table.iterrows()]
-
-
 BEYOND_TITLE = "Beyond the paper: which max-margin does an optimizer find?"
 BEYOND_HOW_TO_READ = (
     "Not the paper's statements, and not in its counts above: published results on the "
@@ -79,98 +87,17 @@ BEYOND_HOW_TO_READ = (
     "geometry experiments (results/geometry.pdf) where this build holds their tables: for "
     "each run, at the last logged iteration on every seed, whether W_t aligns more with its "
     "expected norm's SVM solution than with any other norm's, and whether its normalized "
-    "margin in that norm reaches a fraction of the optimum 1/||W*||."
+    "margin in that norm reaches a fraction of the optimum 1/||W*||: short of it, undecided "
+    "at this horizon only where the margin is rising at the horizon on every seed (above its "
+    "value at the previous logged t and at t/10), a finding otherwise. A statement of ours "
+    "that nobody published (a trained decoder keeps the optimal tokens) is counted apart."
 )
-
-
-def beyond_rows(table: pd.DataFrame) -> pd.Series:
-    """Which rows measure a statement beyond the paper (claims.beyond.BEYOND)."""
-    from attnbias.claims.beyond import KEYS
-
-    return table["statement"].isin(KEYS)
-
-
-def beyond_summary_line(table: pd.DataFrame) -> str:
-    """The counts of the rows beyond the paper (`table`: those rows only)."""
-    rows = _claims(table)
-    measured = [r for r in rows if r.kind != "not measured"]
-    holds = sum(r.outcome == "holds" for r in measured)
-    undecided = sum(r.outcome == "undecided" for r in measured)
-    statements = table["statement"].nunique()
-    unmeasured = table.loc[table["kind"] == "not measured", "statement"].nunique()
-    return (
-        f"{len(measured)} rows measure {statements - unmeasured} of {statements} published "
-        f"results beyond the paper ({unmeasured} not measured here): {holds} hold, "
-        f"{len(measured) - holds - undecided} do not hold (findings), {undecided} undecided "
-        "at this horizon."
-    )
-
-
-def summary_line(table: pd.DataFrame) -> str:
-    """The counts by category (Claim.category): covered and within hypotheses (hold / do
-    not hold / undecided), comparisons, outside hypotheses; consistency checks and
-    statements not measured apart. The paper's statements only: the results beyond the
-    paper are counted apart (beyond_summary_line)."""
-    rows = _claims(table[~beyond_rows(table)])
-    covered = [r for r in rows if r.category == "covered"]
-    count = {
-        c: sum(r.category == c for r in rows)
-        for c in ("comparison", "outside", "consistency", "not measured")
-    }
-    outcomes = {
-        o: sum(r.outcome == o for r in covered) for o in ("holds", "does not hold", "undecided")
-    }
-    statements = table.loc[~beyond_rows(table), "statement"].nunique()
-    return (
-        f"{len(rows) - count['not measured']} rows measure {statements - count['not measured']}"
-        f" of the {statements} checkable statements of the paper ({count['not measured']} not "
-        f"measured here: their data are not in this build). On the algorithms and data the "
-        f"statements are made for: {outcomes['holds']} hold, {outcomes['does not hold']} do "
-        f"not hold, {outcomes['undecided']} undecided; {count['comparison']} comparisons (an "
-        f"algorithm or data the statement is not made for); {count['outside']} on data "
-        f"outside the hypotheses of the proofs of their section; {count['consistency']} "
-        "consistency checks (outside the count)."
-    )
-
-
-def robustness_line(table: pd.DataFrame) -> str:
-    """The header's count of the verdicts that depend on our constants, and of the fragile
-    ones (claims.robustness.summary; "" where the claims job did not add the column); a
-    line of its own, so that the summary line's counts read the same with or without it."""
-    return robustness.summary(table[~beyond_rows(table)])
-
-
-def optional_line(table: pd.DataFrame, optional=()) -> str:
-    """What the optional targets this build holds (`optional`: experiment names, outside
-    `snakemake`'s default build) add to the counts, and the counts without them, as the
-    default build alone gives them (the README's); "" where they add no row."""
-    experiment = table["key"].str.split(" ").str[0]
-    added = experiment.isin(list(optional)) & ~beyond_rows(table)
-    if not added.any():
-        return ""
-    from attnbias.claims.claim import frame
-    from attnbias.claims.layouts import not_measured
-    from attnbias.claims.statements import by_key
-
-    counts = experiment[added].value_counts(sort=False)
-    names = ", ".join(f"{n} ({c} row{'s' * (c > 1)})" for n, c in counts.items())
-    default = table[~added]
-    # a statement that only optional targets measure is "not measured" without them
-    unmeasured = dict.fromkeys(
-        k for k in table["statement"][added] if k not in set(default["statement"])
-    )
-    if unmeasured:
-        default = pd.concat([default, frame([not_measured(by_key(k)) for k in unmeasured])])
-    return (
-        f"Optional targets this build holds add rows to these counts: {names}. Without them, "
-        f"as the default build (snakemake) gives them: {summary_line(default)}"
-    )
 
 
 def _display_rows(table: pd.DataFrame):
     """Each claim as the cells of COLUMNS, as text; and whether it is shown plain (all but
     the failures that count: covered, within hypotheses, does not hold)."""
-    for r, claim in zip(table.itertuples(), _claims(table), strict=True):
+    for r, claim in zip(table.itertuples(), as_claims(table), strict=True):
         value = r.value_text or (
             "" if math.isnan(r.mean) else f"{r.mean:.4g} ({r.low:.4g} to {r.high:.4g})"
         )
@@ -244,22 +171,24 @@ def markdown_cell(text: str) -> str:
     return markdown.text(text)
 
 
-def to_markdown(table: pd.DataFrame, backend: str = "", optional=()) -> str:
+def to_markdown(table: pd.DataFrame, backend: str = "", optional=(), seeds: str = "") -> str:
     """The claims as compact Markdown tables (COMPACT), one per result, under a summary;
     the results beyond the paper in a section of their own, counted apart. `optional`: the
-    experiments of optional targets (optional_line)."""
+    experiments of optional targets (optional_line); `seeds`: the seeds of the rows beyond
+    the paper, in words (claims.beyond.seeds_sentence)."""
     table = by_result(table)
     beyond = beyond_rows(table)
     lines = _markdown_part(table[~beyond], backend, optional)
     if beyond.any():
-        lines += _markdown_beyond(table[beyond])
+        lines += _markdown_beyond(table[beyond], seeds)
     return "\n".join(lines)
 
 
-def _markdown_beyond(table: pd.DataFrame) -> list[str]:
+def _markdown_beyond(table: pd.DataFrame, seeds: str = "") -> list[str]:
     from attnbias.claims.beyond import BEYOND
 
     lines = [f"# {BEYOND_TITLE}", "", beyond_summary_line(table), ""]
+    lines += [markdown_cell(seeds), ""] if seeds else []
     robust = robustness.summary(table, "we chose")  # the geometry runs' steps, Adam's beta2, eps
     lines += [markdown_cell(robust), ""] if robust else []
     lines += [BEYOND_HOW_TO_READ, ""]
@@ -318,7 +247,7 @@ def _markdown_groups(table: pd.DataFrame) -> list[str]:
     return lines
 
 
-def to_html(table: pd.DataFrame, backend: str = "", optional=()) -> str:
+def to_html(table: pd.DataFrame, backend: str = "", optional=(), seeds: str = "") -> str:
     """The same tables with every column, as a standalone HTML page (shown in the report)."""
     table = by_result(table)
     beyond = beyond_rows(table)
@@ -326,8 +255,9 @@ def to_html(table: pd.DataFrame, backend: str = "", optional=()) -> str:
     if beyond.any():
         summary = html.escape(beyond_summary_line(table[beyond]))
         how = html.escape(BEYOND_HOW_TO_READ)
+        said = f"<p>{html.escape(seeds)}</p>" if seeds else ""
         body += [f"<h1>{html.escape(BEYOND_TITLE)}</h1>", f"<p><strong>{summary}</strong></p>",
-                 f"<p>{how}</p>", *_html_groups(table[beyond])]  # fmt: skip
+                 said, f"<p>{how}</p>", *_html_groups(table[beyond])]  # fmt: skip
     table = table[~beyond]
     style = (
         "body{font-family:sans-serif;font-size:13px;margin:1em}"

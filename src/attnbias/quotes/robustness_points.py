@@ -152,6 +152,19 @@ def margin_text(text: str) -> dict:
     return {"late": late, "t_last": int(found[3]), "early": early, "t_before": int(found[6])}
 
 
+_PREVIOUS = re.compile(rf"; {_RANGE} at the previous logged t = (\d+)")
+
+
+def fell_at_end(text: str) -> bool:
+    """True where a margin row's range at the last t (its value_text) lies wholly below its
+    range at the previous logged t: every seed fell over the last logged interval."""
+    found = _PREVIOUS.search(text)
+    if not found:
+        raise ValueError(f"a margin row's value_text names no previous logged t: {text!r}")
+    previous = [value_of(v) for v in found.group(1, 2) if v]
+    return max(margin_text(text)["late"]) < min(previous)
+
+
 def margin(constant: str, key: str, part: str, *values: float) -> Source:
     """A margin row's `part` (margin_text's: early, t_last, t_before) at `values`, all
     together: "falling from 0.71 to 0.85 at t = 2491"."""

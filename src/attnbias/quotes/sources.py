@@ -78,18 +78,34 @@ def every(*sources: Source) -> Source:
     )
 
 
+def default_summary(b: Build) -> str:
+    """The claims table's summary line as the default build alone gives it: where the build
+    also holds optional targets, the counts without their rows (the claims header's
+    optional line)."""
+    table = b.claims()
+    extra = optional_line(table, optional_experiments(b))
+    return extra.split("gives them: ", 1)[1] if extra else summary_line(table)
+
+
 def summary(index: int) -> Source:
-    """The index-th number of the claims table's summary line, as the default build alone
-    gives it: where the build also holds optional targets, the counts without their rows
-    (the claims header's optional line)."""
+    """The index-th number of the claims table's summary line, the default build's."""
+    return Source(
+        f"number {index + 1} of the claims summary, the default build's",
+        lambda b: value_of(re.findall(NUMBER, default_summary(b))[index]),
+    )
+
+
+def summary_kind(label: str) -> Source:
+    """The summary's count of the rows of one kind (claims.summary.kinds_line): the number
+    after `label` ("race", "a data check"), the default build's."""
 
     def read(b: Build) -> float:
-        table = b.claims()
-        extra = optional_line(table, optional_experiments(b))
-        line = extra.split("gives them: ", 1)[1] if extra else summary_line(table)
-        return value_of(re.findall(NUMBER, line)[index])
+        found = re.search(rf"(?:: |; ){re.escape(label)} (\d+)[;.]", default_summary(b))
+        if not found:
+            raise ValueError(f"the claims summary counts no rows of the kind {label!r}")
+        return float(found[1])
 
-    return Source(f"number {index + 1} of the claims summary, the default build's", read)
+    return Source(f"the claims summary's count of rows of the kind {label!r}", read)
 
 
 def optional_experiments(b: Build) -> list[str]:

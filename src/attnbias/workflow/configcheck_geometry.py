@@ -11,8 +11,15 @@ GEOMETRY_LAYOUT = "geometry"  # the layout of the geometry experiments (the norm
 
 
 def check_geometry(config: dict) -> None:
-    """The geometry experiments' `norms` and optimizers (after the schema's defaults)."""
+    """The geometry experiments' `norms` and optimizers (after the schema's defaults), and
+    a tuning seed below the reported ones."""
     for name, e in config["experiments"].items():
+        if e.get("tuning_seed", -1) >= e.get("first_seed", 0):
+            raise ConfigError(
+                ("experiments", name, "tuning_seed"),
+                f"the tuning seed {e['tuning_seed']} chose constants: it must not be reported, "
+                f"so first_seed ({e.get('first_seed', 0)}) must be above it",
+            )
         path = ("experiments", name, "norms")
         if e["layout"] != GEOMETRY_LAYOUT:
             if "norms" in e:

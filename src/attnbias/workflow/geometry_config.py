@@ -111,6 +111,8 @@ class GeometryConfig:
             "labels": {o: s.get("label", o) for o, s in e["optimizers"].items()},
             "paper_figure": None,
             "norms": self.norms(name),
+            "first_seed": e["first_seed"],
+            "tuning_seed": e.get("tuning_seed"),  # None: no seed of it chose a constant
             "dataset": e["data"]["model"],
             "data": data_name(e["data"]["model"], e["data"].get("params", {})),
         }

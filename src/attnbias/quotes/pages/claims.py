@@ -3,6 +3,8 @@
 (python -m attnbias.quotes write):
 
 - the counted rows of the paper's statements that do not hold or are undecided;
+- how many rows of each kind the default build has: the counted ones by test, the
+  consistency checks by why they cannot fail, and which statements give the checks;
 - the claims' robustness to our constants, once results/claims_robustness.md is built (an
   optional target): the summary's count and every covered row whose verdict flips inside a
   constant's plausible range, with its robustness cell.
@@ -13,13 +15,30 @@ from __future__ import annotations
 import pandas as pd
 
 from attnbias.claims import robustness
-from attnbias.claims.write import beyond_rows
+from attnbias.claims.summary import beyond_rows, kinds_line
 from attnbias.quotes.build import ROBUSTNESS, Unbuilt
 from attnbias.quotes.quote import Page, Section, Source, markers
+from attnbias.quotes.sources import optional_experiments
 
 CLAIMS_DOC = "docs/claims.md"
 FAILURES = markers("counted rows that do not hold")
 FRAGILE = markers("fragile covered rows")
+KINDS = markers("rows of each kind")
+
+
+def kinds(claims: pd.DataFrame, optional=()) -> str:
+    """The generated text, its marker lines included: the summary's rows of each kind
+    (claims.summary.kinds_line) on the default build's rows (less the experiments of optional
+    targets, `optional`), and per statement whose rows are consistency checks, why and how
+    many."""
+    experiment = claims["key"].str.split(" ").str[0]
+    paper = claims[~beyond_rows(claims) & ~experiment.isin(list(optional))]
+    checks = paper[paper["category"] == "consistency"].fillna({"check": ""})
+    lines = [KINDS[0], "", kinds_line(paper), ""]
+    for (result, why), group in checks.groupby(["result", "check"], sort=False):
+        why = why or "a near-tautology of the algorithm"
+        lines.append(f"- **{result}**: {len(group)} row{'s' * (len(group) > 1)} ({why}).")
+    return "\n".join([*lines, "", KINDS[1]])
 
 
 def failures(claims: pd.DataFrame) -> str:
@@ -55,6 +74,14 @@ def fragile(claims: pd.DataFrame) -> str:
 PAGE = Page(
     CLAIMS_DOC,
     sections=(
+        Section(
+            *KINDS,
+            Source(
+                "the rows of each kind (the summary's) and the consistency checks, from the "
+                "claims table",
+                lambda b: kinds(b.claims(), optional_experiments(b)),
+            ),
+        ),
         Section(
             *FAILURES,
             Source(

@@ -39,6 +39,7 @@ from attnbias.quotes.sources import (
     step_reaches,
     step_reaches_latest,
     summary,
+    summary_kind,
     support_vectors,
 )
 from attnbias.quotes.sweeps import ETA, eta_cond1_table, held_at, sweep_count, sweep_value
@@ -61,6 +62,14 @@ NUMBERS = {
     "summary.comparisons": summary(7),
     "summary.outside": summary(8),
     "summary.consistency": summary(9),
+    "summary.kind.remark": summary_kind("remark"),
+    "summary.kind.race": summary_kind("race"),
+    "summary.kind.threshold": summary_kind("threshold"),
+    "summary.kind.measurement": summary_kind("measurement"),
+    "summary.kind.checks.bound": summary_kind("a bound whose constant was lost"),
+    "summary.kind.checks.data": summary_kind("a data check"),
+    "summary.kind.checks.asymptotic": summary_kind("an asymptotic statement without a rate"),
+    "summary.kind.checks.tautology": summary_kind("a near-tautology"),
     "fig6_mnist5k.steps": computed(
         "fig6_mnist5k: the last logged step",
         lambda b: float(b.metrics("fig6_mnist5k")["iteration"].max()),
