@@ -165,8 +165,8 @@ def test_ours_is_reused_only_where_no_run_changes(monkeypatch):
 
     monkeypatch.setattr(robustness_points, "measure", fake_measure)
     monkeypatch.setattr(robustness_points, "train", fake_train)
-    settings = {"e": {"train": {"iterations": 10},
-                      "optimizers": {"ps": {"eta_max": 1e308}, "ngd": {"max_step": 1e148}}}}  # fmt: skip
+    caps = {"ps": {"eta_max": 1e308}, "ngd": {"max_step": 1e148}}
+    settings = {"e": {"train": {"iterations": 10}, "optimizers": caps}}
     inputs = {"e": type("I", (), {"datasets": {0: None}})()}
     together = {"e": ["optimizers.ps.eta_max", "optimizers.ngd.max_step"]}
     robustness_points.points(together, [1e148, 1e308], 1e308, settings, inputs)
