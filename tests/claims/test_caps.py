@@ -31,9 +31,8 @@ def table(ps_steps):
 
 
 def test_a_race_names_both_caps_where_they_bound_and_that_the_values_were_lost():
-    rows = rows_of(
-        table(steps(0.5, 10.0)), CAPS, figure="Fig. 2"
-    )  # PS's cap binds at t = 20 (logged: 21)
+    # PS's cap binds at t = 20 (logged: 21)
+    rows = rows_of(table(steps(0.5, 10.0)), CAPS, figure="Fig. 2")
     text = row(rows, "ps ahead of ngd").value_text
     assert "caps: ps's eta_max 1e10 bound by t = " in text
     assert "ngd's max_step 1e148 never bound (largest step 10^147.66 to 10^147.66" in text
