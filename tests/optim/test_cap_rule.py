@@ -48,15 +48,6 @@ def test_the_rule_refuses_runs_without_a_largest_step():
             cap_rule.rule_exponent(bad)
 
 
-def test_the_rule_read_off_the_capped_runs():
-    # a cap that never binds: the capped run is the uncapped one
-    assert cap_rule.rule_holds_on_capped(1e148, ln(147.66, 131.1))
-    assert not cap_rule.rule_holds_on_capped(1e150, ln(147.66, 131.1))  # not the smallest
-    # a cap that bound: only float64's ceiling is the rule's
-    assert cap_rule.rule_holds_on_capped(1e308, ln(308.0, 308.0))
-    assert not cap_rule.rule_holds_on_capped(1e150, ln(150.0, 150.0))  # the old shared cap
-
-
 def test_where_a_cap_binds_from_the_running_largest_step():
     running = pd.DataFrame(
         {0: ln(math.nan, 1.0, 5.0, 5.0), 1: ln(math.nan, 2.0, 3.0, 4.0)}, index=[0, 10, 100, 1000]

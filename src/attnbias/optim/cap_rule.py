@@ -14,9 +14,9 @@ infinity: App. C's cap as float64 must have it. The rule reads only step sizes (
 1 - cos, no loss, no race), so no verdict can steer it.
 
 `rule_exponent` gives the rule's power of ten, `rule_cap` the cap as a float, `check_cap`
-refuses a configured cap that is not the rule's (naming the config key),
-`rule_holds_on_capped` tells the same from the capped runs alone (fig2's own), `binding`
-says at which logged iteration a cap first binds a run, from its running largest step.
+refuses a configured cap that is not the rule's (naming the config key; the quotes check
+asks it of the build's config, attnbias.quotes.pages.config), `binding` says at which
+logged iteration a cap first binds a run, from its running largest step.
 """
 
 from __future__ import annotations
@@ -65,17 +65,6 @@ def check_cap(configured, largest_log_steps, key: str, runs: str) -> None:
             f"{key} is {configured}, the cap rule (attnbias.optim.cap_rule) gives "
             f"{expected:.0e}: the largest step of {runs} over every step is 10^{largest:.2f}"
         )
-
-
-def rule_holds_on_capped(configured: float, largest_log_steps) -> bool:
-    """Whether `configured` is the rule's cap, read off the CAPPED runs' largest steps:
-    a capped run is its uncapped run until the cap first binds, so where no seed reached
-    the cap the rule applies to these steps as they are, and where one did, the uncapped
-    step went at least that far and only float64's ceiling is the rule's value."""
-    steps = np.asarray(largest_log_steps, dtype=float)
-    if float(steps.max()) >= math.log(configured) - 1e-9:  # bound on some seed
-        return float(configured) == 10.0**FLOAT64_EXPONENT
-    return rule_cap(steps) == float(configured)
 
 
 def binding(max_log_step, cap: float) -> np.ndarray:

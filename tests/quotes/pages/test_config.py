@@ -4,6 +4,7 @@ fails where a cap is not the rule's (control)."""
 
 from __future__ import annotations
 
+import pytest
 from cap_builds import CAPS, LARGEST, FakeBuild
 
 from attnbias.quotes.pages import config
@@ -12,8 +13,11 @@ from attnbias.quotes.pages import config
 def test_the_caps_fact_holds_only_for_the_rules_caps():
     fact = config.FACTS["config.fig2.caps-are-the-rules"]
     assert fact.read(FakeBuild(LARGEST, CAPS)) is True
-    assert fact.read(FakeBuild(LARGEST, CAPS | {"ps": 1e150})) is False  # the old shared cap
-    assert fact.read(FakeBuild(LARGEST, CAPS | {"ngd-mom": 1e150})) is False
+    # controls: the old shared cap on PS, and NGD-mom's apart from NGD's, are refused by name
+    with pytest.raises(ValueError, match=r"fig2.optimizers.ps.eta_max is 1e\+150.*1e\+308"):
+        fact.read(FakeBuild(LARGEST, CAPS | {"ps": 1e150}))
+    with pytest.raises(ValueError, match=r"ngd-mom.max_step is 1e\+150.*10\^147.66"):
+        fact.read(FakeBuild(LARGEST, CAPS | {"ngd-mom": 1e150}))
 
 
 def test_the_comments_numbers():

@@ -33,12 +33,15 @@ def rule_cap(optimizer: str):
 
 
 def caps_are_the_rules(b) -> bool:
-    """Whether every cap fig2 sets is the rule's value on its method's uncapped runs."""
-    return all(
-        b.cap(CAPPED, run) == cap_rule.rule_cap(largest(b, UNCAPPED, method))
-        for method, runs in CAPS.values()
-        for run in runs
-    )
+    """True where every cap fig2 sets is the rule's value on its method's uncapped runs;
+    else cap_rule.check_cap's ValueError, naming the config key, the rule's value and the
+    largest step (the check prints it as a fault)."""
+    for key, (method, runs) in CAPS.items():
+        for run in runs:
+            where = f"experiments.{CAPPED}.optimizers.{run}.{key}"
+            steps = largest(b, UNCAPPED, method)
+            cap_rule.check_cap(b.cap(CAPPED, run), steps, where, f"{UNCAPPED}'s {method}")
+    return True
 
 
 NUMBERS = {
