@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 
+import pandas as pd
 import pytest
 import yaml
 from project import REPO, SCHEMA, checked_config
@@ -38,16 +39,43 @@ def test_a_constant_reads_the_experiments_sharing_its_runs():
         "fig2": ["optimizers.ps.eta_max", "optimizers.ngd.max_step", "optimizers.ngd-mom.max_step"]
     }
     assert not found.default_build and found.targets("x.md") == []
-    assert "build results/claims_robustness.md" in found.claims_table("/nowhere.parquet")["absent"]
     config["claims_robustness"]["default_build"] = True
     found = RobustnessConfig(WorkflowConfig(config))
-    assert found.claims_table("t.parquet")["table"] == "t.parquet"
-    assert found.claims_input("t.parquet") == {"robustness": "t.parquet"}
+    assert found.claims_table("t.parquet", "d.parquet")["table"] == "t.parquet"
+    assert found.claims_input("t.parquet", "d.parquet") == {"robustness": "t.parquet"}
+    assert found.in_default == list(config["claims_robustness"]["constants"])
     config["claims_robustness"]["constants"] = {}
     found = RobustnessConfig(WorkflowConfig(config))
-    assert found.claims_table("t.parquet") == {
+    assert found.claims_table("t.parquet", "d.parquet") == {
         "absent": "the config's claims_robustness names no constant"
     }
+
+
+def test_the_caps_are_measured_in_the_default_build_and_the_others_named_unmeasured(tmp_path):
+    config = default_config()
+    found = RobustnessConfig(WorkflowConfig(config))
+    assert found.in_default == ["ngd_cap", "ps_cap", "caps"] and found.partial()
+    assert found.claims_input("t.parquet", "d.parquet") == {"robustness_default": "d.parquet"}
+    read = found.claims_table(str(tmp_path / "none.parquet"), "d.parquet")
+    assert read["table"] == "d.parquet" and "build results/claims_robustness.md" in read["hint"]
+    assert read["unmeasured"] == [n for n in found.constants if n not in found.in_default]
+    assert read["identity"] == found.summary_identity(found.in_default)
+    assert read["identity"] != found.summary_identity()  # never taken for the whole table
+    assert list(found.described(found.in_default)) == found.in_default
+    assert list(found.point_files("p/{constant}", ["caps"]).values()) == ["p/caps"]
+    # where the whole table is built, it is read, with the partial one to fall back on
+    whole = tmp_path / "whole.parquet"
+    pd.DataFrame({"a": [1]}).to_parquet(whole)
+    read = found.claims_table(str(whole), "d.parquet")
+    assert read["table"] == str(whole) and read["fallback"]["table"] == "d.parquet"
+    # control: without a constant of the default build, nothing is measured there
+    for entry in config["claims_robustness"]["constants"].values():
+        entry.pop("default_build", None)
+    found = RobustnessConfig(WorkflowConfig(config))
+    assert found.in_default == [] and not found.partial()
+    assert found.claims_input("t.parquet", "d.parquet") == {}
+    absent = found.claims_table(str(tmp_path / "none.parquet"), "d.parquet")
+    assert "build results/claims_robustness.md" in absent["absent"]
 
 
 checked = checked_config

@@ -22,7 +22,7 @@ LOST = (
     "App. C's cap values were lost; ours by the rule of docs/regime.md (attnbias.optim."
     "cap_rule: the smallest power of ten the uncapped step never reaches, else 1e308)"
 )
-ROBUSTNESS = "other caps: results/claims_robustness.md"
+ROBUSTNESS = "other caps: column robustness (measured in the default build)"
 
 
 def cap_of(settings: dict) -> tuple[str, float] | None:
