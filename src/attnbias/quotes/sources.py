@@ -70,6 +70,16 @@ def outcome(key: str, *outcomes: str, target: str | None = None) -> Source:
     )
 
 
+def robust_cell(key: str, words: str) -> Source:
+    """True where the claims row `key`'s robustness cell says `words` (a measured range,
+    e.g. "holds for PS's cap (eta_max) in [1e148, 1e308]": fig2's caps, of the default
+    build)."""
+    return Source(
+        f"claims row {key!r}'s robustness cell says {words!r}",
+        lambda b: words in str(b.row(key)["robustness"]),
+    )
+
+
 def every(*sources: Source) -> Source:
     """True where every (bool) source is."""
     return Source(
