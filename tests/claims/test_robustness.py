@@ -223,6 +223,62 @@ def test_range_texts_name_every_value_where_the_outcome_differs():
     ]  # fmt: skip
 
 
+CAPS = (1e10, 1e50, 1e100, 1e148, 1e308)  # the cap constants' values (config's claims_robustness)
+
+
+def synthetic_points(outcomes: dict[float, str], seeds_alike: dict[float, int]) -> pd.DataFrame:
+    """A cap constant's points for one race row: its outcome at each value (the numbers
+    change with it), and where it differs from ours, on how many of 10 seeds alone."""
+    return pd.DataFrame(
+        [
+            {"value": v, "key": "fig2 ps ahead of ngd", "experiment": "fig2", "claim": "PS ahead",
+             "kind": "race", "category": "covered", "outcome": o, "verdict": o, "mean": v / 1e300,
+             "low": 0.0, "high": 1.0, "value_text": f"at {v:g}", "seeds_alike":
+             seeds_alike.get(v, robustness_points.NOT_JUDGED), "seeds": 10}
+            for v, o in outcomes.items()
+        ]
+    )  # fmt: skip
+
+
+def test_a_cap_row_prints_where_its_verdict_flips_with_the_values_tried():
+    """The default build's cap constants (claims_robustness_default): a row's cell names the
+    range over which the verdict holds and the values tried; where it flips inside the
+    plausible range, the flip (control: the same row holding at every cap reads the whole
+    range, not fragile)."""
+    ps_cap = robustness.Constant("ps_cap", "PS's cap (eta_max)", 1e308, CAPS, (1e10, 1e308))
+    flips = dict.fromkeys(CAPS, "holds") | {1e10: "does not hold", 1e50: "does not hold"}
+    found = robustness.compare(ps_cap, synthetic_points(flips, {1e10: 10, 1e50: 6}))
+    text = robustness.cell(found.iloc[0])
+    assert text == (
+        "PS's cap (eta_max) = 1e308 (ours): holds for PS's cap (eta_max) in [1e100, 1e308]; "
+        "does not hold at 1e10 (10 of 10 seeds), 1e50 (6 of 10 seeds) (tried: 1e10, 1e50, "
+        "1e100, 1e148, 1e308); FRAGILE: flips inside the plausible range [1e10, 1e308]"
+    )
+    steady = robustness.compare(ps_cap, synthetic_points(dict.fromkeys(CAPS, "holds"), {}))
+    assert robustness.cell(steady.iloc[0]) == (
+        "PS's cap (eta_max) = 1e308 (ours): holds for PS's cap (eta_max) in [1e10, 1e308] "
+        "(tried: 1e10, 1e50, 1e100, 1e148, 1e308)"
+    )
+
+
+def test_a_partial_table_names_the_constants_left_unmeasured(tiny_fig2, momentum_cap_points):
+    """Where only the default build's constants are measured, the summary line says so and
+    names the others, with how to measure them (control: the whole table's line)."""
+    claims = robustness_points.measure(SETTINGS, tiny_fig2)
+    found = robustness.compare(constant((1e-3, 1e150)), momentum_cap_points)
+    partial = robustness.annotate(claims, found, "", (["gd_lr", "horizon"], "build it"))
+    line = robustness_line(partial)
+    assert line.startswith(
+        f"Measured in this build for the constants of the default build only: {len(found)} "
+        f"verdicts depend on them, {int(found['fragile'].sum())} fragile"
+    )
+    assert line.endswith("the constants gd_lr, horizon not measured: build it.")
+    cell = partial.set_index("key").loc[MOMENTUM_RACE, "robustness"]
+    assert "does not hold at 0.001 (2 of 2 seeds) (tried: 0.001, 1e150)" in cell
+    whole = robustness.annotate(claims, found, "", ([], ""))
+    assert robustness_line(whole).startswith(f"{len(found)} verdicts depend on constants")
+
+
 # ---- helpers ----------------------------------------------------------------------------------
 
 

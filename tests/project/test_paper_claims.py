@@ -71,20 +71,20 @@ def test_ngd_and_ps_align_with_w_mm_while_gd_lags(tables):
 
 
 def test_fig2_caps_bind_within_the_run_and_ps_leads_early(tables):
-    """App. C caps the adaptive steps; ours, one cap for all by one rule (docs/regime.md):
-    PS's step reaches it first, after which PS takes the cap as its step (GD with a large
-    step: the step curve is flat); NGD's never within the run (it tracks Thm. 1), NGD-mom's
-    late."""
+    """App. C's two caps, ours by one rule (docs/regime.md): PS's (1e308) binds, after which
+    PS takes the cap as its step (GD with a large step: the step curve is flat); NGD's
+    (1e148) never binds NGD within the run (it tracks Thm. 1) over every step, and binds
+    NGD-mom late."""
     table = tables["fig2"]
-    for optimizer, cap, binds_by in (("ps", 1e150, 400), ("ngd-mom", 1e150, 2000)):
+    for optimizer, cap, binds_by in (("ps", 1e308, 1000), ("ngd-mom", 1e148, 2000)):
         step = series(table, optimizer, "log_step_W")
         log_cap = np.log(cap)
         assert np.all(step.iloc[0] < log_cap - 1), optimizer
         assert np.allclose(step.iloc[-1], log_cap, rtol=0, atol=1e-9), optimizer
         bound = step.index[(step >= log_cap - 1e-9).all(axis=1)]
         assert 1 < bound.min() < binds_by, (optimizer, bound.min())
-    ngd_step = series(table, "ngd", "log_step_W")
-    assert np.all(ngd_step.max() < np.log(1e150) - 1)
+    largest = series(table, "ngd", "max_log_step_W").iloc[-1]  # over every step
+    assert np.all(largest < np.log(1e148)) and np.any(largest > np.log(1e147))
     first = {
         o: series(table, o, "first_gap_W_below_0.01").iloc[-1] for o in ("ps", "ngd", "ngd-mom")
     }

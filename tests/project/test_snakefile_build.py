@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from collections import Counter
 from contextlib import contextmanager
 from pathlib import Path
@@ -321,6 +322,41 @@ ROBUSTNESS = {
         }
     },
 }
+
+
+@pytest.mark.slow
+def test_a_constant_of_the_default_build_is_measured_without_the_others(built):
+    """A constant's own default_build (as fig2's caps): its points and the partial summary
+    are of the default build, the claims read them and name the constants left unmeasured."""
+    results = built / "results-tiny"
+    path = built / "config" / "tiny.yaml"
+    original = path.read_text()
+    left = planned_jobs(built) + Counter(all=1)
+    gd_lr = {**ROBUSTNESS["constants"]["gd_lr"], "default_build": True}
+    other = {**ROBUSTNESS["constants"]["gd_lr"], "label": "GD's lr again"}
+    section = {"default_build": False, "constants": {"gd_lr": gd_lr, "other": other}}
+    path.write_text(original + yaml.safe_dump({"claims_robustness": section}))
+    try:
+        added = Counter(claims_robustness_points=1, claims_robustness_default=1, claims=1)
+        assert planned_jobs(built) - left == added  # not the other constant's points
+        snakemake(built, "-c2", "-q")
+        robust = pd.read_csv(results / "claims_robustness_default.csv")
+        table = pd.read_csv(results / "claims.csv", keep_default_na=False).set_index("key")
+        line = (results / "claims.md").read_text().splitlines()[4]
+    finally:
+        path.write_text(original)
+    assert set(robust["constant"]) == {"gd_lr"} and len(robust)
+    for key, row in robust.set_index("key").iterrows():
+        assert table.loc[key, "robustness"].startswith(f"GD's lr = 1 (ours): {row['range']}")
+    assert line.startswith("**Measured in this build for the constants of the default build")
+    assert "the constants other not measured: build results/claims_robustness.md" in line
+    assert not (results / "claims_robustness.md").exists()
+    # the build as it was (the tests share it): without the section the claims job reruns
+    shutil.rmtree(results / "claims_robustness")
+    for suffix in ("parquet", "csv", "md"):
+        (results / f"claims_robustness_default.{suffix}").unlink()
+    assert planned_jobs(built) == Counter(claims=1, all=1)
+    snakemake(built, "-c2", "-q")
 
 
 @pytest.mark.slow

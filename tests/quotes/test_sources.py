@@ -1,13 +1,14 @@
 """The Sources the docs' numbers come from (attnbias.quotes.sources): the claims summary's
-counts of rows of each kind, read by name."""
+counts of rows of each kind, read by name, and a robustness cell's measured range."""
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 from claims_tables import GOOD, OPTS, fixed_table, gd_like, ngd_like
 
 from attnbias.claims import layouts
-from attnbias.quotes.sources import summary, summary_kind
+from attnbias.quotes.sources import robust_cell, summary, summary_kind
 
 
 class _Build:
@@ -39,3 +40,25 @@ def test_the_summary_counts_rows_of_each_kind_by_name():
     # the control: a kind the build has no row of is refused, not read as 0
     with pytest.raises(ValueError, match="no rows of the kind 'a data check'"):
         summary_kind("a data check").read(b)
+
+
+CELL = (
+    "PS's cap (eta_max) = 1e308 (ours): holds for PS's cap (eta_max) in [1e148, 1e308]; "
+    "does not hold at 1e10 (10 of 10 seeds) (tried: 1e10, 1e148, 1e308)"
+)
+
+
+class OneRow:
+    """A build whose claims table has one row."""
+
+    def row(self, key: str) -> pd.Series:
+        assert key == "fig2 ps ahead of ngd"
+        return pd.Series({"robustness": CELL})
+
+
+def test_a_robustness_fact_is_true_only_where_the_cell_says_its_range():
+    said = robust_cell("fig2 ps ahead of ngd", "holds for PS's cap (eta_max) in [1e148, 1e308]")
+    assert said.read(OneRow()) is True
+    # control: another range (the verdict flipping elsewhere) is not the cell's
+    other = robust_cell("fig2 ps ahead of ngd", "holds for PS's cap (eta_max) in [1e10, 1e308]")
+    assert other.read(OneRow()) is False

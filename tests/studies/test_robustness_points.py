@@ -144,3 +144,35 @@ def test_a_geometry_constant_retrains_only_its_optimizer_and_measures_the_beyond
     fragile = int(found["fragile"].sum())
     line = f"{len(found)} verdicts depend on constants we chose, {fragile} fragile"
     assert line in robustness.summary(claims, "we chose")
+
+
+def test_ours_is_reused_only_where_no_run_changes(monkeypatch):
+    """A constant moving two caps together (fig2's: PS 1e308, NGD 1e148) changes NGD's run
+    at ours' value (1e308): that point is measured, not the default table reused. Control:
+    a one-value constant at ours changes nothing and reuses it."""
+    measured, trained = [], []
+    table = pd.DataFrame({"key": ["e row"], "outcome": ["holds"]})
+    for name in robustness_points.COLUMNS:
+        table[name] = table.get(name, 0)
+
+    def fake_measure(settings, inputs):
+        measured.append(canonical(settings))
+        return table.copy()
+
+    def fake_train(name, settings, inputs, optimizers, **backend):
+        trained.append(list(optimizers))
+        return inputs
+
+    monkeypatch.setattr(robustness_points, "measure", fake_measure)
+    monkeypatch.setattr(robustness_points, "train", fake_train)
+    caps = {"ps": {"eta_max": 1e308}, "ngd": {"max_step": 1e148}}
+    settings = {"e": {"train": {"iterations": 10}, "optimizers": caps}}
+    inputs = {"e": type("I", (), {"datasets": {0: None}})()}
+    together = {"e": ["optimizers.ps.eta_max", "optimizers.ngd.max_step"]}
+    robustness_points.points(together, [1e148, 1e308], 1e308, settings, inputs)
+    assert trained == [["ps"], ["ngd"]]  # each point retrains the runs it moves
+    assert len(measured) == 3  # ours, then both points (1e308 moved NGD's cap)
+    measured.clear()
+    robustness_points.points({"e": ["optimizers.ps.eta_max"]}, [1e148, 1e308], 1e308,
+                             settings, inputs)  # fmt: skip
+    assert len(measured) == 2  # ours, then 1e148; 1e308 is ours, reused

@@ -146,7 +146,7 @@ def test_study_mode_gives_diverged_runs_nan_and_keeps_the_others(monkeypatch):
     assert (got_record["backend"], ref_record["backend"]) == ("c", "torch")
     lost = np.isnan(ref["gap_W"][:, -1])
     assert lost.any() and not lost.all()
-    study = {"log_loss", "opt_softmax", "gap_W", "log_step_W", *CROSSING_METRICS}
+    study = {"log_loss", "opt_softmax", "gap_W", "log_step_W", "max_log_step_W", *CROSSING_METRICS}
     assert set(ref) == set(got) == study  # only="study" on every backend; NaN under each
     assert np.isnan(ref["log_loss"][lost]).all() and np.isnan(ref_final["u"][lost]).all()
     for key, values in (("gap_W", got), ("opt_softmax", got), ("W", got_final)):

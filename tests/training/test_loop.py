@@ -163,3 +163,48 @@ def test_the_jobs_batch_names_the_seed_that_fails():
     message = "^experiment e, optimizer ngd, seed 2: training diverged"
     with pytest.raises(metrics.NonFiniteError, match=message):
         train_seeds(dss, svms, config, {"rule": "ngd", "lr": 0.1}, labels=labels)
+
+
+LARGEST_STEP_SPECS = [
+    OptimizerSpec("ngd", lr=0.1),
+    OptimizerSpec("ngd", lr=0.1, momentum=0.9, max_step=1e3),
+    OptimizerSpec("polyak"),
+    OptimizerSpec("gd", lr=1.0),
+]
+
+
+@pytest.mark.parametrize("spec", LARGEST_STEP_SPECS, ids=lambda s: s.caption())
+@pytest.mark.parametrize("name", list(STEPPERS))
+def test_the_largest_step_is_over_every_step_not_the_logged_ones(name, spec):
+    """max_log_step_W at a logged t is the largest log step over every step before t, as a
+    run logged at every step gives it by brute force; the last row holds the whole run's.
+    Control: the logged steps of the sparse run (log_step_W) miss the run's largest step,
+    which NGD and PS take after the last logged step that has one."""
+    dss, W_mm = _runs()
+    stepper, problem = STEPPERS[name]()
+    iterations, sparse_grid = 300, np.array([0, 5, 40, 250, 300])
+
+    def run(grid):
+        return loop.train(stepper, problem(dss), spec, iterations=iterations,
+                          log_iterations=grid, W_mm=W_mm)[0]  # fmt: skip
+
+    dense, sparse = run(np.arange(iterations + 1)), run(sparse_grid)
+    every_step = dense["log_step_W"][:, :-1]  # the step at t = 0 .. 299
+    assert np.isnan(sparse["max_log_step_W"][:, 0]).all()  # no step before t = 0
+    for j, t in enumerate(sparse_grid[1:], start=1):
+        expected = every_step[:, :t].max(axis=1)
+        np.testing.assert_allclose(sparse["max_log_step_W"][:, j], expected, rtol=1e-12)
+    np.testing.assert_array_equal(dense["max_log_step_W"][:, -1], sparse["max_log_step_W"][:, -1])
+    logged_only = np.nanmax(sparse["log_step_W"], axis=1)
+    if spec.rule == "gd":  # a constant step: nothing to miss
+        np.testing.assert_allclose(logged_only, sparse["max_log_step_W"][:, -1], rtol=1e-12)
+    elif spec.max_step is not None:  # the cap binds by t = 250: the largest step is the cap
+        np.testing.assert_allclose(sparse["max_log_step_W"][:, -1], math.log(spec.max_step))
+    else:
+        assert np.all(logged_only < sparse["max_log_step_W"][:, -1] - 0.1)
+
+
+def test_a_direction_rule_has_no_largest_step():
+    dss, W_mm = _runs()
+    table, _ = _train("full", dss, W_mm, OptimizerSpec("sign", lr=0.01))
+    assert np.isnan(table["max_log_step_W"]).all()

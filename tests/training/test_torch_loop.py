@@ -103,6 +103,7 @@ def test_metrics_at_iteration_0_match_direct_computation(loss):
         "gap_W",
         "log_excess_loss",
         "log_step_W",
+        "max_log_step_W",
         "min_opt_softmax",
         *(f"first_gap_W_below_{thr:g}" for thr in metrics.CROSSING_THRESHOLDS),
     }

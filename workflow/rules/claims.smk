@@ -62,12 +62,32 @@ rule claims_robustness:
         "../../envs/plot.yaml"
     params:
         constants=JOB.robustness.described(),
-        identities={
-            name: JOB.robustness.identity(name) for name in JOB.robustness.constants
-        },
+        identities=JOB.robustness.identities(),
         identity=JOB.robustness.summary_identity(),
     script:
         "../scripts/claims_robustness.py"
+
+
+# the constants of the default build only (a constant's own default_build: fig2's caps), read
+# by the claims job where the whole summary is not built
+use rule claims_robustness as claims_robustness_default with:
+    input:
+        **JOB.robustness.point_files(
+            rules.claims_robustness_points.output[0], JOB.robustness.in_default
+        ),
+        code=code("claims_robustness.py"),
+    output:
+        table=results("claims_robustness_default.parquet"),
+        csv=results("claims_robustness_default.csv"),
+        md=results("claims_robustness_default.md"),
+    log:
+        results("logs/claims_robustness_default.log"),
+    benchmark:
+        results("benchmarks/claims_robustness_default.tsv")
+    params:
+        constants=JOB.robustness.described(JOB.robustness.in_default),
+        identities=JOB.robustness.identities(JOB.robustness.in_default),
+        identity=JOB.robustness.summary_identity(JOB.robustness.in_default),
 
 
 rule claims:
@@ -80,8 +100,12 @@ rule claims:
         ),
         # the default-build geometry experiments' tables (beyond the paper)
         **JOB.geometry.claims_inputs(rules.aggregate.output[0]),
-        # the robustness table where it is of the default build (else params: where built)
-        **JOB.robustness.claims_input(rules.claims_robustness.output.table),
+        # the robustness table where it is of the default build, else the default build's
+        # constants' (fig2's caps; params: the whole table where built)
+        **JOB.robustness.claims_input(
+            rules.claims_robustness.output.table,
+            rules.claims_robustness_default.output.table,
+        ),
         code=code("claims.py"),
     output:
         md=in_report(results("claims.md"), "claims.rst", "Claims"),
@@ -104,8 +128,12 @@ rule claims:
         # the geometry experiments' tables (beyond the paper): the default build's (inputs)
         # and the others where they exist; without them the section reads "not measured"
         geometry=JOB.geometry.claims_built(results("{experiment}/metrics.parquet")),
-        # the robustness table (claims_robustness), or why there is none
-        robustness=JOB.robustness.claims_table(rules.claims_robustness.output.table),
+        # the robustness table (claims_robustness, or the default build's constants' with
+        # those it lacks), or why there is none
+        robustness=JOB.robustness.claims_table(
+            rules.claims_robustness.output.table,
+            rules.claims_robustness_default.output.table,
+        ),
         # the constants of ours each row names, built or not (claims.robustness.named)
         constants=JOB.robustness.described(),
         identities=WF.claims_identities(

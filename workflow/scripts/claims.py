@@ -5,7 +5,9 @@ parameters, and the real-data run tables the build holds.
 Inputs are named by experiment (workflow/rules/claims.smk, attnbias.claims.inputs): metrics/<name>,
 data/<name>, svm/<name> and, for joint training, final/<name>/<optimizer>. The robustness
 table (claims_robustness.parquet, attnbias.claims.robustness) adds the column robustness
-where this build holds it; without, the column says why."""
+where this build holds it; without, the default build's constants' (fig2's caps:
+claims_robustness_default.parquet), naming the constants left unmeasured; without either,
+the column says why."""
 
 from attnbias.claims import beyond_seeds, layouts, robustness, write
 from attnbias.claims import inputs as claims_inputs
@@ -55,7 +57,12 @@ if "table" in found:
         if "sha256" not in found:  # an input of this build, not a table left by another
             raise
         absent = f"the table found is not of this config ({err})"
-table = robustness.annotate(table, robust, absent)
+        if found.get("fallback"):  # the default build's constants' (an input: must load)
+            found = found["fallback"]
+            robust = parquet.load_frame(found["table"], found["identity"])
+# where only the default build's constants are measured: the others, and how to measure them
+unmeasured = (found.get("unmeasured", []), found.get("hint", "")) if robust is not None else None
+table = robustness.annotate(table, robust, absent, unmeasured)
 table = robustness.named(table, snakemake.params.constants, experiments | geometry)
 # as the figures' footnotes say it: where the runs trained, from the aggregates' records
 aggregates = [claims_inputs.named(i, name)("metrics") for name in experiments]

@@ -6,7 +6,7 @@ results/{experiment}.caption.md."""
 import logging
 
 from attnbias.data import hypotheses
-from attnbias.figures import algorithm_style, drawing
+from attnbias.figures import algorithm_style, drawing, notes
 from attnbias.workflow import joblog, npz, parquet, provenance
 
 joblog.start(snakemake)
@@ -24,9 +24,13 @@ note = hypotheses.describe(hypotheses.summarize(npz.hypotheses_by_seed(i.data, i
 logging.info("%s", note)
 # each optimizer drawn as its algorithm is, in every figure (algorithm_style)
 optimizers = p.config["experiments"][snakemake.wildcards.experiment]["optimizers"]
+table = parquet.load_metrics(i.metrics, p.identity)
+# the step caps (App. C's): their rule and where each bound, over every step
+labels = {name: label for name, (label, _) in p.legend.items()}
+note = " ".join(n for n in (notes.caps_note(table, optimizers, labels), note) if n)
 drawing.draw(
     p.kind,
-    parquet.load_metrics(i.metrics, p.identity),
+    table,
     title=title,
     legend=p.legend,
     algorithms=algorithm_style.algorithms_of(optimizers, p.kind),

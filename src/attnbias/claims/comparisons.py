@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from attnbias.claims.caps import caps_note
 from attnbias.claims.coverage import algorithm_name
 from attnbias.claims.measure import (
     CLOSENESS_TOLERANCE,
@@ -113,6 +114,7 @@ def fig2_ps_fastest_rows(rows: Rows) -> None:
     for opt in rows.runs("ps", "ps-capped"):
         first = first_crossing(table, opt, threshold, seeds)
         holds, undecided = race(first, rival)
+        note = caps_note(rows, [opt, *others])
         rows.add(
             Said(
                 "ps fastest", "reaches W_mm's direction first (PS 'empirically outperforms NGD')."
@@ -125,7 +127,7 @@ def fig2_ps_fastest_rows(rows: Rows) -> None:
                 opt=opt,
                 value_text=f"{PASSAGE_UNIT} {rows.label(opt)} {describe_passage(first, t_last)}; "
                 f"{' or '.join(map(rows.label, others))} (the earliest per seed) "
-                f"{describe_passage(rival, t_last)}",
+                f"{describe_passage(rival, t_last)}" + (f"; {note}" if note else ""),
             ),
             Verdict(
                 "holds if PS crosses first on every seed, undecided where none crosses",

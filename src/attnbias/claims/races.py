@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from attnbias.claims.caps import caps_note
 from attnbias.claims.measure import BURN_IN, after_burn_in, ahead
 from attnbias.claims.rows import Measured, Rows, Said, Verdict, mean_spread
 from attnbias.claims.thresholds import NEAR
@@ -21,8 +22,10 @@ def race_row(rows: Rows, opt: str, rival: str, metric: str, what: str, said: Sai
     (measure.ahead), on every seed. Shows both methods' numbers at the last t, the margin
     (a ratio; a difference for logs), how often `opt` was not ahead, on how many seeds the
     two ended equal (the same run: a tie is not ahead, and not the rival ahead either) and
-    `note` (what else the measured value must say: a capped run's bound steps)."""
+    `note` (what else the measured value must say: a capped run's bound steps), and the
+    caps of either run where it has one (claims.caps: App. C's, where they bound)."""
     t_last = rows.run.t_last
+    note = "; ".join(n for n in (note, caps_note(rows, [opt, rival])) if n)
     mine = after_burn_in(rows.run.table, opt, metric, t_last)
     theirs = after_burn_in(rows.run.table, rival, metric, t_last)
     mine, theirs = mine.align(theirs, join="inner")

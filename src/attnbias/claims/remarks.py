@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from attnbias.claims.caps import binding_effect, caps_note
 from attnbias.claims.measure import R2_MIN, fit, fit_per_seed, fitted_bound, has, series, window
 from attnbias.claims.rows import Measured, Rows, Said, Verdict, spread
 from attnbias.claims.thresholds import flip_text, moved_by
@@ -113,6 +114,10 @@ def ps_slows_down_rows(rows: Rows) -> None:
         ratio = np.where(early < 0, late / early, math.inf)
         r2 = np.minimum(r2_early, r2_late)
         holds, undecided = fitted_bound(None, r2, np.all(ratio <= SLOW_DOWN))
+        # a slow-down the cap makes (PS is then GD with step eta_max) says so
+        effect = binding_effect(rows, opt, t_last / 10)
+        detail = "; ".join(d for d in (_flip(r2, SLOW_DOWN, float(ratio.max())), effect) if d)
+        note = caps_note(rows, [opt])
         rows.add(
             Said(f"{opt} slows down", "converges much faster in the beginning, then slows down."),
             Measured(
@@ -122,7 +127,7 @@ def ps_slows_down_rows(rows: Rows) -> None:
                 ratio,
                 opt=opt,
                 value_text=f"ratio {spread(ratio)} (slope {spread(early)} early, "
-                f"{spread(late)} late)",
+                f"{spread(late)} late)" + (f"; {note}" if note else ""),
                 r2=r2,
             ),
             Verdict(
@@ -132,7 +137,7 @@ def ps_slows_down_rows(rows: Rows) -> None:
                 holds,
                 undecided=undecided,
                 kind="threshold",
-                detail=_flip(r2, SLOW_DOWN, float(ratio.max())),
+                detail=detail,
             ),
         )
 

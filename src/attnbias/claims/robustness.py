@@ -22,6 +22,7 @@ CHANGES = ("outcome", "mean", "low", "high", "value_text")  # what a depending r
 COLUMNS = ("key", "experiment", "claim", "constant", "label", "ours", "values", "outcomes",
            "range", "plausible", "fragile")  # fmt: skip
 NOT_MEASURED = "not measured"  # the outcome at a value where the row is not measured
+UNMEASURED = "robustness_unmeasured"  # the column naming the constants a partial table lacks
 
 
 @dataclass(frozen=True)
@@ -150,21 +151,26 @@ def _row(table: pd.DataFrame, key: str):
 
 
 def cell(row) -> str:
-    """One constant's words in a row's robustness cell: its value, the range, and whether
-    the verdict is fragile (flips inside the plausible range)."""
-    text = f"{row['label']} = {number(row['ours'])} (ours): {row['range']}"
+    """One constant's words in a row's robustness cell: its value, the range, the values
+    tried, and whether the verdict is fragile (flips inside the plausible range)."""
+    text = f"{row['label']} = {number(row['ours'])} (ours): {row['range']} (tried: {row['values']})"
     if row["fragile"]:
         text += f"; FRAGILE: flips inside the plausible range {row['plausible']}"
     return text
 
 
 def annotate(
-    table: pd.DataFrame, robustness: pd.DataFrame | None, absent: str = ""
+    table: pd.DataFrame, robustness: pd.DataFrame | None, absent: str = "", unmeasured=None
 ) -> pd.DataFrame:
     """The claims `table` with the columns `robustness` (each constant the row depends on,
     in words; "" where none does) and `fragile`. Without a robustness table, every counted
-    row's cell reads "not measured: <absent>" (the reason)."""
+    row's cell reads "not measured: <absent>" (the reason). `unmeasured`: where the table
+    measures some constants only (the default build's), (the others' names, how to measure
+    them), kept for the summary line (column UNMEASURED)."""
     table = table.copy()
+    if unmeasured and unmeasured[0]:
+        names, hint = unmeasured
+        table[UNMEASURED] = f"{', '.join(names)} not measured: {hint}"
     counted = table["category"].isin(COUNTED)
     if robustness is None:
         table["robustness"] = [f"{NOT_MEASURED}: {absent}" if c else "" for c in counted]
@@ -239,6 +245,13 @@ def summary(table: pd.DataFrame, whose: str = "the paper lost and we chose") -> 
         return f"Robustness to our constants {absent.iloc[0]}."
     depends = int((texts != "").sum())
     fragile = int((counted["fragile"] == True).sum())  # noqa: E712 (NaN: not fragile)
+    if UNMEASURED in table and len(table):  # a partial table: the default build's constants
+        return (
+            f"Measured in this build for the constants of the default build only: {depends} "
+            f"verdicts depend on them, {fragile} fragile (the verdict flips inside the "
+            "constant's plausible range: column robustness, claims_robustness_default.md); "
+            f"the constants {table[UNMEASURED].iloc[0]}."
+        )
     return (
         f"{depends} verdicts depend on constants {whose}, {fragile} "
         "fragile (the verdict flips inside the constant's plausible range: column robustness, "

@@ -10,6 +10,7 @@ import numpy as np
 
 from attnbias.claims.measure import after_burn_in, ahead
 from attnbias.claims.write import optional_line, summary_line
+from attnbias.optim import cap_rule
 from attnbias.quotes.build import ROBUSTNESS, Build
 from attnbias.quotes.numbers import NUMBER, value_of
 from attnbias.quotes.quote import Source
@@ -66,6 +67,16 @@ def outcome(key: str, *outcomes: str, target: str | None = None) -> Source:
         f"claims row {key!r} reads {' or '.join(outcomes)}",
         lambda b: b.row(key)["outcome"] in outcomes,
         target,
+    )
+
+
+def robust_cell(key: str, words: str) -> Source:
+    """True where the claims row `key`'s robustness cell says `words` (a measured range,
+    e.g. "holds for PS's cap (eta_max) in [1e148, 1e308]": fig2's caps, of the default
+    build)."""
+    return Source(
+        f"claims row {key!r}'s robustness cell says {words!r}",
+        lambda b: words in str(b.row(key)["robustness"]),
     )
 
 
@@ -226,15 +237,13 @@ def _race(b: Build, experiment: str, a: str, rival: str, metric: str):
 
 
 def step_reaches(experiment: str, optimizer: str, step: float | None = None) -> Source:
-    """Each seed's first logged t at which the adaptive step reaches `step` (None: the
-    optimizer's cap in the build's config): where a cap that large binds."""
+    """Each seed's first logged t by which the adaptive step has reached `step` (None: the
+    optimizer's cap in the build's config) at SOME step, every step tracked
+    (max_log_step_W, attnbias.optim.cap_rule.binding): where a cap that large binds."""
 
     def read(b: Build) -> np.ndarray:
         cap = step or b.cap(experiment, optimizer)
-        log_step = b.series(experiment, optimizer, "log_step_W")
-        reached = log_step >= np.log(cap) - 1e-9
-        return np.array([log_step.index[reached[s]].min() if reached[s].any() else np.nan
-                         for s in log_step])  # fmt: skip
+        return cap_rule.binding(b.series(experiment, optimizer, "max_log_step_W"), cap)
 
     what = f"a step of {step:g}" if step else "its cap"
     return Source(f"{experiment} {optimizer}: first t at which the step reaches {what}", read)

@@ -3,7 +3,8 @@ before any job (common.smk, after the sweeps' checks). Each names its key path u
 `claims_robustness.constants.<name>`: an experiment that is not of the default build (nor a
 geometry experiment, whose claims results/geometry.pdf's tables give), a key
 path it lacks or a value it refuses (as a sweep's grid: sweep_check.check_grid), key paths
-that hold different values (a constant is one value), values without ours, a plausible range
+that hold different values (a constant is one value, unless `together`: ours is then the
+first key path's), values without ours, a plausible range
 without ours or upside down, and a kind of test that no counted row has.
 """
 
@@ -70,6 +71,10 @@ def _check_set(config: dict, entry: dict, schema: dict, path: tuple):
             raise ConfigError(where, message) from None
         for key in keys:
             found[f"{experiment}: {key}"] = at(experiments[experiment], *key.split("."))
-    if len(set(found.values())) > 1:
-        raise ConfigError((*path, "set"), f"a constant is one value; its key paths hold {found}")
+    if len(set(found.values())) > 1 and not entry.get("together"):
+        raise ConfigError(
+            (*path, "set"),
+            f"a constant is one value; its key paths hold {found} (together: true moves "
+            "several constants as one)",
+        )
     return next(iter(found.values()))

@@ -12,7 +12,12 @@ their svm-geometry files (the SVMs whose measures their retrained runs log).
 With `default_build` the summary is a target of `rule all` and an input of the claims job;
 without, it is a named target (`<results>/claims_robustness.md`) that the claims job reads
 where this build holds it (params, as the real-data tables: a table that appears, or whose
-content changes, reruns the claims job only), else its column reads "not measured".
+content changes, reruns the claims job only), else its column reads "not measured". A
+constant with its own `default_build` (fig2's caps: seconds of training) is measured in the
+default build all the same: its points and a partial summary
+(`<results>/claims_robustness_default.md`, the same job on those constants only) are an
+input of the claims job, which reads them where the whole summary is not built, naming the
+constants left unmeasured (`partial`).
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from attnbias.workflow.config import WorkflowConfig, at, canonical
 from attnbias.workflow.geometry_config import GeometryConfig
 
 TARGET = "claims_robustness.md"
+DEFAULT_TARGET = "claims_robustness_default.md"  # the constants of the default build only
 BUILD_HINT = (
     f"build results/{TARGET} (snakemake -c2 results/{TARGET}), then the claims again "
     "(snakemake -c2)"
@@ -39,6 +45,13 @@ class RobustnessConfig:
         section = wf.config.get("claims_robustness") or {}
         self.constants: dict[str, dict] = section.get("constants") or {}
         self.default_build = bool(section.get("default_build")) and bool(self.constants)
+        # the constants the default build measures: every one with the section's
+        # default_build, else those with their own
+        self.in_default: list[str] = [
+            name
+            for name, entry in self.constants.items()
+            if self.default_build or entry.get("default_build")
+        ]
 
     def paths(self, constant: str) -> dict[str, list[str]]:
         """Experiment -> the dotted key paths the constant sets in it."""
@@ -119,9 +132,10 @@ class RobustnessConfig:
         }
         return store.identity("claims robustness points", constant, used)
 
-    def described(self) -> dict:
+    def described(self, names=None) -> dict:
         """Params of the summary and the claims: each constant in words (label, ours, the
-        values, the plausible range and why, the kinds of test it is read on, the key paths)."""
+        values, the plausible range and why, the kinds of test it is read on, the key paths);
+        `names`: those constants only (default every one)."""
         return {
             name: canonical(
                 {
@@ -135,40 +149,65 @@ class RobustnessConfig:
                 }
             )
             for name, entry in self.constants.items()
+            if names is None or name in names
         }
 
-    def summary_identity(self) -> dict:
-        """The summary table's: every constant's points file and words."""
-        used = {
-            "points": {n: self.identity(n) for n in self.constants},
-            "described": self.described(),
-        }
-        return store.identity("claims robustness", "claims", used)
+    def identities(self, names=None) -> dict:
+        """Params of a summary: each constant's points file identity (`names`: those only)."""
+        return {n: self.identity(n) for n in self.constants if names is None or n in names}
 
-    def point_files(self, pattern: str) -> dict:
-        """Input of the summary: each constant's points file (`pattern` of {constant})."""
-        return {name: pattern.format(constant=name) for name in self.constants}
+    def summary_identity(self, names=None) -> dict:
+        """The summary table's: every constant's points file and words (`names`: the partial
+        summary's constants; its identity names them, so it is never the whole one's)."""
+        used = {"points": self.identities(names), "described": self.described(names)}
+        which = "claims" if names is None else f"claims, constants {', '.join(names)} only"
+        return store.identity("claims robustness", which, used)
+
+    def point_files(self, pattern: str, names=None) -> dict:
+        """Input of a summary: each constant's points file (`pattern` of {constant};
+        `names`: those only)."""
+        return {
+            n: pattern.format(constant=n) for n in self.constants if names is None or n in names
+        }
+
+    def partial(self) -> bool:
+        """Whether the default build measures some constants but not all (a partial summary)."""
+        return not self.default_build and bool(self.in_default)
 
     def targets(self, summary: str) -> list[str]:
         """`rule all`'s robustness summary (`summary`: its path) where default_build."""
         return [summary] if self.default_build else []
 
-    def claims_input(self, table: str) -> dict:
-        """Input of the claims job: the summary table where default_build."""
-        return {"robustness": table} if self.default_build else {}
+    def claims_input(self, table: str, partial: str) -> dict:
+        """Input of the claims job: the summary table where default_build, the partial one
+        (`partial`: its path) where some constants are of the default build."""
+        if self.default_build:
+            return {"robustness": table}
+        return {"robustness_default": partial} if self.partial() else {}
 
-    def claims_table(self, table: str) -> dict:
+    def claims_table(self, table: str, partial: str) -> dict:
         """Params of the claims job: the summary table it reads (`table`, its path) and the
         identity it must hold, with the recorded checksum of the file where it is not an
-        input (a rebuilt table reruns the claims); or why there is none ("absent")."""
+        input (a rebuilt table reruns the claims); where only the default build's constants
+        are measured, the partial summary (`partial`, an input) and the constants it lacks
+        ("unmeasured", with how to measure them); else why there is none ("absent")."""
         if not self.constants:
             return {"absent": "the config's claims_robustness names no constant"}
         found = {"table": str(table), "identity": self.summary_identity()}  # a plain path
         if self.default_build:
             return found
-        if not os.path.exists(table):
-            return {"absent": f"{BUILD_HINT} to measure it"}
-        return {**found, "sha256": recorded_sha256(table)}
+        default = None
+        if self.partial():
+            others = [n for n in self.constants if n not in self.in_default]
+            default = {
+                "table": str(partial),
+                "identity": self.summary_identity(self.in_default),
+                "unmeasured": others,
+                "hint": BUILD_HINT,
+            }
+        if os.path.exists(table):  # the whole table, or (not of this config) the partial one
+            return {**found, "sha256": recorded_sha256(table), "fallback": default}
+        return default or {"absent": f"{BUILD_HINT} to measure it"}
 
 
 def recorded_sha256(path) -> str:

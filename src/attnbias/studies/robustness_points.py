@@ -139,7 +139,10 @@ def points(paths: dict[str, list[str]], values: list, ours, settings: dict,
             )
             for name in settings
         }
-        table = ours_table.reset_index() if value == ours else measure(point, changed)
+        # ours where no run changed (a constant setting several keys, one value for all,
+        # may change runs at our first key's value: then it is measured like any other)
+        same = value == ours and not any(retrained(settings[n], point[n]) for n in settings)
+        table = ours_table.reset_index() if same else measure(point, changed)
         table = table.assign(
             value=float(value),
             seeds_alike=NOT_JUDGED,

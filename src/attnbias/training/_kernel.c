@@ -66,7 +66,7 @@ int segment(long t0, long t1, const double *settings, long B, long n, long T, lo
             double *mu, double *ku, double *buf_w, double *pbuf_w, double *buf_u,
             double *kbuf_u, const double *m_mm, const double *w0mm, const double *w0sq,
             const double *mm_norm, long n_thr, const double *thresholds, double *first,
-            double *first_step) {
+            double *first_step, double *max_step) {
     const int loss = (int)settings[S_LOSS], rule = (int)settings[S_RULE];
     const int per_block = settings[S_PER_BLOCK] != 0.0, train_u = settings[S_TRAIN_U] != 0.0;
     const int opt_is_best = settings[S_OPT_IS_BEST] != 0.0;
@@ -308,6 +308,8 @@ int segment(long t0, long t1, const double *settings, long B, long n, long T, lo
             if (decay_w != 0.0) len_w -= decay_w * log((double)(t + 1));
             if (decay_u != 0.0) len_u -= decay_u * log((double)(t + 1));
             if (t == t0) first_step[b] = len_w;
+            /* the run's largest finite log step so far, over every step (NaN: none yet) */
+            if (isfinite(len_w) && (isnan(max_step[b]) || len_w > max_step[b])) max_step[b] = len_w;
             /* ---- the update: exp(length + log_scale) times the direction; NaN -> no step */
             double coef = exp(len_w + scale_w);
             if (isnan(coef)) coef = 0.0;

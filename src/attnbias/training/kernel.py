@@ -133,6 +133,7 @@ class KernelStepper:
         self.mm_norm = np.sqrt(np.sum(W_mm * W_mm, axis=(1, 2)))
         self.fixed = [np.ascontiguousarray(a.reshape(B, nT)) for a in (gamma, lag, gsign)]
         self.first_step = np.full(B, np.nan)
+        self.max_step = np.full(B, np.nan)  # the kernel keeps it across segments
 
     def W(self) -> np.ndarray:
         return self.problem.W(self.beta)
@@ -160,5 +161,9 @@ class KernelStepper:
             self.beta, self.z, self.mu, self.ku, *self.buffers,
             self.m_mm, self.w0mm, self.w0sq, self.mm_norm,
             thresholds=crossings.thresholds, first=crossings.first, first_step=self.first_step,
+            max_step=self.max_step,
         )  # fmt: skip
         return self.first_step
+
+    def max_log_step(self) -> np.ndarray:
+        return self.max_step.copy()

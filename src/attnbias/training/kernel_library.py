@@ -136,7 +136,7 @@ def _segment_fn():
         long, ptr = ctypes.c_long, ctypes.c_void_p
         # t0, t1, settings, B, n, T, Bp, 21 arrays (P .. mm_norm), n_thr, 3 arrays
         lib.segment.argtypes = [long, long, ptr, long, long, long, long, *[ptr] * 21, long]
-        lib.segment.argtypes += [ptr] * 3
+        lib.segment.argtypes += [ptr] * 4  # thresholds, first, first_step, max_step
         _LIB = lib
     return _LIB.segment
 
@@ -169,18 +169,19 @@ def kernel_info() -> dict[str, str]:
     }
 
 
-def segment(t0, t1, settings, P, K, *arrays, thresholds, first, first_step):
+def segment(t0, t1, settings, P, K, *arrays, thresholds, first, first_step, max_step):
     """Steps t0 .. t1 - 1 of the kernel, in place on contiguous float64 (int64: opt) arrays
     (their order and meaning: _kernel.c's `segment`, as kernel.KernelStepper passes them)."""
     B, n = arrays[2].shape  # y
     T = P.shape[1] // n
-    for a in (settings, P, K, *arrays, thresholds, first, first_step):
+    for a in (settings, P, K, *arrays, thresholds, first, first_step, max_step):
         if not a.flags.c_contiguous or a.dtype.itemsize != 8:
             raise TypeError("the kernel takes C-contiguous 8-byte arrays")
     ptr = [a.ctypes.data for a in arrays]
     status = _segment_fn()(
         t0, t1, settings.ctypes.data, B, n, T, P.shape[0], P.ctypes.data, K.ctypes.data,
         *ptr, len(thresholds), thresholds.ctypes.data, first.ctypes.data, first_step.ctypes.data,
+        max_step.ctypes.data,
     )  # fmt: skip
     if status != 0:
         raise MemoryError("the training kernel could not allocate its scratch space")

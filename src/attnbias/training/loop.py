@@ -16,6 +16,9 @@ Stepper(problem, request, W_mm, u_mm) and gives:
   W(), u()              the parameters materialised, (B, d, d) and (B, d)
   advance(t0, t1, crossings)   crossings checked at t0 .. t1, steps t0 .. t1 - 1; returns
                         the log step length of W at t0 (NaN: none, or a direction rule)
+  max_log_step()        (B,) the largest finite log step length of W over every step taken
+                        so far, not only the logged ones (NaN: none yet, or a direction
+                        rule): where a cap binds between two logged rows, and at the last
 
 A stepper that steps in Python derives from PerStep, which walks its steps one by one; the
 kernel runs a whole segment in one compiled call and records the crossings into the same
@@ -96,9 +99,21 @@ class Crossings:
 
 class PerStep:
     """advance() for a stepper that steps in Python: forward(t) (cached for the step after
-    a logged row) and step(t, fwd) -> the log step length of W, from the subclass."""
+    a logged row) and step(t, fwd) -> the log step length of W, from the subclass; and
+    max_log_step(), the running maximum of the finite ones over every step."""
 
     _cached: tuple[int, Any] | None = None
+    _max_step = None  # the running maximum, in the stepper's arrays (None: no step yet)
+
+    def max_log_step(self):
+        if self._max_step is None:
+            return namespace(self.W_mm).full_like(self.W_mm[:, 0, 0], math.nan)
+        return self._max_step.clone() if hasattr(self._max_step, "clone") else self._max_step.copy()
+
+    def _track(self, log_step) -> None:
+        xp = namespace(log_step)
+        finite = xp.where(xp.isfinite(log_step), log_step, math.nan)
+        self._max_step = finite if self._max_step is None else xp.fmax(self._max_step, finite)
 
     def forward(self, t: int):
         if self._cached is None or self._cached[0] != t:
@@ -112,6 +127,7 @@ class PerStep:
             if t == t1:
                 break
             log_step = self.step(t, self.forward(t))
+            self._track(log_step)
             first = log_step if t == t0 else first
         return first
 
@@ -213,6 +229,8 @@ def train(
             if t == 0:
                 _check_start(request, row, finite, labels)
             if t in to_log:
+                # over the steps before t, every one of them (NaN at t = 0)
+                row["max_log_step_W"] = stepper.max_log_step()
                 if extra_metrics is not None:  # from copies, in numpy
                     row.update(extra_metrics(*(np.array(to_numpy(stepper.W())),
                                                np.array(to_numpy(stepper.u())))))  # fmt: skip

@@ -65,17 +65,19 @@ def logged_metrics(n: int, train_u: bool) -> tuple[str, ...]:
     head = ("log_loss", "loss", "W_norm", "u_norm", "opt_softmax", "log1m_opt_softmax")
     decoder = ("alignment_u", "gap_u", "log_loss_ratio", "min_score_gap")
     tail = decoder if train_u else ("log_excess_loss",)
-    return (*head, "min_opt_softmax", *per_sample, "alignment_W", "gap_W", *tail, "log_step_W")
+    steps = ("max_log_step_W", "log_step_W")  # the loop adds the step at t after the row
+    return (*head, "min_opt_softmax", *per_sample, "alignment_W", "gap_W", *tail, *steps)
 
 
 def allowed_nan(name: str, out: dict):
     """Where a metric may be NaN for a reason: the direction of W or u while it is zero,
-    the log of a negative excess loss, the step after the last one."""
+    the log of a negative excess loss, the step after the last one, the largest step
+    before the first (or of a direction rule, which has no step length)."""
     if name in ("alignment_W", "gap_W"):
         return out["W_norm"] == 0 if "W_norm" in out else False
     if name in ("alignment_u", "gap_u"):
         return out["u_norm"] == 0 if "u_norm" in out else False
-    return name in ("log_excess_loss", "log_step_W")
+    return name in ("log_excess_loss", "log_step_W", "max_log_step_W")
 
 
 def acceptable(name: str, value, out: dict, xp):

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from attnbias.quotes.quote import Page
+from attnbias.quotes import cap_tables
+from attnbias.quotes.quote import Page, Section, Source
 from attnbias.quotes.sources import (
     computed,
     final,
@@ -72,6 +73,12 @@ NUMBERS = {
     "fig3.cond1_sv_fraction": hypothesis("fig3", "cond1_sv_fraction", _range),
 }
 
+CAP_TABLES = Section(
+    cap_tables.START,
+    cap_tables.END,
+    Source("fig2's cap tables, from fig2_uncapped's largest steps", cap_tables.section),
+)
+
 FACTS = {
     "seeds": computed(
         "the seeds of the default build's experiments",
@@ -79,4 +86,4 @@ FACTS = {
     ),
 }
 
-PAGE = Page(REGIME, NUMBERS, FACTS)
+PAGE = Page(REGIME, NUMBERS, FACTS, (CAP_TABLES,))
