@@ -108,7 +108,11 @@ def _parse_rules(snakefile: Path) -> dict[str, Rule]:
 
 
 def rule_names_in(rule_file: Path) -> list[str]:
-    return re.findall(r"^(?:rule|checkpoint)\s+(\w+)\s*:", rule_file.read_text(), re.M)
+    """The rules a rule file writes: `rule NAME:`, `checkpoint NAME:` and a rule it derives,
+    `use rule OTHER as NAME with:`."""
+    text = rule_file.read_text()
+    written = re.findall(r"^(?:rule|checkpoint)\s+(\w+)\s*:", text, re.M)
+    return written + re.findall(r"^use\s+rule\s+\w+\s+as\s+(\w+)", text, re.M)
 
 
 class EnvError(ValueError):
