@@ -16,9 +16,11 @@ and between two orders of the constraints and coordinates, is in docs/geometry.m
 with the solver's duals (checked: svm.norms.optimality_defect).
 For the spectral norm the point lies in the spans of the constraints' rows (projecting onto
 them keeps every constraint and lowers both norms), where it is solved; for the nuclear
-norm, on the top singular subspace of the duals' G (NUCLEAR_TOP_GAP), and where that is one
-direction (G's top singular value simple: on DM's and fig2's data) the optimum is unique and
-the solver's W is kept.
+norm, on the top singular subspace of the duals' G (NUCLEAR_TOP_GAP); where the active
+constraints fix the point on that subspace (G's top singular value simple, as on DM's data,
+or a few directions pinned by enough active constraints) the optimum is unique and the
+solver's W is kept (an SDP's near-optimal set is O(sqrt(slack)) wide, not O(slack): solving
+the least-norm point there moves it off the active constraints by ~1e-5).
 """
 
 from __future__ import annotations
@@ -64,6 +66,21 @@ def _nuclear_face(a, b, dual, top_gap: float = NUCLEAR_TOP_GAP):
     U, S, Vt = np.linalg.svd(G, full_matrices=False)
     top = S >= S[0] * (1.0 - top_gap)
     return Ua @ U[:, top], Ub @ Vt[top].T
+
+
+def _nuclear_face_is_a_point(a, b, dual, active: float = 1e-6) -> bool:
+    """Whether the nuclear norm's optimal face is one point: every optimum is Pa P Pb^T with
+    P >= 0 symmetric (r x r) and meets each constraint of a positive dual (above `active`
+    times the largest) with equality, so where those equalities fix P's r (r + 1) / 2
+    entries (the linear map has full rank) the optimum is unique (r = 1: one entry)."""
+    Pa, Pb = _nuclear_face(a, b, dual)
+    on = dual > active * dual.max()
+    ca, cb = a[on] @ Pa, b[on] @ Pb
+    r = Pa.shape[1]
+    rows, cols = np.triu_indices(r)
+    # <ca cb^T, P> over P's upper triangle (an off-diagonal entry counts twice)
+    entries = ca[:, rows] * cb[:, cols] + np.where(rows != cols, ca[:, cols] * cb[:, rows], 0.0)
+    return bool(np.linalg.matrix_rank(entries) == len(rows))
 
 
 def _nuclear_least_norm_point(a, b, dual, slack: float, solver: str) -> np.ndarray | None:
@@ -129,8 +146,8 @@ def canonical(solution: NormSVMSolution, X, opt, norm: str, *, name: str) -> Nor
         return solution
     parsed = parse_norm(norm)
     a, b = _w_rows(X, opt)
-    if parsed.kind == "nuclear" and _nuclear_face(a, b, solution.dual)[0].shape[1] == 1:
-        return solution  # W = p u v^T with the margins fixing p: a single optimum
+    if parsed.kind == "nuclear" and _nuclear_face_is_a_point(a, b, solution.dual):
+        return solution  # a single optimum: the solver's is it
     W = least_norm_point(X, opt, norm, solution.value, dual=solution.dual)
     if W is None:
         raise RuntimeError(f"W-SVM for {name}: the {parsed.name} face's least-norm point failed")
