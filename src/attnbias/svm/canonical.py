@@ -10,10 +10,11 @@ then be a function of the solver, not of the problem. The canonical point
 
 is unique (a strictly convex objective over a convex set), and since the set holds the
 whole face (||W*||_N, a feasible point's value, is at or above the optimum), it is the
-face's least-norm point up to the slack: the measured distance of W^c between slacks,
-and between two orders of the constraints and coordinates, is in docs/geometry.md
-("Which solution"). W^c is itself an optimum to the slack, so its KKT conditions hold
-with the solver's duals (checked: svm.norms.optimality_defect).
+face's least-norm point up to the slack: the measured distance of W^c between slacks
+(the max norm's near-optimal set is long and thin: 2.5e-2 between 1e-8 and 1e-6 on DM),
+and between two orders of the constraints and coordinates (5e-9 to 1.6e-5), is in
+docs/geometry.md ("Which solution"). W^c is itself an optimum to the slack, so its KKT
+conditions hold with the solver's duals (checked: svm.norms.optimality_defect).
 For the spectral norm the point lies in the spans of the constraints' rows (projecting onto
 them keeps every constraint and lowers both norms), where it is solved; for the nuclear
 norm, on the top singular subspace of the duals' G (NUCLEAR_TOP_GAP); where the active
@@ -51,8 +52,8 @@ SLACK = 1e-7
 # The nuclear norm's optima all lie on G's top singular subspace, G = sum_k lambda_k A_k
 # (W = U1 P V1^T, P >= 0: the subdifferential), where the problem is an r x r SDP instead
 # of cvxpy's nuclear-norm cone (145 s at DM's size, this ~1 s). The top singular values
-# read 1 to the duals' accuracy (1e-6); the next ones on fig2's and DM's data lie far
-# below (measured: docs/geometry.md). A subspace taken too large still gives an optimum to
+# read 1 to the duals' accuracy (1e-6); the next one on DM's data lies far below (seed 1:
+# 0.28). A subspace taken too large still gives an optimum to
 # the slack; one too small gives none, and the KKT check refuses it.
 NUCLEAR_TOP_GAP = 1e-4
 
