@@ -15,6 +15,15 @@ The spectral direction. Every gradient in W is L Q (L: (B, d, n), Q: the n query
 rows; gradients.w_gradient), and so is Muon's M, a sum of them. With Q^T = Qr R (thin QR,
 once per problem), L Q = (L R^T) Qr^T, and with L R^T = U S V^T (an SVD of d x n) the
 polar factor of L Q is U (Qr V)^T: no SVD of a d x d matrix (QueryBasis.polar).
+
+The polar factor's cut-off. U V^T weighs every kept singular direction equally, and on DM
+the gradient's singular values are graded over many orders (saturated samples weigh
+e^-(their margin)): which small ones count is decided by where the sum stops. Kept are the
+singular values above `cutoff` times the largest (the rules' `polar_cutoff` setting, part
+of the rule): a relative cut-off far above the rounding floor (max(d, n) eps ~ 2e-14), so
+that no singular value whose direction rounding decides (those near the floor) is counted,
+and another summation order gives the same run. docs/geometry.md, "Rounding", has the
+measured sensitivity to the cut-off and to the summation order.
 """
 
 from __future__ import annotations
@@ -49,6 +58,17 @@ def step_size(spec, block: str, t: int) -> float:
     return lr / math.sqrt(t + 1) if spec.schedule == "sqrt" else lr
 
 
+def check_polar_cutoff(spec) -> None:
+    """The polar factor's relative cut-off (module doc): in (0, 1)."""
+    if not 0.0 < spec.polar_cutoff < 1.0:
+        raise ValueError(f"polar_cutoff must lie in (0, 1), got {spec.polar_cutoff}")
+
+
+def with_polar_cutoff(caption: str, spec) -> str:
+    """A spectral rule's caption, with its polar factor's cut-off."""
+    return f"{caption} polar_cutoff={spec.polar_cutoff:g}"
+
+
 def check_schedule(spec) -> None:
     if spec.schedule not in SCHEDULES:
         raise ValueError(f"schedule must be one of {SCHEDULES}, got {spec.schedule!r}")
@@ -76,10 +96,11 @@ class QueryBasis:
         """left @ Q, (B, d, d)."""
         return left @ self.Q
 
-    def polar(self, left: np.ndarray) -> np.ndarray:
-        """U V^T of left @ Q over its nonzero singular values (B, d, d); 0 where it is 0."""
+    def polar(self, left: np.ndarray, cutoff: float) -> np.ndarray:
+        """U V^T of left @ Q over its singular values above `cutoff` times the largest
+        (B, d, d): see the module doc; 0 where it is 0."""
         U, S, Vt = np.linalg.svd(left @ np.swapaxes(self.R, 1, 2), full_matrices=False)
-        keep = S > S[:, :1] * (max(left.shape[1:]) * np.finfo(float).eps)
+        keep = S > S[:, :1] * cutoff
         return (U * keep[:, None, :]) @ (Vt @ np.swapaxes(self.Qr, 1, 2))
 
 
@@ -127,13 +148,18 @@ def accumulate(stored, log_decay: float, log_coef: np.ndarray, G: np.ndarray):
     return top, S
 
 
-def steepest(kind: str, p: float | None, block: Block, direction=None) -> np.ndarray:
+def steepest(
+    kind: str, p: float | None, block: Block, direction=None, cutoff: float | None = None
+) -> np.ndarray:
     """D = argmax_{||D|| <= 1} <G, D> of the block's G~ (scale free) in the norm `kind`:
     max: sign(G); lp: sign(G) |G|^(q-1) / ||G||_q^(q-1) (1/p + 1/q = 1); spectral: U V^T on
-    a matrix, G / ||G||_2 on a vector. `direction`: what to take it of instead of G~ (Muon's
-    M, in left coordinates L for a matrix L Q: spectral only)."""
+    a matrix over its singular values above `cutoff` times the largest (the module doc),
+    G / ||G||_2 on a vector. `direction`: what to take it of instead of G~ (Muon's M, in
+    left coordinates L for a matrix L Q: spectral only)."""
     if kind == "spectral" and block.left is not None:  # a matrix: U V^T, via the basis
-        return block.basis.polar(block.left if direction is None else direction)
+        if cutoff is None:
+            raise ValueError("the spectral direction of a matrix needs its polar cut-off")
+        return block.basis.polar(block.left if direction is None else direction, cutoff)
     G = block.direction if direction is None else direction
     if kind == "max":
         return np.sign(G)

@@ -46,6 +46,9 @@ class OptimizerSpec:
     schedule: str = "constant"  # sign, nsd, muon, adam: lr_t = lr, or lr / sqrt(t + 1) ("sqrt")
     norm: str | None = None  # nsd: "max", "spectral" or "l<p>" (entrywise l_p, p > 1)
     beta: float = 0.9  # muon: momentum of M (0: spectral descent)
+    # muon, nsd (spectral): U V^T over the singular values above polar_cutoff times the
+    # largest (optim.directions' doc: a relative cut-off far above the rounding floor)
+    polar_cutoff: float = 1e-8
     beta1: float = 0.9  # adam
     beta2: float = 0.999  # adam
     eps: float = 1e-8  # adam

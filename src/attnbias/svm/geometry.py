@@ -1,5 +1,7 @@
 """A dataset's SVMs under each norm of an experiment (attnbias.svm.norms), as the
-svm-geometry file holds them: per norm, W_<norm> (d, d), its duals W_<norm>_dual (m,),
+svm-geometry file holds them: per norm, W_<norm> (d, d), the least-Frobenius-norm point of
+its optimal face where the norm is not strictly convex (svm.canonical: a function of the
+problem, not of the solver's path), its duals W_<norm>_dual (m,),
 optimality residual W_<norm>_residual and the cosine of its least aligned optimal
 alternative W_<norm>_face_cos (svm.uniqueness: 1 where the optimum is unique, NaN where
 not probed); where u trains, the same for u_<norm> (d,), without the probe."""
@@ -11,16 +13,19 @@ import time
 import numpy as np
 
 from attnbias.svm import norms
+from attnbias.svm.canonical import canonical
 from attnbias.svm.uniqueness import face_cosine
 
 
 def solve_for_dataset(
     data: dict, norm_names: list[str], train_u: bool, name: str
 ) -> dict[str, norms.NormSVMSolution]:
-    """{"W_<norm>": solution, ["u_<norm>": ...]} for a dataset of the data contract."""
+    """{"W_<norm>": solution, ["u_<norm>": ...]} for a dataset of the data contract; each
+    W-SVM its face's canonical point (svm.canonical)."""
     solutions = {}
     for norm in norm_names:
-        solutions[f"W_{norm}"] = norms.solve_w_svm_norm(data["X"], data["opt"], norm, name=name)
+        found = norms.solve_w_svm_norm(data["X"], data["opt"], norm, name=name)
+        solutions[f"W_{norm}"] = canonical(found, data["X"], data["opt"], norm, name=name)
         if train_u:
             solutions[f"u_{norm}"] = norms.solve_u_svm_norm(
                 data["X"], data["y"], data["opt"], norm, name=name

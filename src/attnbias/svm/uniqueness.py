@@ -1,8 +1,9 @@
 """Is an attention SVM's optimum unique? The max, spectral and nuclear norms are not
 strictly convex, so min ||W||_N under the margin constraints may have a face of optimal
 solutions, and the alignment of a run with "the" solution then measures which element the
-solver returned (docs/geometry.md). The probe: the element of the optimal face least
-aligned with the solver's W*,
+solver returned (docs/geometry.md), were it not replaced by its face's canonical point
+(svm.canonical, which the stored W* is). The probe: the element of the optimal face least
+aligned with the stored W*,
 
   min <W, W*>  s.t.  (x_{i,opt_i} - x_{i,t})^T W x_{i,1} >= 1,
                      ||W||_N <= (1 + FACE_TOLERANCE) ||W*||_N,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 from rule_steps import factored_block, stepped
 
 from attnbias.optim.spec import OptimizerSpec
@@ -23,3 +24,20 @@ def test_muon_mixes_gradients_of_astronomically_small_scales():
     D1, D2 = np.array([[1.0, 0], [0, 0]]), np.array([[0.5, 2.0], [0, 0]]) / math.sqrt(4.25)
     expected = -0.1 * (D1 + D2)
     np.testing.assert_allclose(W, expected, rtol=1e-12)  # an SVD: a few ulps per entry
+
+
+def test_the_polar_factor_keeps_the_singular_values_above_its_cut_off():
+    """G = diag(1, 1e-6, 1e-12): the polar factor weighs each kept direction 1, so the
+    cut-off decides the step: polar_cutoff 1e-8 keeps two directions, 1e-5 one, and the
+    rounding floor's old rule (max(d, n) eps, 7e-16 here) would have kept all three."""
+    G = np.diag([1.0, 1e-6, 1e-12])
+    for cutoff, kept in [(1e-8, [1, 1, 0]), (1e-5, [1, 0, 0]), (1e-13, [1, 1, 1])]:
+        spec = OptimizerSpec("muon", lr=1.0, beta=0.0, polar_cutoff=cutoff)
+        W = stepped(spec, np.zeros((3, 3)), [factored_block(G, np.eye(3))])
+        np.testing.assert_allclose(W, -np.diag(kept), atol=1e-12, err_msg=f"{cutoff}")
+
+
+@pytest.mark.parametrize("cutoff", [0.0, 1.0, -1e-8])
+def test_a_polar_cut_off_outside_0_1_is_refused(cutoff):
+    with pytest.raises(ValueError, match="polar_cutoff"):
+        OptimizerSpec("muon", polar_cutoff=cutoff)

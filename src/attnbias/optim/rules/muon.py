@@ -1,4 +1,5 @@
 """Muon: M <- beta M + G, W <- W - lr_t U V^T(M) (beta 0: spectral descent); on u, M / ||M||.
+U V^T over M's singular values above polar_cutoff times the largest (directions' doc).
 M is kept as e^a M~ (directions.accumulate: it mixes gradients of different scales), for W
 in the left coordinates of M = L Q (directions.QueryBasis)."""
 
@@ -20,19 +21,23 @@ class Muon(Update):
             )
             M = self.state[name][1]
             step = directions.step_size(self.spec, name, t)
-            params[name] -= step * directions.steepest("spectral", None, g, direction=M)
+            cutoff = self.spec.polar_cutoff
+            params[name] -= step * directions.steepest("spectral", None, g, M, cutoff)
 
 
 def check(spec) -> None:
     directions.check_schedule(spec)
+    directions.check_polar_cutoff(spec)
     if not 0.0 <= spec.beta < 1.0:
         raise ValueError(f"beta must lie in [0, 1), got {spec.beta}")
 
 
 RULE = Rule(
     name="muon",
-    settings=("lr", "lr_u", "schedule", "beta"),
-    caption=lambda s: directions.with_schedule(f"Muon beta={s.beta:g} lr={s.lr:g}", s),
+    settings=("lr", "lr_u", "schedule", "beta", "polar_cutoff"),
+    caption=lambda s: directions.with_polar_cutoff(
+        directions.with_schedule(f"Muon beta={s.beta:g} lr={s.lr:g}", s), s
+    ),
     update=Muon,
     check=check,
     implicit_norm=lambda s: "spectral",

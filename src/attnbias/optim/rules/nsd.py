@@ -13,12 +13,20 @@ class NormalizedSteepestDescent(Update):
         kind, p = directions.descent_norm(self.spec.norm)
         for name, g in grads.items():
             step = directions.step_size(self.spec, name, t)
-            params[name] -= step * directions.steepest(kind, p, g)
+            cutoff = self.spec.polar_cutoff
+            params[name] -= step * directions.steepest(kind, p, g, cutoff=cutoff)
 
 
 def check(spec) -> None:
     directions.check_schedule(spec)
     directions.descent_norm(spec.norm)
+    directions.check_polar_cutoff(spec)
+
+
+def caption(spec) -> str:
+    text = directions.with_schedule(f"NSD ({spec.norm}) lr={spec.lr:g}", spec)
+    spectral = directions.descent_norm(spec.norm)[0] == "spectral"
+    return directions.with_polar_cutoff(text, spec) if spectral else text
 
 
 def look_key(spec, layout: str) -> str:
@@ -28,8 +36,8 @@ def look_key(spec, layout: str) -> str:
 
 RULE = Rule(
     name="nsd",
-    settings=("lr", "lr_u", "schedule", "norm"),
-    caption=lambda s: directions.with_schedule(f"NSD ({s.norm}) lr={s.lr:g}", s),
+    settings=("lr", "lr_u", "schedule", "norm", "polar_cutoff"),
+    caption=caption,
     update=NormalizedSteepestDescent,
     check=check,
     implicit_norm=lambda s: s.norm,
