@@ -12,6 +12,8 @@ from pathlib import Path
 import yaml
 
 from attnbias.quotes import config_comments as cc
+from attnbias.quotes.build import Build
+from attnbias.quotes.quote import Page, check
 
 ROOT = Path(__file__).resolve().parents[2]
 TEXT = (ROOT / cc.CONFIG).read_text()
@@ -60,3 +62,16 @@ def test_the_sign_steps_travel_is_the_arithmetic_the_comment_states():
     travel = lambda steps: sum(nsd / math.sqrt(t + 1) for t in range(steps))  # noqa: E731
     assert (round(sign * 3000, 1), round(travel(3000), 1)) == (3.0, 3.2)
     assert (round(sign * 30000), round(travel(30000), 1)) == (30, 10.3)
+
+
+def test_the_quotes_check_reports_an_unmarked_number_as_a_fault(tmp_path):
+    (tmp_path / "config").mkdir()
+    page = Page(cc.CONFIG, unmarked=cc.faults)
+    (tmp_path / cc.CONFIG).write_text("seeds: 10  # seeds 0..9\n")
+    outcome, _ = check([page], Build(tmp_path / "results"), tmp_path)
+    assert outcome.faults == []
+    # control: the same comment with a measured number
+    (tmp_path / cc.CONFIG).write_text("seeds: 10  # seeds 0..9; GD reaches 0.01 by t = 3,275\n")
+    outcome, _ = check([page], Build(tmp_path / "results"), tmp_path)
+    assert [(f.page, f.line, f.status) for f in outcome.faults] == [(cc.CONFIG, 1, "fault")] * 2
+    assert "'3,275' in a comment is neither marked" in str(outcome.faults[1])

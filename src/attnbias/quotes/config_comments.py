@@ -5,7 +5,7 @@ measurement at all: a reference to the paper (Fig. 2, Eq. 10, Thms. 2-4), part o
 nothing (a setting's own value, arithmetic of the settings, a version, a citation's
 year). A measured number that no build gives (a one-off timing, the tuning seed's runs)
 is not restated in a comment: the comment points to the docs page that records it with
-its day. `unchecked` lists what is neither; the quotes tests hold config.yaml to none."""
+its day. `unchecked` lists what is neither: the quotes check reports each as a fault."""
 
 from __future__ import annotations
 
@@ -151,6 +151,15 @@ def unchecked(text: str, exceptions: dict[str, str] = EXCEPTIONS) -> list[Unchec
         rest = _REFERENCE.sub(" ", rest)
         found += [Unchecked(line, n[0], comment) for n in _NUMBER.finditer(rest)]
     return found
+
+
+def faults(text: str) -> list[tuple[int, str]]:
+    """(line, what) of each unchecked number: the quotes check's faults on config.yaml."""
+    return [
+        (u.line, f"{u.number!r} in a comment is neither marked nor an exception with a reason "
+                 "(attnbias.quotes.config_comments.EXCEPTIONS)")
+        for u in unchecked(text)
+    ]  # fmt: skip
 
 
 def unused(text: str, exceptions: dict[str, str] = EXCEPTIONS) -> list[str]:

@@ -8,6 +8,8 @@ Each documented page has a registry (a Page, attnbias.quotes.pages) of three kin
   facts     by name: a sentence without a number that the build decides (a verdict:
             "never binds"), marked the same way; the build says whether it holds.
   sections  a block between two marker lines (`markers`), generated whole from the build.
+  unmarked  (optional) what on the page states a number that no marker holds and no reason
+            excuses (config.yaml's comments: attnbias.quotes.config_comments): a fault.
 
 A marker whose name the page's registry lacks is an error naming it; a registered name that
 no marker on the page carries is missing. A Source names what it reads in words and, for a
@@ -56,12 +58,15 @@ class Section:
 @dataclass(frozen=True)
 class Page:
     """One documented page's registry: its path (from the repository root), its quoted
-    numbers and its facts by marker name (attnbias.quotes.marks), its generated sections."""
+    numbers and its facts by marker name (attnbias.quotes.marks), its generated sections,
+    and optionally `unmarked(text)`: (line, what) of each number the page states that no
+    marker holds and no listed reason excuses."""
 
     path: str
     numbers: dict[str, Source] = field(default_factory=dict)
     facts: dict[str, Source] = field(default_factory=dict)
     sections: tuple[Section, ...] = ()
+    unmarked: Callable[[str], list[tuple[int, str]]] | None = None
 
     def __post_init__(self):
         both = set(self.numbers) & set(self.facts)
@@ -151,6 +156,8 @@ def check(pages, build: Build, root: Path) -> tuple[Outcome, dict[str, str]]:
         outcome.pages[page.path] = text
         edits: list[tuple[int, int, str, bool]] = []
         _check_marks(page, text, build, outcome, edits)
+        for line, what in page.unmarked(text) if page.unmarked else []:
+            outcome.findings.append(Finding(page.path, line, "fault", "a number", built=what))
         for section in page.sections:
             _check_section(page.path, section, text, build, outcome, edits)
         if all(day for *_, day in edits):
