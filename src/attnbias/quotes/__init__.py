@@ -22,5 +22,8 @@ sources   where a number comes from (a claims row, a metric, a crossing, a race,
 sweeps    the sweeps' numbers (optional targets) and the eta sweep's generated table
 robustness_points  the robustness target's points (optional): a row's outcome, range
           and seeds at the values tried, and the constants' jobs' CPU seconds
-pages     the registries, one module a page: readme, findings, claims, regime, geometry
+pages     the registries, one module a page: readme, findings, claims, regime, geometry,
+          config (config/config.yaml's comments)
+config_comments  config.yaml's comments state no number that nothing checks: each is
+          marked, a reference to the paper or an exception with its reason
 """

@@ -1,7 +1,9 @@
 """python -m attnbias.quotes check|write [--results DIR] [--root DIR]
 
-check: compare every number README.md's headlines, docs/findings.md and docs/regime.md
-       quote with the build in --results (default results); print each stale, missing or
+check: compare every number README.md's headlines, docs/findings.md, docs/regime.md
+       and config/config.yaml's comments quote with the build in --results (default
+       results), and refuse a config comment's number that is neither marked nor excused
+       (attnbias.quotes.config_comments); print each stale, missing, refused or
        not-built one as page:line, and exit 1 if any is stale or missing (a number of an
        optional target that this build lacks is listed as "not built here" and does not
        fail; exit 2 where there is no build).
