@@ -42,7 +42,7 @@ EXCEPTIONS = {
     "(t+1)^-1 and u's times": SETTING + " (decay_W 1)",
     "(t+1)^-1/2 (our reading": SETTING + " (decay_u 0.5)",
     "n = 5 at d = 100 (d/(nT) = 4)": ARITHMETIC,
-    "n = 20": SETTING + " (fig3's n)",
+    "which fig3's n = 20": SETTING + " (fig3's n)",
     "two samples of two 2-D tokens, labels +1 and -1": "the data model's definition",
     "of sample 1": "a sample's index",
     "of sample 2; cos(W0, W_mm) < 0.": "a sample's index; the sign the direction setting "
