@@ -50,3 +50,20 @@ def test_a_margin_rows_words_as_the_claims_write_them_read_back():
                        "the previous logged t = 210")  # fmt: skip
     with pytest.raises(ValueError, match="no previous logged t"):
         fell_at_end("0.6 of the optimal l3 margin at t = 300 (0.5 to 0.55 at t = 30)")
+
+
+def test_every_row_of_an_optimizer_kept_but_one():
+    """kept(optimizer=, but=): every row of the optimizer but the named one has one outcome
+    at every value tried; the control: without `but`, the row that flips makes it false."""
+    from attnbias.quotes.robustness_points import kept
+
+    class Points:
+        def robustness_points(self, constant):
+            return pd.DataFrame(
+                {"value": [0.1, 0.3, 1.0] * 2, "key": ["dm spectral first"] * 3
+                 + ["dm spectral margin"] * 3,
+                 "outcome": ["holds"] * 3 + ["holds", "holds", "does not hold"]}
+            )  # fmt: skip
+
+    assert kept("lr", optimizer="spectral", but="dm spectral margin").read(Points())
+    assert not kept("lr", optimizer="spectral").read(Points())

@@ -85,14 +85,15 @@ def held(constant: str, key: str, outcome: str, *values: float, only: bool = Fal
     return Source(f"claims_robustness: row {key!r} reads {outcome} {where}", read, ROBUSTNESS)
 
 
-def kept(constant: str, *keys: str, optimizer: str | None = None, outcome: str | None = None):
-    """True where each row (`keys`, or every row of `optimizer`: its key's second word) has
-    one outcome at every value tried (where given, `outcome`)."""
+def kept(constant: str, *keys: str, optimizer: str | None = None, outcome: str | None = None,
+         but: str | None = None):  # fmt: skip
+    """True where each row (`keys`, or every row of `optimizer`: its key's second word, but
+    the row `but` where given) has one outcome at every value tried (where given, `outcome`)."""
 
     def read(b: Build) -> bool:
         table = b.robustness_points(constant)
         if optimizer:
-            mine = table["key"].str.split().str[1] == optimizer
+            mine = (table["key"].str.split().str[1] == optimizer) & (table["key"] != but)
         else:
             mine = table["key"].isin(keys)
             if set(keys) - set(table["key"]):
@@ -102,6 +103,7 @@ def kept(constant: str, *keys: str, optimizer: str | None = None, outcome: str |
         return one and (outcome is None or bool(outcomes.first().eq(outcome).all()))
 
     rows = f"every row of {optimizer}" if optimizer else ", ".join(repr(k) for k in keys)
+    rows += f" but {but!r}" if but else ""
     what = f"claims_robustness: {rows} reads {outcome or 'one outcome'} at every {constant} tried"
     return Source(what, read, ROBUSTNESS)
 

@@ -140,7 +140,7 @@ def test_the_geometry_pages_robustness_names_are_registered():
     text = (REPO / "docs/geometry.md").read_text()
     found = text[text.index("Cost\n(") : text.index("## The figure")]
     names = {m.name for m in find(found)[0]}
-    assert len(names) == 67 and names <= PAGE.names()
+    assert len(names) == 66 and names <= PAGE.names()
     assert {
         "robust.ex1.adam.first.beta2.lead",
         "robust.dm.adam.first.eps-1e-4.closer-by",
