@@ -11,7 +11,7 @@ from snakemake.utils import validate
 
 from attnbias.workflow import configcheck
 from attnbias.workflow.configkeys import ConfigError
-from attnbias.workflow import results_folder
+from attnbias.workflow import results_folder, results_links
 from attnbias.workflow.codedeps import module_files
 from attnbias.data.models import data_model
 from attnbias.figures.algorithm_style import algorithms_of
@@ -35,7 +35,8 @@ try:
     sweep_check.check_sweeps(config, schema)
     robustness_check.check(config, schema)
     results_folder.check(config, workflow.overwrite_configfiles, DEFAULT_CONFIG)
-except ConfigError as err:
+    results_links.check(config)
+except (ConfigError, results_links.LinkInResultsError) as err:
     raise WorkflowError(str(err)) from None
 
 # no report caption may carry markup or a local file (docs/workflow.md)
