@@ -72,6 +72,30 @@ TEST_SPLITS = {
 }
 
 
+def dataset_title(name: str) -> str:
+    """A dataset as a figure's face names it (`rotten_tomatoes`: "Rotten Tomatoes
+    snippets"), not by its config key."""
+    from attnbias.realdata import packaged_text
+
+    titles = {"mnli": "MNLI", "civilcomments": "CivilComments"}
+    titles.update({key: d.title for key, d in packaged_text.DATASETS.items()})
+    return titles.get(name, name)
+
+
+def identical_note(h: pd.DataFrame) -> str:
+    """What the bar at cos = 1 is, read from the histogram: the pairs of one token twice (a
+    word repeated in a text has one embedding: cosine exactly 1), and how many other pairs
+    lie within 0.01 of 1."""
+    first = h.iloc[0]
+    identical, pairs = int(first["identical_pairs"]), int(first["pairs"])
+    near = int(h.loc[h["lo"] >= 0.99 - 1e-9, "count"].sum())  # edges: np.linspace
+    return (
+        f"the bar at cos = 1 is its {identical:,} pairs ({identical / pairs:.1%}) of one token "
+        f"twice (a word repeated in a text has one embedding), with {near - identical:,} "
+        "other pairs above 0.99"
+    )
+
+
 def data_name(settings: dict, source: dict) -> str:
     """The data a real-data figure was drawn from, as its face and caption name it."""
     return source["datasets"][0].get("name", settings["dataset"])
@@ -268,7 +292,8 @@ def draw_similarity(
     pairs inside |cos| < band printed on it; `model` (the embeddings' model) named in each
     panel's title beside the dataset, so the face says what it was drawn from.
     `histograms[name]` has the columns lo, hi, count (the histogram) and texts, pairs,
-    band, within_band (the same on every row).
+    identical_pairs, band, within_band (the same on every row); panels are titled by the
+    dataset's name (dataset_title), and the caption says what the bar at cos = 1 is.
     `title` and the counts go to the caption (a `.caption.md` path of `outputs`)."""
     apply_theme()
     names = list(histograms)
@@ -290,10 +315,12 @@ def draw_similarity(
         )  # fmt: skip
         ax.set_xlabel("cosine similarity of two tokens in a text")
         ax.set_ylabel("density")
-        ax.set_title(f"{name}: {model}" if model else name, loc="left", fontweight="bold")
+        shown = dataset_title(name)
+        ax.set_title(f"{shown}: {model}" if model else shown, loc="left", fontweight="bold")
         counted.append(
-            f"{name}: {first['within_band']:.1%} of {int(first['pairs']):,} pairs from "
-            f"{int(first['texts']):,} texts have |cos| < {band:g} (shaded)"
+            f"{shown}: {first['within_band']:.1%} of {int(first['pairs']):,} pairs from "
+            f"{int(first['texts']):,} texts have |cos| < {band:g} (shaded); "
+            + identical_note(histograms[name])
         )
     _stamp(fig, fixture)
     text = captions.compose(
