@@ -25,16 +25,16 @@ TABLE_NORMS = ("fro", "max", "spectral", "nuclear", "l3")
 # solvers in the m-dimensional dual (issue 62)
 MEASURED = "2026-11-28, 2-core VM, one thread, CPU time"
 PER_SEED = {
-    "fro": {25: 0.46, 50: 0.15, 100: 0.25, 200: 0.27},
-    "max": {25: 1.31, 50: 4.22, 100: 5.30, 200: 26.01},
-    "spectral": {25: 2.60, 50: 5.16, 100: 8.03, 200: 7.58},
-    "nuclear": {25: 0.28, 50: 0.71, 100: 1.27, 200: 1.48},
-    "l3": {25: 0.27, 50: 0.94, 100: 1.32, 200: 8.02},
+    "fro": {25: 0.46, 50: 0.15, 100: 0.25, 200: 0.27, 400: 0.69},
+    "max": {25: 1.31, 50: 4.22, 100: 5.30, 200: 26.01, 400: 131.88},
+    "spectral": {25: 2.60, 50: 5.16, 100: 8.03, 200: 7.58, 400: 7.83},
+    "nuclear": {25: 0.28, 50: 0.71, 100: 1.27, 200: 1.48, 400: 1.36},
+    "l3": {25: 0.27, 50: 0.94, 100: 1.32, 200: 8.02, 400: 40.54},
 }
 ANNOUNCE_SECONDS = 60  # an svm_geometry job estimated longer says so before it starts
 # the documented limit on d of an experiment with `norms` (docs/workflow.md): there, one
-# seed's SVMs in the five norms of config/config.yaml take about 3.3 CPU-minutes by the
-# table (13 CPU-hours at 4096, the limit of every other experiment); docs/speed.md
+# seed's SVMs in the five norms of config/config.yaml took 3.0 CPU-minutes (about 11
+# CPU-hours at 4096, the limit of every other experiment, by the estimate); docs/speed.md
 MAX_NORMS_D = 400
 
 
