@@ -396,6 +396,7 @@ def test_fig9_mnist_with_a_wrong_root_names_its_key(built_copy, tmp_path):
     assert "config key `real_data.data_root`" not in out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("place", ["fig2.pdf", "logs"])
 def test_a_link_in_the_results_folder_is_refused_naming_it(built_copy, tmp_path, place):
     """A final PDF replaced by a link to a file elsewhere was taken as up to date (exit 0);
