@@ -5,8 +5,9 @@ run's last iterate (the neighbours' "locally optimal tokens", whose W-SVM they c
 against; their code reads the softmax of the forward before the last step, one step
 earlier than ours).
 
-The check ("Transformers as Support Vector Machines", arXiv 2308.16898, the definition of
-locally optimal token indices, Sec. 2): solve the W-SVM of alpha; its support tokens T_i
+The check (Tarzanagh et al.'s definition of locally optimal token indices, in "Max-Margin
+Token Selection in Attention Mechanism", arXiv 2306.13596, and "Transformers as Support
+Vector Machines", arXiv 2308.16898): solve the W-SVM of alpha; its support tokens T_i
 are the t != alpha_i whose constraint is active, (x_{i,alpha_i} - x_{i,t})^T W^mm z_i = 1;
 alpha is locally optimal when, in every sample, the selected token scores above each of its
 support tokens: gamma_{i,alpha_i} > gamma_{i,t} for all t in T_i, with the token scores
