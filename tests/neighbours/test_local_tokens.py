@@ -61,3 +61,14 @@ def test_run_svms_are_those_of_the_selected_tokens():
     np.testing.assert_allclose(found["fro"].solution, W, atol=1e-9)
     margins = svms.margins(data, other, found["nuclear"].solution)
     assert abs(margins.min() - 1) < 1e-9
+
+
+def test_a_runs_report_says_whether_it_ended_on_globally_optimal_tokens():
+    data = models.generate("cross_gaussian", 2, dict(n=5, T=6, d=8))
+    at_opt = 3.0 * svms.w_svm(data, data["opt"], "fro").solution
+    found, solutions = local_tokens.run_report(data, at_opt, ["nuclear"])
+    assert found.verdict() == "globally optimal tokens" and set(solutions) == {"nuclear"}
+    other = (data["opt"] + 1) % 6  # control: a run ending elsewhere says so
+    found, _ = local_tokens.run_report(data, svms.w_svm(data, other, "fro").solution, ["fro"])
+    assert not found.globally_optimal
+    np.testing.assert_array_equal(found.tokens, other)

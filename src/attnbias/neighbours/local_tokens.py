@@ -82,13 +82,16 @@ def check(
     decoder: np.ndarray | None = None,
     norm: str = "fro",
     name: str = "dataset",
+    solution=None,
 ) -> TokenCheck:
     """Tarzanagh et al.'s check of `tokens` (one per sample) on `data` (module doc), with
     the support of the W-SVM in `norm` (theirs: the Frobenius one for W) and the scores of
-    `decoder` (default the data's u; a joint run passes its final u)."""
+    `decoder` (default the data's u; a joint run passes its final u); `solution`: that
+    W-SVM where already solved."""
     tokens = np.asarray(tokens, np.int64)
     gamma = token_scores(data, decoder)
-    solution = svms.w_svm(data, tokens, norm, name=name)
+    if solution is None:
+        solution = svms.w_svm(data, tokens, norm, name=name)
     samples, positions = svms.constraint_index(tokens, gamma.shape[1])
     active = solution.margins <= 1.0 + ACTIVE_TOLERANCE
     rows = np.arange(len(tokens))
@@ -106,3 +109,14 @@ def run_svms(data: dict, W: np.ndarray, norm_names, *, name: str = "dataset") ->
     is compared with (svm.norms' names: fro, nuclear, max, spectral, l<p>)."""
     tokens = selected_tokens(data, W)
     return {norm: svms.w_svm(data, tokens, norm, name=name) for norm in norm_names}
+
+
+def run_report(
+    data: dict, W: np.ndarray, norm_names, *, decoder=None, name: str = "dataset"
+) -> tuple[TokenCheck, dict]:
+    """One run's end, as the neighbours read it: the check of the tokens its final W
+    selects (on the Frobenius W-SVM) and {norm: the W-SVM of those tokens} for each norm."""
+    solutions = run_svms(data, W, sorted({"fro", *norm_names}), name=name)
+    tokens = selected_tokens(data, W)
+    found = check(data, tokens, decoder=decoder, name=name, solution=solutions["fro"])
+    return found, {norm: solutions[norm] for norm in norm_names}
