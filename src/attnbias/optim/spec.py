@@ -53,7 +53,13 @@ class OptimizerSpec:
     beta2: float = 0.999  # adam
     eps: float = 1e-8  # adam
     p: float | None = None  # mirror: psi(W) = ||W||_p^p / p, p > 1
-    init_scale: float = 0.01  # kq: entries of K0, Q0 ~ N(0, init_scale^2)
+    # mirror, kq: each block's gradient divided by its own dual norm ("per_block": l_q,
+    # 1/p + 1/q = 1, for mirror; Frobenius for each of kq's K and Q), by one over all
+    # blocks ("global"), or not ("none"); formed in logs (directions.log_coefficients)
+    dual_normalize: str = "none"
+    init_scale: float = 0.01  # kq: entries of K0, Q0 ~ N(0, init_scale^2) (init "normal")
+    init: str = "normal"  # kq: K0, Q0 "normal", or "linear" (nn.Linear's U(+-1/sqrt(d)))
+    ridge: float = 0.0  # kq: the loss plus ridge * (||K||_F^2 + ||Q||_F^2)
 
     def __post_init__(self):
         rule = rules.get(self.rule)
