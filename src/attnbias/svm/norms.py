@@ -16,12 +16,15 @@ checks these on any (W, lambda), e.g. as read back from a file.
 
 from __future__ import annotations
 
+import logging
 import math
 from dataclasses import dataclass
 
 import numpy as np
 
+from attnbias.svm import dual_solves
 from attnbias.svm.max_margin import (
+    InfeasibleSVMError,
     infeasible_error,
     u_svm_constraints,
     w_svm_constraints,
@@ -43,6 +46,15 @@ UNITARILY_INVARIANT = ("fro", "spectral", "nuclear")
 # inside; a solution off by a relative 1e-6 in norm is no longer the optimum for the
 # alignment measures' 3 significant digits either. The same bound as W_mm's (svm.check).
 OPTIMALITY_TOLERANCE = 1e-6
+
+LOG = logging.getLogger(__name__)
+
+# The W-SVMs solved in their m-dimensional duals (svm.dual_solves); the max, spectral and
+# nuclear ones by cvxpy and Clarabel, no faster method having been found (docs/speed.md,
+# "Every norm's SVM"): the max norm's LP by HiGHS's simplex took as long as Clarabel at
+# fig2's size, and the spectral and nuclear duals are not smooth at their optima. On a
+# vector all but the max norm are solved in the dual (spectral and nuclear are l2 there)
+DUAL_SOLVED = ("fro", "lp")
 
 
 @dataclass(frozen=True)
@@ -211,29 +223,123 @@ def _query_margins(X, opt, a: np.ndarray):
     return margins_of
 
 
-def _finish(solution, dual, margins, norm, X, opt, y, name, what) -> NormSVMSolution:
+class CertificateError(RuntimeError):
+    """A solver's answer that fails the KKT check (optimality_defect)."""
+
+
+def _finish(solution, dual, margins, norm, X, opt, y, subject) -> NormSVMSolution:
     """Rescale onto exact feasibility (smallest margin 1) and the duals onto the dual
-    norm's unit sphere, check KKT, refuse what fails."""
+    norm's unit sphere, check KKT, refuse what fails (CertificateError naming `subject`)."""
     low = float(margins.min())
+    if not (np.isfinite(low) and low > 0 and np.all(np.isfinite(dual))):
+        raise CertificateError(f"{subject}: the solver's answer has smallest margin {low:.3g}")
     solution, margins = solution / low, margins / low
     dual = np.maximum(dual, 0.0)
     G = _dual_combination(dual, X, opt, y, solution.shape)
-    dual = dual / dual_norm_value(G, norm)
+    scale = dual_norm_value(G, norm)
+    if not scale > 0:
+        raise CertificateError(f"{subject}: the solver's duals are all zero")
+    dual = dual / scale
     violations = kkt_violations(solution, dual, X, opt, norm, y)
     result = NormSVMSolution(
         solution, dual, margins, norm_value(solution, norm), max(violations.values())
     )
     defect = optimality_defect(result, X, opt, norm, y=y)
     if defect:
-        raise RuntimeError(f"{what} for {name}: the solver's answer fails its check: {defect}")
+        raise CertificateError(f"{subject}: the solver's answer fails its check: {defect}")
     return result
+
+
+def _rows_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(m, d^2): row k is vec(a_k b_k^T) in C order, so that M @ W.ravel() = the margins."""
+    return np.einsum("ki,kj->kij", a, b).reshape(len(a), -1)
+
+
+def token_set(opt) -> str:
+    """The optimal tokens in words, for a message: which token set an SVM was solved for."""
+    return "optimal tokens [" + " ".join(str(int(t)) for t in np.ravel(opt)) + "]"
+
+
+def _subject(kind: str, norm: Norm, name: str, opt) -> str:
+    return f"{kind} in the {norm.name} norm for {name}, {token_set(opt)}"
+
+
+def _refuse_zero_rows(rows: list[np.ndarray], kind, norm, name, opt, shape) -> None:
+    """A constraint row of zeros (a token equal to the optimal one, or a zero query or
+    optimal token) can never reach margin 1: the token set is degenerate, not merely hard."""
+    zero = np.zeros(len(rows[0]), dtype=bool)
+    for r in rows:
+        zero |= ~np.any(r != 0, axis=1)
+    if zero.any():
+        n, T, d = shape
+        which = np.flatnonzero(zero)
+        where = (
+            [f"(sample {k // (T - 1)}, constraint {k % (T - 1)})" for k in which[:5]]
+            if kind == "W-SVM"
+            else [f"sample {k}" for k in which[:5]]
+        )
+        raise InfeasibleSVMError(
+            f"{_subject(kind, norm, name, opt)}: the token set is degenerate, "
+            f"{len(which)} of {len(zero)} constraint rows are zero ({', '.join(where)}"
+            f"{', ...' if len(which) > 5 else ''}): no margin can reach 1 (n={n}, T={T}, d={d})"
+        )
+
+
+def _solve_fast(M: np.ndarray, K: np.ndarray, norm: Norm):
+    """(v, lambda) by svm.dual_solves for min ||v|| s.t. M v >= 1 (M: (m, D)) in the l_p
+    norm, else in l2 (fro, and spectral and nuclear on a vector)."""
+    if norm.kind == "lp":
+        start = dual_solves.frobenius(M, K)[1]  # the l2 SVM's duals: a scaled start
+        return dual_solves.lp_norm(M, norm.p, start)
+    return dual_solves.frobenius(M, K)
+
+
+def _certified(fast, reference, finish, subject: str) -> NormSVMSolution:
+    """The fast solver's answer where it passes the KKT check; else, with a logged line
+    saying why, the cvxpy reference's, which must pass it too."""
+    try:
+        return finish(*fast())
+    except dual_solves.InfeasibleConstraints:
+        raise
+    except (dual_solves.DualSolveError, CertificateError, np.linalg.LinAlgError) as why:
+        LOG.warning("%s: the dual solver failed (%s); solved by the cvxpy reference", subject, why)
+    return finish(*reference())
 
 
 def solve_w_svm_norm(X, opt, norm, *, name: str = "dataset") -> NormSVMSolution:
     """argmin ||W|| s.t. (x_{i,opt_i} - x_{i,t})^T W x_{i,1} >= 1, checked against KKT.
-    InfeasibleSVMError naming `name` and the sizes where no W meets the constraints."""
+    InfeasibleSVMError naming `name`, the norm, the token set and the sizes where no W meets
+    the constraints or a constraint row is zero; RuntimeError where no solver's answer passes
+    the KKT check. The fro, max and l_p norms by svm.dual_solves (cvxpy only as a logged
+    fallback), the spectral and nuclear norms by cvxpy (_solve_w_by_cvxpy)."""
     norm = parse_norm(norm)
     a, b = _w_rows(X, opt)
+    subject = _subject("W-SVM", norm, name, opt)
+    _refuse_zero_rows([a, b], "W-SVM", norm, name, opt, np.shape(X))
+    d = a.shape[1]
+
+    def finish(W, dual):
+        W = np.reshape(W, (d, d))
+        return _finish(W, dual, ((a @ W) * b).sum(axis=1), norm, X, opt, None, subject)
+
+    def reference():
+        found = solve_svm_norm_reference(X, opt, norm, name=name)
+        return found.solution, found.dual
+
+    try:
+        if norm.kind not in DUAL_SOLVED:
+            # feasibility does not depend on the norm: the Gram dual decides it
+            dual_solves.gram_dual((a @ a.T) * (b @ b.T))
+            return finish(*reference())
+        M = _rows_matrix(a, b)
+        return _certified(lambda: _solve_fast(M, (a @ a.T) * (b @ b.T), norm), reference,
+                          finish, subject)  # fmt: skip
+    except dual_solves.InfeasibleConstraints:
+        raise _infeasible("W-SVM", norm, name, opt, np.shape(X)) from None
+
+
+def _solve_w_by_cvxpy(X, opt, a, b, norm: Norm, subject: str):
+    """The reference: (W, lambda) from cvxpy and Clarabel, as solved before svm.dual_solves."""
     d = a.shape[1]
     if norm.kind in UNITARILY_INVARIANT:
         # W = U_a C U_b^T with orthonormal bases of span(a_k) and span(b_k): projecting any
@@ -253,30 +359,68 @@ def solve_w_svm_norm(X, opt, norm, *, name: str = "dataset") -> NormSVMSolution:
     else:
         W, dual, status = _solve((d, d), norm, _query_margins(X, opt, a))
     if W is None:
-        raise _failure("W-SVM", norm, name, np.shape(X), status)
-    return _finish(W, dual, ((a @ W) * b).sum(axis=1), norm, X, opt, None, name, "W-SVM")
+        raise _failure(subject, status)
+    return W, dual
 
 
 def solve_u_svm_norm(X, y, opt, norm, *, name: str = "dataset") -> NormSVMSolution:
-    """argmin ||u|| s.t. y_i u^T x_{i,opt_i} >= 1 (spectral, nuclear: l2 on a vector)."""
+    """argmin ||u|| s.t. y_i u^T x_{i,opt_i} >= 1 (spectral, nuclear: l2 on a vector), by
+    svm.dual_solves (cvxpy only as a logged fallback); errors as solve_w_svm_norm's."""
     norm = parse_norm(norm)
     z = _u_rows(X, y, opt)
+    subject = _subject("u-SVM", norm, name, opt)
+    _refuse_zero_rows([z], "u-SVM", norm, name, opt, np.shape(X))
+
+    def finish(u, dual):
+        return _finish(u, dual, z @ u, norm, X, opt, y, subject)
+
+    def reference():
+        found = solve_svm_norm_reference(X, opt, norm, y=y, name=name)
+        return found.solution, found.dual
+
+    try:
+        if norm.kind == "max":
+            dual_solves.gram_dual(z @ z.T)
+            return finish(*reference())
+        return _certified(lambda: _solve_fast(z, z @ z.T, norm), reference, finish, subject)
+    except dual_solves.InfeasibleConstraints:
+        raise _infeasible("u-SVM", norm, name, opt, np.shape(X)) from None
+
+
+def solve_svm_norm_reference(X, opt, norm, *, y=None, name: str = "dataset") -> NormSVMSolution:
+    """The cvxpy + Clarabel reference, certified alike: the W-SVM, or with labels `y` the
+    u-SVM, as solved before svm.dual_solves (the tests' and the benchmark's comparison)."""
+    norm = parse_norm(norm)
+    if y is None:
+        a, b = _w_rows(X, opt)
+        subject = _subject("W-SVM", norm, name, opt)
+        W, dual = _solve_w_by_cvxpy(X, opt, a, b, norm, subject)
+        return _finish(W, dual, ((a @ W) * b).sum(axis=1), norm, X, opt, None, subject)
+    z = _u_rows(X, y, opt)
+    subject = _subject("u-SVM", norm, name, opt)
     u, dual, status = _solve((z.shape[1],), norm, _dense_margins(z))
     if u is None:
-        raise _failure("u-SVM", norm, name, np.shape(X), status)
-    return _finish(u, dual, z @ u, norm, X, opt, y, name, "u-SVM")
+        raise _failure(subject, status)
+    return _finish(u, dual, z @ u, norm, X, opt, y, subject)
 
 
-def _failure(kind: str, norm: Norm, name: str, shape, status) -> Exception:
+def _infeasible(kind: str, norm: Norm, name: str, opt, shape) -> InfeasibleSVMError:
+    # feasibility does not depend on the norm: the constraints are the Frobenius SVM's
+    error = infeasible_error(kind, name, shape, norm=norm.name)
+    return InfeasibleSVMError(f"{error} ({token_set(opt)})")
+
+
+def _failure(subject: str, status) -> Exception:
     if status in ("infeasible", "infeasible_inaccurate"):
-        # feasibility does not depend on the norm: the constraints are the Frobenius SVM's
-        return infeasible_error(kind, name, shape, norm=norm.name)
-    return RuntimeError(f"{kind} in the {norm.name} norm for {name}: the solver ended {status}")
+        return dual_solves.InfeasibleConstraints(f"{subject}: cvxpy ended {status}")
+    return RuntimeError(f"{subject}: the cvxpy reference ended {status}")
 
 
 __all__ = [
+    "CertificateError",
     "NormSVMSolution",
     "optimality_defect",
+    "solve_svm_norm_reference",
     "solve_u_svm_norm",
     "solve_w_svm_norm",
 ]
