@@ -8,8 +8,15 @@ on d^2 = 10^4 entries. Each solve's answer passes the KKT check (svm.norms
 Goal: ours at least 20x faster for every norm but fro (already solved in its dual).
 Prints one row per (size, W or u, norm): medians of the repeats, and the ratio.
 
+With --stored: instead, every SVM of built svm-geometry files (results/svm_geometry/*.npz,
+solved by the solvers of their build) solved again from their data files
+(results/data/<experiment>.npz) as the svm_geometry job solves it (svm.geometry), and
+compared: the relative Frobenius distance of the solutions, the relative gap of the
+values, whether the new one passes the KKT check, and the face cosines.
+
 Usage: python benchmarks/svm_norms.py [--repeats N (default 5)] [--reference-repeats N
        (default 3)] [--norms fro max spectral nuclear l3] [--seed S (default 1)]
+       python benchmarks/svm_norms.py --stored results/svm_geometry/geometry_dm.npz ...
 """
 
 from __future__ import annotations
@@ -21,10 +28,13 @@ import statistics
 import time
 from pathlib import Path
 
+import numpy as np
 import yaml
 
 from attnbias.data import models
-from attnbias.svm import norms
+from attnbias.svm import geometry, norms
+from attnbias.svm.norm_values import norm_value
+from attnbias.workflow import npz
 
 ROOT = Path(__file__).resolve().parents[1]
 SIZES = {"fig2": "fig2", "DM": "geometry_dm"}  # label -> the config's experiment
@@ -67,15 +77,49 @@ def compare(data: dict, what: str, norm: str, repeats: int, reference_repeats: i
     )
 
 
+def compare_stored(path: Path) -> None:
+    """Each SVM of the svm-geometry file `path` against a new solve of its data."""
+    stored = npz.load_seeds(path)
+    data = npz.load_data(path.parent.parent / "data" / path.name)
+    print(f"\n{path}")
+    print("| seed | SVM | distance | value gap | new KKT residual | face cos stored, new |")
+    print("|---|---|---|---|---|---|")
+    for seed, arrays in stored.items():
+        norm_names = sorted({k.split("_")[1] for k in arrays if k.startswith("W_")})
+        train_u = any(k.startswith("u_") for k in arrays)
+        start = time.perf_counter()
+        solutions, faces, _ = geometry.timed_solve(data[seed], norm_names, train_u, "compare")
+        took = time.perf_counter() - start
+        for key, s in solutions.items():
+            norm, old = key.split("_", 1)[1], arrays[key]
+            y = data[seed]["y"] if key.startswith("u_") else None
+            defect = norms.optimality_defect(s, data[seed]["X"], data[seed]["opt"], norm, y=y)
+            distance = np.linalg.norm(s.solution - old) / np.linalg.norm(old)
+            gap = abs(s.value / norm_value(old, norm) - 1.0)
+            face = (
+                f"{float(arrays[f'{key}_face_cos']):.4g}, {faces[norm]:.4g}"
+                if key.startswith("W_")
+                else ""
+            )
+            residual = "fails" if defect else f"{s.optimality_residual:.1e}"
+            print(f"| {seed} | {key} | {distance:.1e} | {gap:.1e} | {residual} | {face} |")
+        print(f"| {seed} | all {len(solutions)}, with faces | {took:.1f} s | | | |", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--reference-repeats", type=int, default=3)
     parser.add_argument("--norms", nargs="+", default=["fro", "max", "spectral", "nuclear", "l3"])
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--stored", nargs="+", type=Path, default=[])
     args = parser.parse_args()
     print(f"{platform.processor() or platform.machine()}, load {os.getloadavg()[0]:.1f}, "
           f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}")  # fmt: skip
+    for path in args.stored:
+        compare_stored(path)
+    if args.stored:
+        return
     for label, experiment in SIZES.items():
         data = dataset(experiment, args.seed)
         n, T, d = data["X"].shape

@@ -3,8 +3,13 @@
 W-SVM in a norm: argmin ||W|| s.t. <A_k, W> >= 1, A_k = a_k b_k^T with a_k = x_{i,opt_i} - x_{i,t}
 and b_k = x_{i,1} (max_margin.w_svm_constraints); u-SVM: argmin ||u|| s.t. <z_k, u> >= 1,
 z_i = y_i x_{i,opt_i}. The constraints are linear whatever the norm, so only the objective
-changes: cvxpy solves each. The norms: "fro", "max" (entrywise l_inf), "spectral",
-"nuclear" and "l<p>" (entrywise l_p, p > 1); on a vector spectral and nuclear are l2.
+changes. The Frobenius and l_p SVMs (and every norm's u-SVM but the max norm's) are solved
+in their m-dimensional duals (svm.dual_solves: m = n(T - 1) unknowns, not d^2), the max,
+spectral and nuclear W-SVMs and the max u-SVM by cvxpy and Clarabel (DUAL_SOLVED); cvxpy
+is also the reference the tests compare against, and the fallback, with a logged line
+saying why, where a dual solve fails or its answer fails the KKT check. The norms: "fro",
+"max" (entrywise l_inf), "spectral", "nuclear" and "l<p>" (entrywise l_p, p > 1); on a
+vector spectral and nuclear are l2.
 
 Optimality (KKT of min ||W|| s.t. <A_k, W> >= 1): W feasible, duals lambda >= 0,
 lambda_k (<A_k, W> - 1) = 0, and G = sum_k lambda_k A_k a subgradient of ||.|| at W, i.e.
@@ -296,14 +301,14 @@ def _solve_fast(M: np.ndarray, K: np.ndarray, norm: Norm):
 
 def _certified(fast, reference, finish, subject: str) -> NormSVMSolution:
     """The fast solver's answer where it passes the KKT check; else, with a logged line
-    saying why, the cvxpy reference's, which must pass it too."""
+    saying why, the cvxpy reference's solution, which must pass it too."""
     try:
         return finish(*fast())
     except dual_solves.InfeasibleConstraints:
         raise
     except (dual_solves.DualSolveError, CertificateError, np.linalg.LinAlgError) as why:
         LOG.warning("%s: the dual solver failed (%s); solved by the cvxpy reference", subject, why)
-    return finish(*reference())
+    return reference()
 
 
 def solve_w_svm_norm(X, opt, norm, *, name: str = "dataset") -> NormSVMSolution:
@@ -323,14 +328,13 @@ def solve_w_svm_norm(X, opt, norm, *, name: str = "dataset") -> NormSVMSolution:
         return _finish(W, dual, ((a @ W) * b).sum(axis=1), norm, X, opt, None, subject)
 
     def reference():
-        found = solve_svm_norm_reference(X, opt, norm, name=name)
-        return found.solution, found.dual
+        return solve_svm_norm_reference(X, opt, norm, name=name)
 
     try:
         if norm.kind not in DUAL_SOLVED:
             # feasibility does not depend on the norm: the Gram dual decides it
             dual_solves.gram_dual((a @ a.T) * (b @ b.T))
-            return finish(*reference())
+            return reference()
         M = _rows_matrix(a, b)
         return _certified(lambda: _solve_fast(M, (a @ a.T) * (b @ b.T), norm), reference,
                           finish, subject)  # fmt: skip
@@ -375,13 +379,12 @@ def solve_u_svm_norm(X, y, opt, norm, *, name: str = "dataset") -> NormSVMSoluti
         return _finish(u, dual, z @ u, norm, X, opt, y, subject)
 
     def reference():
-        found = solve_svm_norm_reference(X, opt, norm, y=y, name=name)
-        return found.solution, found.dual
+        return solve_svm_norm_reference(X, opt, norm, y=y, name=name)
 
     try:
         if norm.kind == "max":
             dual_solves.gram_dual(z @ z.T)
-            return finish(*reference())
+            return reference()
         return _certified(lambda: _solve_fast(z, z @ z.T, norm), reference, finish, subject)
     except dual_solves.InfeasibleConstraints:
         raise _infeasible("u-SVM", norm, name, opt, np.shape(X)) from None
