@@ -40,6 +40,7 @@ from attnbias.svm.norm_values import (
     norm_value,
     parse_norm,
 )
+from attnbias.svm.token_sets import refuse_zero_rows, subject_of, token_set
 
 # the norms that depend on the singular values only (unitarily invariant)
 UNITARILY_INVARIANT = ("fro", "spectral", "nuclear")
@@ -260,36 +261,6 @@ def _rows_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.einsum("ki,kj->kij", a, b).reshape(len(a), -1)
 
 
-def token_set(opt) -> str:
-    """The optimal tokens in words, for a message: which token set an SVM was solved for."""
-    return "optimal tokens [" + " ".join(str(int(t)) for t in np.ravel(opt)) + "]"
-
-
-def _subject(kind: str, norm: Norm, name: str, opt) -> str:
-    return f"{kind} in the {norm.name} norm for {name}, {token_set(opt)}"
-
-
-def _refuse_zero_rows(rows: list[np.ndarray], kind, norm, name, opt, shape) -> None:
-    """A constraint row of zeros (a token equal to the optimal one, or a zero query or
-    optimal token) can never reach margin 1: the token set is degenerate, not merely hard."""
-    zero = np.zeros(len(rows[0]), dtype=bool)
-    for r in rows:
-        zero |= ~np.any(r != 0, axis=1)
-    if zero.any():
-        n, T, d = shape
-        which = np.flatnonzero(zero)
-        where = (
-            [f"(sample {k // (T - 1)}, constraint {k % (T - 1)})" for k in which[:5]]
-            if kind == "W-SVM"
-            else [f"sample {k}" for k in which[:5]]
-        )
-        raise InfeasibleSVMError(
-            f"{_subject(kind, norm, name, opt)}: the token set is degenerate, "
-            f"{len(which)} of {len(zero)} constraint rows are zero ({', '.join(where)}"
-            f"{', ...' if len(which) > 5 else ''}): no margin can reach 1 (n={n}, T={T}, d={d})"
-        )
-
-
 def _solve_fast(M: np.ndarray, K: np.ndarray, norm: Norm):
     """(v, lambda) by svm.dual_solves for min ||v|| s.t. M v >= 1 (M: (m, D)) in the l_p
     norm, else in l2 (fro, and spectral and nuclear on a vector)."""
@@ -319,8 +290,8 @@ def solve_w_svm_norm(X, opt, norm, *, name: str = "dataset") -> NormSVMSolution:
     fallback), the spectral and nuclear norms by cvxpy (_solve_w_by_cvxpy)."""
     norm = parse_norm(norm)
     a, b = _w_rows(X, opt)
-    subject = _subject("W-SVM", norm, name, opt)
-    _refuse_zero_rows([a, b], "W-SVM", norm, name, opt, np.shape(X))
+    subject = subject_of("W-SVM", norm, name, opt)
+    refuse_zero_rows([a, b], "W-SVM", norm, name, opt, np.shape(X))
     d = a.shape[1]
 
     def finish(W, dual):
@@ -372,8 +343,8 @@ def solve_u_svm_norm(X, y, opt, norm, *, name: str = "dataset") -> NormSVMSoluti
     svm.dual_solves (cvxpy only as a logged fallback); errors as solve_w_svm_norm's."""
     norm = parse_norm(norm)
     z = _u_rows(X, y, opt)
-    subject = _subject("u-SVM", norm, name, opt)
-    _refuse_zero_rows([z], "u-SVM", norm, name, opt, np.shape(X))
+    subject = subject_of("u-SVM", norm, name, opt)
+    refuse_zero_rows([z], "u-SVM", norm, name, opt, np.shape(X))
 
     def finish(u, dual):
         return _finish(u, dual, z @ u, norm, X, opt, y, subject)
@@ -396,11 +367,11 @@ def solve_svm_norm_reference(X, opt, norm, *, y=None, name: str = "dataset") -> 
     norm = parse_norm(norm)
     if y is None:
         a, b = _w_rows(X, opt)
-        subject = _subject("W-SVM", norm, name, opt)
+        subject = subject_of("W-SVM", norm, name, opt)
         W, dual = _solve_w_by_cvxpy(X, opt, a, b, norm, subject)
         return _finish(W, dual, ((a @ W) * b).sum(axis=1), norm, X, opt, None, subject)
     z = _u_rows(X, y, opt)
-    subject = _subject("u-SVM", norm, name, opt)
+    subject = subject_of("u-SVM", norm, name, opt)
     u, dual, status = _solve((z.shape[1],), norm, _dense_margins(z))
     if u is None:
         raise _failure(subject, status)
