@@ -135,6 +135,22 @@ def _newton_polish(M, lam, q, newton):
     raise DualSolveError("the active set did not settle")
 
 
+def _first_to_zero(x: np.ndarray, step: np.ndarray) -> tuple[float, int]:
+    """(t, k): the fraction of `step` at which the first multiplier of x reaches 0, and which
+    (t = inf, k = -1 where none decreases)."""
+    shrinking = np.flatnonzero(step < 0)
+    if not len(shrinking):
+        return np.inf, -1
+    ratios = -x[shrinking] / step[shrinking]
+    return float(ratios.min()), int(shrinking[np.argmin(ratios)])
+
+
+def _scattered(lam: np.ndarray, index: np.ndarray, x: np.ndarray) -> np.ndarray:
+    out = np.zeros_like(lam)
+    out[index] = np.maximum(x, 0.0)
+    return out
+
+
 def _newton_primal_dual(M, lam, active, q):
     """Newton's method for the active set's stationarity, M_S w = 1 with
     grad (1/p)||w||_p^p = M_S^T lambda_S, in (w, lambda_S) together: for q < 2 (p > 2)
@@ -164,13 +180,9 @@ def _newton_primal_dual(M, lam, active, q):
         dx = np.linalg.lstsq((rows * inverse) @ rows.T, rows @ (inverse * r[0]) - r[1],
                              rcond=None)[0]  # fmt: skip
         dw = inverse * (rows.T @ dx - r[0])
-        shrinking = dx < 0
-        bound = np.min(-x[shrinking] / dx[shrinking], initial=np.inf)
+        bound, k = _first_to_zero(x, dx)
         if bound <= 1.0:  # a multiplier would cross 0: stop on it and drop it
-            k = int(np.flatnonzero(shrinking)[np.argmin(-x[shrinking] / dx[shrinking])])
-            out = np.zeros_like(lam)
-            out[index] = np.maximum(x + bound * dx, 0.0)
-            return out, None, index[k]
+            return _scattered(lam, index, x + bound * dx), None, index[k]
         t, now = 1.0, size(r)
         while t > 1e-10:
             trial = residual(w + t * dw, x + t * dx)
@@ -180,9 +192,7 @@ def _newton_primal_dual(M, lam, active, q):
         else:
             break
         w, x, r = w + t * dw, x + t * dx, trial
-    out = np.zeros_like(lam)
-    out[index] = x
-    return out, w, None
+    return _scattered(lam, index, x), w, None
 
 
 def _newton_dual(M, lam, active, q):
@@ -201,13 +211,9 @@ def _newton_dual(M, lam, active, q):
             break
         weights = _lp_terms(rows.T @ x, q)[1]
         step = np.linalg.lstsq((rows * weights) @ rows.T, -r, rcond=None)[0]
-        shrinking = step < 0
-        bound = np.min(-x[shrinking] / step[shrinking], initial=np.inf)
+        bound, k = _first_to_zero(x, step)
         if bound <= 1.0:  # a multiplier would cross 0: stop on it and drop it
-            k = int(np.flatnonzero(shrinking)[np.argmin(-x[shrinking] / step[shrinking])])
-            out = np.zeros_like(lam)
-            out[index] = np.maximum(x + bound * step, 0.0)
-            return out, None, index[k]
+            return _scattered(lam, index, x + bound * step), None, index[k]
         t, now = 1.0, np.linalg.norm(r)
         while t > 1e-10:
             trial = residual(x + t * step)
@@ -217,6 +223,4 @@ def _newton_dual(M, lam, active, q):
         else:
             break
         x, r = x + t * step, trial
-    out = np.zeros_like(lam)
-    out[index] = x
-    return out, _lp_terms(rows.T @ x, q)[0], None
+    return _scattered(lam, index, x), _lp_terms(rows.T @ x, q)[0], None
