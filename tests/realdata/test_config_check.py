@@ -56,10 +56,3 @@ def test_a_reported_tuning_seed_or_a_probe_beyond_the_training_set_is_refused(ed
     with pytest.raises(ConfigError, match=message) as refused:
         checked_config(_config(**edits))
     assert refused.value.key == ".".join(("real_data", "experiments", *key))
-
-
-def test_a_cap_rule_that_allows_every_step_bound_is_refused():
-    config = copy.deepcopy(DEFAULT)
-    config["real_data"]["tuning"]["max_cap_share"] = 1.0
-    with pytest.raises(Exception, match="max_cap_share"):
-        checked_config(config)

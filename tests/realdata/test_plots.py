@@ -23,19 +23,19 @@ def _drawn_legend(monkeypatch, tmp_path, legend, table) -> list[str]:
     return texts
 
 
-def test_the_legend_and_the_caption_name_a_run_whose_cap_bound_at_every_step(monkeypatch, tmp_path):
+def test_the_legend_and_the_caption_name_a_run_whose_cap_bound_at_most_steps(monkeypatch, tmp_path):
     bound = plots.run_legend(LEGEND, OPTIMIZERS, run_table(1.0))
-    assert bound["sps"] == ("SPS (cap bound at every step: SGD with lr 0.1)", "SPS ...")
+    assert bound["sps"] == ("SPS (cap bound at 100% of its steps: SGD with lr 0.1)", "SPS ...")
     assert bound["sgd"] == LEGEND["sgd"] and bound["sngd"] == LEGEND["sngd"]
     assert plots.run_legend(LEGEND, OPTIMIZERS, run_table(0.5)) == LEGEND
     texts = _drawn_legend(monkeypatch, tmp_path, bound, run_table(1.0))
-    assert "SPS (cap bound at every step: SGD with lr 0.1)" in texts
+    assert "SPS (cap bound at 100% of its steps: SGD with lr 0.1)" in texts
     assert "SPS" in _drawn_legend(monkeypatch, tmp_path, LEGEND, run_table(0.5))
     settings = {"train": {"epochs": 1, "batch_size": 16, "log_every": 16}, "seeds": 2,
                 "dataset": "rotten_tomatoes"}  # fmt: skip
     source = {"datasets": [{"name": "Rotten Tomatoes", "path": "data/rt"}]}
     caption = plots.training_caption(settings, bound, source)
-    assert "SPS (cap bound at every step: SGD with lr 0.1): SPS ..." in caption
+    assert "SPS (cap bound at 100% of its steps: SGD with lr 0.1): SPS ..." in caption
 
 
 def test_the_figure_job_draws_and_captions_with_the_runs_legend():

@@ -163,7 +163,7 @@ def claims(
             Rows(
                 e.get("figure", name),
                 (hypotheses or {}).get(name),
-                # a run whose cap bound at every step is named as the SGD it became
+                # a run whose cap bound at most steps is named as the SGD it became
                 cap_bound.relabel(e.get("labels"), e["optimizers"], tables[name]),
                 e["optimizers"],
                 e["layout"],

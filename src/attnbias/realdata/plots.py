@@ -135,8 +135,8 @@ def training_caption(settings: dict, legend: dict, source: dict, caps: str = "")
 
 def run_legend(legend: dict, optimizers: dict, table: pd.DataFrame) -> dict:
     """The config's legend (optimizer -> (label, settings text)) with each run whose cap bound
-    at every step on every seed of `table` labelled as the SGD it became (realdata.cap_bound:
-    "SPS (cap bound at every step: SGD with lr 0.1)"); figure and caption both take it."""
+    at most of its steps in `table` labelled as the SGD it became (realdata.cap_bound: "SPS
+    (cap bound at 99% of its steps: SGD with lr 0.1)"); figure and caption both take it."""
     labels = cap_bound.relabel({n: label for n, (label, _) in legend.items()}, optimizers, table)
     return {n: (labels[n], text) for n, (_, text) in legend.items()}
 
