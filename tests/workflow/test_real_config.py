@@ -34,6 +34,16 @@ def test_each_figures_rates_come_from_its_sweep(wf):
             assert wf.optimizer(figure, name) in tried, (figure, name)
 
 
+def test_the_claims_name_where_a_figure_was_tuned(wf):
+    real = RealDataConfig(wf)
+    assert real.claims_real("fig1_minilm")["tuning"] == (
+        "settings tuned on seed 0 by fig1_minilm_lr (rule probe_area)"
+    )
+    assert wf.jobs("fig1_minilm")["seed"] == [1, 2, 3, 4, 5]
+    assert wf.jobs("fig1_minilm_lr")["seed"] == [0]
+    assert real.tuning_words("fig1") == ""  # the control: no sweep tuned the paper's figure
+
+
 def test_sweeps_are_not_read_by_the_claims(wf):
     claimed = RealDataConfig(wf).claimed_real_experiments()
     assert "fig1_minilm" in claimed and "fig4_minilm" in claimed

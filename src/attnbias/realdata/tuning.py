@@ -32,7 +32,13 @@ def probe_area(table: pd.DataFrame, optimizer: str) -> pd.Series:
     """Per seed (the index), the area under `optimizer`'s probe-loss curve (trapezoids over
     its log points, step 0 included) divided by the run's length; empty where no probe
     loss is logged."""
-    mine = table[(table["optimizer"] == optimizer) & (table["metric"] == PROBE_METRIC)]
+    return curve_area(table, optimizer, PROBE_METRIC)
+
+
+def curve_area(table: pd.DataFrame, optimizer: str, metric: str) -> pd.Series:
+    """Per seed (the index), the area under `optimizer`'s `metric` curve (trapezoids over
+    the iterations where it is logged) divided by the span of those iterations."""
+    mine = table[(table["optimizer"] == optimizer) & (table["metric"] == metric)]
     out = {}
     for seed, run in mine.sort_values("iteration").groupby("seed", observed=True):
         t = run["iteration"].to_numpy(dtype=float)

@@ -48,11 +48,22 @@ class RealDataConfig:
             "dataset": e["dataset"],
             "scale": self.real_scale(experiment),
             "seeds": e["seeds"],
+            "tuning": self.tuning_words(experiment),
             "optimizers": {o: self.wf.optimizer(experiment, o) for o in e["optimizers"]},
             "labels": {o: opt.get("label", o) for o, opt in e["optimizers"].items()},
             "paper_figure": None,
             "identity": self.wf.identity("metrics", experiment),
         }
+
+    def tuning_words(self, experiment: str) -> str:
+        """Where a figure's settings were chosen, in words: "settings tuned on seed 0 by
+        fig1_minilm_lr (rule probe_area)"; "" where no sweep tuned it."""
+        e = self.wf.real_experiments[experiment]
+        sweeps = [n for n, s in self.wf.real_experiments.items() if s.get("sweep_of") == experiment]
+        if e.get("tuning_seed") is None or not sweeps:
+            return ""
+        rule = self.real.get("tuning", {}).get("rule", "probe_area")
+        return f"settings tuned on seed {e['tuning_seed']} by {', '.join(sweeps)} (rule {rule})"
 
     def claims_real_built(self, table: str) -> dict:
         """Claims params: what the claims read of each real-data experiment whose aggregate
