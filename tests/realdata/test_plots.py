@@ -54,3 +54,17 @@ def test_the_caption_ends_with_what_the_caps_did():
     caption = plots.training_caption(settings, LEGEND, source, caps)
     assert caption.endswith("Optimizers: SGD: SGD lr=0.1; SNGD: SNGD ...; SPS: SPS .... " + caps)
     assert plots.training_caption(settings, LEGEND, source).endswith("SPS: SPS ....")
+
+
+def test_the_caption_names_the_reported_seeds_and_where_the_settings_were_tuned():
+    settings = {"train": {"epochs": 1, "batch_size": 16, "log_every": 16}, "seeds": 5,
+                "first_seed": 1, "dataset": "rotten_tomatoes"}  # fmt: skip
+    source = {"datasets": [{"name": "Rotten Tomatoes", "path": "data/rt"}]}
+    tuning = {"seed": 0, "sweeps": ["fig1_minilm_lr"], "rule": "probe_area"}
+    caption = plots.training_caption(settings, LEGEND, source, tuning=tuning)
+    assert "mean over 5 seeds (1 to 5)" in caption
+    assert (
+        "Settings tuned on seed 0, never reported, by fig1_minilm_lr's rule probe_area: " in caption
+    )
+    assert "lowest mean probe loss" in caption
+    assert "tuned" not in plots.training_caption(settings, LEGEND, source)  # the control

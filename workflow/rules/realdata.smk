@@ -108,6 +108,7 @@ rule figure_real:
         legend=JOB.legend,
         settings=JOB.real_settings,
         config=JOB.figure_config,
+        tuning=JOB.real_tuning,
         identity=JOB.metrics_identity,
     script:
         "../scripts/figure_real.py"

@@ -25,7 +25,11 @@ plots.draw_training(
     # each optimizer drawn as its algorithm is in every figure (None: a stochastic rule)
     algorithms=algorithm_style.algorithms_of(optimizers, None),
     caption=plots.training_caption(
-        snakemake.params.settings, legend, source, cap_bound.caption_text(optimizers, table)
+        snakemake.params.settings,
+        legend,
+        source,
+        cap_bound.caption_text(optimizers, table),
+        tuning=snakemake.params.tuning,
     ),
     fixture=source["fixture"],
     outputs=[snakemake.output.pdf, snakemake.output.png, snakemake.output.caption],

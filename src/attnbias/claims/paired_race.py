@@ -19,7 +19,7 @@ import numpy as np
 from scipy import stats
 
 from attnbias.claims.rows import Measured, Rows, Said, Verdict, mean_spread
-from attnbias.realdata.trainer import BATCH_LOSS, PROBE_METRIC
+from attnbias.realdata.metric_names import BATCH_LOSS, PROBE_METRIC
 from attnbias.realdata.tuning import curve_area
 
 ALPHA = 0.05  # the paired test's one-sided level (ours)

@@ -29,6 +29,7 @@ from tqdm.auto import tqdm
 
 from attnbias.optim.cap_count import CapCount
 from attnbias.realdata.checkpoints import load_checkpoint, rng_state, save_checkpoint, set_rng_state
+from attnbias.realdata.metric_names import BATCH_LOSS, PROBE_METRIC
 from attnbias.realdata.sample_order import bucketed_order, epoch_order, probe_subset
 
 log = logging.getLogger(__name__)
@@ -36,8 +37,6 @@ log = logging.getLogger(__name__)
 Batch = dict[str, torch.Tensor]
 # inductor's autotuned kernels; no CUDA graphs, which dynamic padding's shapes would defeat
 COMPILE_MODE = "max-autotune-no-cudagraphs"
-BATCH_LOSS = "batch_loss"  # every step's mini-batch loss
-PROBE_METRIC = "probe_loss"  # the loss on the fixed probe subset of the training set
 
 
 @dataclass

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from attnbias.realdata import cap_bound
-from attnbias.realdata.trainer import PROBE_METRIC
+from attnbias.realdata.metric_names import PROBE_METRIC
 
 RULES = {
     "probe_area": (
