@@ -87,9 +87,9 @@ def test_every_step_lays_the_log_points_and_the_step_losses_on_the_iterations():
     np.testing.assert_array_equal(out[trainer.BATCH_LOSS], [5, 6, 7, np.nan])
 
 
-def _probe_run(optimizer_name: str, seed: int, probe_samples: int):
+def _probe_run(optimizer_name: str, seed: int, probe_samples: int, model_name: str = "vit"):
     torch.manual_seed(0)
-    task, _ = resume_task("vit")
+    task, _ = resume_task(model_name)
     optimizer = RESUME_OPTIMIZERS[optimizer_name](task.model.parameters())
     schedule = trainer.Schedule(
         **{**SCHEDULE, "checkpoint_every": 0}, seed=seed, progress=False,
@@ -98,15 +98,18 @@ def _probe_run(optimizer_name: str, seed: int, probe_samples: int):
     return task, trainer.fit(task, optimizer, schedule, device=CPU)
 
 
-def test_the_probe_loss_is_the_loss_on_the_fixed_subset_at_each_log_point():
-    task, (steps, metrics) = _probe_run("sgd", 0, 16)
+@pytest.mark.parametrize("model_name", list(MODELS))
+def test_the_probe_loss_is_the_loss_on_the_fixed_subset_at_each_log_point(model_name):
+    """Text probes are taken in order of length: the loss is that of the subset still."""
+    task, (steps, metrics) = _probe_run("sgd", 0, 16, model_name)
     assert np.isfinite(metrics[trainer.PROBE_METRIC]).all()
     assert len(metrics[trainer.PROBE_METRIC]) == len(steps)
     # at the end: the trained model's eval-mode loss on the subset, recomputed here
     index = sample_order.probe_subset(len(task.train["labels"]), 16)
     task.model.eval()
     with torch.no_grad():
-        logits = task.logits(task.model, {"images": task.train["images"][index]})
+        inputs = {k: v[index] for k, v in task.train.items() if k != "labels"}
+        logits = task.logits(task.model, inputs)
         expected = float(F.cross_entropy(logits.float(), task.train["labels"][index]).double())
     assert metrics[trainer.PROBE_METRIC][-1] == pytest.approx(expected, rel=1e-6)
 

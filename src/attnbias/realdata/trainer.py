@@ -224,10 +224,15 @@ def evaluate(
 
 
 def _probe(task: Task, schedule: Schedule) -> Batch | None:
-    """The fixed probe subset of the training set (sample_order.probe_subset), or None."""
+    """The fixed probe subset of the training set (sample_order.probe_subset), or None. Text
+    is taken in order of length, as the test set is, so that dynamic padding pads little
+    (a sum of per-sample losses: the order changes no loss)."""
     if not schedule.probe_samples:
         return None
     index = probe_subset(_size(task.train), schedule.probe_samples)
+    if "attention_mask" in task.train:
+        lengths = task.train["attention_mask"][index].sum(dim=1)
+        index = index[torch.argsort(lengths, stable=True)]
     return {k: v[index] for k, v in task.train.items()}
 
 
