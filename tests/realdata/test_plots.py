@@ -25,19 +25,19 @@ def _drawn_legend(monkeypatch, tmp_path, legend, table) -> list[str]:
     return texts
 
 
-def test_the_legend_and_the_caption_name_a_run_whose_cap_bound_at_every_step(monkeypatch, tmp_path):
+def test_the_legend_and_the_caption_name_a_run_whose_cap_bound_at_most_steps(monkeypatch, tmp_path):
     bound = plots.run_legend(LEGEND, OPTIMIZERS, run_table(1.0))
-    assert bound["sps"] == ("SPS (cap bound at every step: SGD with lr 0.1)", "SPS ...")
+    assert bound["sps"] == ("SPS (cap bound at 100% of its steps: SGD with lr 0.1)", "SPS ...")
     assert bound["sgd"] == LEGEND["sgd"] and bound["sngd"] == LEGEND["sngd"]
     assert plots.run_legend(LEGEND, OPTIMIZERS, run_table(0.5)) == LEGEND
     texts = _drawn_legend(monkeypatch, tmp_path, bound, run_table(1.0))
-    assert "SPS (cap bound at every step: SGD with lr 0.1)" in texts
+    assert "SPS (cap bound at 100% of its steps: SGD with lr 0.1)" in texts
     assert "SPS" in _drawn_legend(monkeypatch, tmp_path, LEGEND, run_table(0.5))
     settings = {"train": {"epochs": 1, "batch_size": 16, "log_every": 16}, "seeds": 2,
                 "dataset": "rotten_tomatoes"}  # fmt: skip
     source = {"datasets": [{"name": "Rotten Tomatoes", "path": "data/rt"}]}
     caption = plots.training_caption(settings, bound, source)
-    assert "SPS (cap bound at every step: SGD with lr 0.1): SPS ..." in caption
+    assert "SPS (cap bound at 100% of its steps: SGD with lr 0.1): SPS ..." in caption
 
 
 def test_the_figure_job_draws_and_captions_with_the_runs_legend():
@@ -87,3 +87,17 @@ def test_similarity_panels_are_titled_by_the_datasets_names():
     assert plots.dataset_title("sms_spam") == "SMS spam"
     assert plots.dataset_title("mnli") == "MNLI"
     assert plots.dataset_title("unknown") == "unknown"
+
+
+def test_the_caption_names_the_reported_seeds_and_where_the_settings_were_tuned():
+    settings = {"train": {"epochs": 1, "batch_size": 16, "log_every": 16}, "seeds": 5,
+                "first_seed": 1, "dataset": "rotten_tomatoes"}  # fmt: skip
+    source = {"datasets": [{"name": "Rotten Tomatoes", "path": "data/rt"}]}
+    tuning = {"seed": 0, "sweeps": ["fig1_minilm_lr"], "rule": "probe_area"}
+    caption = plots.training_caption(settings, LEGEND, source, tuning=tuning)
+    assert "mean over 5 seeds (1 to 5)" in caption
+    assert (
+        "Settings tuned on seed 0, never reported, by fig1_minilm_lr's rule probe_area: " in caption
+    )
+    assert "lowest mean probe loss" in caption
+    assert "tuned" not in plots.training_caption(settings, LEGEND, source)  # the control

@@ -21,6 +21,7 @@ from attnbias.figures.overlap import (
 from attnbias.figures.save import save_figure
 from attnbias.figures.style import FULL_WIDTH, LINE_STYLES, apply_theme
 from attnbias.realdata import cap_bound
+from attnbias.realdata.tuning import RULES
 
 NORM_PREFIX = "norm/"
 FIXTURE_STAMP = "FIXTURE RUN (tiny test data and model, not the paper's experiment)"
@@ -129,9 +130,13 @@ def _data_origin(source: dict) -> str:
     return data.get("origin") or Path(data["path"]).name
 
 
-def training_caption(settings: dict, legend: dict, source: dict, caps: str = "") -> str:
+def training_caption(
+    settings: dict, legend: dict, source: dict, caps: str = "", tuning: dict | None = None
+) -> str:
     """What a real-data figure shows and with which settings, for the figure's foot; `caps`
-    says at how many steps each capped run's cap bound (realdata.cap_bound.caption_text)."""
+    says at how many steps each capped run's cap bound (realdata.cap_bound.caption_text),
+    `tuning` where the settings were chosen (RealDataConfig.tuning: the tuning seed, never
+    reported, the sweeps and their rule, realdata.tuning.RULES)."""
     train = settings["train"]
     model = _model_name(settings, source)
     subset = ""
@@ -144,23 +149,33 @@ def training_caption(settings: dict, legend: dict, source: dict, caps: str = "")
             f"{train.get('test_samples') or 'all'} test samples."
         )
     optimizers = "; ".join(f"{label}: {text}" for label, text in legend.values())
-    seeds = settings["seeds"]
-    lines = "a single run" if seeds == 1 else f"mean over {seeds} seeds, band min to max"
+    seeds, first = settings["seeds"], settings.get("first_seed", 0)
+    lines = (
+        f"a single run (seed {first})"
+        if seeds == 1
+        else f"mean over {seeds} seeds ({first} to {first + seeds - 1}), band min to max"
+    )
+    tuned = ""
+    if tuning:
+        tuned = (
+            f" Settings tuned on seed {tuning['seed']}, never reported, by "
+            f"{', '.join(tuning['sweeps'])}'s rule {tuning['rule']}: {RULES[tuning['rule']]}."
+        )
     return (
         f"Data: {data_name(settings, source)} from {_data_origin(source)}; model: {model}. "
         f"{train['epochs']} epoch{'s' if train['epochs'] != 1 else ''}, batch size "
         f"{train['batch_size']}, logged every "
         f"{train['log_every']} steps; lines: {lines}. Train loss: mean mini-batch "
         f"cross-entropy since the previous log point; test accuracy on "
-        f"{TEST_SPLITS[settings['dataset']]}.{subset} Optimizers: {optimizers}."
+        f"{TEST_SPLITS[settings['dataset']]}.{subset} Optimizers: {optimizers}.{tuned}"
         + (f" {caps}" if caps else "")
     )
 
 
 def run_legend(legend: dict, optimizers: dict, table: pd.DataFrame) -> dict:
     """The config's legend (optimizer -> (label, settings text)) with each run whose cap bound
-    at every step on every seed of `table` labelled as the SGD it became (realdata.cap_bound:
-    "SPS (cap bound at every step: SGD with lr 0.1)"); figure and caption both take it."""
+    at most of its steps in `table` labelled as the SGD it became (realdata.cap_bound: "SPS
+    (cap bound at 99% of its steps: SGD with lr 0.1)"); figure and caption both take it."""
     labels = cap_bound.relabel({n: label for n, (label, _) in legend.items()}, optimizers, table)
     return {n: (labels[n], text) for n, (_, text) in legend.items()}
 
