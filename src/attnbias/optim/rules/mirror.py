@@ -43,6 +43,7 @@ RULE = Rule(
     update=Mirror,
     check=check,
     implicit_norm=lambda s: f"l{s.p:g}",
+    examples=({"p": 3.0},),
     names={"mirror": "l_p mirror descent"},
     # the l_p family, with nsd's l_p member: both are expected to find the l_p margin
     looks={"mirror": Look("lp", "p", "long-dash")},
