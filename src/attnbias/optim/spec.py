@@ -99,6 +99,8 @@ class OptimizerSpec:
     def from_config(cls, entry: dict) -> OptimizerSpec:
         """The spec of an optimizer's config entry (its `label` aside); settings it leaves
         out take the defaults above, so every reader of the config gets the same values."""
+        if "rule" not in entry:
+            raise KeyError(f"rule: an optimizer entry names its rule, got {entry!r}")
         return cls(**config_settings(entry))
 
     def lr_of(self, block: str) -> float:
