@@ -22,6 +22,7 @@ import pytest
 import torch
 import yaml
 from fixtures_vision import write_mnist
+from optimizer_recipe import add_rule, differences, section_blocks
 from project import REPO, copy_project, snakemake
 from write_fixtures import SIZES
 
@@ -37,15 +38,8 @@ RESULTS = "results-tiny"
 FIGURE = "fig6"
 
 
-def _section_blocks() -> dict[str, str]:
-    """The code blocks of layout.md's "Adding an optimizer", by language tag."""
-    text = (REPO / "docs/layout.md").read_text()
-    section = text.split("## Adding an optimizer", 1)[1].split("\n## ", 1)[0]
-    return dict(re.findall(r"```(\w+)\n(.*?)```", section, flags=re.DOTALL))
-
-
-SOURCE = _section_blocks()["python3"]  # the module
-LINE = _section_blocks()["YAML"].strip()  # its config line
+SOURCE = section_blocks()["python3"]  # the module
+LINE = section_blocks()["YAML"].strip()  # its config line
 NAME = re.search(r'name="([^"]+)"', SOURCE).group(1)
 MODULE = f"attnbias.optim.rules.{NAME}"
 FILE = f"src/attnbias/optim/rules/{NAME}.py"
@@ -141,23 +135,10 @@ def test_a_new_family_takes_a_free_colour(registered):
     assert looks[NAME].colour not in {lk.colour for o, lk in looks.items() if o != NAME}
 
 
-def _with_the_new_rule(workdir: Path) -> None:
-    """The recipe's two edits: the module's file and the config line (under FIGURE's
-    optimizers, indented as its neighbours), nothing else."""
-    (workdir / FILE).write_text(SOURCE)
-    config = workdir / CONFIG
-    lines = config.read_text().splitlines(keepends=True)
-    start = next(i for i, line in enumerate(lines) if line.startswith(f"    {FIGURE}:"))
-    at = next(i for i in range(start, len(lines)) if lines[i].strip().startswith("optimizers:"))
-    indent = re.match(r"\s*", lines[at + 1]).group(0)
-    lines.insert(at + 1, f"{indent}{LINE}\n")
-    config.write_text("".join(lines))
-
-
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     workdir = copy_project(tmp_path_factory.mktemp("new_stochastic_rule"))
-    _with_the_new_rule(workdir)
+    add_rule(workdir, FILE, SOURCE, CONFIG, f"    {FIGURE}:", LINE)  # real_data's figure
     n_train, n_test, seed = SIZES["mnist"]
     write_mnist(workdir / "fixtures" / "data", n_train=n_train, n_test=n_test, seed=seed)
     snakemake(workdir, f"{RESULTS}/{FIGURE}.pdf", "-c2", "-q", config=CONFIG)
@@ -166,12 +147,7 @@ def built(tmp_path_factory):
 
 @pytest.mark.slow
 def test_nothing_else_is_edited(built):
-    new = {p.relative_to(built) for p in (built / "src").rglob("*.py")}
-    old = {p.relative_to(REPO) for p in (REPO / "src").rglob("*.py")}
-    assert new - old == {Path(FILE)} and old <= new
-    before = (REPO / CONFIG).read_text().splitlines()
-    after = (built / CONFIG).read_text().splitlines()
-    assert [line for line in after if line not in before] == [f"        {LINE}"]
+    assert differences(built, CONFIG) == ({Path(FILE)}, set(), [f"        {LINE}"])
 
 
 @pytest.mark.slow
