@@ -97,14 +97,13 @@ def test_every_algorithm_has_one_look_of_its_own_in_colour_blind_safe_colours():
     assert {lk.colour for lk in looks} <= set(style.COLOURS)
     families = style.FAMILY_COLOURS
     assert len(set(families.values())) == len(families)  # a colour says one family
-    # every rule of optim/rules/ has a look
-    for rule in rules.RULES:
-        settings = {"rule": rule, "lr": 0.1, "norm": "max"} if rule == "nsd" else {"rule": rule}
-        if rule == "polyak":
-            settings["f_star"] = 0
-        if rule == "mirror":
-            settings["p"] = 3
-        style.look(style.algorithm_key(settings, "fixed_decoder"))
+    # every rule of optim/rules/ has a look, at each of its module's examples (full batch)
+    # and as a real-data run (torch)
+    for name, rule in rules.RULES.items():
+        for example in rule.examples if rule.full_batch else ():
+            style.look(style.algorithm_key({"rule": name, **example}, "fixed_decoder"))
+        if rule.torch is not None:
+            style.look(style.algorithm_key({"rule": name}, None))
 
 
 def test_an_unknown_algorithm_is_refused_naming_the_table():

@@ -36,6 +36,7 @@ rule train_real:
     input:
         source=rules.check_real_data.output[0],
         code=code("train_real.py"),
+        rule_code=JOB.rule_code,  # its optimizer's rule module (codedeps.rule_files)
     output:
         metrics=results("train/{figure}/{optimizer}/seed{seed}.parquet"),
     log:

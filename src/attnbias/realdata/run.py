@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from attnbias.optim.spec import StochasticSpec
-from attnbias.optim.stochastic import make_optimizer
 from attnbias.realdata import tasks
 from attnbias.realdata.trainer import Schedule, every_step, fit
 from attnbias.training.devices import resolve_device
@@ -32,7 +31,7 @@ def train_run(
     torch_device = resolve_device(device)
     task = tasks.build(settings, seed=seed, data_root=data_root)
     spec = StochasticSpec.from_config(optimizer)
-    torch_optimizer = make_optimizer(spec.rule, task.model.parameters(), **spec.settings)
+    torch_optimizer = spec.optimizer(task.model.parameters())
     train = settings["train"]
     schedule = Schedule(
         epochs=train["epochs"],

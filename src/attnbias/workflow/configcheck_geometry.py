@@ -52,7 +52,7 @@ def _check_expected(config: dict, name: str, experiment: dict, norms: list) -> N
 
     for opt, settings in experiment["optimizers"].items():
         norm = expected_norm(settings)
-        if norm not in norms:
+        if norm is not None and norm not in norms:  # None: no published expected norm
             raise ConfigError(
                 ("experiments", name, "norms"),
                 f"optimizer {opt} (rule {settings['rule']}) is expected to find the {norm} "

@@ -9,7 +9,7 @@ reordering a config file reruns nothing, and a changed value reruns its jobs onl
 
 from __future__ import annotations
 
-from attnbias.workflow.codedeps import generator_files
+from attnbias.workflow.codedeps import generator_files, rule_files
 from attnbias.workflow.config import WorkflowConfig, at
 from attnbias.workflow.geometry_config import GeometryConfig
 from attnbias.workflow.real_config import RealDataConfig
@@ -54,6 +54,11 @@ class JobParams:
 
     def optimizer(self, wildcards) -> dict:
         return self.wf.optimizer(experiment_of(wildcards), wildcards.optimizer)
+
+    def rule_code(self, wildcards) -> list[str]:
+        """The module of the rule the job's optimizer trains with (a train or train_real
+        job): its code input, which no import statement names (codedeps.rule_files)."""
+        return rule_files([self.optimizer(wildcards)["rule"]])
 
     def svm_geometry_file(self, pattern: str):
         """Input: a geometry experiment's svm-geometry file (`pattern`); none for the others."""
@@ -123,6 +128,10 @@ class JobParams:
 
     def study_optimizer(self, wildcards) -> dict:
         return self.wf.study_optimizer(wildcards.optimizer)
+
+    def study_rule_code(self, wildcards) -> list[str]:
+        """The module of the rule a study job trains with (codedeps.rule_files)."""
+        return rule_files([self.study_optimizer(wildcards)["rule"]])
 
     def study_identity(self, wildcards) -> dict:
         return self.wf.study_identity("runs", wildcards.setting, wildcards.optimizer)

@@ -69,5 +69,5 @@ class GeometrySVMs:
         return extra_metrics(
             [datasets[s] for s in seeds], [self.solutions[s] for s in seeds], list(self.norms),
             self.train_u, faces=[self.faces[s] for s in seeds],
-            probe=(expected_norm(optimizer),),
+            probe=tuple(n for n in (expected_norm(optimizer),) if n is not None),
         )  # fmt: skip

@@ -128,6 +128,7 @@ RULE = Rule(
     check=check,
     implicit_norm=lambda s: "nuclear",
     algorithm=lambda spec, layout: "kq" if spec.dual_normalize == "none" else "nkq",
+    examples=({}, {"dual_normalize": "per_block"}),
     names={
         "kq": "GD on K and Q (W = K Q^T)",
         "nkq": "normalised GD on K and Q, each factor by its own norm (TF-as-SVM's)",

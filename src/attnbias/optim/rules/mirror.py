@@ -62,6 +62,7 @@ RULE = Rule(
     check=check,
     implicit_norm=lambda s: f"l{s.p:g}",
     algorithm=lambda spec, layout: "mirror" if spec.dual_normalize == "none" else "nmirror",
+    examples=({"p": 3.0}, {"p": 3.0, "dual_normalize": "per_block"}),
     names={
         "mirror": "l_p mirror descent",
         "nmirror": "normalised l_p mirror descent (AttentionMD's)",
