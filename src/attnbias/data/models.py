@@ -242,12 +242,15 @@ class DataModel:
       every figure drawn on the model (figures.panels.describe), so it is required.
     source: for data drawn from real images, a function of the model's params that says
       which (a note under the figure's title); None for synthetic data.
+    queries: whether its datasets carry queries Z (cross-attention, attnbias.data.queries):
+      True, False, or a function of the model's params that says.
     """
 
     generator: Callable | str
     description: str
     source: Callable[[dict], str] | None = None
     name: str = ""  # the data in a few words, as the claims' "where" names them
+    queries: bool | Callable[[dict], bool] = False
 
     def __post_init__(self):
         if not isinstance(self.description, str) or not self.description.strip():
@@ -326,6 +329,13 @@ def data_name(model: str, params: dict) -> str:
     entry = data_model(model)
     name = entry.name or model
     return f"{name}: {entry.source(params)}" if entry.source else name
+
+
+def has_queries(model: str, params: dict) -> bool:
+    """Whether data model `model` with `params` emits queries Z (cross-attention): what a
+    config setting that needs them checks (configcheck.require_queries)."""
+    queries = data_model(model).queries
+    return bool(queries(params) if callable(queries) else queries)
 
 
 def generator(model: str):

@@ -1,7 +1,8 @@
 """The attention SVMs under other norms: which max-margin an optimizer's geometry picks.
 
 W-SVM in a norm: argmin ||W|| s.t. <A_k, W> >= 1, A_k = a_k b_k^T with a_k = x_{i,opt_i} - x_{i,t}
-and b_k = x_{i,1} (max_margin.w_svm_constraints); u-SVM: argmin ||u|| s.t. <z_k, u> >= 1,
+and b_k = x_{i,1} (max_margin.w_svm_constraints), or the data's query z_i where `queries`
+are given (cross-attention: attnbias.data.queries); u-SVM: argmin ||u|| s.t. <z_k, u> >= 1,
 z_i = y_i x_{i,opt_i}. The constraints are linear whatever the norm, so only the objective
 changes: cvxpy solves each. The norms: "fro", "max" (entrywise l_inf), "spectral",
 "nuclear" and "l<p>" (entrywise l_p, p > 1); on a vector spectral and nuclear are l2.
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from attnbias.data.queries import query_rows
 from attnbias.svm.max_margin import (
     infeasible_error,
     u_svm_constraints,
@@ -57,21 +59,22 @@ class NormSVMSolution:
 # ---- the constraints as one linear map: <A_k, W> = (M @ vec(W))_k, G = M^T lambda ------
 
 
-def _w_rows(X: np.ndarray, opt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    return w_svm_constraints(np.asarray(X, dtype=float), np.asarray(opt).astype(np.int64))
+def _w_rows(X: np.ndarray, opt: np.ndarray, queries=None) -> tuple[np.ndarray, np.ndarray]:
+    X, opt = np.asarray(X, dtype=float), np.asarray(opt).astype(np.int64)
+    return w_svm_constraints(X, opt, None if queries is None else np.asarray(queries, float))
 
 
-def _constraint_values(solution: np.ndarray, X, opt, y) -> np.ndarray:
+def _constraint_values(solution: np.ndarray, X, opt, y, queries=None) -> np.ndarray:
     if solution.ndim == 2:
-        a, b = _w_rows(X, opt)
+        a, b = _w_rows(X, opt, queries)
         return ((a @ solution) * b).sum(axis=1)
     return _u_rows(X, y, opt) @ solution
 
 
-def _dual_combination(dual: np.ndarray, X, opt, y, shape) -> np.ndarray:
+def _dual_combination(dual: np.ndarray, X, opt, y, shape, queries=None) -> np.ndarray:
     """G = sum_k lambda_k A_k."""
     if len(shape) == 2:
-        a, b = _w_rows(X, opt)
+        a, b = _w_rows(X, opt, queries)
         return (a * dual[:, None]).T @ b
     return _u_rows(X, y, opt).T @ dual
 
@@ -83,16 +86,16 @@ def _u_rows(X, y, opt) -> np.ndarray:
     return u_svm_constraints(X, y, opt)
 
 
-def kkt_violations(solution, dual, X, opt, norm, y=None) -> dict[str, float]:
+def kkt_violations(solution, dual, X, opt, norm, y=None, queries=None) -> dict[str, float]:
     """Each KKT condition's violation, relative to its scale (0 where it holds exactly)."""
     norm = parse_norm(norm)
     solution, dual = np.asarray(solution, float), np.asarray(dual, float)
-    margins = _constraint_values(solution, X, opt, y)
+    margins = _constraint_values(solution, X, opt, y, queries)
     value = norm_value(solution, norm)
     total = float(dual.sum())
     if dual.shape != margins.shape or not value > 0 or not total > 0:
         return {"shape": math.inf}
-    G = _dual_combination(dual, X, opt, y, solution.shape)
+    G = _dual_combination(dual, X, opt, y, solution.shape, queries)
     return {
         "primal": max(0.0, 1.0 - float(margins.min())),
         "dual_sign": max(0.0, -float(dual.min())) / total,
@@ -102,9 +105,10 @@ def kkt_violations(solution, dual, X, opt, norm, y=None) -> dict[str, float]:
     }
 
 
-def optimality_defect(solution, X, opt, norm, *, y=None) -> str | None:
+def optimality_defect(solution, X, opt, norm, *, y=None, queries=None) -> str | None:
     """Why `solution` (a NormSVMSolution, or any object with .solution and .dual) is not the
-    SVM's optimum in `norm` for (X, opt) [and y, for a u (d,)], in words; None where every
+    SVM's optimum in `norm` for (X, opt) [and y, for a u (d,)] [and the queries, for a
+    cross-attention W], in words; None where every
     KKT condition holds within OPTIMALITY_TOLERANCE. Recomputes everything from the
     solution and its duals; the stored residual is not trusted."""
     norm = parse_norm(norm)
@@ -116,7 +120,7 @@ def optimality_defect(solution, X, opt, norm, *, y=None) -> str | None:
         return f"the {norm.name} {what}-SVM solution (shape {W.shape}) is not finite of size d={d}"
     if dual.shape != (m,) or not np.all(np.isfinite(dual)):
         return f"its duals (shape {dual.shape}) are not {m} finite numbers, one per constraint"
-    violations = kkt_violations(W, dual, X, opt, norm, y)
+    violations = kkt_violations(W, dual, X, opt, norm, y, queries)
     worst = max(violations, key=violations.get)
     if violations[worst] <= OPTIMALITY_TOLERANCE:
         return None
@@ -193,8 +197,8 @@ def _dense_margins(coefficients: np.ndarray):
     return lambda V: (coefficients @ cp.vec(V, order="F"), [])
 
 
-def _query_margins(X, opt, a: np.ndarray):
-    """margins a_k^T Y[:, i_k] with Y = V Q, Q (d, n) the queries x_{i,1}: the constraints
+def _query_margins(X, opt, a: np.ndarray, queries=None):
+    """margins a_k^T Y[:, i_k] with Y = V Q, Q (d, n) the queries z_i: the constraints
     touch W through its n products with the queries, a sparse system (d^2 n + m d entries)
     where writing each margin out in W's d^2 entries would couple all of them (m d^2 dense
     entries: 12 s instead of 1.4 s for the max norm at fig2's size)."""
@@ -203,37 +207,39 @@ def _query_margins(X, opt, a: np.ndarray):
     X, opt = np.asarray(X, float), np.asarray(opt).astype(np.int64)
     n, T, d = X.shape
     sample = np.nonzero(np.arange(T)[None, :] != opt[:, None])[0]  # i_k, w_svm_constraints' order
+    Q = query_rows(X, None if queries is None else np.asarray(queries, float))
 
     def margins_of(V):
         Y = cp.Variable((d, n))
-        return cp.sum(cp.multiply(a.T, Y[:, sample]), axis=0), [Y == V @ X[:, 0, :].T]
+        return cp.sum(cp.multiply(a.T, Y[:, sample]), axis=0), [Y == V @ Q.T]
 
     return margins_of
 
 
-def _finish(solution, dual, margins, norm, X, opt, y, name, what) -> NormSVMSolution:
+def _finish(solution, dual, margins, norm, X, opt, y, name, what, queries=None) -> NormSVMSolution:
     """Rescale onto exact feasibility (smallest margin 1) and the duals onto the dual
     norm's unit sphere, check KKT, refuse what fails."""
     low = float(margins.min())
     solution, margins = solution / low, margins / low
     dual = np.maximum(dual, 0.0)
-    G = _dual_combination(dual, X, opt, y, solution.shape)
+    G = _dual_combination(dual, X, opt, y, solution.shape, queries)
     dual = dual / dual_norm_value(G, norm)
-    violations = kkt_violations(solution, dual, X, opt, norm, y)
+    violations = kkt_violations(solution, dual, X, opt, norm, y, queries)
     result = NormSVMSolution(
         solution, dual, margins, norm_value(solution, norm), max(violations.values())
     )
-    defect = optimality_defect(result, X, opt, norm, y=y)
+    defect = optimality_defect(result, X, opt, norm, y=y, queries=queries)
     if defect:
         raise RuntimeError(f"{what} for {name}: the solver's answer fails its check: {defect}")
     return result
 
 
-def solve_w_svm_norm(X, opt, norm, *, name: str = "dataset") -> NormSVMSolution:
-    """argmin ||W|| s.t. (x_{i,opt_i} - x_{i,t})^T W x_{i,1} >= 1, checked against KKT.
-    InfeasibleSVMError naming `name` and the sizes where no W meets the constraints."""
+def solve_w_svm_norm(X, opt, norm, *, name: str = "dataset", queries=None) -> NormSVMSolution:
+    """argmin ||W|| s.t. (x_{i,opt_i} - x_{i,t})^T W z_i >= 1, checked against KKT; the
+    queries z_i are x_{i,1} where `queries` is None. InfeasibleSVMError naming `name` and
+    the sizes where no W meets the constraints."""
     norm = parse_norm(norm)
-    a, b = _w_rows(X, opt)
+    a, b = _w_rows(X, opt, queries)
     d = a.shape[1]
     if norm.kind in UNITARILY_INVARIANT:
         # W = U_a C U_b^T with orthonormal bases of span(a_k) and span(b_k): projecting any
@@ -251,10 +257,11 @@ def solve_w_svm_norm(X, opt, norm, *, name: str = "dataset") -> NormSVMSolution:
             C, dual, status = _solve(shape, norm, _dense_margins(coefficients))
         W = None if C is None else Ua @ C @ Ub.T
     else:
-        W, dual, status = _solve((d, d), norm, _query_margins(X, opt, a))
+        W, dual, status = _solve((d, d), norm, _query_margins(X, opt, a, queries))
     if W is None:
         raise _failure("W-SVM", norm, name, np.shape(X), status)
-    return _finish(W, dual, ((a @ W) * b).sum(axis=1), norm, X, opt, None, name, "W-SVM")
+    margins = ((a @ W) * b).sum(axis=1)
+    return _finish(W, dual, margins, norm, X, opt, None, name, "W-SVM", queries)
 
 
 def solve_u_svm_norm(X, y, opt, norm, *, name: str = "dataset") -> NormSVMSolution:
