@@ -278,7 +278,7 @@ def test_u_svm_margins_of_the_solver():
     np.testing.assert_allclose(margins[support], 1.0, rtol=0, atol=1e-8)
 
 
-# ------------------------------------------------ cross-attention: the queries Z (data.queries)
+# ------------------------------------------------ cross-attention: the queries Z (model.queries)
 
 
 def _cross(kind: str, seed: int) -> dict:

@@ -1,4 +1,4 @@
-"""Cross-attention instances for the tests (attnbias.data.queries): a dataset of the data
+"""Cross-attention instances for the tests (attnbias.model.queries): a dataset of the data
 contract with queries Z, and the same tokens with Z = X[:, 0] (self-attention written as
 cross-attention) or without Z."""
 

@@ -449,7 +449,7 @@ def test_joint_training_cvxpy_reference():
     np.testing.assert_allclose(u, JOINT_DECODER, atol=1e-7)
 
 
-# ------------------------------------------------ cross-attention: the queries Z (data.queries)
+# ------------------------------------------------ cross-attention: the queries Z (model.queries)
 
 # One sample of two tokens x_1 = e_1, x_2 = e_2, the first optimal, and the query z = (0, 2):
 # one constraint <a b^T, W> >= 1 with a = x_1 - x_2 = (1, -1) and b = z, so the least-norm W

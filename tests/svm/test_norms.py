@@ -160,7 +160,7 @@ def test_infeasible_u_svm_names_dataset():
             norms.solve_u_svm_norm(X, y, opt, "max", name="opposite-labels")
 
 
-# ------------------------------------------------ cross-attention: the queries Z (data.queries)
+# ------------------------------------------------ cross-attention: the queries Z (model.queries)
 
 # test_max_margin's hand case: one constraint <A, W> >= 1 with A = (1, -1) (0, 2)^T, whose
 # two non-zero entries have one magnitude, so the least-norm W is sign(A) / 4 on them in every

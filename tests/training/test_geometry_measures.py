@@ -139,7 +139,7 @@ def test_a_trained_decoder_is_measured_against_the_svm_of_its_own_optimal_tokens
     np.testing.assert_allclose(kept["align_fro"], measures.alignment(W2[None], W2[None]))
 
 
-# ------------------------------------------------ cross-attention: the queries Z (data.queries)
+# ------------------------------------------------ cross-attention: the queries Z (model.queries)
 
 
 def test_the_margins_read_the_queries_of_a_cross_attention_dataset():

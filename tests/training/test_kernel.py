@@ -274,7 +274,7 @@ def test_editing_the_kernel_reruns_training():
     assert str(kernel_library.KERNEL_SOURCE) in files
 
 
-# ------------------------------------------------ cross-attention: the queries Z (data.queries)
+# ------------------------------------------------ cross-attention: the queries Z (model.queries)
 
 
 @pytest.mark.parametrize("train_u", [False, True])

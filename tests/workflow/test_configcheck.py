@@ -72,7 +72,7 @@ def test_renamed_keys_name_their_replacement():
     configcheck.check_renamed(tiny())  # the current keys pass
 
 
-# ------------------------------------------------ cross-attention: the queries Z (data.queries)
+# ------------------------------------------------ cross-attention: the queries Z (model.queries)
 
 
 def test_a_setting_that_needs_queries_is_refused_on_a_data_model_without_them():

@@ -17,7 +17,7 @@ import pandas as pd
 
 from attnbias.claims.joint import u_margin_ratio
 from attnbias.data import hypotheses as hyp
-from attnbias.data.queries import queries_of
+from attnbias.model.queries import queries_of
 from attnbias.svm.check import smallest_margin
 from attnbias.workflow import npz, parquet
 from attnbias.workflow.svm_file import load_svm

@@ -242,7 +242,7 @@ class DataModel:
       every figure drawn on the model (figures.panels.describe), so it is required.
     source: for data drawn from real images, a function of the model's params that says
       which (a note under the figure's title); None for synthetic data.
-    queries: whether its datasets carry queries Z (cross-attention, attnbias.data.queries):
+    queries: whether its datasets carry queries Z (cross-attention, attnbias.model.queries):
       True, False, or a function of the model's params that says.
     """
 

@@ -1,7 +1,7 @@
 """The one-layer self-attention model, its forward quantities in log space.
 
 f(X; W, u) = u^T X^T softmax(X W z): the query z is the first token x_1 (self-attention),
-or the data's own query z_i where they carry `Z` (cross-attention; attnbias.data.queries).
+or the data's own query z_i where they carry `Z` (cross-attention; attnbias.model.queries).
 Token scores gamma_{i,t} = y_i u^T x_{i,t}; opt_i is the optimal token of sequence i.
 
 Tensors carry a leading run dimension B (independent runs, e.g. seeds, trained in one
@@ -30,9 +30,9 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from attnbias.data.queries import stacked_queries
 from attnbias.model.arrays import log_softmax
 from attnbias.model.delta import delta_in_logs
+from attnbias.model.queries import stacked_queries
 
 
 @dataclass
@@ -44,7 +44,7 @@ class Problem:
     opt: torch.Tensor  # (B, n) int64
     W0: torch.Tensor  # (B, d, d)
     u0: torch.Tensor  # (B, d): the fixed decoder, or the initial one when u is trained
-    Q: torch.Tensor  # (B, n, d) queries z_i: the data's Z, else x_{i,1} (data.queries)
+    Q: torch.Tensor  # (B, n, d) queries z_i: the data's Z, else x_{i,1} (model.queries)
     Gq: torch.Tensor  # (B, n, n) Q Q^T
     W0q: torch.Tensor  # (B, n, d) W0 z_i
 
@@ -69,7 +69,7 @@ class Problem:
             ]
         )
         W0 = stack("W0", dtype=dtype)
-        Z = stacked_queries(datasets)  # cross-attention's queries, None without (data.queries)
+        Z = stacked_queries(datasets)  # cross-attention's queries, None without (model.queries)
         Q = X[:, :, 0, :] if Z is None else torch.as_tensor(Z, dtype=dtype, device=device)
         return cls(
             X=X,

@@ -1,6 +1,6 @@
 """The numerically stable gradients of the empirical risk.
 
-With a = softmax(X W z), z the query (x_1, or the data's Z: attnbias.data.queries), margin
+With a = softmax(X W z), z the query (x_1, or the data's Z: attnbias.model.queries), margin
 y f = gamma_opt - delta and x_bar = sum_t a_t x_t:
 
   grad_W L = (1/n) sum_i -l'(m_i) sum_t a_it (gbar_i - gamma_it) x_it z_i^T

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from attnbias.data.queries import queries_of, query_rows
+from attnbias.model.queries import queries_of, query_rows
 
 # W_mm's smallest margin over its data's constraints is 1 (up to rounding), as is its KKT
 # residual's bound in the svm stage's own checks

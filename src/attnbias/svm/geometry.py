@@ -12,7 +12,7 @@ import time
 
 import numpy as np
 
-from attnbias.data.queries import queries_of
+from attnbias.model.queries import queries_of
 from attnbias.svm import norms
 from attnbias.svm.canonical import canonical
 from attnbias.svm.uniqueness import face_cosine

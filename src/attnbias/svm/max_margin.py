@@ -1,7 +1,7 @@
 """Max-margin problems: W-SVM and u-SVM.
 
 W-SVM: W_mm = argmin ||W||_F  s.t.  (x_{i,opt_i} - x_{i,t})^T W z_i >= 1 for all i, t != opt_i,
-z_i the query of sample i: x_{i,1}, or the data's Z (cross-attention; attnbias.data.queries).
+z_i the query of sample i: x_{i,1}, or the data's Z (cross-attention; attnbias.model.queries).
 Each constraint is <W, a_k b_k^T> >= 1 with a_k = x_opt - x_t and b_k = z_i: a hard-margin
 SVM through the origin in d^2 dimensions with m = n(T-1) constraints, whose Gram matrix is
 K_kl = (a_k . a_l)(b_k . b_l).
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnbias.data.queries import queries_of, query_rows
+from attnbias.model.queries import queries_of, query_rows
 
 
 class InfeasibleSVMError(ValueError):
@@ -51,7 +51,7 @@ def w_svm_constraints(
     X: np.ndarray, opt: np.ndarray, queries: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Rows a_k = x_{i,opt_i} - x_{i,t} and b_k = z_i, for every i and t != opt_i; the
-    queries z_i (n, d) are x_{i,1} where `queries` is None (data.queries)."""
+    queries z_i (n, d) are x_{i,1} where `queries` is None (model.queries)."""
     n, T, _ = X.shape
     rows = np.arange(n)
     keep = np.arange(T)[None, :] != opt[:, None]  # (n, T)

@@ -2,7 +2,7 @@
 
 W-SVM in a norm: argmin ||W|| s.t. <A_k, W> >= 1, A_k = a_k b_k^T with a_k = x_{i,opt_i} - x_{i,t}
 and b_k = x_{i,1} (max_margin.w_svm_constraints), or the data's query z_i where `queries`
-are given (cross-attention: attnbias.data.queries); u-SVM: argmin ||u|| s.t. <z_k, u> >= 1,
+are given (cross-attention: attnbias.model.queries); u-SVM: argmin ||u|| s.t. <z_k, u> >= 1,
 z_i = y_i x_{i,opt_i}. The constraints are linear whatever the norm, so only the objective
 changes: cvxpy solves each. The norms: "fro", "max" (entrywise l_inf), "spectral",
 "nuclear" and "l<p>" (entrywise l_p, p > 1); on a vector spectral and nuclear are l2.
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnbias.data.queries import query_rows
+from attnbias.model.queries import query_rows
 from attnbias.svm.max_margin import (
     infeasible_error,
     u_svm_constraints,

@@ -10,7 +10,7 @@ quantities in logs (token_problem.TokenProblem.forward_of, model.delta), the gra
 (model.full_gradients, numpy's twin of model.gradients), the logged row
 (metric_formulas.row); the loop owns the crossings, divergence checks and tables. W is
 materialised as (B, d, d) float64 and u as (B, d); a step costs the products X W z (the
-logits; z the queries, x_1 or the data's Z: data.queries), a^T X (x_bar), w^T X (the
+logits; z the queries, x_1 or the data's Z: model.queries), a^T X (x_bar), w^T X (the
 gradient's token sums) and L Q (the gradient G = L Q, with L (B, d, n)), plus the rule's
 own arithmetic: benchmarks/full_matrix_step.py measures it against those products done once.
 """

@@ -4,7 +4,7 @@ paper"): for each norm N of the experiment, with W*_N the attention SVM's soluti
   align_N         <W_t, W*_N> / (||W_t||_F ||W*_N||_F): the Frobenius alignment (1: same
                   direction)
   margin_N        min_{i, t != opt_i} (x_{i,opt_i} - x_{i,t})^T W_t z_i / ||W_t||_N (z_i the
-                  query: x_{i,1}, or the data's Z; data.queries): the
+                  query: x_{i,1}, or the data's Z; model.queries): the
                   normalized margin in N; its largest value over all W is 1 / ||W*_N||_N
   margin_ratio_N  margin_N * ||W*_N||_N: that margin as a fraction of its optimum (1 at W*_N)
   face_cos_N      the cosine with W*_N of the optimal solution least aligned with it
@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnbias.data.queries import queries_of
+from attnbias.model.queries import queries_of
 from attnbias.svm.geometry import face_cosines, solve_for_dataset
 from attnbias.svm.max_margin import w_svm_constraints
 from attnbias.svm.norm_values import norm_value, parse_norm

@@ -1,7 +1,7 @@
 """The training problem in token coordinates: the compiled kernel's state and its meaning.
 
 Every gradient in W is sum_j v_j z_j^T with v_j a combination of the tokens of sequence j
-(gradients.w_gradient) and z_j its query (x_{j,1}, or the data's Z: data.queries), so
+(gradients.w_gradient) and z_j its query (x_{j,1}, or the data's Z: model.queries), so
 W = W0 + sum_{j,s} beta_{js} x_{js} z_j^T for a vector beta of n T coordinates (finer than
 attention.Problem's A = sum_s beta_js x_js). With K = the tokens' Gram matrix and Gq = the
 queries' one, P[(i,t),(j,s)] = K[it,js] Gq[i,j]:
@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from attnbias.data.queries import query_rows, stacked_queries
 from attnbias.model.arrays import log_softmax
 from attnbias.model.delta import delta_in_logs
+from attnbias.model.queries import query_rows, stacked_queries
 
 
 class TokenProblem:
@@ -54,7 +54,7 @@ class TokenProblem:
             [np.asarray(ds["u"], dtype=np.float64) if "u" in ds else np.zeros(d) for ds in datasets]
         )
         self.W0 = W0
-        # the queries z_i (B, n, d): the data's Z (cross-attention), else x_i1 (data.queries)
+        # the queries z_i (B, n, d): the data's Z (cross-attention), else x_i1 (model.queries)
         self.Q = query_rows(X, stacked_queries(datasets))
         shared = W0s is not None  # one dataset: P and K once
         Xs = X[:1] if shared else X

@@ -1,4 +1,4 @@
-"""attnbias.data.queries: the query of each sample, cross-attention's Z or the first token,
+"""attnbias.model.queries: the query of each sample, cross-attention's Z or the first token,
 and the refusal of a Z of the wrong shape."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from cross_attention import cross_instance, without_queries
 
-from attnbias.data.queries import (
+from attnbias.model.queries import (
     check_queries,
     queries_defect,
     queries_of,
