@@ -9,6 +9,7 @@ import math
 import numpy as np
 import pytest
 import torch
+from cross_attention import as_self_attention, with_queries, without_queries
 
 from attnbias.data import models
 from attnbias.model import attention, gradients, reference
@@ -275,3 +276,111 @@ def test_u_svm_margins_of_the_solver():
     assert margins.min() >= 1 - 1e-8
     support = solution.dual > 1e-9 * solution.dual.max()
     np.testing.assert_allclose(margins[support], 1.0, rtol=0, atol=1e-8)
+
+
+# ------------------------------------------------ cross-attention: the queries Z (model.queries)
+
+
+def _cross(kind: str, seed: int) -> dict:
+    """_dataset's instance with queries Z that are none of its tokens."""
+    return with_queries(_dataset(kind, seed), seed)
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+@pytest.mark.parametrize("kind", KINDS)
+def test_closed_form_gradients_with_queries_equal_autograd(kind, loss):
+    """With Z, grad_W L = (1/n) sum_i l'(y_i f_i) y_i X_i^T (diag s_i - s_i s_i^T) X_i u z_i^T
+    (and grad_u) equal torch autograd of the risk with Z; and they are not the gradients of
+    self-attention on the same tokens (the control: Z is read)."""
+    for ds in (_cross(kind, 0), _cross(kind, 1)):
+        X, y, u = _tensors(ds)
+        Z = as_t(ds["Z"])
+        W = as_t(ds["W0"]).requires_grad_(True)
+        u = u.clone().requires_grad_(True)
+        auto_W, auto_u = torch.autograd.grad(reference.risk(X, y, u, W, loss, Z), (W, u))
+        with torch.no_grad():
+            assert auto_W.norm() > 1e-3 and auto_u.norm() > 1e-3
+            _close(reference.grad_W(X, y, u, W, loss, Z), auto_W)
+            _close(reference.grad_u(X, y, u, W, loss, Z), auto_u)
+            self_W = reference.grad_W(X, y, u, W, loss)
+            assert (self_W - auto_W).norm() > 1e-2 * auto_W.norm()
+
+
+def test_the_model_with_queries_is_eq1_with_z_sample_by_sample():
+    """f_i = u^T X_i^T softmax(X_i W z_i); with Z = X[:, 0] exactly self-attention."""
+    ds = _cross("example1_nonorth", 0)
+    X, y, u = _tensors(ds)
+    W, Z = as_t(ds["W0"]), as_t(ds["Z"])
+    f = reference.model(X, W, u, Z)
+    for i in range(len(y)):
+        s = torch.softmax(X[i] @ W @ Z[i], dim=0)
+        assert f[i].item() == pytest.approx((u @ X[i].T @ s).item(), rel=1e-13)
+    assert torch.equal(reference.model(X, W, u, X[:, 0, :]), reference.model(X, W, u))
+    assert not torch.allclose(f, reference.model(X, W, u))
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+@pytest.mark.parametrize("kind", KINDS)
+def test_package_forward_and_gradients_with_queries_match_the_reference(kind, loss):
+    """attention.Problem reads Z: its forward pass and stable gradients equal the reference
+    equations with Z, and its gradient equals autograd's; without Z they are self-attention's."""
+    datasets = [_cross(kind, seed) for seed in (0, 1)]
+    problem = attention.Problem.from_arrays(datasets)
+    gen = torch.Generator().manual_seed(5)
+    A = 0.5 * torch.randn(problem.zero_coordinates().shape, generator=gen, dtype=DTYPE)
+    loss_fn = get_loss(loss)
+    fwd = attention.forward(
+        problem, A, attention.token_scores(problem, problem.u0, check_order=False)
+    )
+    gW = gradients.w_gradient(problem, fwd, loss_fn)
+    W = problem.W(A)
+    for b, ds in enumerate(datasets):
+        X, y, u_b = _tensors(ds)
+        Z = as_t(ds["Z"])
+        _close(problem.Q[b], Z)
+        _close(fwd.attn[b], reference.softmax_attention(X, W[b], Z))
+        _close(fwd.margin[b], y * reference.model(X, W[b], u_b, Z))
+        _close(fwd.x_bar[b], reference.attended_tokens(X, W[b], Z))
+        W_b = W[b].clone().requires_grad_(True)
+        (auto_W,) = torch.autograd.grad(reference.risk(X, y, u_b, W_b, loss, Z), (W_b,))
+        _close(math.exp(gW.log_scale[b]) * (gW.direction[b] @ problem.Q[b]), auto_W)
+        _close(auto_W, reference.grad_W(X, y, u_b, W[b], loss, Z))
+    # the control: the same tokens without Z are another problem
+    plain = attention.Problem.from_arrays([without_queries(ds) for ds in datasets])
+    fwd_plain = attention.forward(
+        plain, A, attention.token_scores(plain, plain.u0, check_order=False)
+    )
+    assert not torch.allclose(fwd_plain.attn, fwd.attn)
+
+
+def test_z_equal_to_the_first_tokens_is_self_attention():
+    """Z = X[:, 0] written out gives self-attention's gradient to rounding (not bit for bit:
+    the copy's memory layout changes the products' summation order; data without Z take the
+    first tokens as views of X, as before Z existed)."""
+    datasets = [_dataset("dm_random_u", seed) for seed in (0, 1)]
+    plain = attention.Problem.from_arrays(datasets)
+    written = attention.Problem.from_arrays([as_self_attention(ds) for ds in datasets])
+    A = 0.3 * torch.ones(plain.zero_coordinates().shape, dtype=DTYPE)
+    loss = get_loss("logistic")
+    grads = []
+    for problem in (plain, written):
+        fwd = attention.forward(
+            problem, A, attention.token_scores(problem, problem.u0, check_order=False)
+        )
+        grads.append(gradients.w_gradient(problem, fwd, loss).direction @ problem.Q)
+    _close(grads[1], grads[0], rtol=1e-13)
+
+
+def test_w_svm_with_queries_meets_the_reference_constraints():
+    """The package's W_mm of a cross-attention dataset: every reference margin
+    (x_opt - x_t)^T W z_i >= 1, the support's = 1; the self-attention margins of the same
+    W are not (the control: the SVM read Z)."""
+    ds = _cross("example1", 0)
+    solution = max_margin.solve_for_dataset(ds, False, "test")["W_mm"]
+    X, opt, Z, W = as_t(ds["X"]), torch.as_tensor(ds["opt"]), as_t(ds["Z"]), as_t(solution.W)
+    margins = reference.w_svm_constraints(X, opt, W, Z)
+    assert margins.min() >= 1 - 1e-8
+    support = solution.dual.reshape(margins.shape) > 1e-9 * solution.dual.max()
+    np.testing.assert_allclose(margins.numpy()[support], 1.0, rtol=0, atol=1e-8)
+    np.testing.assert_allclose(solution.margins, margins.reshape(-1), rtol=1e-10, atol=1e-12)
+    assert abs(reference.w_svm_constraints(X, opt, W).min() - 1.0) > 1e-3

@@ -66,7 +66,7 @@ def test_its_step_as_computed_by_hand(registered):
     """Two Adagrad steps: G sums g^2, p <- p - lr g / (sqrt(G) + eps)."""
     p = torch.nn.Parameter(torch.tensor([1.0, -2.0, 0.5], dtype=torch.float64))
     spec = StochasticSpec.from_config(yaml.safe_load(LINE)[NAME])
-    optimizer = spec.optimizer([p])
+    optimizer = stochastic.make_optimizer(spec.rule, [p], **spec.settings)
     assert type(optimizer) is torch.optim.Adagrad and spec.caption() == "ADAGRAD lr=0.05"
     grads = [torch.tensor([0.5, -1.0, 2.0]), torch.tensor([-1.5, 1.0, 0.0])]
     want, total = p.detach().clone(), torch.zeros(3, dtype=torch.float64)

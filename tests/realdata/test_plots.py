@@ -87,6 +87,10 @@ def test_similarity_panels_are_titled_by_the_datasets_names():
     assert plots.dataset_title("sms_spam") == "SMS spam"
     assert plots.dataset_title("mnli") == "MNLI"
     assert plots.dataset_title("unknown") == "unknown"
+    from attnbias.realdata import packaged_text
+
+    for key, dataset in packaged_text.DATASETS.items():  # the packaged corpora's own titles
+        assert plots.DATASET_TITLES[key] == dataset.title
 
 
 def test_the_caption_names_the_reported_seeds_and_where_the_settings_were_tuned():

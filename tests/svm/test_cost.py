@@ -6,12 +6,6 @@ import pytest
 
 from attnbias.svm import cost
 
-DM = {
-    "data": {"model": "dm", "params": {"n": 20, "T": 5, "d": 100}},
-    "seeds": 5,
-    "norms": list(cost.TABLE_NORMS),
-}
-
 
 def test_the_table_is_a_measurement_to_re_fit():
     """Every norm the estimate reads, at the same two or more sizes."""
@@ -36,19 +30,6 @@ def test_the_estimate_is_the_table_at_measured_sizes_and_grows_with_d(norm):
 def test_other_lp_norms_read_l3_and_the_cost_grows_with_m():
     assert cost.norm_seconds("l1.5", 150) == cost.norm_seconds("l3", 150)
     assert cost.norm_seconds("max", 100, m=160) == pytest.approx(2 * cost.norm_seconds("max", 100))
-
-
-def test_a_long_svm_job_is_announced_and_a_short_one_is_not():
-    """The d = 4096 experiment of the issue: its estimate said before the job starts."""
-    small = {**DM, "seeds": 1, "data": {"model": "dm", "params": {"n": 4, "T": 3, "d": 12}}}
-    assert cost.experiment_seconds(small) < cost.ANNOUNCE_SECONDS
-    assert cost.announcement("small", small) is None
-    big = {**DM, "data": {"model": "dm", "params": {"n": 20, "T": 5, "d": 4096}}}
-    line = cost.announcement("big", big)
-    assert line.startswith("svm_geometry of experiment big: about ")
-    assert "at d = 4096, n (T - 1) = 80 constraints" in line
-    minutes = float(line.split("about ")[1].split(" min")[0])
-    assert minutes == pytest.approx(cost.experiment_seconds(big) / 60, abs=0.5)
 
 
 def test_the_documented_limit_keeps_a_seed_within_minutes():

@@ -447,3 +447,42 @@ def test_joint_training_cvxpy_reference():
     assert round(half_sq_norm(W), 5) == JOINT_PRINTED
     u = max_margin.solve_u_svm_cvxpy(JOINT_X, JOINT_Y, JOINT_OPT, **CVX_OPTS)
     np.testing.assert_allclose(u, JOINT_DECODER, atol=1e-7)
+
+
+# ------------------------------------------------ cross-attention: the queries Z (model.queries)
+
+# One sample of two tokens x_1 = e_1, x_2 = e_2, the first optimal, and the query z = (0, 2):
+# one constraint <a b^T, W> >= 1 with a = x_1 - x_2 = (1, -1) and b = z, so the least-norm W
+# is a b^T / (||a||^2 ||b||^2) = [[0, 1/4], [0, -1/4]]. Self-attention (b = x_1 = e_1) has
+# a e_1^T / 2 = [[1/2, 0], [-1/2, 0]] instead.
+HAND_X = np.array([[[1.0, 0.0], [0.0, 1.0]]])
+HAND_OPT = np.array([0])
+HAND_Z = np.array([[0.0, 2.0]])
+HAND_W_CROSS = np.array([[0.0, 0.25], [0.0, -0.25]])
+HAND_W_SELF = np.array([[0.5, 0.0], [-0.5, 0.0]])
+
+
+def test_the_constraints_take_the_queries_where_given():
+    a, b = max_margin.w_svm_constraints(HAND_X, HAND_OPT, HAND_Z)
+    np.testing.assert_array_equal(a, [[1.0, -1.0]])
+    np.testing.assert_array_equal(b, HAND_Z)
+    _, b_self = max_margin.w_svm_constraints(HAND_X, HAND_OPT)
+    np.testing.assert_array_equal(b_self, [[1.0, 0.0]])
+    # larger: every row's b is its sample's query, in the order (i, then t != opt_i)
+    X = np.random.default_rng(0).standard_normal((3, 4, 5))
+    Z = np.random.default_rng(1).standard_normal((3, 5))
+    opt = np.array([0, 2, 3])
+    a, b = max_margin.w_svm_constraints(X, opt, Z)
+    np.testing.assert_array_equal(b, np.repeat(Z, 3, axis=0))
+    np.testing.assert_array_equal(a[4], X[1, 2] - X[1, 1])
+
+
+def test_the_w_svm_with_queries_is_the_hand_computed_one():
+    got = max_margin.solve_w_svm(HAND_X, HAND_OPT, queries=HAND_Z)
+    np.testing.assert_allclose(got.W, HAND_W_CROSS, atol=1e-12)
+    np.testing.assert_allclose(got.margins, [1.0], atol=1e-12)
+    # the control: without Z the same tokens give self-attention's W_mm
+    np.testing.assert_allclose(max_margin.solve_w_svm(HAND_X, HAND_OPT).W, HAND_W_SELF, atol=1e-12)
+    data = {"X": HAND_X, "opt": HAND_OPT, "Z": HAND_Z, "y": np.ones(1)}
+    solved = max_margin.solve_for_dataset(data, False, "hand")["W_mm"]
+    np.testing.assert_allclose(solved.W, HAND_W_CROSS, atol=1e-12)

@@ -10,9 +10,11 @@ import warnings
 
 import numpy as np
 import pytest
+from cross_attention import cross_instance, without_queries
 
 from attnbias.data import models
 from attnbias.svm import max_margin, norm_values, norms
+from attnbias.svm.geometry import solve_for_dataset
 
 cp = pytest.importorskip("cvxpy")
 
@@ -287,3 +289,43 @@ def test_norms_left_to_cvxpy_are_the_reference_unchanged(instance, norm):
     assert np.array_equal(s.solution, ref.solution) and np.array_equal(s.dual, ref.dual)
     l3 = norms.solve_w_svm_norm(X, opt, "l3").solution
     assert not np.array_equal(l3, norms.solve_svm_norm_reference(X, opt, "l3").solution)
+
+
+# ------------------------------------------------ cross-attention: the queries Z (model.queries)
+
+# test_max_margin's hand case: one constraint <A, W> >= 1 with A = (1, -1) (0, 2)^T, whose
+# two non-zero entries have one magnitude, so the least-norm W is sign(A) / 4 on them in every
+# norm (l_p: sign(A)|A|^(q-1) / ||A||_q^q; spectral and nuclear: A is rank one, W = A /
+# ||A||_F^2; max: the face's least-Frobenius point, svm.canonical), and (1, -1) e_1^T / 2
+# without the queries.
+HAND = dict(X=np.array([[[1.0, 0.0], [0.0, 1.0]]]), opt=np.array([0]), Z=np.array([[0.0, 2.0]]))
+HAND_W_CROSS = np.array([[0.0, 0.25], [0.0, -0.25]])
+HAND_W_SELF = np.array([[0.5, 0.0], [-0.5, 0.0]])
+EVERY_NORM = ["fro", "max", "spectral", "nuclear", "l3", "l1.5"]
+
+
+@pytest.mark.parametrize("norm", EVERY_NORM)
+def test_the_w_svm_with_queries_is_the_hand_computed_one_in_every_norm(norm):
+    data = {**HAND, "y": np.ones(1)}
+    got = solve_for_dataset(data, [norm], False, "hand")[f"W_{norm}"]
+    np.testing.assert_allclose(got.solution, HAND_W_CROSS, atol=1e-6)
+    assert norms.optimality_defect(got, HAND["X"], HAND["opt"], norm, queries=HAND["Z"]) is None
+    # the control: its KKT conditions fail for self-attention's constraints, whose own
+    # solution is the other hand-computed W
+    assert norms.optimality_defect(got, HAND["X"], HAND["opt"], norm) is not None
+    plain = solve_for_dataset({**data, "Z": HAND["X"][:, 0]}, [norm], False, "hand")
+    np.testing.assert_allclose(plain[f"W_{norm}"].solution, HAND_W_SELF, atol=1e-6)
+
+
+@pytest.mark.parametrize("norm", ["fro", "max", "l3"])
+def test_every_norm_reads_the_queries_of_a_cross_attention_dataset(norm):
+    """On a larger instance: the solution meets every margin (x_opt - x_t)^T W z_i >= 1,
+    with equality somewhere, and is not the self-attention solution of the same tokens."""
+    data = cross_instance(0, dict(n=4, T=3, d=6))
+    W = solve_for_dataset(data, [norm], False, "cross")[f"W_{norm}"].solution
+    scores = np.einsum("ntd,de,ne->nt", data["X"], W, data["Z"])
+    keep = np.arange(3)[None, :] != data["opt"][:, None]
+    margins = (scores[np.arange(4), data["opt"]][:, None] - scores)[keep]
+    assert margins.min() == pytest.approx(1.0, abs=1e-6)
+    W_self = solve_for_dataset(without_queries(data), [norm], False, "self")[f"W_{norm}"]
+    assert np.linalg.norm(W - W_self.solution) > 1e-2 * np.linalg.norm(W)

@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+from cross_attention import cross_instance, without_queries
 
 from attnbias.svm import uniqueness
 from attnbias.svm.norms import solve_w_svm_norm
@@ -136,3 +137,29 @@ def test_a_trained_decoder_is_measured_against_the_svm_of_its_own_optimal_tokens
     kept = measure(W2[None], U_KEPT[None])
     assert kept[geometry_names.OPT_MOVED][0] == 0.0
     np.testing.assert_allclose(kept["align_fro"], measures.alignment(W2[None], W2[None]))
+
+
+# ------------------------------------------------ cross-attention: the queries Z (model.queries)
+
+
+def test_the_margins_read_the_queries_of_a_cross_attention_dataset():
+    """smallest_constraint is min (x_opt - x_t)^T W z_i, written out here; at each norm's
+    SVM solution of the cross-attention data (solved with Z) the measures give
+    margin_ratio 1 and align 1, where the same W read as self-attention does not (the
+    control: the measures read Z)."""
+    data = cross_instance(0, dict(n=4, T=3, d=6))
+    W = np.random.default_rng(3).standard_normal((6, 6))
+    scores = np.einsum("ntd,de,ne->nt", data["X"], W, data["Z"])
+    keep = np.arange(3)[None, :] != data["opt"][:, None]
+    by_hand = (scores[np.arange(4), data["opt"]][:, None] - scores)[keep].min()
+    got = measures.smallest_constraint(W, data["X"], data["opt"], data["Z"])
+    assert got == pytest.approx(by_hand, rel=1e-13)
+    norms = ["fro", "l3"]
+    stars = {n: solve_w_svm_norm(data["X"], data["opt"], n, queries=data["Z"]) for n in norms}
+    hook = measures.extra_metrics([data], [{n: s.solution for n, s in stars.items()}], norms)
+    for norm, star in stars.items():
+        out = hook(star.solution[None], np.zeros((1, 6)))
+        assert out[f"margin_ratio_{norm}"][0] == pytest.approx(1.0, abs=1e-6)
+        assert out[f"align_{norm}"][0] == pytest.approx(1.0, abs=1e-12)
+        plain = measures.normalized_margins(star.solution[None], [without_queries(data)], norm)
+        assert abs(plain[0] * star.value - 1.0) > 1e-3

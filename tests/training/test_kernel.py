@@ -15,14 +15,16 @@ import numpy as np
 import pytest
 import torch
 from backend_runs import DM, FIG8, assert_tables_agree, svm_solutions
+from cross_attention import cross_instance, without_queries
 
 from attnbias.data import models
-from attnbias.model import attention, gradients
+from attnbias.model import attention, gradients, reference
 from attnbias.model.losses import get_loss
 from attnbias.optim.spec import OptimizerSpec
 from attnbias.studies import global_convergence
 from attnbias.svm import max_margin
 from attnbias.training import dispatch, kernel, kernel_library, loop
+from attnbias.training.full_matrix import FullMatrixStepper
 from attnbias.training.kernel import KernelStepper
 from attnbias.training.metrics import CROSSING_METRICS, log_grid, logged_metrics
 from attnbias.training.token_problem import TokenProblem
@@ -270,3 +272,55 @@ def test_editing_the_kernel_reruns_training():
 
     files = module_files(str(Path(__file__).resolve().parents[2] / "workflow/scripts/train.py"))
     assert str(kernel_library.KERNEL_SOURCE) in files
+
+
+# ------------------------------------------------ cross-attention: the queries Z (model.queries)
+
+
+@pytest.mark.parametrize("train_u", [False, True])
+@pytest.mark.parametrize(
+    "spec", [OptimizerSpec("gd", lr=1.0), OptimizerSpec("ngd", lr=0.1)], ids=["gd", "ngd"]
+)
+def test_the_kernel_reads_the_queries_as_numpy_and_torch_do(spec, train_u):
+    """On a cross-attention instance (Z none of the tokens) the compiled kernel, the full-W
+    numpy path and the torch stepper give one table to 1e-10; the same tokens without Z
+    give another (the control: all three read Z)."""
+    model, params = ("dm", DM) if train_u else ("example1", E1_SMALL)
+    datasets = [cross_instance(seed, params, model) for seed in (0, 1)]
+    W_mm, u_mm = svm_solutions(datasets, train_u)
+    kw = dict(iterations=300, log_iterations=log_grid(300, 12), W_mm=W_mm, u_mm=u_mm,
+              train_u=train_u, loss="logistic")  # fmt: skip
+    ref, ref_final = loop.train(TorchStepper, attention.Problem.from_arrays(datasets), spec, **kw)
+    got, got_final = loop.train(KernelStepper, TokenProblem(datasets), spec, **kw)
+    full, full_final = loop.train(FullMatrixStepper, TokenProblem(datasets), spec, **kw)
+    assert_tables_agree(ref, got)
+    assert_tables_agree(ref, full)
+    for name in ref_final:
+        np.testing.assert_allclose(got_final[name], ref_final[name], rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(full_final[name], ref_final[name], rtol=1e-10, atol=1e-12)
+    plain = [without_queries(ds) for ds in datasets]
+    _, plain_final = loop.train(KernelStepper, TokenProblem(plain), spec, **kw)
+    assert not np.allclose(plain_final["W"], got_final["W"], rtol=1e-3)
+
+
+def test_the_kernel_with_queries_takes_eq2s_steps_with_z():
+    """GD on a cross-attention instance: the kernel's W after 40 steps equals 40 steps of
+    Eq. (2) with the reference's closed-form gradient with Z (model.reference)."""
+    ds = cross_instance(3, E1_SMALL)
+    ds["W0"] = 0.3 * np.random.default_rng(7).standard_normal(ds["W0"].shape)
+    W_mm, _ = svm_solutions([ds], False)
+    spec, steps = OptimizerSpec("gd", lr=0.5), 40
+    grid = log_grid(steps, 3)
+    _, final = loop.train(
+        KernelStepper, TokenProblem([ds]), spec, iterations=steps, log_iterations=grid,
+        W_mm=W_mm, loss="logistic",
+    )  # fmt: skip
+    X, y, u, Z = (torch.as_tensor(ds[k], dtype=torch.float64) for k in ("X", "y", "u", "Z"))
+    W = torch.as_tensor(ds["W0"], dtype=torch.float64)
+    for _ in range(steps):
+        W = reference.gd_step(W, reference.grad_W(X, y, u, W, "logistic", Z), spec.lr)
+    np.testing.assert_allclose(final["W"][0], W.numpy(), rtol=1e-10, atol=1e-12)
+    W_self = torch.as_tensor(ds["W0"], dtype=torch.float64)
+    for _ in range(steps):  # the control: self-attention's steps end elsewhere
+        W_self = reference.gd_step(W_self, reference.grad_W(X, y, u, W_self, "logistic"), 0.5)
+    assert not np.allclose(final["W"][0], W_self.numpy(), rtol=1e-3)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -69,3 +70,38 @@ def test_renamed_keys_name_their_replacement():
     with pytest.raises(configkeys.ConfigError, match=r"ngd\.cap: renamed to max_step"):
         configcheck.check_renamed(config)
     configcheck.check_renamed(tiny())  # the current keys pass
+
+
+# ------------------------------------------------ cross-attention: the queries Z (model.queries)
+
+
+def test_a_setting_that_needs_queries_is_refused_on_a_data_model_without_them():
+    """example1 carries no queries: the setting is refused naming its key and the model,
+    and offers the models that do (the neighbours' cross_gaussian)."""
+    path = ("experiments", "fig2", "cross_attention")
+    with pytest.raises(configkeys.ConfigError) as refused:
+        configcheck.require_queries(path, "example1", {"n": 4})
+    message = str(refused.value)
+    assert message.startswith("config key experiments.fig2.cross_attention: needs queries Z")
+    assert "'example1' has none" in message
+    assert "(cross_gaussian)" in message
+
+
+def test_a_data_model_that_declares_queries_passes(monkeypatch):
+    """The control: a model whose registry entry declares queries (or whose params say so)
+    passes, and is offered in the refusal of another."""
+    from attnbias.data import models
+
+    example1 = models.DATA_MODELS["example1"]
+    declared = {
+        "with_z": dataclasses.replace(example1, queries=True),
+        "maybe_z": dataclasses.replace(example1, queries=lambda params: params.get("cross")),
+    }
+    monkeypatch.setattr(models, "DATA_MODELS", {**models.DATA_MODELS, **declared})
+    monkeypatch.setattr(models, "MODELS", sorted(models.DATA_MODELS))
+    configcheck.require_queries(("k",), "with_z", {})
+    configcheck.require_queries(("k",), "maybe_z", {"cross": True})
+    with pytest.raises(
+        configkeys.ConfigError, match=r"config key k: .*\(cross_gaussian, maybe_z, with_z\)"
+    ):
+        configcheck.require_queries(("k",), "maybe_z", {"cross": False})

@@ -11,7 +11,7 @@ import pytest
 from jsonschema import Draft202012Validator
 from tiny_configs import tiny
 
-from attnbias.optim import rules, stochastic
+from attnbias.optim import rules, stochastic, torch_classes
 from attnbias.workflow.configcheck_optimizers import check_optimizers, check_real_optimizers
 from attnbias.workflow.configkeys import ConfigError
 
@@ -61,7 +61,7 @@ def test_every_torch_rule_declares_valid_schemas_of_its_constructors_keywords():
     on_torch = {n for n, r in rules.RULES.items() if r.torch is not None}
     assert set(stochastic.OPTIMIZERS) == on_torch >= {"sgd", "sngd", "sps", "adam"}
     for name in on_torch:
-        assert stochastic.OPTIMIZERS[name] is rules.RULES[name].torch.load()
+        assert stochastic.OPTIMIZERS[name] is torch_classes.load(rules.RULES[name].torch)
         for schema in rules.RULES[name].torch.settings.values():
             Draft202012Validator.check_schema(schema)
             assert schema["description"]

@@ -172,11 +172,11 @@ def check_real_data_first():
 def announce_svm_costs():
     """Before any job: each svm_geometry job of this run that will take long (by its
     experiment's size, attnbias.svm.cost's estimate from measured costs) says so."""
-    from attnbias.svm import cost
+    from attnbias.workflow.svm_cost_lines import announcement
 
     for job in workflow.dag.needrun_jobs():
         if job.rule.name == "svm_geometry":
             name = job.wildcards_dict["experiment"]
-            line = cost.announcement(name, EXPERIMENTS[name])
+            line = announcement(name, EXPERIMENTS[name])
             if line:
                 print(line, file=sys.stderr)

@@ -17,6 +17,7 @@ import pandas as pd
 
 from attnbias.claims.joint import u_margin_ratio
 from attnbias.data import hypotheses as hyp
+from attnbias.model.queries import queries_of
 from attnbias.svm.check import smallest_margin
 from attnbias.workflow import npz, parquet
 from attnbias.workflow.svm_file import load_svm
@@ -53,7 +54,8 @@ class ExperimentInputs:
         out: dict[str, list] = {"n": [], "T": [], "d": [], "min_constraint": []}
         for seed, data in self.datasets.items():
             n, T, d = data["X"].shape
-            lowest = smallest_margin(data["X"], data["opt"], self.solutions[seed]["W_mm"])
+            W_mm = self.solutions[seed]["W_mm"]
+            lowest = smallest_margin(data["X"], data["opt"], W_mm, queries_of(data))
             for key, value in zip(out, (n, T, d, lowest), strict=True):
                 out[key].append(value)
         return out

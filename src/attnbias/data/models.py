@@ -6,11 +6,10 @@ Every generator returns one seed's dataset as the data file holds it
   y   (n,)       labels in {+1, -1}
   opt (n,)       index of the optimal token of each sequence
   W0  (d, d)     initial key-query matrix
-  u   (d,)       the fixed decoder (only for fixed-decoder experiments; a trained
-                 decoder starts at u = 0)
+  u   (d,)       the fixed decoder (fixed-decoder experiments; a trained one starts at 0)
+  Z   (n, d)     the queries, for cross-attention data only (data.neighbours)
 The constants are ours (the paper's values were lost in extraction); they live in
-config/config.yaml. docs/data-models.md describes each model, and docs/regime.md why its
-constants were chosen.
+config/config.yaml. docs/data-models.md describes each model, docs/regime.md its constants.
 """
 
 from __future__ import annotations
@@ -242,12 +241,14 @@ class DataModel:
       every figure drawn on the model (figures.panels.describe), so it is required.
     source: for data drawn from real images, a function of the model's params that says
       which (a note under the figure's title); None for synthetic data.
-    """
+    queries: whether its datasets carry queries Z (cross-attention): a bool or a function
+      of the params."""
 
     generator: Callable | str
     description: str
     source: Callable[[dict], str] | None = None
     name: str = ""  # the data in a few words, as the claims' "where" names them
+    queries: bool | Callable[[dict], bool] = False
 
     def __post_init__(self):
         if not isinstance(self.description, str) or not self.description.strip():
@@ -306,6 +307,7 @@ DATA_MODELS = {
         "unit-norm Gaussian tokens X, queries Z and decoder v (fixed), labels independent "
         "of X, drawn from a torch.Generator seeded with the run's seed.",
         name="the neighbours' cross-attention data",
+        queries=True,
     ),
     "attentionmd_joint": DataModel(
         "attnbias.data.neighbours",

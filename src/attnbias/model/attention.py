@@ -1,13 +1,14 @@
 """The one-layer self-attention model, its forward quantities in log space.
 
-f(X; W, u) = u^T X^T softmax(X W x_1): the first token x_1 is the query. Token scores
-gamma_{i,t} = y_i u^T x_{i,t}; opt_i is the optimal token of sequence i.
+f(X; W, u) = u^T X^T softmax(X W z): the query z is the first token x_1 (self-attention),
+or the data's own query z_i where they carry `Z` (cross-attention; attnbias.model.queries).
+Token scores gamma_{i,t} = y_i u^T x_{i,t}; opt_i is the optimal token of sequence i.
 
 Tensors carry a leading run dimension B (independent runs, e.g. seeds, trained in one
 batch): X (B, n, T, d), y (B, n), opt (B, n), u (B, d).
 
-W is kept as W = W0 + A Q with Q (n, d) the query tokens x_{i,1} as rows and A (B, d, n).
-Every gradient in W is a sum of outer products v_i x_{i,1}^T, so every optimizer here
+W is kept as W = W0 + A Q with Q (n, d) the queries z_i as rows and A (B, d, n).
+Every gradient in W is a sum of outer products v_i z_i^T, so every optimizer here
 keeps W in this form, and a step costs O(n^2 d + n T d) instead of O(n d^2).
 
 These quantities equal those of attnbias.model.reference (the paper's equations written plainly:
@@ -31,6 +32,7 @@ import torch
 
 from attnbias.model.arrays import log_softmax
 from attnbias.model.delta import delta_in_logs
+from attnbias.model.queries import stacked_queries
 
 
 @dataclass
@@ -42,9 +44,9 @@ class Problem:
     opt: torch.Tensor  # (B, n) int64
     W0: torch.Tensor  # (B, d, d)
     u0: torch.Tensor  # (B, d): the fixed decoder, or the initial one when u is trained
-    Q: torch.Tensor  # (B, n, d) queries x_{i,1}
+    Q: torch.Tensor  # (B, n, d) queries z_i: the data's Z, else x_{i,1} (model.queries)
     Gq: torch.Tensor  # (B, n, n) Q Q^T
-    W0q: torch.Tensor  # (B, n, d) W0 x_{i,1}
+    W0q: torch.Tensor  # (B, n, d) W0 z_i
 
     @classmethod
     def from_arrays(cls, datasets: list[dict], *, device="cpu", dtype=torch.float64) -> Problem:
@@ -67,7 +69,8 @@ class Problem:
             ]
         )
         W0 = stack("W0", dtype=dtype)
-        Q = X[:, :, 0, :]
+        Z = stacked_queries(datasets)  # cross-attention's queries, None without (model.queries)
+        Q = X[:, :, 0, :] if Z is None else torch.as_tensor(Z, dtype=dtype, device=device)
         return cls(
             X=X,
             y=stack("y", dtype=dtype),
@@ -93,7 +96,7 @@ class Problem:
         return self.W0 + A @ self.Q
 
     def W_queries(self, A: torch.Tensor) -> torch.Tensor:
-        """W x_{i,1} for every sequence, (B, n, d), without forming W."""
+        """W z_i for every sequence, (B, n, d), without forming W."""
         return self.W0q + (A @ self.Gq).transpose(1, 2)
 
     def coordinate_sq_norm(self, dA: torch.Tensor) -> torch.Tensor:

@@ -13,7 +13,8 @@ from attnbias.model.gradient_weights import u_direction, w_token_sums
 
 def w_gradient(X, log_neg_slope, log_attn, gamma) -> tuple[np.ndarray, np.ndarray]:
     """(log_scale (B,), left (B, d, n)) with grad_W L = e^log_scale left @ Q, Q the queries
-    x_i1, from X (B, n, T, d), log(-l'(m)) (B, n), the attention in logs and the scores."""
+    z_i (x_i1, or the data's Z), from X (B, n, T, d), log(-l'(m)) (B, n), the attention in
+    logs and the scores."""
     log_scale, v = w_token_sums(np, log_neg_slope, log_attn, gamma, X)
     return log_scale, np.swapaxes(v, 1, 2) / X.shape[1]
 

@@ -6,7 +6,8 @@ line by line in C.
 A gradient block is returned as ScaledGradient: exp(log_scale) * direction, per run, with
 the largest log-weight factored out, so that no step under- or overflows.
 
-The W-gradient is a sum over tokens, grad_W L = (1/n) sum_i sum_t c_it x_it x_i1^T, with
+The W-gradient is a sum over tokens, grad_W L = (1/n) sum_i sum_t c_it x_it z_i^T (z_i the
+query: x_i1, or the data's Z), with
 
   c_it = -l'(m_i) a_it D_it,   D_it = sum_s a_is (gamma_is - gamma_it) = gbar_i - gamma_it,
 
@@ -49,7 +50,7 @@ def _log_abs(xp, x):
 
 def token_coefficients(xp, log_neg_slope, log_attn, gamma):
     """(log_scale (B,), c (B, n, T)) with grad_W L = e^log_scale (1/n) sum_i sum_t c_it
-    x_it x_i1^T (the module doc's c, the largest log-magnitude factored out), from
+    x_it z_i^T (the module doc's c, the largest log-magnitude factored out), from
     log(-l'(m)) (B, n), the attention in logs and the scores gamma = y u^T x_t (B, n, T)."""
     r = xp.argmax(log_attn, axis=-1)[..., None]  # the token the attention weights most
     diff = gamma - take_along(xp, gamma, r)  # gamma_t - gamma_r, 0 at r
@@ -74,7 +75,7 @@ def token_coefficients(xp, log_neg_slope, log_attn, gamma):
 
 
 def w_token_sums(xp, log_neg_slope, log_attn, gamma, X):
-    """(log_scale (B,), v (B, n, d)) with grad_W L = e^log_scale (1/n) sum_i v_i x_i1^T:
+    """(log_scale (B,), v (B, n, d)) with grad_W L = e^log_scale (1/n) sum_i v_i z_i^T:
     v_i = sum_t c_it x_it (token_coefficients)."""
     log_scale, c = token_coefficients(xp, log_neg_slope, log_attn, gamma)
     return log_scale, (c[..., None, :] @ X)[..., 0, :]

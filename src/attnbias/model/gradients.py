@@ -1,8 +1,9 @@
 """The numerically stable gradients of the empirical risk.
 
-With a = softmax(X W x_1), margin y f = gamma_opt - delta and x_bar = sum_t a_t x_t:
+With a = softmax(X W z), z the query (x_1, or the data's Z: attnbias.model.queries), margin
+y f = gamma_opt - delta and x_bar = sum_t a_t x_t:
 
-  grad_W L = (1/n) sum_i -l'(m_i) sum_t a_it (gbar_i - gamma_it) x_it x_i1^T
+  grad_W L = (1/n) sum_i -l'(m_i) sum_t a_it (gbar_i - gamma_it) x_it z_i^T
   (gbar_i = sum_s a_is gamma_is)
   grad_u L = -(1/n) sum_i -l'(m_i) y_i x_bar_i
 

@@ -13,6 +13,8 @@ One dataset, no batch dimension:
   u (d,)       the linear decoder (prediction head)
   W (d, d)     the key-query matrix
   opt (n,)     index of the optimal token of each sequence (int64)
+  Z (n, d)     the queries z_i, for cross-attention (score_t = x_{i,t}^T W z_i); None (the
+               default) is self-attention, z_i = x_{i,1}, the paper's model
   loss         "exponential", l(z) = e^{-z} (the paper's), or "logistic", log(1 + e^{-z})
 Symbols follow docs/notation.md.
 """
@@ -52,63 +54,83 @@ def optimal_tokens(X: torch.Tensor, y: torch.Tensor, u: torch.Tensor) -> torch.T
     return scores(X, y, u).argmax(dim=1)  # opt_i = argmax_t gamma_{i,t}
 
 
-def softmax_attention(X: torch.Tensor, W: torch.Tensor) -> torch.Tensor:
+def query(X: torch.Tensor, Z: torch.Tensor | None = None) -> torch.Tensor:
+    """The query of every sequence, (n, d): z_i = Z[i], or x_{i,1} without Z."""
+    return X[:, 0, :] if Z is None else Z
+
+
+def softmax_attention(X: torch.Tensor, W: torch.Tensor, Z=None) -> torch.Tensor:
     """The attention of the query on every token, (n, T)."""
-    return torch.softmax(X @ (W @ X[:, 0, :, None]), dim=1).squeeze(-1)  # s_i = S(X_i W x_i1)
+    return torch.softmax(X @ (W @ query(X, Z)[:, :, None]), dim=1).squeeze(-1)  # S(X_i W z_i)
 
 
-def model(X: torch.Tensor, W: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
+def model(X: torch.Tensor, W: torch.Tensor, u: torch.Tensor, Z=None) -> torch.Tensor:
     """The prediction of every sequence, (n,)."""
-    s = softmax_attention(X, W)
-    return torch.einsum("d,ntd,nt->n", u, X, s)  # Eq. (1): f(X; W, u) = u^T X^T S(X W x_1)
+    s = softmax_attention(X, W, Z)
+    return torch.einsum("d,ntd,nt->n", u, X, s)  # Eq. (1): f(X; W, u) = u^T X^T S(X W z)
 
 
 def risk(
-    X: torch.Tensor, y: torch.Tensor, u: torch.Tensor, W: torch.Tensor, loss: str = "exponential"
+    X: torch.Tensor,
+    y: torch.Tensor,
+    u: torch.Tensor,
+    W: torch.Tensor,
+    loss: str = "exponential",
+    Z=None,
 ) -> torch.Tensor:
     """The empirical risk, a scalar."""
-    return loss_value(y * model(X, W, u), loss).mean()  # L(W, u) = (1/n) sum_i l(y_i f(X_i))
+    return loss_value(y * model(X, W, u, Z), loss).mean()  # L(W, u) = (1/n) sum_i l(y_i f_i)
 
 
-def attended_tokens(X: torch.Tensor, W: torch.Tensor) -> torch.Tensor:
+def attended_tokens(X: torch.Tensor, W: torch.Tensor, Z=None) -> torch.Tensor:
     """The attention-weighted token mean of every sequence, (n, d)."""
-    return torch.einsum("nt,ntd->nd", softmax_attention(X, W), X)  # x_bar_i = X_i^T s_i
+    return torch.einsum("nt,ntd->nd", softmax_attention(X, W, Z), X)  # x_bar_i = X_i^T s_i
 
 
 def grad_W(
-    X: torch.Tensor, y: torch.Tensor, u: torch.Tensor, W: torch.Tensor, loss: str = "exponential"
+    X: torch.Tensor,
+    y: torch.Tensor,
+    u: torch.Tensor,
+    W: torch.Tensor,
+    loss: str = "exponential",
+    Z=None,
 ) -> torch.Tensor:
     """grad_W L by the closed form, (d, d).
 
-    grad_W f(X_i) = X_i^T (diag(s_i) - s_i s_i^T) X_i u x_{i,1}^T, the softmax Jacobian
+    grad_W f(X_i) = X_i^T (diag(s_i) - s_i s_i^T) X_i u z_i^T, the softmax Jacobian
     diag(s) - s s^T between; grad_W L = (1/n) sum_i l'(y_i f_i) y_i grad_W f(X_i).
     """
-    s = softmax_attention(X, W)  # (n, T)
+    s = softmax_attention(X, W, Z)  # (n, T)
     jacobian = torch.diag_embed(s) - s[:, :, None] * s[:, None, :]  # diag(s_i) - s_i s_i^T
     key = X.transpose(1, 2) @ jacobian @ (X @ u)[:, :, None]  # X_i^T (diag - s s^T) X_i u
-    weight = loss_slope(y * model(X, W, u), loss) * y  # l'(y_i f_i) y_i
-    per_sample = key @ X[:, 0, None, :]  # (n, d, d): ... x_{i,1}^T
+    weight = loss_slope(y * model(X, W, u, Z), loss) * y  # l'(y_i f_i) y_i
+    per_sample = key @ query(X, Z)[:, None, :]  # (n, d, d): ... z_i^T
     return (weight[:, None, None] * per_sample).mean(dim=0)
 
 
 def grad_u(
-    X: torch.Tensor, y: torch.Tensor, u: torch.Tensor, W: torch.Tensor, loss: str = "exponential"
+    X: torch.Tensor,
+    y: torch.Tensor,
+    u: torch.Tensor,
+    W: torch.Tensor,
+    loss: str = "exponential",
+    Z=None,
 ) -> torch.Tensor:
     """grad_u L by the closed form, (d,): (1/n) sum_i l'(y_i f_i) y_i X_i^T s_i."""
-    weight = loss_slope(y * model(X, W, u), loss) * y  # l'(y_i f_i) y_i
-    return (weight[:, None] * attended_tokens(X, W)).mean(dim=0)  # grad_u f(X_i) = x_bar_i
+    weight = loss_slope(y * model(X, W, u, Z), loss) * y  # l'(y_i f_i) y_i
+    return (weight[:, None] * attended_tokens(X, W, Z)).mean(dim=0)  # grad_u f_i = x_bar_i
 
 
-def w_svm_constraints(X: torch.Tensor, opt: torch.Tensor, W: torch.Tensor) -> torch.Tensor:
+def w_svm_constraints(X: torch.Tensor, opt: torch.Tensor, W: torch.Tensor, Z=None) -> torch.Tensor:
     """The margins of the (W-SVM) constraints at W, (n, T - 1): one per i and t != opt_i.
 
-    (W-SVM): W_mm = argmin ||W||_F  s.t.  (x_{i,opt_i} - x_{i,t})^T W x_{i,1} >= 1
+    (W-SVM): W_mm = argmin ||W||_F  s.t.  (x_{i,opt_i} - x_{i,t})^T W z_i >= 1
     for every i and every t != opt_i. A feasible W has every entry >= 1.
     """
     n, T, _ = X.shape
     rows = torch.arange(n)
-    logits = (X @ (W @ X[:, 0, :, None])).squeeze(-1)  # (n, T): x_{i,t}^T W x_{i,1}
-    margins = logits[rows, opt][:, None] - logits  # (x_{i,opt_i} - x_{i,t})^T W x_{i,1}
+    logits = (X @ (W @ query(X, Z)[:, :, None])).squeeze(-1)  # (n, T): x_{i,t}^T W z_i
+    margins = logits[rows, opt][:, None] - logits  # (x_{i,opt_i} - x_{i,t})^T W z_i
     keep = torch.arange(T)[None, :] != opt[:, None]
     return margins[keep].reshape(n, T - 1)
 

@@ -28,7 +28,6 @@ since the workflow's config checks read the rules.
 from __future__ import annotations
 
 import hashlib
-import importlib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -125,26 +124,6 @@ class TorchOptimizer:
             raise ValueError(f"torch optimizer {self.cls!r}: write it as 'module:Class'")
         if not all(isinstance(s, dict) for s in self.settings.values()):
             raise ValueError("torch settings: {name: its JSON schema} (a dict each)")
-
-    def load(self) -> type:
-        """The optimizer class (imports torch). A ValueError where it is not one, or where
-        a declared setting is no keyword of its constructor."""
-        import inspect
-
-        import torch
-
-        module, _, name = self.cls.partition(":")
-        found = getattr(importlib.import_module(module), name, None)
-        if not (isinstance(found, type) and issubclass(found, torch.optim.Optimizer)):
-            raise ValueError(f"{self.cls} is not a torch.optim.Optimizer class")
-        keywords = set(inspect.signature(found.__init__).parameters) - {"self", "params"}
-        unknown = sorted(set(self.settings) - keywords)
-        if unknown:
-            raise ValueError(
-                f"settings {unknown} are no keywords of {self.cls}'s constructor "
-                f"({sorted(keywords)})"
-            )
-        return found
 
 
 @dataclass(frozen=True)

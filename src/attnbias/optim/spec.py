@@ -163,12 +163,6 @@ class StochasticSpec:
         """The spec of an optimizer's config entry (its `label` aside)."""
         return cls(entry["rule"], without(entry, "label", "rule"))
 
-    def optimizer(self, params):
-        """Its torch optimizer over `params` (imports torch)."""
-        from attnbias.optim.stochastic import make_optimizer
-
-        return make_optimizer(self.rule, params, **self.settings)
-
     def settings_text(self) -> str:
         """Its settings as `k=v, ...`, sorted by name."""
         return ", ".join(f"{k}={v:g}" for k, v in sorted(self.settings.items()))

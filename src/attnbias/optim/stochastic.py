@@ -44,6 +44,7 @@ from torch.optim.optimizer import _get_fused_kernels_supported_devices
 
 from attnbias.optim import rules
 from attnbias.optim.cap_count import CapCount
+from attnbias.optim.torch_classes import load
 
 __all__ = ["SNGD", "SPS", "OPTIMIZERS", "make_optimizer", "global_grad_norm"]
 
@@ -365,7 +366,7 @@ def _torch_optimizers() -> dict[str, type[torch.optim.Optimizer]]:
     for name, rule in rules.RULES.items():
         if rule.torch is not None:
             try:
-                found[name] = rule.torch.load()
+                found[name] = load(rule.torch)
             except (ValueError, ImportError) as err:
                 raise ValueError(f"optimizer module {rules.MODULES[name]}: {err}") from None
     return found

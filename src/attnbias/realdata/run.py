@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from attnbias.optim.spec import StochasticSpec
+from attnbias.optim.stochastic import make_optimizer
 from attnbias.realdata import tasks
 from attnbias.realdata.trainer import Schedule, every_step, fit
 from attnbias.training.devices import resolve_device
@@ -31,7 +32,9 @@ def train_run(
     torch_device = resolve_device(device)
     task = tasks.build(settings, seed=seed, data_root=data_root)
     spec = StochasticSpec.from_config(optimizer)
-    torch_optimizer = spec.optimizer(task.model.parameters())
+    # the torch optimizer is built here, not by the spec: the spec stays torch-free for the
+    # plot rules that read it (envs/plot.yaml has no torch)
+    torch_optimizer = make_optimizer(spec.rule, task.model.parameters(), **spec.settings)
     train = settings["train"]
     schedule = Schedule(
         epochs=train["epochs"],

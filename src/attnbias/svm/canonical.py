@@ -110,14 +110,15 @@ def _nuclear_least_norm_point(a, b, dual, slack: float, solver: str) -> np.ndarr
 
 def least_norm_point(
     X, opt, norm: str, value: float, slack: float = SLACK, solver: str = "CLARABEL",
-    dual: np.ndarray | None = None,
+    dual: np.ndarray | None = None, queries=None,
 ) -> np.ndarray | None:  # fmt: skip
     """argmin ||W||_F s.t. the margins >= 1 and ||W||_N <= (1 + slack) value (module
-    doc); None where the solver fails. The nuclear norm's needs the solver's duals."""
+    doc); None where the solver fails. The nuclear norm's needs the solver's duals.
+    queries: the data's Z (cross-attention), None for the first tokens."""
     import cvxpy as cp
 
     parsed = parse_norm(norm)
-    a, b = _w_rows(X, opt)
+    a, b = _w_rows(X, opt, queries)
     bound = (1.0 + slack) * value
     if parsed.kind == "nuclear":
         return _nuclear_least_norm_point(a, b, dual, slack, solver)
@@ -128,7 +129,7 @@ def least_norm_point(
         margins, definitions = _dense_margins(coefficients)(V)
     else:
         V = cp.Variable((a.shape[1], a.shape[1]))
-        margins, definitions = _query_margins(X, opt, a)(V)
+        margins, definitions = _query_margins(X, opt, a, queries)(V)
     constraints = [margins >= 1, _objective(V, parsed) <= bound, *definitions]
     problem = cp.Problem(cp.Minimize(cp.sum_squares(V)), constraints)
     problem.solve(solver=getattr(cp, solver))
@@ -138,26 +139,28 @@ def least_norm_point(
     return Ua @ found @ Ub.T if parsed.kind in UNITARILY_INVARIANT else found
 
 
-def canonical(solution: NormSVMSolution, X, opt, norm: str, *, name: str) -> NormSVMSolution:
+def canonical(
+    solution: NormSVMSolution, X, opt, norm: str, *, name: str, queries=None
+) -> NormSVMSolution:
     """The solver's W-SVM `solution` replaced by its face's least-Frobenius-norm point
     (module doc), rescaled onto exact feasibility (smallest margin 1) and checked against
     KKT with the solver's duals; unchanged for a strictly convex norm. RuntimeError naming
-    `name` where the point is not found or fails its check."""
+    `name` where the point is not found or fails its check. queries: least_norm_point's."""
     if not needs_probe(norm):  # strictly convex: the optimum is unique
         return solution
     parsed = parse_norm(norm)
-    a, b = _w_rows(X, opt)
+    a, b = _w_rows(X, opt, queries)
     if parsed.kind == "nuclear" and _nuclear_face_is_a_point(a, b, solution.dual):
         return solution  # a single optimum: the solver's is it
-    W = least_norm_point(X, opt, norm, solution.value, dual=solution.dual)
+    W = least_norm_point(X, opt, norm, solution.value, dual=solution.dual, queries=queries)
     if W is None:
         raise RuntimeError(f"W-SVM for {name}: the {parsed.name} face's least-norm point failed")
     margins = ((a @ W) * b).sum(axis=1)
     low = float(margins.min())
     W, margins = W / low, margins / low
-    residual = max(kkt_violations(W, solution.dual, X, opt, parsed.name).values())
+    residual = max(kkt_violations(W, solution.dual, X, opt, parsed.name, queries=queries).values())
     result = NormSVMSolution(W, solution.dual, margins, norm_value(W, parsed), residual)
-    defect = optimality_defect(result, X, opt, parsed.name)
+    defect = optimality_defect(result, X, opt, parsed.name, queries=queries)
     if defect:
         raise RuntimeError(f"W-SVM for {name}: its face's least-norm point: {defect}")
     return result

@@ -12,6 +12,7 @@ import time
 
 import numpy as np
 
+from attnbias.model.queries import queries_of
 from attnbias.svm import norms
 from attnbias.svm.canonical import canonical
 from attnbias.svm.uniqueness import face_cosine
@@ -23,9 +24,10 @@ def solve_for_dataset(
     """{"W_<norm>": solution, ["u_<norm>": ...]} for a dataset of the data contract; each
     W-SVM its face's canonical point (svm.canonical)."""
     solutions = {}
+    X, opt, Z = data["X"], data["opt"], queries_of(data)
     for norm in norm_names:
-        found = norms.solve_w_svm_norm(data["X"], data["opt"], norm, name=name)
-        solutions[f"W_{norm}"] = canonical(found, data["X"], data["opt"], norm, name=name)
+        found = norms.solve_w_svm_norm(X, opt, norm, name=name, queries=Z)
+        solutions[f"W_{norm}"] = canonical(found, X, opt, norm, name=name, queries=Z)
         if train_u:
             solutions[f"u_{norm}"] = norms.solve_u_svm_norm(
                 data["X"], data["y"], data["opt"], norm, name=name
@@ -35,9 +37,8 @@ def solve_for_dataset(
 
 def face_cosines(data: dict, solutions: dict, norm_names: list[str]) -> dict[str, float]:
     """{norm: the face cosine of its W-SVM} (svm.uniqueness)."""
-    return {
-        n: face_cosine(data["X"], data["opt"], n, solutions[f"W_{n}"].solution) for n in norm_names
-    }
+    X, opt, Z = data["X"], data["opt"], queries_of(data)
+    return {n: face_cosine(X, opt, n, solutions[f"W_{n}"].solution, Z) for n in norm_names}
 
 
 def timed_solve(data: dict, norm_names: list[str], train_u: bool, name: str):
@@ -84,7 +85,9 @@ def defects(arrays: dict, data: dict, norm_names: list[str], train_u: bool) -> l
         for what, y in [("W", None)] + ([("u", data["y"])] if train_u else []):
             key = f"{what}_{norm}"
             stored = norms.NormSVMSolution(arrays[key], arrays[f"{key}_dual"], None, None, None)
-            defect = norms.optimality_defect(stored, data["X"], data["opt"], norm, y=y)
+            defect = norms.optimality_defect(
+                stored, data["X"], data["opt"], norm, y=y, queries=queries_of(data)
+            )
             if defect:
                 found.append(f"{key}: {defect}")
     return found

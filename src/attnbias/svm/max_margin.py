@@ -1,7 +1,8 @@
 """Max-margin problems: W-SVM and u-SVM.
 
-W-SVM: W_mm = argmin ||W||_F  s.t.  (x_{i,opt_i} - x_{i,t})^T W x_{i,1} >= 1 for all i, t != opt_i.
-Each constraint is <W, a_k b_k^T> >= 1 with a_k = x_opt - x_t and b_k = x_1: a hard-margin
+W-SVM: W_mm = argmin ||W||_F  s.t.  (x_{i,opt_i} - x_{i,t})^T W z_i >= 1 for all i, t != opt_i,
+z_i the query of sample i: x_{i,1}, or the data's Z (cross-attention; attnbias.model.queries).
+Each constraint is <W, a_k b_k^T> >= 1 with a_k = x_opt - x_t and b_k = z_i: a hard-margin
 SVM through the origin in d^2 dimensions with m = n(T-1) constraints, whose Gram matrix is
 K_kl = (a_k . a_l)(b_k . b_l).
 
@@ -21,6 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
+from attnbias.model.queries import queries_of, query_rows
 
 
 class InfeasibleSVMError(ValueError):
@@ -44,13 +47,16 @@ class SVMSolution:
         return self.solution
 
 
-def w_svm_constraints(X: np.ndarray, opt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Rows a_k = x_{i,opt_i} - x_{i,t} and b_k = x_{i,1}, for every i and t != opt_i."""
+def w_svm_constraints(
+    X: np.ndarray, opt: np.ndarray, queries: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Rows a_k = x_{i,opt_i} - x_{i,t} and b_k = z_i, for every i and t != opt_i; the
+    queries z_i (n, d) are x_{i,1} where `queries` is None (model.queries)."""
     n, T, _ = X.shape
     rows = np.arange(n)
     keep = np.arange(T)[None, :] != opt[:, None]  # (n, T)
     a = (X[rows, opt][:, None, :] - X)[keep]  # (m, d)
-    b = np.broadcast_to(X[:, :1, :], X.shape)[keep]  # (m, d)
+    b = np.broadcast_to(query_rows(X, queries)[:, None, :], X.shape)[keep]  # (m, d)
     return a, b
 
 
@@ -133,9 +139,12 @@ def infeasible_error(
     )
 
 
-def solve_w_svm(X: np.ndarray, opt: np.ndarray, *, name: str = "dataset") -> SVMSolution:
-    """W_mm by the Gram-space solver. Raises InfeasibleSVMError naming `name` and the sizes."""
-    a, b = w_svm_constraints(X, opt)
+def solve_w_svm(
+    X: np.ndarray, opt: np.ndarray, *, name: str = "dataset", queries: np.ndarray | None = None
+) -> SVMSolution:
+    """W_mm by the Gram-space solver (queries: w_svm_constraints'). Raises
+    InfeasibleSVMError naming `name` and the sizes."""
+    a, b = w_svm_constraints(X, opt, queries)
     K = (a @ a.T) * (b @ b.T)
     dual = _least_distance_dual(K)
     if dual is None:
@@ -163,11 +172,13 @@ def solve_u_svm(
     return _solution_report(u, dual, z @ u, dual.max())
 
 
-def solve_w_svm_cvxpy(X: np.ndarray, opt: np.ndarray, **solver_options) -> np.ndarray:
+def solve_w_svm_cvxpy(
+    X: np.ndarray, opt: np.ndarray, queries: np.ndarray | None = None, **solver_options
+) -> np.ndarray:
     """Reference: the primal W-SVM through cvxpy (vectorised constraints)."""
     import cvxpy as cp
 
-    a, b = w_svm_constraints(X, opt)
+    a, b = w_svm_constraints(X, opt, queries)
     W = cp.Variable((X.shape[2], X.shape[2]))
     margins = cp.sum(cp.multiply(a @ W, b), axis=1)
     problem = cp.Problem(cp.Minimize(cp.sum_squares(W)), [margins >= 1])
@@ -191,8 +202,9 @@ def solve_u_svm_cvxpy(X: np.ndarray, y: np.ndarray, opt: np.ndarray, **solver_op
 
 
 def solve_for_dataset(data: dict, train_u: bool, name: str) -> dict[str, SVMSolution]:
-    """W_mm for a dataset of the data contract, and u_mm when the decoder is trained."""
-    solutions = {"W_mm": solve_w_svm(data["X"], data["opt"], name=name)}
+    """W_mm for a dataset of the data contract (with its queries Z where it has them), and
+    u_mm when the decoder is trained."""
+    solutions = {"W_mm": solve_w_svm(data["X"], data["opt"], name=name, queries=queries_of(data))}
     if train_u:
         solutions["u_mm"] = solve_u_svm(data["X"], data["y"], data["opt"], name=name)
     return solutions

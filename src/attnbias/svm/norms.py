@@ -1,7 +1,8 @@
 """The attention SVMs under other norms: which max-margin an optimizer's geometry picks.
 
 W-SVM in a norm: argmin ||W|| s.t. <A_k, W> >= 1, A_k = a_k b_k^T with a_k = x_{i,opt_i} - x_{i,t}
-and b_k = x_{i,1} (max_margin.w_svm_constraints); u-SVM: argmin ||u|| s.t. <z_k, u> >= 1,
+and b_k = x_{i,1} (max_margin.w_svm_constraints), or the data's query z_i where `queries`
+are given (cross-attention: attnbias.model.queries); u-SVM: argmin ||u|| s.t. <z_k, u> >= 1,
 z_i = y_i x_{i,opt_i}. The constraints are linear whatever the norm, so only the objective
 changes. The Frobenius and l_p SVMs (and every norm's u-SVM but the max norm's) are solved
 in their m-dimensional duals (svm.dual_solves: m = n(T - 1) unknowns, not d^2), the max,
@@ -27,10 +28,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from attnbias.model.queries import query_rows
 from attnbias.svm import dual_solves
 from attnbias.svm.max_margin import (
-    InfeasibleSVMError,
-    infeasible_error,
     u_svm_constraints,
     w_svm_constraints,
 )
@@ -40,7 +40,7 @@ from attnbias.svm.norm_values import (
     norm_value,
     parse_norm,
 )
-from attnbias.svm.token_sets import refuse_zero_rows, subject_of, token_set
+from attnbias.svm.token_sets import infeasible, refuse_zero_rows, subject_of
 
 # the norms that depend on the singular values only (unitarily invariant)
 UNITARILY_INVARIANT = ("fro", "spectral", "nuclear")
@@ -75,21 +75,22 @@ class NormSVMSolution:
 # ---- the constraints as one linear map: <A_k, W> = (M @ vec(W))_k, G = M^T lambda ------
 
 
-def _w_rows(X: np.ndarray, opt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    return w_svm_constraints(np.asarray(X, dtype=float), np.asarray(opt).astype(np.int64))
+def _w_rows(X: np.ndarray, opt: np.ndarray, queries=None) -> tuple[np.ndarray, np.ndarray]:
+    X, opt = np.asarray(X, dtype=float), np.asarray(opt).astype(np.int64)
+    return w_svm_constraints(X, opt, None if queries is None else np.asarray(queries, float))
 
 
-def _constraint_values(solution: np.ndarray, X, opt, y) -> np.ndarray:
+def _constraint_values(solution: np.ndarray, X, opt, y, queries=None) -> np.ndarray:
     if solution.ndim == 2:
-        a, b = _w_rows(X, opt)
+        a, b = _w_rows(X, opt, queries)
         return ((a @ solution) * b).sum(axis=1)
     return _u_rows(X, y, opt) @ solution
 
 
-def _dual_combination(dual: np.ndarray, X, opt, y, shape) -> np.ndarray:
+def _dual_combination(dual: np.ndarray, X, opt, y, shape, queries=None) -> np.ndarray:
     """G = sum_k lambda_k A_k."""
     if len(shape) == 2:
-        a, b = _w_rows(X, opt)
+        a, b = _w_rows(X, opt, queries)
         return (a * dual[:, None]).T @ b
     return _u_rows(X, y, opt).T @ dual
 
@@ -101,16 +102,16 @@ def _u_rows(X, y, opt) -> np.ndarray:
     return u_svm_constraints(X, y, opt)
 
 
-def kkt_violations(solution, dual, X, opt, norm, y=None) -> dict[str, float]:
+def kkt_violations(solution, dual, X, opt, norm, y=None, queries=None) -> dict[str, float]:
     """Each KKT condition's violation, relative to its scale (0 where it holds exactly)."""
     norm = parse_norm(norm)
     solution, dual = np.asarray(solution, float), np.asarray(dual, float)
-    margins = _constraint_values(solution, X, opt, y)
+    margins = _constraint_values(solution, X, opt, y, queries)
     value = norm_value(solution, norm)
     total = float(dual.sum())
     if dual.shape != margins.shape or not value > 0 or not total > 0:
         return {"shape": math.inf}
-    G = _dual_combination(dual, X, opt, y, solution.shape)
+    G = _dual_combination(dual, X, opt, y, solution.shape, queries)
     return {
         "primal": max(0.0, 1.0 - float(margins.min())),
         "dual_sign": max(0.0, -float(dual.min())) / total,
@@ -120,21 +121,22 @@ def kkt_violations(solution, dual, X, opt, norm, y=None) -> dict[str, float]:
     }
 
 
-def optimality_defect(solution, X, opt, norm, *, y=None) -> str | None:
+def optimality_defect(solution, X, opt, norm, *, y=None, queries=None) -> str | None:
     """Why `solution` (a NormSVMSolution, or any object with .solution and .dual) is not the
-    SVM's optimum in `norm` for (X, opt) [and y, for a u (d,)], in words; None where every
+    SVM's optimum in `norm` for (X, opt) [and y, for a u (d,)] [and the queries, for a
+    cross-attention W], in words; None where every
     KKT condition holds within OPTIMALITY_TOLERANCE. Recomputes everything from the
     solution and its duals; the stored residual is not trusted."""
     norm = parse_norm(norm)
     W, dual = np.asarray(solution.solution), np.asarray(solution.dual)
     d = np.shape(X)[2]
-    m = len(_constraint_values(np.zeros((d, d) if W.ndim == 2 else d), X, opt, y))
+    m = len(_constraint_values(np.zeros((d, d) if W.ndim == 2 else d), X, opt, y, queries))
     what = "W" if W.ndim == 2 else "u"
     if W.shape not in ((d, d), (d,)) or not np.all(np.isfinite(W)):
         return f"the {norm.name} {what}-SVM solution (shape {W.shape}) is not finite of size d={d}"
     if dual.shape != (m,) or not np.all(np.isfinite(dual)):
         return f"its duals (shape {dual.shape}) are not {m} finite numbers, one per constraint"
-    violations = kkt_violations(W, dual, X, opt, norm, y)
+    violations = kkt_violations(W, dual, X, opt, norm, y, queries)
     worst = max(violations, key=violations.get)
     if violations[worst] <= OPTIMALITY_TOLERANCE:
         return None
@@ -211,20 +213,21 @@ def _dense_margins(coefficients: np.ndarray):
     return lambda V: (coefficients @ cp.vec(V, order="F"), [])
 
 
-def _query_margins(X, opt, a: np.ndarray):
-    """margins a_k^T Y[:, i_k] with Y = V Q, Q (d, n) the queries x_{i,1}: the constraints
+def _query_margins(X, opt, a: np.ndarray, queries=None):
+    """margins a_k^T Y[:, i_k] with Y = V Q, Q (d, n) the queries z_i: the constraints
     touch W through its n products with the queries, a sparse system (d^2 n + m d entries)
     where writing each margin out in W's d^2 entries would couple all of them (m d^2 dense
     entries: 12 s instead of 1.4 s for the max norm at fig2's size)."""
     import cvxpy as cp
 
     X, opt = np.asarray(X, float), np.asarray(opt).astype(np.int64)
+    Q = query_rows(X, None if queries is None else np.asarray(queries, float))
     n, T, d = X.shape
     sample = np.nonzero(np.arange(T)[None, :] != opt[:, None])[0]  # i_k, w_svm_constraints' order
 
     def margins_of(V):
         Y = cp.Variable((d, n))
-        return cp.sum(cp.multiply(a.T, Y[:, sample]), axis=0), [Y == V @ X[:, 0, :].T]
+        return cp.sum(cp.multiply(a.T, Y[:, sample]), axis=0), [Y == V @ Q.T]
 
     return margins_of
 
@@ -233,7 +236,7 @@ class CertificateError(RuntimeError):
     """A solver's answer that fails the KKT check (optimality_defect)."""
 
 
-def _finish(solution, dual, margins, norm, X, opt, y, subject) -> NormSVMSolution:
+def _finish(solution, dual, margins, norm, X, opt, y, subject, queries=None) -> NormSVMSolution:
     """Rescale onto exact feasibility (smallest margin 1) and the duals onto the dual
     norm's unit sphere, check KKT, refuse what fails (CertificateError naming `subject`)."""
     low = float(margins.min())
@@ -241,16 +244,16 @@ def _finish(solution, dual, margins, norm, X, opt, y, subject) -> NormSVMSolutio
         raise CertificateError(f"{subject}: the solver's answer has smallest margin {low:.3g}")
     solution, margins = solution / low, margins / low
     dual = np.maximum(dual, 0.0)
-    G = _dual_combination(dual, X, opt, y, solution.shape)
+    G = _dual_combination(dual, X, opt, y, solution.shape, queries)
     scale = dual_norm_value(G, norm)
     if not scale > 0:
         raise CertificateError(f"{subject}: the solver's duals are all zero")
     dual = dual / scale
-    violations = kkt_violations(solution, dual, X, opt, norm, y)
+    violations = kkt_violations(solution, dual, X, opt, norm, y, queries)
     result = NormSVMSolution(
         solution, dual, margins, norm_value(solution, norm), max(violations.values())
     )
-    defect = optimality_defect(result, X, opt, norm, y=y)
+    defect = optimality_defect(result, X, opt, norm, y=y, queries=queries)
     if defect:
         raise CertificateError(f"{subject}: the solver's answer fails its check: {defect}")
     return result
@@ -282,24 +285,24 @@ def _certified(fast, reference, finish, subject: str) -> NormSVMSolution:
     return reference()
 
 
-def solve_w_svm_norm(X, opt, norm, *, name: str = "dataset") -> NormSVMSolution:
-    """argmin ||W|| s.t. (x_{i,opt_i} - x_{i,t})^T W x_{i,1} >= 1, checked against KKT.
-    InfeasibleSVMError naming `name`, the norm, the token set and the sizes where no W meets
-    the constraints or a constraint row is zero; RuntimeError where no solver's answer passes
-    the KKT check. The fro, max and l_p norms by svm.dual_solves (cvxpy only as a logged
-    fallback), the spectral and nuclear norms by cvxpy (_solve_w_by_cvxpy)."""
+def solve_w_svm_norm(X, opt, norm, *, name: str = "dataset", queries=None) -> NormSVMSolution:
+    """argmin ||W|| s.t. (x_{i,opt_i} - x_{i,t})^T W z_i >= 1 (z_i = x_{i,1} where
+    `queries` is None), checked against KKT. InfeasibleSVMError naming `name`, the norm, the
+    token set and the sizes where no W meets the constraints or a constraint row is zero;
+    RuntimeError where no solver's answer passes the KKT check. The fro and l_p norms by
+    svm.dual_solves (cvxpy: a logged fallback), the others by cvxpy (_solve_w_by_cvxpy)."""
     norm = parse_norm(norm)
-    a, b = _w_rows(X, opt)
+    a, b = _w_rows(X, opt, queries)
     subject = subject_of("W-SVM", norm, name, opt)
     refuse_zero_rows([a, b], "W-SVM", norm, name, opt, np.shape(X))
     d = a.shape[1]
 
     def finish(W, dual):
         W = np.reshape(W, (d, d))
-        return _finish(W, dual, ((a @ W) * b).sum(axis=1), norm, X, opt, None, subject)
+        return _finish(W, dual, ((a @ W) * b).sum(axis=1), norm, X, opt, None, subject, queries)
 
     def reference():
-        return solve_svm_norm_reference(X, opt, norm, name=name)
+        return solve_svm_norm_reference(X, opt, norm, name=name, queries=queries)
 
     try:
         if norm.kind not in DUAL_SOLVED:
@@ -310,10 +313,10 @@ def solve_w_svm_norm(X, opt, norm, *, name: str = "dataset") -> NormSVMSolution:
         return _certified(lambda: _solve_fast(M, (a @ a.T) * (b @ b.T), norm), reference,
                           finish, subject)  # fmt: skip
     except dual_solves.InfeasibleConstraints:
-        raise _infeasible("W-SVM", norm, name, opt, np.shape(X)) from None
+        raise infeasible("W-SVM", norm, name, opt, np.shape(X)) from None
 
 
-def _solve_w_by_cvxpy(X, opt, a, b, norm: Norm, subject: str):
+def _solve_w_by_cvxpy(X, opt, a, b, norm: Norm, subject: str, queries=None):
     """The reference: (W, lambda) from cvxpy and Clarabel, as solved before svm.dual_solves."""
     d = a.shape[1]
     if norm.kind in UNITARILY_INVARIANT:
@@ -332,7 +335,7 @@ def _solve_w_by_cvxpy(X, opt, a, b, norm: Norm, subject: str):
             C, dual, status = _solve(shape, norm, _dense_margins(coefficients))
         W = None if C is None else Ua @ C @ Ub.T
     else:
-        W, dual, status = _solve((d, d), norm, _query_margins(X, opt, a))
+        W, dual, status = _solve((d, d), norm, _query_margins(X, opt, a, queries))
     if W is None:
         raise _failure(subject, status)
     return W, dual
@@ -358,30 +361,26 @@ def solve_u_svm_norm(X, y, opt, norm, *, name: str = "dataset") -> NormSVMSoluti
             return reference()
         return _certified(lambda: _solve_fast(z, z @ z.T, norm), reference, finish, subject)
     except dual_solves.InfeasibleConstraints:
-        raise _infeasible("u-SVM", norm, name, opt, np.shape(X)) from None
+        raise infeasible("u-SVM", norm, name, opt, np.shape(X)) from None
 
 
-def solve_svm_norm_reference(X, opt, norm, *, y=None, name: str = "dataset") -> NormSVMSolution:
+def solve_svm_norm_reference(
+    X, opt, norm, *, y=None, name: str = "dataset", queries=None
+) -> NormSVMSolution:
     """The cvxpy + Clarabel reference, certified alike: the W-SVM, or with labels `y` the
     u-SVM, as solved before svm.dual_solves (the tests' and the benchmark's comparison)."""
     norm = parse_norm(norm)
     if y is None:
-        a, b = _w_rows(X, opt)
+        a, b = _w_rows(X, opt, queries)
         subject = subject_of("W-SVM", norm, name, opt)
-        W, dual = _solve_w_by_cvxpy(X, opt, a, b, norm, subject)
-        return _finish(W, dual, ((a @ W) * b).sum(axis=1), norm, X, opt, None, subject)
+        W, dual = _solve_w_by_cvxpy(X, opt, a, b, norm, subject, queries)
+        return _finish(W, dual, ((a @ W) * b).sum(axis=1), norm, X, opt, None, subject, queries)
     z = _u_rows(X, y, opt)
     subject = subject_of("u-SVM", norm, name, opt)
     u, dual, status = _solve((z.shape[1],), norm, _dense_margins(z))
     if u is None:
         raise _failure(subject, status)
     return _finish(u, dual, z @ u, norm, X, opt, y, subject)
-
-
-def _infeasible(kind: str, norm: Norm, name: str, opt, shape) -> InfeasibleSVMError:
-    # feasibility does not depend on the norm: the constraints are the Frobenius SVM's
-    error = infeasible_error(kind, name, shape, norm=norm.name)
-    return InfeasibleSVMError(f"{error} ({token_set(opt)})")
 
 
 def _failure(subject: str, status) -> Exception:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from attnbias.svm.max_margin import InfeasibleSVMError
+from attnbias.svm.max_margin import InfeasibleSVMError, infeasible_error
 from attnbias.svm.norm_values import Norm
 
 
@@ -38,3 +38,9 @@ def refuse_zero_rows(rows: list[np.ndarray], kind, norm, name, opt, shape) -> No
             f"{len(which)} of {len(zero)} constraint rows are zero ({', '.join(where)}"
             f"{', ...' if len(which) > 5 else ''}): no margin can reach 1 (n={n}, T={T}, d={d})"
         )
+
+
+def infeasible(kind: str, norm: Norm, name: str, opt, shape) -> InfeasibleSVMError:
+    """No W (or u) meets the constraints, in any norm: they are the Frobenius SVM's."""
+    error = infeasible_error(kind, name, shape, norm=norm.name)
+    return InfeasibleSVMError(f"{error} ({token_set(opt)})")

@@ -5,7 +5,7 @@ solver returned (docs/geometry.md), were it not replaced by its face's canonical
 (svm.canonical, which the stored W* is). The probe: the element of the optimal face least
 aligned with the stored W*,
 
-  min <W, W*>  s.t.  (x_{i,opt_i} - x_{i,t})^T W x_{i,1} >= 1,
+  min <W, W*>  s.t.  (x_{i,opt_i} - x_{i,t})^T W z_i >= 1   (z_i: the query, x_{i,1} or Z's),
                      ||W||_N <= (1 + FACE_TOLERANCE) ||W*||_N,
 
 and its cosine with W*: 1 (up to the tolerance) where the optimum is unique, far below 1
@@ -45,9 +45,10 @@ def needs_probe(norm: str) -> bool:
     return parse_norm(norm).kind not in STRICTLY_CONVEX
 
 
-def face_cosine(X, opt, norm: str, W_star: np.ndarray) -> float:
+def face_cosine(X, opt, norm: str, W_star: np.ndarray, queries=None) -> float:
     """cos(W', W*) of the optimal W' least aligned with W* (module doc); 1.0 for a strictly
-    convex norm, NaN where not probed (nuclear) or where the solver fails."""
+    convex norm, NaN where not probed (nuclear) or where the solver fails. queries: the
+    data's Z (cross-attention), None for the first tokens."""
     import cvxpy as cp
 
     parsed = parse_norm(norm)
@@ -56,7 +57,7 @@ def face_cosine(X, opt, norm: str, W_star: np.ndarray) -> float:
     if parsed.kind == "nuclear":
         return math.nan
     bound = (1.0 + FACE_TOLERANCE) * norm_value(W_star, parsed)
-    a, b = _w_rows(X, opt)
+    a, b = _w_rows(X, opt, queries)
     if parsed.kind in UNITARILY_INVARIANT:  # as svm.norms: an optimum lies in the spans
         Ua, Ub = _orthonormal_basis(a), _orthonormal_basis(b)
         coefficients = np.einsum("kj,ki->kji", b @ Ub, a @ Ua).reshape(len(a), -1)
@@ -65,7 +66,7 @@ def face_cosine(X, opt, norm: str, W_star: np.ndarray) -> float:
         target = Ua.T @ W_star @ Ub
     else:
         V = cp.Variable(W_star.shape)
-        margins, definitions = _query_margins(X, opt, a)(V)
+        margins, definitions = _query_margins(X, opt, a, queries)(V)
         target = W_star
     constraints = [margins >= 1, _objective(V, parsed) <= bound, *definitions]
     problem = cp.Problem(cp.Minimize(cp.sum(cp.multiply(target, V))), constraints)

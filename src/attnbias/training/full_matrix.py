@@ -9,10 +9,10 @@ Same problem, losses, stable gradients and metrics as the other backends: the fo
 quantities in logs (token_problem.TokenProblem.forward_of, model.delta), the gradients
 (model.full_gradients, numpy's twin of model.gradients), the logged row
 (metric_formulas.row); the loop owns the crossings, divergence checks and tables. W is
-materialised as (B, d, d) float64 and u as (B, d); a step costs the products X W x_1 (the
-logits), a^T X (x_bar), w^T X (the gradient's token sums) and L Q (the gradient G = L Q,
-with L (B, d, n)), plus the rule's own arithmetic: benchmarks/full_matrix_step.py measures
-it against those products done once.
+materialised as (B, d, d) float64 and u as (B, d); a step costs the products X W z (the
+logits; z the queries, x_1 or the data's Z: model.queries), a^T X (x_bar), w^T X (the
+gradient's token sums) and L Q (the gradient G = L Q, with L (B, d, n)), plus the rule's
+own arithmetic: benchmarks/full_matrix_step.py measures it against those products done once.
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ class FullMatrixStepper(PerStep):
         with np.errstate(all="ignore"):  # NaN and inf as torch gives them, silently
             if self.train_u and t > 0:
                 self.scores = p.scores_of(self._xu())
-            Wq = p.Q @ np.swapaxes(self.params["W"], 1, 2)  # (B, n, d): W x_i1 as rows
+            Wq = p.Q @ np.swapaxes(self.params["W"], 1, 2)  # (B, n, d): W z_i as rows
             logits = (p.X @ Wq[..., None])[..., 0]
             signed = (not self.opt_is_best) or (self.train_u and t > 0)
             return p.forward_of(logits, self.scores, signed)

@@ -3,7 +3,8 @@ paper"): for each norm N of the experiment, with W*_N the attention SVM's soluti
 
   align_N         <W_t, W*_N> / (||W_t||_F ||W*_N||_F): the Frobenius alignment (1: same
                   direction)
-  margin_N        min_{i, t != opt_i} (x_{i,opt_i} - x_{i,t})^T W_t x_{i,1} / ||W_t||_N: the
+  margin_N        min_{i, t != opt_i} (x_{i,opt_i} - x_{i,t})^T W_t z_i / ||W_t||_N (z_i the
+                  query: x_{i,1}, or the data's Z; model.queries): the
                   normalized margin in N; its largest value over all W is 1 / ||W*_N||_N
   margin_ratio_N  margin_N * ||W*_N||_N: that margin as a fraction of its optimum (1 at W*_N)
   face_cos_N      the cosine with W*_N of the optimal solution least aligned with it
@@ -37,6 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from attnbias.model.queries import queries_of
 from attnbias.svm.geometry import face_cosines, solve_for_dataset
 from attnbias.svm.max_margin import w_svm_constraints
 from attnbias.svm.norm_values import norm_value, parse_norm
@@ -60,9 +62,10 @@ def alignment(W: np.ndarray, W_star: np.ndarray) -> np.ndarray:
     return ratio(inner, np.linalg.norm(W, axis=(1, 2)) * np.linalg.norm(W_star, axis=(1, 2)))
 
 
-def smallest_constraint(W: np.ndarray, X: np.ndarray, opt: np.ndarray) -> float:
-    """min over i and t != opt_i of (x_{i,opt_i} - x_{i,t})^T W x_{i,1} (one run's W)."""
-    a, b = w_svm_constraints(X, opt)
+def smallest_constraint(W: np.ndarray, X: np.ndarray, opt: np.ndarray, queries=None) -> float:
+    """min over i and t != opt_i of (x_{i,opt_i} - x_{i,t})^T W z_i (one run's W), z_i the
+    queries (x_{i,1} where None)."""
+    a, b = w_svm_constraints(X, opt, queries)
     return float(np.einsum("kd,de,ke->k", a, W, b).min())
 
 
@@ -72,7 +75,7 @@ def normalized_margins(W: np.ndarray, datasets: list[dict], norm: str, opts=None
     parsed = parse_norm(norm)
     opts = [data["opt"] for data in datasets] if opts is None else opts
     smallest = [
-        smallest_constraint(W_b, data["X"], opt)
+        smallest_constraint(W_b, data["X"], opt, queries_of(data))
         for W_b, data, opt in zip(W, datasets, opts, strict=True)
     ]
     return ratio(smallest, [norm_value(W_b, parsed) for W_b in W])

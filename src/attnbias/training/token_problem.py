@@ -1,11 +1,12 @@
 """The training problem in token coordinates: the compiled kernel's state and its meaning.
 
-Every gradient in W is sum_j v_j x_{j,1}^T with v_j a combination of the tokens of sequence
-j (gradients.w_gradient), so W = W0 + sum_{j,s} beta_{js} x_{js} x_{j1}^T for a vector beta
-of n T coordinates (finer than attention.Problem's A = sum_s beta_js x_js). With K = the
-tokens' Gram matrix and Gq = the queries' one, P[(i,t),(j,s)] = K[it,js] Gq[i,j]:
+Every gradient in W is sum_j v_j z_j^T with v_j a combination of the tokens of sequence j
+(gradients.w_gradient) and z_j its query (x_{j,1}, or the data's Z: model.queries), so
+W = W0 + sum_{j,s} beta_{js} x_{js} z_j^T for a vector beta of n T coordinates (finer than
+attention.Problem's A = sum_s beta_js x_js). With K = the tokens' Gram matrix and Gq = the
+queries' one, P[(i,t),(j,s)] = K[it,js] Gq[i,j]:
 
-  logits  x_it^T W x_i1 = l0_it + (P beta)_it        (l0: the logits at W0)
+  logits  x_it^T W z_i = l0_it + (P beta)_it        (l0: the logits at W0)
   ||grad||^2 of a step c in these coordinates = c^T P c / n^2
   ||W||^2 = ||W0||^2 + 2 beta . l0 + beta^T P beta,  <W, W_mm> = <W0, W_mm> + beta . m
 
@@ -21,12 +22,13 @@ import numpy as np
 
 from attnbias.model.arrays import log_softmax
 from attnbias.model.delta import delta_in_logs
+from attnbias.model.queries import query_rows, stacked_queries
 
 
 class TokenProblem:
     """A batch of B problems of equal (n, T, d) in token coordinates (see the module doc).
 
-    Built from datasets of the data file contract (X, y, opt, W0, [u]), or with W0s: one
+    Built from datasets of the data file contract (X, y, opt, W0, [u], [Z]), or with W0s: one
     dataset and B initial matrices (the study), which then share P and K.
     """
 
@@ -52,21 +54,23 @@ class TokenProblem:
             [np.asarray(ds["u"], dtype=np.float64) if "u" in ds else np.zeros(d) for ds in datasets]
         )
         self.W0 = W0
-        self.Q = X[:, :, 0, :]  # (B, n, d)
+        # the queries z_i (B, n, d): the data's Z (cross-attention), else x_i1 (model.queries)
+        self.Q = query_rows(X, stacked_queries(datasets))
         shared = W0s is not None  # one dataset: P and K once
         Xs = X[:1] if shared else X
+        Qs = self.Q[:1] if shared else self.Q
         tokens = Xs.reshape(len(Xs), n * T, d)
         self.K = np.ascontiguousarray(tokens @ tokens.transpose(0, 2, 1))  # (B|1, nT, nT)
-        Gq = Xs[:, :, 0, :] @ Xs[:, :, 0, :].transpose(0, 2, 1)
+        Gq = Qs @ Qs.transpose(0, 2, 1)
         self.P = np.ascontiguousarray(self.K * np.repeat(np.repeat(Gq, T, axis=1), T, axis=2))
-        # logits at W0: x_it^T W0 x_i1, and the decoder's scores x_it^T u0
+        # logits at W0: x_it^T W0 z_i, and the decoder's scores x_it^T u0
         self.l0 = np.ascontiguousarray(
             np.einsum("bntd,bde,bne->bnt", X, W0, self.Q).reshape(self.B, n * T)
         )
         self.xu0 = np.ascontiguousarray(np.einsum("bntd,bd->bnt", X, self.u0).reshape(self.B, -1))
 
     def W(self, beta: np.ndarray) -> np.ndarray:
-        """W = W0 + sum_js beta_js x_js x_j1^T, (B, d, d)."""
+        """W = W0 + sum_js beta_js x_js z_j^T, (B, d, d)."""
         A = np.einsum("bjs,bjsd->bdj", beta.reshape(self.B, self.n, self.T), self.X)
         return self.W0 + A @ self.Q
 
@@ -99,7 +103,7 @@ class TokenProblem:
         return self.forward_of(logits, self.scores(ku), signed)
 
     def forward_of(self, logits: np.ndarray, scores: tuple, signed: bool) -> dict[str, np.ndarray]:
-        """forward() at the logits x_it^T W x_i1 (B, n, T) and the decoder's `scores`
+        """forward() at the logits x_it^T W z_i (B, n, T) and the decoder's `scores`
         (scores_of), however formed (training.full_matrix materialises W)."""
         _, gamma_opt, gap, log_abs_gap, gap_sign, _ = scores
         log_attn = log_softmax(np, logits)

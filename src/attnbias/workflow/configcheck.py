@@ -252,6 +252,23 @@ def check_digits(config: dict) -> None:
                 )
 
 
+def require_queries(path, model: str, params: dict) -> None:
+    """Refuse the config setting at `path` (its keys), one that needs cross-attention's
+    queries Z, where the experiment's data model `model` with `params` emits none
+    (the registry's DataModel.queries: a bool or a function of the params), naming the key."""
+    from attnbias.data import models  # numpy: only where these checks run
+
+    queries = models.data_model(model).queries
+    if not (queries(params) if callable(queries) else queries):
+        with_queries = [m for m in models.MODELS if models.data_model(m).queries]
+        raise ConfigError(
+            path,
+            f"needs queries Z (cross-attention), but data model {model!r} has none (its "
+            f"query is each sequence's first token); use a data model with queries "
+            f"({', '.join(with_queries) or 'none is registered yet'})",
+        )
+
+
 def _defaults(model: str) -> dict:
     from attnbias.data import models  # numpy: only where these checks run
 

@@ -63,8 +63,9 @@ def _check_expected(config: dict, name: str, experiment: dict, norms: list) -> N
 def _check_size(name: str, experiment: dict) -> None:
     """d within the limit whose SVMs in other norms take minutes a seed (svm.cost)."""
     from attnbias.svm import cost
+    from attnbias.workflow.svm_cost_lines import sizes
 
-    d = cost.sizes(experiment)[2]
+    d = sizes(experiment)[2]
     if d > cost.MAX_NORMS_D:
         seconds = cost.seed_seconds(experiment["norms"], d)
         raise ConfigError(

@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from attnbias.model.queries import QUERIES_KEY, queries_defect
 from attnbias.workflow.store import (
     FileContractError,
     canonical_json,
@@ -304,8 +305,14 @@ def _check_seed_identities(path, groups: dict[int, dict], expect: list[dict] | N
 
 
 def load_data(path, expect: list[dict] | None = None) -> dict[int, dict[str, np.ndarray]]:
-    """{seed: X, y, opt, W0[, u]} of a data file."""
-    return load_seeds(path, DATA_KEYS, expect)
+    """{seed: X, y, opt, W0[, u][, Z]} of a data file; a seed whose queries Z (cross-attention,
+    attnbias.model.queries) are not (n, d) is refused naming the file, the seed and the key."""
+    groups = load_seeds(path, DATA_KEYS, expect)
+    for seed, arrays in groups.items():
+        defect = QUERIES_KEY in arrays and queries_defect(arrays["X"], arrays[QUERIES_KEY])
+        if defect:
+            raise FileContractError(f"{path}: seed {seed}: {defect}; {rebuild_hint(path)}")
+    return groups
 
 
 def load_hypotheses(path, expect: list[dict] | None = None) -> dict[int, dict]:
