@@ -242,12 +242,15 @@ class DataModel:
       every figure drawn on the model (figures.panels.describe), so it is required.
     source: for data drawn from real images, a function of the model's params that says
       which (a note under the figure's title); None for synthetic data.
+    fixed_decoder: whether its data hold the decoder u (the fixed one of the layouts that fix
+      it); False where they hold none, so that u must train (train.train_u: true), from 0.
     """
 
     generator: Callable | str
     description: str
     source: Callable[[dict], str] | None = None
     name: str = ""  # the data in a few words, as the claims' "where" names them
+    fixed_decoder: bool = True
 
     def __post_init__(self):
         if not isinstance(self.description, str) or not self.description.strip():
@@ -267,6 +270,7 @@ DATA_MODELS = {
         data_model_dm,
         "Data model DM, W and u trained jointly (Fig. 3 of the paper).",
         name="data model DM",
+        fixed_decoder=False,
     ),
     "two_token": DataModel(
         two_token,

@@ -10,6 +10,7 @@ import numpy as np
 
 from attnbias.optim import directions
 from attnbias.optim.directions import per_run
+from attnbias.optim.lp_norm import check_p, lp_name
 from attnbias.optim.rule import Look, Rule, Update
 
 
@@ -32,8 +33,8 @@ class Mirror(Update):
 
 
 def check(spec) -> None:
-    if spec.p is None or not spec.p > 1:
-        raise ValueError(f"mirror descent needs p > 1 (psi = ||W||_p^p / p), got {spec.p}")
+    # p > 1 for the potential; within lp_norm's range so that its l_p norm has a name
+    check_p(spec.p, "mirror descent (psi = ||W||_p^p / p)")
 
 
 RULE = Rule(
@@ -42,7 +43,7 @@ RULE = Rule(
     caption=lambda s: f"l_{s.p:g} mirror descent lr={s.lr:g}",
     update=Mirror,
     check=check,
-    implicit_norm=lambda s: f"l{s.p:g}",
+    implicit_norm=lambda s: lp_name(s.p),
     names={"mirror": "l_p mirror descent"},
     # the l_p family, with nsd's l_p member: both are expected to find the l_p margin
     looks={"mirror": Look("lp", "p", "long-dash")},
