@@ -2,10 +2,11 @@
 potential and NSD's l_p norm accept are exactly those whose norm can be named, and every
 geometry experiment then solves that norm's SVM (attnbias.svm.norm_values reads the names).
 
-p lies in [P_MIN, P_MAX] with at most two decimals: cvxpy's pnorm, which solves the l_p
-SVMs, rounds p to a fraction of denominator at most 1024 (p = 1.0000001 becomes the l_1
-norm, and past about 1e5 it fails), so a p with more digits would name one norm and solve
-another. Plain Python: the norm names are read where no numpy is needed.
+p lies in [P_MIN, P_MAX] with at most one decimal: cvxpy's pnorm, which solves the l_p
+SVMs, rounds p (through 1/p) to a fraction of denominator at most 1024: p = 1.0000001
+becomes the l_1 norm, 99.99 becomes 100 (two decimals are kept only up to 10.24), and
+past about 1e5 it fails. Every p of the range it keeps exactly (tests/optim/test_lp_norm.py),
+so a norm's name is the norm solved. Plain Python: the norm names are read where no numpy is needed.
 """
 
 from __future__ import annotations
@@ -13,13 +14,13 @@ from __future__ import annotations
 import math
 import re
 
-P_MIN = 1.01
+P_MIN = 1.1
 P_MAX = 100.0
-DECIMALS = 2
+DECIMALS = 1
 LP_NAME = re.compile(r"l(\d+(?:\.\d+)?)")  # "l3", "l1.5"
 P_RANGE = (
-    f"p from {P_MIN:g} to {P_MAX:g} with at most {DECIMALS} decimals (e.g. 3 or 1.5: the "
-    "l_p SVM is solved exactly for those)"
+    f"p from {P_MIN:g} to {P_MAX:g} with at most one decimal (e.g. 3 or 1.5: the l_p SVM "
+    "is solved exactly for those)"
 )
 
 
