@@ -4,8 +4,10 @@ config reading gives each, for tests/project/test_config_fuzz.py (hypothesis).
 A case is a shipped config file's text, perhaps changed as text (a line duplicated, deleted
 or swapped with the next, a list nested deep), read as the workflow reads it
 (configfiles.read_plain), then changed as data: a value replaced (a wrong type, a sign, a
-huge or non-finite number, control and TeX characters, a date, a deep nest), a key deleted,
-renamed (to a name, a number, null) or duplicated under another name, two values swapped.
+huge or non-finite number, control and TeX characters, a date, a nest up to 40 deep: a
+1,000-deep one is made as text, since copying it or listing its paths would recurse past
+Python's limit here), a key deleted, renamed (to a name, a number, null) or duplicated
+under another name, two values swapped.
 `verdict` runs the checks common.smk runs, in-process, and the parse-time reading of an
 accepted config (WorkflowConfig, the sweeps', the jobs' params, the wildcard constraints).
 It returns "accepted" or the refusal; anything else (a bare error, a traceback) propagates.
