@@ -32,6 +32,7 @@ common.smk runs next (this module is below those packages: it imports none of th
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Iterator
 
@@ -182,33 +183,30 @@ def _whole_floats(errors) -> Iterator[tuple]:
 
 
 def validate(config: dict, schema: dict) -> None:
-    """Validate against the schema; whole floats where integers belong become integers.
-
-    The first error (jsonschema's best match) is raised as a ConfigError with its key path.
+    """Validate against the schema as Snakemake does, on a copy with the defaults filled in
+    (a default may be refused where a written value is: `data: {model: dm}` gets
+    `params: {}`, which lacks n); whole floats where integers belong become integers in
+    `config`. The first error (jsonschema's best match) is raised as a ConfigError with its
+    key path; neither `config`'s other values nor the schema change.
     """
     from jsonschema.exceptions import best_match
 
-    validator = validator_class()(schema)
+    validator = _filling_validator()(schema)
     for _ in range(100):  # each pass may uncover floats in branches chosen by an earlier fix
-        paths = set(_whole_floats(validator.iter_errors(config)))
+        errors = list(validator.iter_errors(copy.deepcopy(config)))
+        paths = set(_whole_floats(errors))
         if not paths:
             break
         for path in paths:
             _set(config, path, int(_get(config, path)))
-    error = best_match(validator.iter_errors(config))
-    if error is None:  # and again as Snakemake validates it: with the defaults filled in
-        error = best_match(validator.iter_errors(_with_defaults(config, schema)))
+    error = best_match(errors)
     if error is not None:
         raise ConfigError(tuple(error.absolute_path), error.message)
 
 
-def _with_defaults(config: dict, schema: dict) -> dict:
-    """A copy of `config` with the schema's defaults filled in, as snakemake.utils.validate
-    fills them (a default may be refused where a written value is: `data: {model: dm}` gets
-    `params: {}`, which lacks n): each default copied, so that neither the schema nor
-    `config` changes."""
-    import copy
-
+def _filling_validator():
+    """validator_class() that fills in each missing key's default (a copy of it) as it
+    validates, as snakemake.utils.validate's does."""
     from jsonschema import validators
 
     base = validator_class()
@@ -221,10 +219,7 @@ def _with_defaults(config: dict, schema: dict) -> dict:
                     instance[key] = copy.deepcopy(sub["default"])
         yield from properties(validator, props, instance, subschema)
 
-    filled = copy.deepcopy(config)
-    for _ in validators.extend(base, {"properties": fill})(schema).iter_errors(filled):
-        pass
-    return filled
+    return validators.extend(base, {"properties": fill})
 
 
 def _get(config, path):
