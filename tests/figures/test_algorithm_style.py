@@ -141,6 +141,16 @@ def test_fig2s_and_fig3s_ngd_are_one_colour_their_variants_two_line_styles():
     assert style.look(fig8["ngd"]).colour == style.look(fig2["ngd"]).colour
 
 
+def test_fig3s_caption_says_eq10_per_block_too_is_not_dash_dot():
+    """fig3's caption said dash-dot marks W and u normalised separately, while Eq. 10,
+    normalised separately too, is drawn solid (a family of its own): the note says so."""
+    fig3 = ALL["config/config.yaml", "fig3"]
+    looks = [style.look(key) for key in fig3.values()]
+    assert style.look(fig3["eq10"]).dashes == style.PLAIN
+    assert style.look(fig3["ngd"]).dashes == style.PER_BLOCK
+    assert "without Eq. 10's step factors" in style.variants_note(looks)
+
+
 def test_the_geometry_figure_draws_ten_algorithms_in_the_colours_of_six_families():
     keys = ALL["config/config.yaml", "geometry"]
     looks = style.figure_looks(keys)

@@ -227,6 +227,8 @@ def test_the_views_are_read_from_the_modules():
         *({"rule": "nsd", "norm": n} for n in ("max", "spectral", "l3")),
         {"rule": "muon"}, {"rule": "muon", "beta": 0.0}, {"rule": "adam"},
         {"rule": "mirror", "p": 3}, {"rule": "kq"},
+        {"rule": "mirror", "p": 3, "dual_normalize": "per_block"},
+        {"rule": "kq", "dual_normalize": "per_block"},
     ]  # fmt: skip
     seen = set()
     for entry in settings:

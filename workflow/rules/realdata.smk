@@ -108,6 +108,7 @@ rule figure_real:
         legend=JOB.legend,
         settings=JOB.real_settings,
         config=JOB.figure_config,
+        tuning=JOB.real_tuning,
         identity=JOB.metrics_identity,
     script:
         "../scripts/figure_real.py"
@@ -167,8 +168,9 @@ rule figure_similarity:
 
 
 rule final_values_real:
-    """Each optimizer's end point (final train loss, test accuracy) and the best setting of
-    each rule: the record of a learning-rate sweep's choice (fig6_mnist5k_lr)."""
+    """Each optimizer's end point (final train loss, test accuracy, probe area, cap share)
+    and the setting of each rule that real_data.tuning's rule chooses: the record of a
+    learning-rate sweep's choice (fig6_mnist5k_lr)."""
     input:
         metrics=rules.aggregate_real.output[0],
         code=code("final_values_real.py"),
@@ -182,6 +184,8 @@ rule final_values_real:
         "../../envs/plot.yaml"
     params:
         optimizers=JOB.real_optimizers,
+        tuning_rule=REAL["tuning"]["rule"],
+        sweep=JOB.real_sweep,
         identity=JOB.metrics_identity,
     script:
         "../scripts/final_values_real.py"

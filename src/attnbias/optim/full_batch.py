@@ -48,6 +48,14 @@ class Optimizer:
     def __init__(self, spec: OptimizerSpec, rule=None):
         self.spec = spec
         self.rule = rule or rules.get(spec.rule)
+        if not self.rule.gradient_multiple:
+            # a direction rule (mirror, kq, ...) leaves the gradients' span: the token
+            # coordinates of the kernel and the torch stepper cannot hold its update
+            raise ValueError(
+                f"rule {spec.rule} is a direction rule: it trains on the full W only "
+                "(training.full_matrix, which training.dispatch picks for it), not on the C "
+                "kernel or the torch stepper"
+            )
         self.buffers: dict[str, Any] = {}
         self.steps = 0
 

@@ -74,11 +74,12 @@ class SweepConfig:
         return table
 
     def axes(self, sweep: str) -> list[dict]:
-        """The swept axes for the figure: label, key path(s) and values."""
+        """The swept axes for the figure: label (sweep_grid.titles: whose setting it is),
+        key path(s) and values."""
         grid = self.entries[sweep]["grid"]
         return [
             {"label": label, "keys": list(axis), "values": next(iter(axis.values()))}
-            for label, axis in zip(sweep_grid.labels(grid), sweep_grid.swept(grid), strict=True)
+            for label, axis in zip(sweep_grid.titles(grid), sweep_grid.swept(grid), strict=True)
         ]
 
     def legend(self, sweep: str) -> dict[str, tuple[str, str]]:

@@ -182,6 +182,16 @@ class JobParams:
     def real_optimizers(self, wildcards) -> dict:
         return at(self.wf.real_experiments[wildcards.figure], "optimizers")
 
+    def real_tuning(self, wildcards) -> dict:
+        """Where the figure's settings were tuned (its caption says it)."""
+        return self.real.tuning(wildcards.figure)
+
+    def real_sweep(self, wildcards) -> str | None:
+        """The figure's name where it is a learning-rate sweep (sweep_of), else None."""
+        return (
+            wildcards.figure if "sweep_of" in self.wf.real_experiments[wildcards.figure] else None
+        )
+
     def real_run_identity(self, wildcards) -> dict:
         return self.wf.identity("run", wildcards.figure, wildcards.seed, wildcards.optimizer)
 
