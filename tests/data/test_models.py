@@ -385,8 +385,11 @@ def test_each_model_declares_whether_its_data_hold_a_decoder():
         **CASES,
         "app_c1": dict(init_norm=0.5, direction=[[-1, -2], [3, 4]]),
         "binary_digits": dict(n=4, T=3, noise=0.1),
+        "cross_gaussian": {},
+        "attentionmd_joint": {},
     }
     assert set(cases) == set(models.DATA_MODELS)
     for name, entry in models.DATA_MODELS.items():
         assert ("u" in models.generate(name, 0, cases[name])) == entry.fixed_decoder, name
     assert not models.data_model("dm").fixed_decoder
+    assert not models.data_model("attentionmd_joint").fixed_decoder

@@ -38,7 +38,6 @@ def test_the_shipped_configs_pass(name):
          "set train.train_u: true"),
         # fig2 (fixed_decoder) on DM: its layout draws the excess loss of a fixed decoder
         (lambda e: e["fig2"].update(data=DM), "experiments.fig2.data.model",
-         "choose a data model with one (app_c1, bad_direction, binary_digits, example1, "
          "two_token), e.g. example1"),
     ],
 )  # fmt: skip

@@ -22,8 +22,9 @@ P = st.one_of(
     st.floats(allow_nan=True, allow_infinity=True),
     st.floats(0.5, 120.0),
     st.integers(-5, 1200).map(lambda k: k / 10),  # one decimal
+    st.integers(90, 10100).map(lambda k: k / 100),  # two decimals
     st.integers(0, 12000).map(lambda k: k / 100),
-    st.sampled_from([1.0000001, 1e6, 1.01, 1.1, 100.0, 99.99, 3, 1.5, 100.1]),
+    st.sampled_from([1.0000001, 1e6, 1.01, 1.1, 1.75, 100.0, 99.99, 3, 1.5, 100.1]),
 )
 
 
@@ -33,7 +34,7 @@ def test_every_p_mirror_descent_accepts_has_a_norm_name_read_back(p):
     try:
         spec = OptimizerSpec.from_config({"rule": "mirror", "p": p, "lr": 1.0})
     except ValueError as err:
-        assert "needs p from 1.1 to 100 with at most one decimal" in str(err)
+        assert "needs p from 1.01 to 100 with at most two decimals" in str(err)
         return
     name = spec.implicit_norm()
     assert NORM_PATTERN.fullmatch(name), name
@@ -43,9 +44,10 @@ def test_every_p_mirror_descent_accepts_has_a_norm_name_read_back(p):
 
 
 def test_the_range_and_the_spelling():
-    assert [lp_norm.lp_name(p) for p in (3, 3.0, 1.5, 1.1, 100, 2.10)] == [
-        "l3", "l3", "l1.5", "l1.1", "l100", "l2.1"]  # fmt: skip
-    for bad in (1, 1.0000001, 1.05, 99.99, 100.1, 1e6, float("inf"), float("nan"), True, None):
+    assert [lp_norm.lp_name(p) for p in (3, 3.0, 1.5, 1.01, 1.75, 100, 2.10, 12.25)] == [
+        "l3", "l3", "l1.5", "l1.01", "l1.75", "l100", "l2.1", "l12.25"]  # fmt: skip
+    for bad in (1, 1.0000001, 1.005, 99.99, 55.55, 100.1, 1e6, float("inf"), float("nan"), True,
+                None):  # fmt: skip
         with pytest.raises(ValueError, match=re.escape(lp_norm.P_RANGE)):
             lp_norm.check_p(bad, "p")
     assert lp_norm.parse_lp("fro") is None
@@ -54,11 +56,22 @@ def test_the_range_and_the_spelling():
 
 
 def test_the_solver_solves_the_norm_it_is_named_by():
-    """The range's reason: cvxpy's pnorm keeps every p of the range exactly, and rounds
-    p = 1.0000001 to 1 and 99.99 to 100 (the controls)."""
+    """The range's reason: cvxpy's pnorm keeps every two-decimal p that check_p accepts
+    exactly, and rounds each it refuses, 1.0000001 to 1 and 99.99 to 100 among them."""
     cp = pytest.importorskip("cvxpy")
     x = cp.Variable(3)
-    accepted = [k / 10 for k in range(11, 1001)]
+    two_decimals = [k / 100 for k in range(101, 10001)]
+    accepted = [p for p in two_decimals if _accepted(p)]
     assert all(float(cp.pnorm(x, p).p) == p for p in accepted)
+    assert all(float(cp.pnorm(x, p).p) != p for p in two_decimals if not _accepted(p))
+    assert {1.75, 3.14, 10.24, 12.25, 55.5, 100.0} <= set(accepted)
     assert lp_norm.P_MIN == accepted[0] and lp_norm.P_MAX == accepted[-1]
     assert float(cp.pnorm(x, 1.0000001).p) == 1.0 and float(cp.pnorm(x, 99.99).p) == 100.0
+
+
+def _accepted(p) -> bool:
+    try:
+        lp_norm.check_p(p, "p")
+    except ValueError:
+        return False
+    return True

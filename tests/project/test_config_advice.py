@@ -124,7 +124,7 @@ ADVICE = {
     r"norms belong to layout geometry only": lambda c, p, m: _at(c, p[:-1]).pop(p[-1]),
     r"write it as '(?P<norm>[^']+)'": lambda c, p, m: _replace(c, p, m["norm"]),
     # lp_norm, through a rule's check: a p of the range it names
-    r"needs p from [\d.]+ to [\d.]+ with at most one decimal \(e\.g\. (?P<p>[\d.]+)": (
+    r"needs p from [\d.]+ to [\d.]+ with at most two decimals.*\(e\.g\. (?P<p>[\d.]+)": (
         lambda c, p, m: _at(c, p).update(p=float(m["p"]))
     ),
     # figures.config_check

@@ -316,6 +316,7 @@ DATA_MODELS = {
         "AttentionMD's joint-training instance: two samples of three tokens in 2-D, "
         "self-attention, W and v trained jointly from 0.",
         name="AttentionMD's joint instance",
+        fixed_decoder=False,
     ),
 }
 MODELS = sorted(DATA_MODELS)

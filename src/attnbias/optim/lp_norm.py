@@ -2,32 +2,40 @@
 potential and NSD's l_p norm accept are exactly those whose norm can be named, and every
 geometry experiment then solves that norm's SVM (attnbias.svm.norm_values reads the names).
 
-p lies in [P_MIN, P_MAX] with at most one decimal: cvxpy's pnorm, which solves the l_p
-SVMs, rounds p (through 1/p) to a fraction of denominator at most 1024: p = 1.0000001
-becomes the l_1 norm, 99.99 becomes 100 (two decimals are kept only up to 10.24), and
-past about 1e5 it fails. Every p of the range it keeps exactly (tests/optim/test_lp_norm.py),
-so a norm's name is the norm solved. Plain Python: the norm names are read where no numpy is needed.
+p lies in [P_MIN, P_MAX] with at most two decimals, and p = a/b in lowest terms has
+a <= MAX_NUMERATOR: cvxpy's pnorm, which solves the l_p SVMs, rounds 1/p = b/a to a
+fraction of denominator at most 1024, so p = 1.0000001 becomes the l_1 norm, 99.99 becomes
+100, and past about 1e5 it fails. Every p accepted here it keeps exactly (tested against
+cvxpy in tests/optim/test_lp_norm.py), so a norm's name is the norm solved: 1.75
+(AttentionMD's 7/4), 3.14 (157/50), every p with one decimal, every two-decimal p up to
+10.24. Plain Python: the norm names are read where no numpy is needed.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from fractions import Fraction
 
-P_MIN = 1.1
+P_MIN = 1.01
 P_MAX = 100.0
-DECIMALS = 1
+DECIMALS = 2
+MAX_NUMERATOR = 1024  # cvxpy pnorm's max_denom, applied to 1/p
 LP_NAME = re.compile(r"l(\d+(?:\.\d+)?)")  # "l3", "l1.5"
 P_RANGE = (
-    f"p from {P_MIN:g} to {P_MAX:g} with at most one decimal (e.g. 3 or 1.5: the l_p SVM "
-    "is solved exactly for those)"
+    f"p from {P_MIN:g} to {P_MAX:g} with at most two decimals, whose fraction a/b in lowest "
+    f"terms has a <= {MAX_NUMERATOR} (e.g. 3, 1.5 or 1.75; not 99.99, which cvxpy's l_p SVM "
+    "would round to 100)"
 )
 
 
 def check_p(p, what: str) -> None:
     """ValueError naming `what` and the range where `p` is no l_p norm's p (module doc)."""
     ok = isinstance(p, int | float) and not isinstance(p, bool) and math.isfinite(p)
-    if not (ok and P_MIN <= p <= P_MAX and round(p, DECIMALS) == p):
+    exact = ok and P_MIN <= p <= P_MAX and round(p, DECIMALS) == p
+    if exact:  # cvxpy keeps 1/p = b/a exactly where a <= MAX_NUMERATOR
+        exact = Fraction(round(p * 10**DECIMALS), 10**DECIMALS).numerator <= MAX_NUMERATOR
+    if not exact:
         raise ValueError(f"{what} needs {P_RANGE}, got {p!r}")
 
 
