@@ -376,3 +376,20 @@ def test_app_c1_gd_dips_then_converges_to_w_mm():
 def test_app_c1_bad_parameters_raise(params, match):
     with pytest.raises(models.DataError, match=match):
         models.generate("app_c1", 0, params)
+
+
+def test_each_model_declares_whether_its_data_hold_a_decoder():
+    """DataModel.fixed_decoder, which the config checks read (figures.config_check), is
+    what each generator does: u in the data, or none (the decoder trains)."""
+    cases = {
+        **CASES,
+        "app_c1": dict(init_norm=0.5, direction=[[-1, -2], [3, 4]]),
+        "binary_digits": dict(n=4, T=3, noise=0.1),
+        "cross_gaussian": {},
+        "attentionmd_joint": {},
+    }
+    assert set(cases) == set(models.DATA_MODELS)
+    for name, entry in models.DATA_MODELS.items():
+        assert ("u" in models.generate(name, 0, cases[name])) == entry.fixed_decoder, name
+    assert not models.data_model("dm").fixed_decoder
+    assert not models.data_model("attentionmd_joint").fixed_decoder

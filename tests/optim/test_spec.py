@@ -16,8 +16,11 @@ from attnbias.optim.spec import OptimizerSpec, StochasticSpec, config_settings
         (dict(rule="sign", beta1=0.5), "rule sign ignores beta1"),
         (dict(rule="sign", momentum=0.5), "rule sign ignores momentum"),
         (dict(rule="nsd"), "norm must be"),
-        (dict(rule="nsd", norm="l1"), "norm must be"),
-        (dict(rule="mirror"), "p > 1"),
+        (dict(rule="nsd", norm="l1"), "an l_p norm needs p from 1.01"),
+        (dict(rule="nsd", norm="l1.50"), "write it as 'l1.5'"),
+        (dict(rule="mirror"), "needs p from 1.01 to 100"),
+        (dict(rule="mirror", p=1.0000001), "needs p from 1.01 to 100"),  # its l_p: no name
+        (dict(rule="mirror", p=1e6), "needs p from 1.01 to 100"),
         (dict(rule="adam", eps=0.0), "eps"),
         (dict(rule="muon", beta=1.0), "beta"),
         (dict(rule="kq", init_scale=0.0), "init_scale"),

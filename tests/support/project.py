@@ -6,6 +6,7 @@ and check which jobs Snakemake would rerun, without touching the repository.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
@@ -21,20 +22,29 @@ SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
 def checked_config(config: dict) -> None:
     """The workflow's checks of `config`, in workflow/rules/common.smk's order (the results
     folder's aside): a refusal raises configkeys.ConfigError naming its key path."""
-    import yaml
     from snakemake.utils import validate
 
+    from attnbias.figures.config_check import check_decoders
     from attnbias.realdata.config_check import check_real
     from attnbias.studies import robustness_check, sweep_check
     from attnbias.workflow import configcheck
 
-    schema = yaml.safe_load(SCHEMA.read_text())
+    schema = _schema()
     configcheck.check(config, schema)
     validate(config, schema=str(SCHEMA), set_default=True)
     configcheck.check_workflow(config, schema)
     check_real(config)
+    check_decoders(config)
     sweep_check.check_sweeps(config, schema)
     robustness_check.check(config, schema)
+
+
+@functools.cache
+def _schema() -> dict:
+    """The schema, read once (the checks do not change it: tests/workflow/test_configcheck.py)."""
+    import yaml
+
+    return yaml.safe_load(SCHEMA.read_text())
 
 
 def snakemake(workdir: Path, *args: str, config: str | None = "config/tiny.yaml", check=True):

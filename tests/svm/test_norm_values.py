@@ -35,8 +35,12 @@ def test_parse_norm_round_trips_and_refuses_bad_names():
     for name in ("fro", "max", "spectral", "nuclear", "l3", "l1.5", "l2"):
         assert norm_values.parse_norm(name).name == name
     assert norm_values.parse_norm("l1.5").p == 1.5
-    for bad in ("l1", "l0.5", "linf", "frobenius", "L3", "l", "", 3, None):
+    for bad in ("linf", "frobenius", "L3", "l", "", 3, None, "l1e+06"):
         with pytest.raises(ValueError, match="unknown norm"):
+            norm_values.parse_norm(bad)
+    # p out of lp_norm's range, or one cvxpy would round (99.99 to 100)
+    for bad in ("l1", "l0.5", "l1.0000001", "l1000000", "l1.005", "l99.99"):
+        with pytest.raises(ValueError, match="needs p from 1.01 to 100 with at most two decimals"):
             norm_values.parse_norm(bad)
     with pytest.raises(ValueError, match="write it as 'l3'"):
         norm_values.parse_norm("l3.0")

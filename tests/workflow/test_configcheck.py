@@ -105,3 +105,66 @@ def test_a_data_model_that_declares_queries_passes(monkeypatch):
         configkeys.ConfigError, match=r"config key k: .*\(cross_gaussian, maybe_z, with_z\)"
     ):
         configcheck.require_queries(("k",), "maybe_z", {"cross": False})
+
+
+# ---------------------------------------------------------------- keys and defaults (issue 61)
+
+
+@pytest.mark.parametrize(
+    ("key", "written"), [(1, "1"), (None, "null"), (True, "true"), (1.5, "1.5")]
+)
+@pytest.mark.parametrize("where", ["experiments", "optimizers"])
+def test_a_key_yaml_reads_as_no_text_is_refused_with_its_quoted_spelling(key, written, where):
+    """An experiment or optimizer named 1 or null reached common.smk's wildcard constraints
+    and died there with a TypeError; the advice, followed, clears the refusal."""
+    config = tiny()
+    section = config["experiments"]
+    if where == "optimizers":
+        section = section["fig2"]["optimizers"]
+    section[key] = section.pop(next(iter(section)))
+    path = "experiments" if where == "experiments" else r"experiments\.fig2\.optimizers"
+    with pytest.raises(
+        configkeys.ConfigError,
+        match=rf"config key {path}: the key {written} is read by YAML as .*, not as a name: "
+        rf"write it in quotes, '{written}'",
+    ):
+        configcheck.check_keys(config)
+    section[written] = section.pop(key)  # the advice followed
+    configcheck.check_keys(config)
+
+
+def test_nesting_past_the_depth_limit_is_refused_by_key_path_without_recursion():
+    config = tiny()
+    deep = []
+    config["extra"] = deep
+    for _ in range(5000):  # far past Python's recursion limit: the check is iterative
+        deep.append([])
+        deep = deep[0]
+    with pytest.raises(
+        configkeys.ConfigError, match=r"config key extra\[0\].*: nested more than 32"
+    ):
+        configcheck.check_keys(config)
+    config["extra"] = [[[]]]  # the control: shallow nesting passes this check
+    configcheck.check_keys(config)
+
+
+def test_a_default_the_schema_refuses_is_refused_by_key_like_the_value_written():
+    """`data: {model: example1}` gets Snakemake's default `params: {}`, which lacks n: it
+    was a 45-line schema dump from Snakemake's validation; now the key, as for `params: {}`."""
+    schema = load_schema()
+    for params in (None, {}):
+        config = tiny()
+        data = config["experiments"]["fig2"]["data"]
+        data.pop("params")
+        if params is not None:
+            data["params"] = params
+        with pytest.raises(
+            configkeys.ConfigError,
+            match=r"^config key experiments\.fig2\.data\.params: 'n' is a required property$",
+        ):
+            configcheck.validate(config, schema)
+        assert "params" not in data or data["params"] == {}  # the config is not filled in
+    config = tiny()
+    configcheck.validate(config, schema)
+    assert config == tiny()  # a valid config: neither filled in nor changed
+    assert schema == load_schema()  # the defaults filled in were copies

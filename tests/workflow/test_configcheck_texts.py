@@ -56,3 +56,34 @@ def test_markup_in_a_config_key_is_refused_naming_it():
     config["experiments"]["fig<b>"] = config["experiments"].pop("fig2")
     with pytest.raises(configkeys.ConfigError, match=r"config key experiments\.fig<b>"):
         configcheck_texts.check_markup(config)
+
+
+@pytest.mark.parametrize("title", ["tiny fixed decoder ", " tiny fixed decoder", "tiny\n"])
+def test_a_title_with_white_space_at_either_end_is_refused_with_its_stripped_spelling(title):
+    """The report sets a title in bold, `**<title>**` (workflow/report/figure.rst): a space
+    before the closing stars is a docutils warning box in the HTML report (issue 61)."""
+    from io import StringIO
+
+    from docutils.core import publish_parts
+
+    def warns(text):
+        quiet = {"warning_stream": StringIO()}
+        return (
+            "system-message" in publish_parts(text, writer="html", settings_overrides=quiet)["body"]
+        )
+
+    assert warns("**tiny fixed decoder **") and not warns("**tiny fixed decoder**")
+    assert (
+        "**{{ rst(snakemake.params.title or name) }}**"
+        in (Path(__file__).parents[2] / "workflow/report/figure.rst").read_text()
+    )
+    config = tiny()
+    config["experiments"]["fig2"]["title"] = title
+    with pytest.raises(
+        configkeys.ConfigError,
+        match=re.escape(f"experiments.fig2.title: {title!r} starts or ends with white space; "
+                        f"remove it ({title.strip()!r})"),
+    ):  # fmt: skip
+        configcheck_texts.check_texts(config)
+    config["experiments"]["fig2"]["title"] = title.strip()  # the advice followed
+    configcheck_texts.check_texts(config)

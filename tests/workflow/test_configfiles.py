@@ -14,9 +14,10 @@ import threading
 from pathlib import Path
 
 import pytest
+import yaml
 from project import REPO, copy_project, snakemake
 
-from attnbias.workflow import configfiles
+from attnbias.workflow import configfiles, configkeys
 
 MARK = "created-by-the-config"
 
@@ -201,6 +202,11 @@ UNREADABLE = {
         b"results: !!python/object/apply:os.getcwd []\n",
         "Config file is not valid JSON or YAML.",
     ),
+    # a list nested 1,000 deep overflows Snakemake's recursive YAML loader (issue 61)
+    "deep": (
+        b"results: " + b"[" * 1000 + b"]" * 1000 + b"\n",
+        "RecursionError: maximum recursion depth exceeded",
+    ),
 }
 
 
@@ -232,6 +238,8 @@ def test_a_default_config_snakemake_could_not_load_is_refused_by_name(tmp_path, 
         "save it as UTF-8",
         "python-tag": "config file config/config.yaml: a Python object's tag "
         "(!!python/object/apply:os.getcwd, line 1): config files are plain YAML",
+        "deep": "config file config/config.yaml: nested more than 32 levels deep (MAX_DEPTH) "
+        "on line 1",
     }[case]
     assert expected in out, out
 
@@ -250,3 +258,33 @@ def test_the_check_command_names_the_file_snakemake_could_not_load(tmp_path, cas
     assert result.returncode == 1
     assert result.stdout == f"{good}: readable as plain YAML\n"
     assert result.stderr.startswith(f"error: config file {bad}: ")
+
+
+def test_nesting_past_the_depth_limit_is_refused_with_its_line(tmp_path):
+    """Refused while composing, before PyYAML's recursive composer could overflow; the
+    limit's level passes (a control), and docs/workflow.md states the limit and the default
+    config's depth."""
+    limit = configkeys.MAX_DEPTH
+
+    def nested(levels):  # the top-level mapping counts as one level
+        return "a: 1\nb:\n  - " + "[" * (levels - 2) + "]" * (levels - 2) + "\n"
+
+    at_limit, past = tmp_path / "at.yaml", tmp_path / "past.yaml"
+    at_limit.write_text(nested(limit))
+    past.write_text(nested(limit + 1))
+    assert configfiles.read_plain(at_limit)["a"] == 1
+    with pytest.raises(configfiles.ConfigFileError, match=f"past.yaml: nested more than {limit} "
+                       r"levels deep \(MAX_DEPTH\) on line 3"):  # fmt: skip
+        configfiles.read_plain(past)
+    default = yaml.safe_load((REPO / "config/config.yaml").read_text())
+    assert _depth(default) == 7
+    assert f"nesting deeper than {limit} levels, where the default config nests 7" in " ".join(
+        (REPO / "docs/workflow.md").read_text().split()
+    )
+
+
+def _depth(value) -> int:
+    children = value.values() if isinstance(value, dict) else value
+    if isinstance(value, dict | list):
+        return 1 + max((_depth(v) for v in children), default=0)
+    return 0

@@ -6,6 +6,7 @@ folder over deliberately."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from concurrent.futures import ThreadPoolExecutor
 
@@ -154,7 +155,7 @@ def test_take_over_refuses_a_results_key_that_is_not_a_path(workdir, value):
 
 
 def test_take_over_hands_the_folder_to_the_config_it_names(workdir, capsys):
-    (workdir / "config/mine.yaml").write_text("results: results-tiny\n")
+    (workdir / "config/mine.yaml").write_text("results: results-tiny\nexperiments: {}\n")
     results_folder.claim({"results": "results-tiny"}, ["config/tiny.yaml"], DEFAULT)
     results_folder.main(["take-over", "config/mine.yaml"])
     assert "results-tiny now belongs to config/mine.yaml" in capsys.readouterr().out
@@ -226,3 +227,37 @@ def test_two_configs_started_at_once_into_a_fresh_folder_one_is_refused(tmp_path
     record = workdir / "results-shared" / results_folder.OWNER_FILE
     assert results_folder.read_record(record.read_text())[0] == f"config/{winner}.yaml"
     assert not (workdir / runs[loser]).exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "refusal"),
+    [
+        ("name: train\nchannels: [conda-forge]\n", "its keys ['channels', 'name'] are not among"),
+        ("results: results-tiny\n", "no key experiments"),
+    ],
+)
+def test_take_over_refuses_a_file_that_is_no_config(workdir, text, refusal):
+    """A conda env file, or a file of results alone: no config of this workflow, so it may
+    not own a folder (issue 61); the control, a config, takes it."""
+    (workdir / "config/env.yaml").write_text(text)
+    with pytest.raises(configfiles.ConfigFileError, match=re.escape(refusal)):
+        results_folder.take_over(["config/env.yaml"])
+    assert not (workdir / "results-tiny" / results_folder.OWNER_FILE).exists()
+    (workdir / "config/more.yaml").write_text("experiments: {}\n")  # with it: a config
+    if "experiments" in refusal:
+        results_folder.take_over(["config/env.yaml", "config/more.yaml"])
+
+
+def test_an_empty_owner_record_names_the_way_out_and_following_it_works(workdir, capsys):
+    """A run stopped between creating its record and writing it leaves it empty: the
+    refusal says so and names the take-over command, which, run as written, clears it."""
+    (workdir / "config/mine.yaml").write_text("results: results-mine\nexperiments: {}\n")
+    record = workdir / "results-mine" / results_folder.OWNER_FILE
+    record.parent.mkdir()
+    record.write_text("")
+    message = refusal({"results": "results-mine"}, ["config/mine.yaml"])
+    assert "empty owner record" in message and "being recorded" in message
+    command = f"{results_folder.COMMAND} config/mine.yaml"
+    assert command in message
+    results_folder.main(command.split()[3:])  # the advice followed: take-over config/mine.yaml
+    results_folder.check({"results": "results-mine"}, ["config/mine.yaml"], DEFAULT)

@@ -15,6 +15,7 @@ from attnbias.workflow import results_folder, results_links
 from attnbias.workflow.codedeps import module_files
 from attnbias.data.models import data_model
 from attnbias.figures.algorithm_style import algorithms_of
+from attnbias.figures.config_check import check_decoders
 from attnbias.figures.panels import describe
 from attnbias.realdata.config_check import check_real
 from attnbias.studies import robustness_check, sweep_check
@@ -32,6 +33,7 @@ try:
     validate(config, schema=str(SCHEMA), set_default=True)
     configcheck.check_workflow(config, schema)
     check_real(config)
+    check_decoders(config)
     sweep_check.check_sweeps(config, schema)
     robustness_check.check(config, schema)
     results_folder.check(config, workflow.overwrite_configfiles, DEFAULT_CONFIG)

@@ -222,11 +222,8 @@ def binary_digits_source(params: dict) -> str:
     noise of the other patches: a constant of ours that decides Ass. 2 (their scores are
     equal at noise 0 only), so every row and title on these data names it."""
     params = {**keyword_defaults(generator("binary_digits")), **params}
-    digits = params["digits"]
-    if params["source"] == "mnist":
-        origin = "MNIST (28x28)"
-    else:
-        origin = "scikit-learn's handwritten digits (8x8)"
+    digits, mnist = params["digits"], params["source"] == "mnist"
+    origin = "MNIST (28x28)" if mnist else "scikit-learn's handwritten digits (8x8)"
     images = f"digits {digits[0]} vs {digits[1]} from {origin}"
     return f"{images}, noise patches of std {params['noise']:g}" if "noise" in params else images
 
@@ -241,14 +238,15 @@ class DataModel:
       every figure drawn on the model (figures.panels.describe), so it is required.
     source: for data drawn from real images, a function of the model's params that says
       which (a note under the figure's title); None for synthetic data.
-    queries: whether its datasets carry queries Z (cross-attention): a bool or a function
-      of the params."""
+    queries: whether its datasets carry queries Z (cross-attention): bool or f(params).
+    fixed_decoder: whether its data hold u; False: u must train (train.train_u: true)."""
 
     generator: Callable | str
     description: str
     source: Callable[[dict], str] | None = None
     name: str = ""  # the data in a few words, as the claims' "where" names them
     queries: bool | Callable[[dict], bool] = False
+    fixed_decoder: bool = True
 
     def __post_init__(self):
         if not isinstance(self.description, str) or not self.description.strip():
@@ -268,6 +266,7 @@ DATA_MODELS = {
         data_model_dm,
         "Data model DM, W and u trained jointly (Fig. 3 of the paper).",
         name="data model DM",
+        fixed_decoder=False,
     ),
     "two_token": DataModel(
         two_token,
@@ -314,6 +313,7 @@ DATA_MODELS = {
         "AttentionMD's joint-training instance: two samples of three tokens in 2-D, "
         "self-attention, W and v trained jointly from 0.",
         name="AttentionMD's joint instance",
+        fixed_decoder=False,
     ),
 }
 MODELS = sorted(DATA_MODELS)

@@ -29,14 +29,14 @@ measured sensitivity to the cut-off and to the summation order.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 
 import numpy as np
 
+from attnbias.optim.lp_norm import P_RANGE, parse_lp
+
 SCHEDULES = ("constant", "sqrt")
-# descent norms: "max" (entrywise l_inf), "spectral", "l<p>" (entrywise l_p, p > 1)
-_LP = re.compile(r"^l(\d+(\.\d+)?)$")
+# descent norms: "max" (entrywise l_inf), "spectral", "l<p>" (entrywise l_p: lp_norm)
 
 
 def descent_norm(name) -> tuple[str, float | None]:
@@ -44,12 +44,10 @@ def descent_norm(name) -> tuple[str, float | None]:
     ("lp", p); ValueError naming the string otherwise."""
     if name in ("max", "spectral"):
         return name, None
-    match = _LP.match(name) if isinstance(name, str) else None
-    if match is None or float(match.group(1)) <= 1:
-        raise ValueError(
-            f"norm must be 'max', 'spectral' or 'l<p>' with p > 1 (e.g. 'l3'), got {name!r}"
-        )
-    return "lp", float(match.group(1))
+    p = parse_lp(name)  # an l_p norm's p in range, in its one spelling (lp_norm)
+    if p is None:
+        raise ValueError(f"norm must be 'max', 'spectral' or 'l<p>' with {P_RANGE}, got {name!r}")
+    return "lp", p
 
 
 def step_size(spec, block: str, t: int) -> float:

@@ -47,7 +47,7 @@ class OptimizerSpec:
     decay_u: float = 0.0
     # the direction rules' settings (attnbias.optim.rules, directions)
     schedule: str = "constant"  # sign, nsd, muon, adam: lr_t = lr, or lr / sqrt(t + 1) ("sqrt")
-    norm: str | None = None  # nsd: "max", "spectral" or "l<p>" (entrywise l_p, p > 1)
+    norm: str | None = None  # nsd: "max", "spectral" or "l<p>" (entrywise l_p: optim.lp_norm)
     beta: float = 0.9  # muon: momentum of M (0: spectral descent)
     # muon, nsd (spectral): U V^T over the singular values above polar_cutoff times the
     # largest (optim.directions' doc: a relative cut-off far above the rounding floor)
@@ -55,7 +55,7 @@ class OptimizerSpec:
     beta1: float = 0.9  # adam
     beta2: float = 0.999  # adam
     eps: float = 1e-8  # adam
-    p: float | None = None  # mirror: psi(W) = ||W||_p^p / p, p > 1
+    p: float | None = None  # mirror: psi(W) = ||W||_p^p / p, p in optim.lp_norm's range
     # mirror, kq: each block's gradient divided by its own dual norm ("per_block": l_q,
     # 1/p + 1/q = 1, for mirror; Frobenius for each of kq's K and Q), by one over all
     # blocks ("global"), or not ("none"); formed in logs (directions.log_coefficients)

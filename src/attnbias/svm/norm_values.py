@@ -1,19 +1,19 @@
 """The norms of the geometry experiments by name, and their values: numpy only, so that the
 claims and figures (whose env has no solver) read norm names without the SVM solvers of
 attnbias.svm.norms. Names: "fro", "max" (entrywise l_inf), "spectral", "nuclear" and
-"l<p>" (entrywise l_p, p > 1); on a vector spectral and nuclear are l2."""
+"l<p>" (entrywise l_p, p in attnbias.optim.lp_norm's range); on a vector spectral and
+nuclear are l2."""
 
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 
 import numpy as np
 
-NORM_KINDS = ("fro", "max", "spectral", "nuclear", "lp")
+from attnbias.optim.lp_norm import P_RANGE, lp_name, parse_lp
 
-_LP_NAME = re.compile(r"l(\d+(?:\.\d+)?)")
+NORM_KINDS = ("fro", "max", "spectral", "nuclear", "lp")
 
 
 @dataclass(frozen=True)
@@ -23,7 +23,7 @@ class Norm:
 
     @property
     def name(self) -> str:
-        return f"l{self.p:g}" if self.kind == "lp" else self.kind
+        return lp_name(self.p) if self.kind == "lp" else self.kind
 
     @property
     def dual_p(self) -> float:
@@ -32,22 +32,19 @@ class Norm:
 
 
 def parse_norm(name) -> Norm:
-    """The Norm a name spells: "fro", "max", "spectral", "nuclear" or "l<p>" (p > 1,
-    written as :g writes it, e.g. "l3", "l1.5"). ValueError naming the bad string."""
+    """The Norm a name spells: "fro", "max", "spectral", "nuclear" or "l<p>" (p in
+    lp_norm's range, spelled as lp_norm.lp_name spells it, e.g. "l3", "l1.5"). ValueError
+    naming the bad string, and the spelling or the range of p that would do."""
     if isinstance(name, Norm):
         return name
     if name in ("fro", "max", "spectral", "nuclear"):
         return Norm(name)
-    match = _LP_NAME.fullmatch(name) if isinstance(name, str) else None
-    if match:
-        p = float(match.group(1))
-        if p > 1 and math.isfinite(p) and f"l{p:g}" == name:
-            return Norm("lp", p)
-        if p > 1 and math.isfinite(p):
-            raise ValueError(f"norm {name!r}: write it as {f'l{p:g}'!r}, as file entries name it")
+    p = parse_lp(name)
+    if p is not None:
+        return Norm("lp", p)
     raise ValueError(
         f"unknown norm {name!r}: use 'fro', 'max' (entrywise l_inf), 'spectral', 'nuclear' "
-        "or 'l<p>' for the entrywise l_p norm with p > 1 (e.g. 'l3', 'l1.5')"
+        f"or 'l<p>' for the entrywise l_p norm, {P_RANGE}"
     )
 
 

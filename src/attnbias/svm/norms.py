@@ -9,8 +9,8 @@ in their m-dimensional duals (svm.dual_solves: m = n(T - 1) unknowns, not d^2), 
 spectral and nuclear W-SVMs and the max u-SVM by cvxpy and Clarabel (DUAL_SOLVED); cvxpy
 is also the reference the tests compare against, and the fallback, with a logged line
 saying why, where a dual solve fails or its answer fails the KKT check. The norms: "fro",
-"max" (entrywise l_inf), "spectral", "nuclear" and "l<p>" (entrywise l_p, p > 1); on a
-vector spectral and nuclear are l2.
+"max" (entrywise l_inf), "spectral", "nuclear" and "l<p>" (entrywise l_p, p in
+optim.lp_norm's range); on a vector spectral and nuclear are l2.
 
 Optimality (KKT of min ||W|| s.t. <A_k, W> >= 1): W feasible, duals lambda >= 0,
 lambda_k (<A_k, W> - 1) = 0, and G = sum_k lambda_k A_k a subgradient of ||.|| at W, i.e.

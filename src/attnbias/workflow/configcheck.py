@@ -3,6 +3,8 @@
 Every refusal is a ConfigError whose message starts with the dotted key path
 (`config key experiments.fig2.optimizers.gd.lr: ...`), so a user sees which key to fix.
 
+  check_keys        keys that YAML reads as no text (1, null, true: quote them), and nesting
+                    deeper than configkeys.MAX_DEPTH
   check_renamed     keys renamed since (figure -> layout, cap -> max_step, a real-data
                     optimizer's name -> rule), named with their new key
   check_finite      NaN and inf anywhere (the schema's comparisons let NaN through)
@@ -32,6 +34,7 @@ common.smk runs next (this module is below those packages: it imports none of th
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Iterator
 
@@ -42,13 +45,14 @@ from attnbias.workflow.configcheck_optimizers import (
     check_specs,
 )
 from attnbias.workflow.configcheck_texts import check_markup, check_texts
-from attnbias.workflow.configkeys import ConfigError, walk
+from attnbias.workflow.configkeys import MAX_DEPTH, ConfigError, walk
 from attnbias.workflow.validator import validator_class
 
 __all__ = [
     "RESERVED_NAMES",
     "MAX_CONSTRAINTS",
     "RENAMED",
+    "check_keys",
     "check_renamed",
     "check_finite",
     "validate",
@@ -92,6 +96,48 @@ RENAMED = [
     (("global_convergence", "optimizers", "*"), "cap", "max_step"),
     (("real_data", "experiments", "*", "optimizers", "*"), "name", "rule"),
 ]
+
+
+def _yaml_text(key) -> str:
+    """How YAML writes `key` (None: null, True: true, 1.5: 1.5)."""
+    import yaml
+
+    return yaml.safe_dump(key, default_style=None).removesuffix("\n...\n").strip()
+
+
+def _kind(key) -> str:
+    if key is None:
+        return "null (no value)"
+    if isinstance(key, bool):
+        return "a boolean"
+    return "a number" if isinstance(key, int | float) else f"a {type(key).__name__}"
+
+
+def check_keys(config: dict) -> None:
+    """Every key text (a name reaches file names and wildcards: YAML reads an unquoted 1,
+    null or true as no text), and no nesting deeper than MAX_DEPTH; iterative, so that no
+    depth makes it recurse."""
+    stack = [((), config)]
+    while stack:
+        path, value = stack.pop()
+        if len(path) >= MAX_DEPTH:
+            raise ConfigError(
+                path[:MAX_DEPTH],
+                f"nested more than {MAX_DEPTH} levels deep (MAX_DEPTH), where the default "
+                "config nests 7: remove the nesting",
+            )
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if not isinstance(key, str):
+                    text = _yaml_text(key)
+                    raise ConfigError(
+                        path,
+                        f"the key {text} is read by YAML as {_kind(key)}, not as a name: "
+                        f"write it in quotes, '{text}'",
+                    )
+                stack.append(((*path, key), item))
+        elif isinstance(value, list):
+            stack.extend(((*path, i), item) for i, item in enumerate(value))
 
 
 def _places(config, pattern, path=()) -> Iterator[tuple[tuple, dict]]:
@@ -143,22 +189,43 @@ def _whole_floats(errors) -> Iterator[tuple]:
 
 
 def validate(config: dict, schema: dict) -> None:
-    """Validate against the schema; whole floats where integers belong become integers.
-
-    The first error (jsonschema's best match) is raised as a ConfigError with its key path.
+    """Validate against the schema as Snakemake does, on a copy with the defaults filled in
+    (a default may be refused where a written value is: `data: {model: dm}` gets
+    `params: {}`, which lacks n); whole floats where integers belong become integers in
+    `config`. The first error (jsonschema's best match) is raised as a ConfigError with its
+    key path; neither `config`'s other values nor the schema change.
     """
     from jsonschema.exceptions import best_match
 
-    validator = validator_class()(schema)
+    validator = _filling_validator()(schema)
     for _ in range(100):  # each pass may uncover floats in branches chosen by an earlier fix
-        paths = set(_whole_floats(validator.iter_errors(config)))
+        errors = list(validator.iter_errors(copy.deepcopy(config)))
+        paths = set(_whole_floats(errors))
         if not paths:
             break
         for path in paths:
             _set(config, path, int(_get(config, path)))
-    error = best_match(validator.iter_errors(config))
+    error = best_match(errors)
     if error is not None:
         raise ConfigError(tuple(error.absolute_path), error.message)
+
+
+def _filling_validator():
+    """validator_class() that fills in each missing key's default (a copy of it) as it
+    validates, as snakemake.utils.validate's does."""
+    from jsonschema import validators
+
+    base = validator_class()
+    properties = base.VALIDATORS["properties"]
+
+    def fill(validator, props, instance, subschema):
+        if isinstance(instance, dict):
+            for key, sub in props.items():
+                if isinstance(sub, dict) and "default" in sub and key not in instance:
+                    instance[key] = copy.deepcopy(sub["default"])
+        yield from properties(validator, props, instance, subschema)
+
+    return validators.extend(base, {"properties": fill})
 
 
 def _get(config, path):
@@ -285,7 +352,9 @@ def check_workflow(config: dict, schema: dict) -> None:
 
 
 def check(config: dict, schema: dict) -> None:
-    """Every check, in order: renamed keys, finiteness, the schema, the cross-key checks."""
+    """Every check, in order: keys, renamed keys, finiteness, the schema, the cross-key
+    checks."""
+    check_keys(config)
     check_renamed(config)
     check_finite(config)
     check_markup(config)

@@ -62,6 +62,12 @@ def check_texts(config: dict) -> None:
         bad = [c for c in text if unicodedata.category(c) in ("Cc", "Cf") and c != "\n"]
         if bad:
             raise ConfigError(path, f"holds the control character {bad[0]!r}; remove it")
+        if path[-1] == "title" and text != text.strip():
+            # the report sets a title in bold (**title**), which a space inside the stars
+            # turns into a docutils warning box
+            raise ConfigError(
+                path, f"{text!r} starts or ends with white space; remove it ({text.strip()!r})"
+            )
         if path[-1] == "label" and text.startswith("_"):
             raise ConfigError(path, "a label starting with '_' is hidden from the legend")
         if path[-1] == "label" and not text.strip():

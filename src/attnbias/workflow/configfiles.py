@@ -10,11 +10,12 @@ template is refused by file name, whatever it evaluated to (docs/running.md).
 Read bounded, each refusal naming the file: what is not a regular file (a FIFO,
 a directory, /dev/zero behind a symlink) or holds more than MAX_BYTES is refused before it
 is read whole; a YAML whose aliases expand past MAX_NODES nodes (a "billion laughs") once
-composed, before anything is built from it; a key given twice in one mapping (YAML keeps
-the last, silently) with its lines; text that is not UTF-8, and a Python object's tag
-(`!!python/object/apply:...`), with the line. Snakemake refuses those last two in a
---configfile itself, naming neither file nor line: `python -m attnbias.workflow.configfiles
-FILE...` (main) names them (docs/workflow.md).
+composed, before anything is built from it; nesting deeper than configkeys.MAX_DEPTH, with
+its line; a key given twice in one mapping (YAML keeps the last, silently) with its lines;
+text that is not UTF-8, and a Python object's tag (`!!python/object/apply:...`), with the
+line. Snakemake refuses those last two in a --configfile itself, naming neither file nor
+line, and a list nested 1,000 deep with a RecursionError traceback from its YAML loader:
+`python -m attnbias.workflow.configfiles FILE...` (main) names them (docs/workflow.md).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from pathlib import Path
 
 import yaml
 
+from attnbias.workflow.configkeys import MAX_DEPTH
 from attnbias.workflow.file_kind import open_regular
 
 YTE_KEY = "__use_yte__"  # the top-level key that makes a YAML file a YTE template
@@ -117,7 +119,25 @@ def _read_bounded(path) -> str:
 
 class _Loader(yaml.SafeLoader):
     """PyYAML's safe loader that refuses a key given twice in one mapping (checked before
-    SafeLoader flattens a merge `<<`, whose keys the mapping may give again)."""
+    SafeLoader flattens a merge `<<`, whose keys the mapping may give again), and nesting
+    deeper than MAX_DEPTH, with its line, before its recursive composer could overflow."""
+
+    _depth = 0
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.CollectionStartEvent):
+            if self._depth >= MAX_DEPTH:
+                line = self.peek_event().start_mark.line + 1
+                raise _Refused(
+                    f"nested more than {MAX_DEPTH} levels deep (MAX_DEPTH) on line {line}, "
+                    "where the default config nests 7: remove the nesting"
+                )
+            self._depth += 1
+            try:
+                return super().compose_node(parent, index)
+            finally:
+                self._depth -= 1
+        return super().compose_node(parent, index)
 
     def construct_mapping(self, node, deep=False):
         if isinstance(node, yaml.MappingNode):

@@ -8,6 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+# The deepest a config may nest (mappings and lists, the top level counted as 1): the default
+# config nests 7 deep. Far below what recursive code (PyYAML's composer, Snakemake's loader,
+# the schema's validator, walk below) survives: a list 1,000 deep is refused by key path
+# (configcheck.check_keys) or by file and line (configfiles), never by a RecursionError.
+MAX_DEPTH = 32
+
 
 class ConfigError(ValueError):
     """A config value that the workflow refuses; the message names its key path."""

@@ -127,6 +127,15 @@ def _own_folder(this: str) -> str:
 
 
 def _taken(config: dict, record: Path, recorded: str, this: str) -> ConfigError:
+    if not read_record(recorded)[0]:  # empty: being written, or left so by a stopped run
+        return ConfigError(
+            ("results",),
+            f"{config['results']!r} has an empty owner record {record}: its owner is being "
+            "recorded by a run started at the same moment, or a run was stopped before it "
+            "wrote it. Wait for that run; if none is running and the results are this "
+            f"config's, record it as their owner: {COMMAND} {' '.join(this.splitlines())}; "
+            f"else {_own_folder(this)[0].lower()}{_own_folder(this)[1:]}",
+        )
     return ConfigError(
         ("results",),
         f"{config['results']!r} belongs to the config {_described(recorded)} (recorded in "
@@ -166,10 +175,44 @@ def results_of(paths: Sequence) -> str:
     return next((f for _, f in reversed(folders) if f is not None), DEFAULT_RESULTS)
 
 
+def _check_configs(paths: Sequence) -> None:
+    """Refuse files that are no config of this workflow: a mapping of the schema's top-level
+    keys (where the schema is found), `experiments` among those of the files together."""
+    keys = _top_level_keys()
+    given = set()
+    for path in paths:
+        data = read_plain(path)
+        unknown = sorted(str(k) for k in data if keys is not None and k not in keys)
+        if unknown:
+            raise ConfigFileError(
+                f"config file {name(path)}: no config of this workflow (its keys {unknown} "
+                f"are not among {sorted(keys)}): pass the config file(s) you run with"
+            )
+        given |= set(data)
+    if "experiments" not in given:
+        raise ConfigFileError(
+            f"config file(s) {', '.join(name(p) for p in paths)}: no config of this workflow "
+            "(no key experiments): pass the config file(s) you run with"
+        )
+
+
+def _top_level_keys() -> set | None:
+    """The schema's top-level keys: the working directory's workflow/ (the command runs
+    there), else the repository's of this package; None where neither is found."""
+    schema = Path("workflow/schemas/config.schema.yaml")
+    for path in (schema, Path(__file__).resolve().parents[3] / schema):
+        if path.is_file():
+            import yaml
+
+            return set(yaml.safe_load(path.read_text())["properties"])
+    return None
+
+
 def take_over(paths: Sequence) -> Path:
     """Record `paths` (config files, run together) as the owner of the folder they name;
-    return the folder."""
+    return the folder. Files that are no config are refused (_check_configs)."""
     folder = Path(results_of(paths))
+    _check_configs(paths)
     os.makedirs(folder, exist_ok=True)
     io.save_text(folder / OWNER_FILE, _record_text(owner(paths, None)))  # over any record
     return folder

@@ -73,8 +73,8 @@ def test_a_zero_gradient_takes_no_step_and_no_nan():
 @pytest.mark.parametrize(
     "settings, match",
     [
-        (dict(p=1.0), "p > 1"),
-        (dict(p=0.5, dual_normalize="per_block"), "p > 1"),
+        (dict(p=1.0), "needs p from 1.01 to 100"),
+        (dict(p=0.5, dual_normalize="per_block"), "needs p from 1.01 to 100"),
         (dict(p=2.0, dual_normalize="l2"), "dual_normalize must be one of"),
     ],
 )

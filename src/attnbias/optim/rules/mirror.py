@@ -14,6 +14,7 @@ import numpy as np
 
 from attnbias.optim import directions
 from attnbias.optim.directions import per_run
+from attnbias.optim.lp_norm import check_p, lp_name
 from attnbias.optim.rule import Look, Rule, Update
 
 
@@ -44,8 +45,8 @@ class Mirror(Update):
 
 
 def check(spec) -> None:
-    if spec.p is None or not spec.p > 1:
-        raise ValueError(f"mirror descent needs p > 1 (key p: psi = ||W||_p^p / p), got {spec.p}")
+    # p > 1 for the potential; within lp_norm's range so that its l_p norm has a name
+    check_p(spec.p, "mirror descent (key p: psi = ||W||_p^p / p)")
     directions.check_dual_normalize(spec)
 
 
@@ -60,7 +61,7 @@ RULE = Rule(
     caption=caption,
     update=Mirror,
     check=check,
-    implicit_norm=lambda s: f"l{s.p:g}",
+    implicit_norm=lambda s: lp_name(s.p),
     algorithm=lambda spec, layout: "mirror" if spec.dual_normalize == "none" else "nmirror",
     examples=({"p": 3.0}, {"p": 3.0, "dual_normalize": "per_block"}),
     names={
