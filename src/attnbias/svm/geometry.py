@@ -17,6 +17,13 @@ from attnbias.svm.canonical import canonical
 from attnbias.svm.uniqueness import face_cosine
 
 
+def solve_w(data: dict, norm: str, name: str) -> norms.NormSVMSolution:
+    """The W-SVM in `norm` of a dataset's tokens X and optimal tokens opt: its face's
+    canonical point (svm.canonical)."""
+    found = norms.solve_w_svm_norm(data["X"], data["opt"], norm, name=name)
+    return canonical(found, data["X"], data["opt"], norm, name=name)
+
+
 def solve_for_dataset(
     data: dict, norm_names: list[str], train_u: bool, name: str
 ) -> dict[str, norms.NormSVMSolution]:
@@ -24,8 +31,7 @@ def solve_for_dataset(
     W-SVM its face's canonical point (svm.canonical)."""
     solutions = {}
     for norm in norm_names:
-        found = norms.solve_w_svm_norm(data["X"], data["opt"], norm, name=name)
-        solutions[f"W_{norm}"] = canonical(found, data["X"], data["opt"], norm, name=name)
+        solutions[f"W_{norm}"] = solve_w(data, norm, name)
         if train_u:
             solutions[f"u_{norm}"] = norms.solve_u_svm_norm(
                 data["X"], data["y"], data["opt"], norm, name=name
