@@ -4,36 +4,26 @@
 import os
 import re
 
-import yaml
-
 from snakemake.settings.types import DeploymentMethod
-from snakemake.utils import validate
 
-from attnbias.workflow import configcheck
+from attnbias.workflow import checked_config
 from attnbias.workflow.configkeys import ConfigError
 from attnbias.workflow import results_folder
 from attnbias.workflow.codedeps import module_files
 from attnbias.data.models import data_model
 from attnbias.figures.algorithm_style import algorithms_of
 from attnbias.figures.panels import describe
-from attnbias.realdata.config_check import check_real
-from attnbias.studies import robustness_check, sweep_check
 from attnbias.studies.robustness_config import RobustnessConfig
 from attnbias.studies.sweep_config import SweepConfig
 from attnbias.workflow.config import WorkflowConfig, at
 from attnbias.workflow.job_params import JobParams
 
 # Bad values refused by key before any job (configcheck); then the schema through
-# Snakemake, which fills in the defaults, and the checks that read those.
+# Snakemake, which fills in the defaults, and the checks that read those: run once per
+# config, schema and checking code (attnbias.workflow.checked_config).
 SCHEMA = Path(workflow.basedir) / "workflow/schemas/config.schema.yaml"
 try:
-    schema = yaml.safe_load(SCHEMA.read_text())
-    configcheck.check(config, schema)
-    validate(config, schema=str(SCHEMA), set_default=True)
-    configcheck.check_workflow(config, schema)
-    check_real(config)
-    sweep_check.check_sweeps(config, schema)
-    robustness_check.check(config, schema)
+    checked_config.check(config, SCHEMA)
     results_folder.check(config, workflow.overwrite_configfiles, DEFAULT_CONFIG)
 except ConfigError as err:
     raise WorkflowError(str(err)) from None
