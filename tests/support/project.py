@@ -19,11 +19,22 @@ SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
 
 
 def checked_config(config: dict) -> None:
-    """The workflow's checks of `config`, as workflow/rules/common.smk runs them (the results
+    """The workflow's checks of `config`, in workflow/rules/common.smk's order (the results
     folder's aside): a refusal raises configkeys.ConfigError naming its key path."""
-    from attnbias.workflow import checked_config
+    import yaml
+    from snakemake.utils import validate
 
-    checked_config.run_checks(config, SCHEMA)
+    from attnbias.realdata.config_check import check_real
+    from attnbias.studies import robustness_check, sweep_check
+    from attnbias.workflow import configcheck
+
+    schema = yaml.safe_load(SCHEMA.read_text())
+    configcheck.check(config, schema)
+    validate(config, schema=str(SCHEMA), set_default=True)
+    configcheck.check_workflow(config, schema)
+    check_real(config)
+    sweep_check.check_sweeps(config, schema)
+    robustness_check.check(config, schema)
 
 
 def snakemake(workdir: Path, *args: str, config: str | None = "config/tiny.yaml", check=True):

@@ -4,26 +4,51 @@
 import os
 import re
 
-from snakemake.settings.types import DeploymentMethod
+import yaml
 
-from attnbias.workflow import checked_config
+from snakemake.settings.types import DeploymentMethod
+from snakemake.utils import validate
+
+from attnbias.workflow import checked_config, configcheck
 from attnbias.workflow.configkeys import ConfigError
 from attnbias.workflow import results_folder
+from attnbias.workflow import codedeps
 from attnbias.workflow.codedeps import module_files
 from attnbias.data.models import data_model
 from attnbias.figures.algorithm_style import algorithms_of
 from attnbias.figures.panels import describe
+from attnbias.realdata.config_check import check_real
+from attnbias.studies import robustness_check, sweep_check
 from attnbias.studies.robustness_config import RobustnessConfig
 from attnbias.studies.sweep_config import SweepConfig
 from attnbias.workflow.config import WorkflowConfig, at
 from attnbias.workflow.job_params import JobParams
 
+# each module's imports, parsed once per text (Snakemake's own folder; codedeps): the
+# rules' code inputs, and the checks' key below
+codedeps.remember_imports(Path(".snakemake") / "attnbias" / "imports.json")
+
 # Bad values refused by key before any job (configcheck); then the schema through
 # Snakemake, which fills in the defaults, and the checks that read those: run once per
-# config, schema and checking code (attnbias.workflow.checked_config).
+# config, schema and checking code (attnbias.workflow.checked_config; this file's text is
+# in its key).
 SCHEMA = Path(workflow.basedir) / "workflow/schemas/config.schema.yaml"
+
+
+def run_checks(config):
+    schema = yaml.safe_load(SCHEMA.read_text())
+    configcheck.check(config, schema)
+    validate(config, schema=str(SCHEMA), set_default=True)
+    configcheck.check_workflow(config, schema)
+    check_real(config)
+    sweep_check.check_sweeps(config, schema)
+    robustness_check.check(config, schema)
+
+
 try:
-    checked_config.check(config, SCHEMA)
+    checked_config.check(
+        config, SCHEMA, run_checks, [Path(workflow.basedir) / "workflow/rules/common.smk"]
+    )
     results_folder.check(config, workflow.overwrite_configfiles, DEFAULT_CONFIG)
 except ConfigError as err:
     raise WorkflowError(str(err)) from None
@@ -94,7 +119,9 @@ def in_report(path, caption, category, subcategory=None):
 
 def code(script):
     """The script and the package modules it imports: a change to any reruns the rule."""
-    return [str(SCRIPTS / script), *module_files(str(SCRIPTS / script))]
+    files = [str(SCRIPTS / script), *module_files(str(SCRIPTS / script))]
+    codedeps.save_imports()
+    return files
 
 
 def benchmarks(*rule_names, jobs=JOB.training_jobs):

@@ -9,8 +9,8 @@ content-addressed entry beside the svm-geometry files (results/svm_geometry/toke
   key    sha256 of everything the answer depends on: the entry's kind (a W-SVM's canonical
          point, or a face probe of a given W*), the norm, the dataset's tokens X and the
          token set opt (the solver's whole input: the constraint arrays are a function of
-         them), and the solver's version (SOLVER_VERSION: the source of every package module
-         the solve runs, and the numerical libraries' versions). A changed token set, norm,
+         them), and the solver's version (solver_version: the svm package's source, where
+         every solve runs, and the numerical libraries' versions). A changed token set, norm,
          dataset, solver code or library misses.
   write  a temporary file in the same folder, then os.replace: atomic on POSIX, so a
          parallel job reads the whole entry or none; two jobs that solve the same set at
@@ -53,17 +53,17 @@ FORMAT = "attnbias-token-set-svm/1"
 LIBRARIES = ("numpy", "scipy", "cvxpy", "clarabel")
 # the folder's name beside the svm-geometry files
 FOLDER = "token_sets"
+SVM_PACKAGE = Path(__file__).resolve().parent
 
 
 @cache
 def solver_version() -> str:
-    """sha256 of the source of every package module a solve runs (svm.geometry and what it
-    imports, codedeps' closure) and of the numerical libraries' versions."""
-    from attnbias.workflow.codedeps import package_module_files
-
+    """sha256 of the source of the svm package (every solve runs there, and it imports no
+    other package module: tests/svm/test_token_set_cache.py) and of the numerical
+    libraries' versions."""
     digest = hashlib.sha256()
-    for path in package_module_files("attnbias.svm.geometry"):
-        digest.update(Path(path).name.encode() + b"\0" + Path(path).read_bytes() + b"\0")
+    for path in sorted(SVM_PACKAGE.glob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     for library in LIBRARIES:
         try:
             version = metadata.version(library)

@@ -1,18 +1,19 @@
 """The config checks of every Snakemake run, run once per config.
 
 Every `snakemake` invocation, a dry run included, checks the whole config before it builds
-anything (run_checks: bad values refused by key, the schema with its defaults filled in,
-the sweeps' and robustness constants' grids tried value by value): about half a CPU-second
-of the 2 s a dry run may take (docs/speed.md). The checks are a pure function of the config,
-the schema, the checking code and the libraries it calls, so `check` keeps the checked
-config (defaults filled in, whole floats coerced) in a record named by the sha256 of all
-four, and a later run with the same config, schema, code and libraries takes the checked
+anything (workflow/rules/common.smk: bad values refused by key, the schema with its defaults
+filled in, the sweeps' and robustness constants' grids tried value by value): about a
+third of what a dry run spent in the workflow's own code (docs/speed.md). The checks are a
+pure function of the config, the schema, the checking code and the libraries it calls, so
+`check` keeps the checked config (defaults filled in, whole floats coerced) in a record
+named by the sha256 of all four, and a later run with the same four takes the checked
 config from it instead of checking again:
 
   key     sha256 of FORMAT, the config as loaded (JSON, key order kept), the schema file's
-          text, the source of every package module the checks run (codedeps' closure of
-          CHECK_MODULES, this module among them) and LIBRARIES' versions. Any change to
-          one is another key: it is checked again.
+          text, every source file of the package (a superset of the checking code: exact
+          without following imports; an edit anywhere costs one run its checks), the
+          files that say which checks run (common.smk) and LIBRARIES' versions. Any change
+          to one is another key: the config is checked again.
   record  .snakemake/attnbias/checked-config/<key>.json in the working directory (Snakemake's
           own folder; deleting it only costs the checks), written atomically (a temporary
           file, then os.replace); it holds its key and the checked config, and one that
@@ -35,53 +36,32 @@ from pathlib import Path
 
 FORMAT = "attnbias-checked-config/1"
 FOLDER = Path(".snakemake") / "attnbias" / "checked-config"
-# this module: its closure holds every check run_checks imports (codedeps reads the imports
-# inside functions too), so a check added there is in the key
-CHECK_MODULES = ("attnbias.workflow.checked_config",)
+PACKAGE_DIR = Path(__file__).resolve().parents[1]
 # validate (snakemake), the schema's validator (jsonschema), the labels' math (matplotlib)
 LIBRARIES = ("snakemake", "jsonschema", "matplotlib", "pyyaml")
 
 
-def run_checks(config: dict, schema_path: Path) -> None:
-    """Every check of `config`, in order: bad values refused by key before any job
-    (configcheck), then the schema through Snakemake, which fills in the defaults, and the
-    checks that read those. A refusal raises configkeys.ConfigError naming its key path."""
-    import yaml
-    from snakemake.utils import validate
-
-    from attnbias.realdata.config_check import check_real
-    from attnbias.studies import robustness_check, sweep_check
-    from attnbias.workflow import configcheck
-
-    schema = yaml.safe_load(Path(schema_path).read_text())
-    configcheck.check(config, schema)
-    validate(config, schema=str(schema_path), set_default=True)
-    configcheck.check_workflow(config, schema)
-    check_real(config)
-    sweep_check.check_sweeps(config, schema)
-    robustness_check.check(config, schema)
-
-
 @cache
-def code_version() -> str:
-    """sha256 of the checks' source (CHECK_MODULES and what they import; the data
-    generators models.generator loads by name, whose defaults the checks read; the
-    optimizer rules, which the registry loads by file name) and LIBRARIES' versions."""
-    from attnbias.data.models import SEPARATE_GENERATORS
-    from attnbias.workflow.codedeps import PACKAGE_DIR, package_module_files
-
+def _package_version() -> str:
+    """sha256 of every source file of the package and of LIBRARIES' versions."""
     digest = hashlib.sha256()
-    modules = (*CHECK_MODULES, *SEPARATE_GENERATORS.values())
-    files = {path for module in modules for path in package_module_files(module)}
-    files = sorted(files | {str(p) for p in (PACKAGE_DIR / "optim" / "rules").glob("*.py")})
-    for path in files:
-        digest.update(Path(path).name.encode() + b"\0" + Path(path).read_bytes() + b"\0")
+    for path in sorted(PACKAGE_DIR.rglob("*.py")):
+        name = str(path.relative_to(PACKAGE_DIR)).encode()
+        digest.update(name + b"\0" + path.read_bytes() + b"\0")
     for library in LIBRARIES:
         try:
             version = metadata.version(library)
         except metadata.PackageNotFoundError:
             version = "absent"
         digest.update(f"{library}={version}\0".encode())
+    return digest.hexdigest()
+
+
+def code_version(sources=()) -> str:
+    """The package's and libraries' version (_package_version) and the text of `sources`."""
+    digest = hashlib.sha256(_package_version().encode())
+    for path in sources:
+        digest.update(b"\0" + Path(path).read_bytes())
     return digest.hexdigest()
 
 
@@ -105,29 +85,30 @@ def _same(a, b) -> bool:
     return a == b
 
 
-def key(config_json: str, schema_path: Path) -> str:
+def key(config_json: str, schema_path: Path, sources=()) -> str:
     digest = hashlib.sha256()
-    for part in (FORMAT, config_json, Path(schema_path).read_text(), code_version()):
+    for part in (FORMAT, config_json, Path(schema_path).read_text(), code_version(sources)):
         digest.update(part.encode() + b"\0")
     return digest.hexdigest()
 
 
-def check(config: dict, schema_path: Path, folder: Path = FOLDER) -> bool:
-    """run_checks on `config` (changed in place: defaults filled in), or its checked form
-    from the record of an earlier run with the same key (module doc). True where the
-    record served."""
+def check(config: dict, schema_path, run_checks, sources=(), folder=FOLDER) -> bool:
+    """`run_checks(config)` (which changes `config` in place: defaults filled in), or the
+    checked config from the record of an earlier run with the same key (module doc): the
+    config, the schema at `schema_path`, the package's source and the files `sources`
+    (where run_checks is written). True where the record served."""
     loaded = _exact_json(config)
     if loaded is None:
-        run_checks(config, schema_path)
+        run_checks(config)
         return False
-    name = key(loaded, schema_path)
+    name = key(loaded, schema_path, sources)
     record = Path(folder) / f"{name}.json"
     checked = _read(record, name)
     if checked is not None:
         config.clear()
         config.update(checked)
         return True
-    run_checks(config, schema_path)
+    run_checks(config)
     written = _exact_json(config)
     if written is not None:
         _write(record, json.dumps({"format": FORMAT, "key": name, "config": json.loads(written)}))
