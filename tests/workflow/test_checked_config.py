@@ -135,3 +135,16 @@ def test_the_test_s_checks_are_the_workflow_s():
     listed = [line.strip() for line in body.splitlines()[1:] if line.strip()]
     rules = COMMON.read_text().split("def run_checks(config):", 1)[1]
     assert all(line in rules for line in listed) and len(listed) == 6
+
+
+def test_the_records_live_in_the_kernel_s_cache_folder_and_the_newest_are_kept(
+    tmp_path, quick_runs, monkeypatch
+):
+    monkeypatch.setenv("ATTNBIAS_CACHE", str(tmp_path / "cache"))
+    assert checked_config.cache_folder() == tmp_path / "cache"
+    monkeypatch.setattr(checked_config, "KEEP", 2)
+    for lr in (0.1, 0.2, 0.3):
+        config = tiny()
+        config["experiments"]["fig2"]["optimizers"]["ngd"]["lr"] = lr
+        checked_config.check(config, SCHEMA, quick_runs, (COMMON,))
+    assert len(list((tmp_path / "cache" / "checked-config").glob("*.json"))) == 2

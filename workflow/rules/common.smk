@@ -24,9 +24,9 @@ from attnbias.studies.sweep_config import SweepConfig
 from attnbias.workflow.config import WorkflowConfig, at
 from attnbias.workflow.job_params import JobParams
 
-# each module's imports, parsed once per text (Snakemake's own folder; codedeps): the
-# rules' code inputs, and the checks' key below
-codedeps.remember_imports(Path(".snakemake") / "attnbias" / "imports.json")
+# each module's imports, parsed once per text (codedeps; the kernel's cache folder): the
+# rules' code inputs
+codedeps.remember_imports(checked_config.cache_folder() / "imports.json")
 
 # Bad values refused by key before any job (configcheck); then the schema through
 # Snakemake, which fills in the defaults, and the checks that read those: run once per

@@ -14,10 +14,13 @@ config from it instead of checking again:
           without following imports; an edit anywhere costs one run its checks), the
           files that say which checks run (common.smk) and LIBRARIES' versions. Any change
           to one is another key: the config is checked again.
-  record  .snakemake/attnbias/checked-config/<key>.json in the working directory (Snakemake's
-          own folder; deleting it only costs the checks), written atomically (a temporary
-          file, then os.replace); it holds its key and the checked config, and one that
-          does not load or names another key is ignored and written again.
+  record  checked-config/<key>.json in the compiled kernel's cache folder (cache_folder:
+          $ATTNBIAS_CACHE, else ~/.cache/attnbias), so that every checkout and copy of the
+          project (the tests' among them) shares it: a record is a function of its key.
+          Written atomically (a temporary file, then os.replace); it holds its key and the
+          checked config, and one that does not load or names another key is ignored and
+          written again. The newest KEEP records are kept; deleting the folder only costs
+          the checks.
 
 Only a config that passed every check is recorded, so a refusal is always the checks' own
 (ConfigError naming the key). A config JSON cannot hold exactly (a key that is not a string,
@@ -35,10 +38,18 @@ from importlib import metadata
 from pathlib import Path
 
 FORMAT = "attnbias-checked-config/1"
-FOLDER = Path(".snakemake") / "attnbias" / "checked-config"
+KEEP = 64
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 # validate (snakemake), the schema's validator (jsonschema), the labels' math (matplotlib)
 LIBRARIES = ("snakemake", "jsonschema", "matplotlib", "pyyaml")
+
+
+def cache_folder() -> Path:
+    """The compiled kernel's cache folder (training.kernel_library): $ATTNBIAS_CACHE, else
+    $XDG_CACHE_HOME/attnbias or ~/.cache/attnbias."""
+    if os.environ.get("ATTNBIAS_CACHE"):
+        return Path(os.environ["ATTNBIAS_CACHE"])
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "attnbias"
 
 
 @cache
@@ -92,17 +103,19 @@ def key(config_json: str, schema_path: Path, sources=()) -> str:
     return digest.hexdigest()
 
 
-def check(config: dict, schema_path, run_checks, sources=(), folder=FOLDER) -> bool:
+def check(config: dict, schema_path, run_checks, sources=(), folder=None) -> bool:
     """`run_checks(config)` (which changes `config` in place: defaults filled in), or the
     checked config from the record of an earlier run with the same key (module doc): the
     config, the schema at `schema_path`, the package's source and the files `sources`
-    (where run_checks is written). True where the record served."""
+    (where run_checks is written); `folder`: the records' (None: cache_folder()'s
+    checked-config). True where the record served."""
     loaded = _exact_json(config)
     if loaded is None:
         run_checks(config)
         return False
     name = key(loaded, schema_path, sources)
-    record = Path(folder) / f"{name}.json"
+    folder = cache_folder() / "checked-config" if folder is None else Path(folder)
+    record = folder / f"{name}.json"
     checked = _read(record, name)
     if checked is not None:
         config.clear()
@@ -136,5 +149,8 @@ def _write(record: Path, text: str) -> None:
         finally:
             if os.path.exists(temporary):
                 os.remove(temporary)
+        records = sorted(record.parent.glob("*.json"), key=lambda p: p.stat().st_mtime)
+        for old in records[:-KEEP]:
+            old.unlink(missing_ok=True)
     except OSError:
         pass

@@ -43,12 +43,16 @@ def _statements(tree: ast.Module):
 class _KnownImports:
     """Each source text's imports by the sha256 of the text, kept in a record between
     Snakemake runs (remember_imports): parsing the package's ~200 files is a tenth of a
-    dry run. The key is the text itself, so an edited file is parsed again; a record that
-    does not load is ignored and written again."""
+    dry run. The key is the text itself, so an edited file is parsed again, and checkouts
+    share the record; one that does not load is ignored and written again. Past KEEP
+    texts, those this run did not read are dropped."""
+
+    KEEP = 4096
 
     def __init__(self):
         self.record: Path | None = None
         self.known: dict[str, list[str]] = {}
+        self.used: set[str] = set()
         self.new = False
 
     def load(self, record: Path) -> None:
@@ -68,6 +72,8 @@ class _KnownImports:
     def save(self) -> None:
         if self.record is None or not self.new:
             return
+        if len(self.known) > self.KEEP:
+            self.known = {k: v for k, v in self.known.items() if k in self.used}
         text = json.dumps({"format": IMPORTS_FORMAT, "imports": self.known})
         try:
             self.record.parent.mkdir(parents=True, exist_ok=True)
@@ -102,6 +108,7 @@ def _imported_modules(source: Path) -> frozenset[str]:
     file: the workflow asks for every rule's script, and they share most modules)."""
     text = source.read_bytes()
     digest = hashlib.sha256(text).hexdigest()
+    _KNOWN.used.add(digest)
     if digest not in _KNOWN.known:
         _KNOWN.known[digest] = sorted(_parsed_imports(text, source))
         _KNOWN.new = True
