@@ -62,6 +62,8 @@ def test_a_second_job_reuses_the_first_s_solution_bit_for_bit(tmp_path, solves):
     # the solve it stands for: the same canonical point
     assert W.tobytes() == geometry.solve_w(DATA, "max", "run 0").solution.tobytes()
     assert not list(tmp_path.glob("*.tmp"))
+    mode = _entries(tmp_path)[0].stat().st_mode & 0o777
+    assert mode == 0o666 & ~token_set_cache._umask()  # not mkstemp's 0o600
 
 
 def test_within_a_job_a_set_is_read_once(tmp_path, solves):

@@ -73,6 +73,12 @@ def solver_version() -> str:
     return digest.hexdigest()
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def _array_bytes(array: np.ndarray, dtype) -> bytes:
     array = np.ascontiguousarray(array, dtype=dtype)
     return f"{array.dtype.str}{array.shape}".encode() + array.tobytes()
@@ -200,6 +206,7 @@ class TokenSetCache:
                 dir=path.parent, prefix=f".{key[:16]}.", suffix=".tmp"
             )
             try:
+                os.chmod(temporary, 0o666 & ~_umask())  # as any other file of the results
                 with os.fdopen(handle, "wb") as out:
                     np.savez(out, **{n: np.array(v) for n, v in header.items()}, **arrays)
                 os.replace(temporary, path)
