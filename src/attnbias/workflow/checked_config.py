@@ -32,7 +32,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from functools import cache
 from importlib import metadata
 from pathlib import Path
@@ -138,17 +137,13 @@ def _read(record: Path, name: str) -> dict | None:
 
 
 def _write(record: Path, text: str) -> None:
-    """Atomically; a folder that cannot be written only costs the next run the checks."""
+    """Atomically (store.atomic_path: runs in other checkouts may write it at once); a
+    folder that cannot be written only costs the next run the checks."""
+    from attnbias.workflow.store import atomic_path
+
     try:
-        record.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=record.parent, suffix=".tmp")
-        try:
-            with os.fdopen(handle, "w") as out:
-                out.write(text)
-            os.replace(temporary, record)
-        finally:
-            if os.path.exists(temporary):
-                os.remove(temporary)
+        with atomic_path(record, shared=True) as temporary:
+            Path(temporary).write_text(text)
         records = sorted(record.parent.glob("*.json"), key=lambda p: p.stat().st_mtime)
         for old in records[:-KEEP]:
             old.unlink(missing_ok=True)

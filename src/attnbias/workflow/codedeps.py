@@ -11,9 +11,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
-import os
 import sys
-import tempfile
 from functools import cache
 from pathlib import Path
 
@@ -75,12 +73,11 @@ class _KnownImports:
         if len(self.known) > self.KEEP:
             self.known = {k: v for k, v in self.known.items() if k in self.used}
         text = json.dumps({"format": IMPORTS_FORMAT, "imports": self.known})
-        try:
-            self.record.parent.mkdir(parents=True, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(dir=self.record.parent, suffix=".tmp")
-            with os.fdopen(handle, "w") as out:
-                out.write(text)
-            os.replace(temporary, self.record)  # atomic: a parallel run reads all or none
+        from attnbias.workflow.store import atomic_path
+
+        try:  # atomic: a parallel run reads all or none
+            with atomic_path(self.record, shared=True) as temporary:
+                Path(temporary).write_text(text)
             self.new = False
         except OSError:  # not writable: the next run parses again
             pass
