@@ -47,7 +47,10 @@ def run_checks(config):
 
 try:
     checked_config.check(
-        config, SCHEMA, run_checks, [Path(workflow.basedir) / "workflow/rules/common.smk"]
+        config,
+        SCHEMA,
+        run_checks,
+        [Path(workflow.basedir) / "workflow/rules/common.smk"],
     )
     results_folder.check(config, workflow.overwrite_configfiles, DEFAULT_CONFIG)
 except ConfigError as err:
