@@ -43,10 +43,12 @@ rule all:
         all_targets(),
 
 
-# Before any job (not with -n): every missing real-data item, in one message; the results
-# folder's owner (attnbias.workflow.results_folder); which backend trains the synthetic jobs.
+# Before any job (not with -n): every missing real-data item, in one message; the estimate
+# of each svm_geometry job that will take long (attnbias.svm.cost); the results folder's
+# owner (attnbias.workflow.results_folder); which backend trains the synthetic jobs.
 onstart:
     check_real_data_first()
+    announce_svm_costs()
     results_folder.claim(config, workflow.overwrite_configfiles, DEFAULT_CONFIG)
     if synthetic_jobs():
         from attnbias.training import dispatch

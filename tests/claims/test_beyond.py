@@ -272,3 +272,34 @@ def test_the_statement_of_ours_is_counted_apart_from_the_published_results():
     assert line.endswith("Apart from them, 1 rows test 1 of 1 statements of ours (nobody "
                          "published them) (0 not measured here): 0 hold, 1 do not hold "
                          "(findings), 0 undecided at this horizon.")  # fmt: skip
+
+
+def test_a_rule_with_no_published_expected_norm_gets_comparisons_only(monkeypatch):
+    """A rule whose module names no implicit_norm (a new rule's default): no published
+    result places it, so its optimal-tokens row is a comparison, never "holds", and no
+    entry measures its margin (even where it is closest to the max solution); sign descent,
+    the control, has its covered rows."""
+    import dataclasses
+
+    from attnbias.optim import rules
+    from attnbias.optim.rule import Rule
+    from attnbias.training.geometry_names import OPT_MOVED, OPT_MOVED_SAMPLES
+
+    default = next(f.default for f in dataclasses.fields(Rule) if f.name == "implicit_norm")
+    unplaced = dataclasses.replace(
+        rules.RULES["sign"], name="unplaced", implicit_norm=default, names={"unplaced": "U"}
+    )
+    monkeypatch.setitem(rules.RULES, "unplaced", unplaced)
+    optimizers = {"sign": {"rule": "sign", "lr": 0.001}, "new": {"rule": "unplaced"}}
+    final = {o: {n: 0.98 if n == "max" else 0.5 for n in NORMS} for o in optimizers}
+    table = geometry_table(final, {o: 0.95 for o in optimizers})
+    moved = table[table["metric"] == "align_fro"].assign(metric=OPT_MOVED, value=0.0)
+    table = pd.concat([table, moved, moved.assign(metric=OPT_MOVED_SAMPLES)], ignore_index=True)
+    experiment = {"layout": "geometry", "optimizers": optimizers, "seeds": 2}
+    rows = layouts.claims({"geo": experiment}, {"geo": table})
+    new = rows[rows["key"].str.startswith("geo new ")]
+    assert list(new["key"]) == ["geo new optimal tokens kept"]
+    assert new["category"].item() == "comparison"
+    assert new["verdict"].item().startswith("comparison: holds")
+    sign = rows[rows["key"].str.startswith("geo sign ")]
+    assert set(sign["category"]) == {"covered"} and len(sign) == 3  # the control

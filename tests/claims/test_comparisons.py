@@ -65,12 +65,17 @@ def test_ps_slower_than_ngd_fails_ps_fastest():
     assert row(rows_of(fast_ps, capped, figure="Fig. 2"), "ps fastest").category == "covered"
 
 
-def test_a_rule_no_result_is_proved_for_is_a_comparison_everywhere():
+def test_a_rule_no_result_is_proved_for_is_a_comparison_everywhere(monkeypatch):
     """A rule added to optim/rules/ is its own algorithm, covered by no result (a row on it
     reads 'comparison'); the rules of the paper keep their names."""
+    import dataclasses
+
     from attnbias.claims.statements import STATEMENTS
     from attnbias.optim import algorithm as optim_algorithm
+    from attnbias.optim import rules
 
+    loss_ngd = dataclasses.replace(rules.RULES["gd"], name="loss-ngd", names={"loss-ngd": "L"})
+    monkeypatch.setitem(rules.RULES, "loss-ngd", loss_ngd)  # as its module would register it
     new = optim_algorithm.algorithm({"rule": "loss-ngd"}, "single")
     assert new == "loss-ngd"
     proved = {a for s in STATEMENTS for a in (s.covers or ())}

@@ -97,14 +97,13 @@ def test_every_algorithm_has_one_look_of_its_own_in_colour_blind_safe_colours():
     assert {lk.colour for lk in looks} <= set(style.COLOURS)
     families = style.FAMILY_COLOURS
     assert len(set(families.values())) == len(families)  # a colour says one family
-    # every rule of optim/rules/ has a look
-    for rule in rules.RULES:
-        settings = {"rule": rule, "lr": 0.1, "norm": "max"} if rule == "nsd" else {"rule": rule}
-        if rule == "polyak":
-            settings["f_star"] = 0
-        if rule == "mirror":
-            settings["p"] = 3
-        style.look(style.algorithm_key(settings, "fixed_decoder"))
+    # every rule of optim/rules/ has a look, at each of its module's examples (full batch)
+    # and as a real-data run (torch)
+    for name, rule in rules.RULES.items():
+        for example in rule.examples if rule.full_batch else ():
+            style.look(style.algorithm_key({"rule": name, **example}, "fixed_decoder"))
+        if rule.torch is not None:
+            style.look(style.algorithm_key({"rule": name}, None))
 
 
 def test_an_unknown_algorithm_is_refused_naming_the_table():
@@ -139,6 +138,16 @@ def test_fig2s_and_fig3s_ngd_are_one_colour_their_variants_two_line_styles():
     fig8 = ALL["config/config.yaml", "fig8"]
     assert style.look(fig8["gd"]).colour == style.look(fig2["gd"]).colour
     assert style.look(fig8["ngd"]).colour == style.look(fig2["ngd"]).colour
+
+
+def test_fig3s_caption_says_eq10_per_block_too_is_not_dash_dot():
+    """fig3's caption said dash-dot marks W and u normalised separately, while Eq. 10,
+    normalised separately too, is drawn solid (a family of its own): the note says so."""
+    fig3 = ALL["config/config.yaml", "fig3"]
+    looks = [style.look(key) for key in fig3.values()]
+    assert style.look(fig3["eq10"]).dashes == style.PLAIN
+    assert style.look(fig3["ngd"]).dashes == style.PER_BLOCK
+    assert "without Eq. 10's step factors" in style.variants_note(looks)
 
 
 def test_the_geometry_figure_draws_ten_algorithms_in_the_colours_of_six_families():

@@ -260,3 +260,16 @@ def test_momentum_buffers_are_per_block():
         torch.testing.assert_close(
             params[name], -(step + (beta * step + step)), rtol=1e-14, atol=1e-15
         )
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [OptimizerSpec("mirror", p=1.75, dual_normalize="per_block"),
+     OptimizerSpec("kq", dual_normalize="per_block")],
+)  # fmt: skip
+def test_a_direction_rule_is_refused_by_the_step_length_backends(spec):
+    """The kernel's and torch stepper's Optimizer cannot take mirror's or kq's update (it
+    leaves the token coordinates): a clear refusal, not a TypeError or another rule."""
+    with pytest.raises(ValueError, match=f"rule {spec.rule} is a direction rule"):
+        Optimizer(spec)
+    Optimizer(OptimizerSpec("ngd"))  # control: a step-length rule is taken

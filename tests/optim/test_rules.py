@@ -11,6 +11,7 @@ take.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import inspect
 import math
@@ -56,17 +57,18 @@ def test_every_rule_declares_its_implicit_norm():
 
 # ---------------------------------------------------------------- every rule, every backend
 
-# one spec per rule, its step made of order one at the saturated state (lr of GD-like rules
-# over the gradient's norm, Polyak's cap likewise, NGD normalised per block), so that
-# W1 - W0 measures the direction. Polyak normalises globally only: with u trained, the
-# u-gradient (of order one) sets its step, W's is of the size of e^-gap and only u's is
-# compared (W's gradient is the one NGD's per-block step measures).
-SPECS = {
+# the settings that make a rule's step of order one at the saturated state (lr of GD-like
+# rules over the gradient's norm, Polyak's cap likewise, NGD normalised per block), so that
+# W1 - W0 measures the direction; a rule not here steps at its module's examples (a new
+# rule's, docs/layout.md). Polyak normalises globally only: with u trained, the u-gradient
+# (of order one) sets its step, W's is of the size of e^-gap and only u's is compared (W's
+# gradient is the one NGD's per-block step measures).
+SCALED = {
     "gd": lambda g: dict(lr=math.exp(-g.log_norm_W), lr_u=math.exp(-g.log_norm_u)),
     "ngd": lambda g: dict(lr=1.0, normalize="per_block"),
     "polyak": lambda g: dict(eta_max=math.exp(-g.log_norm_W), f_star=0.0),
     "sign": lambda g: dict(lr=1.0),
-    "nsd": lambda g: dict(lr=1.0, norm="l3"),
+    "nsd": lambda g: dict(lr=1.0),
     "muon": lambda g: dict(lr=1.0),
     "adam": lambda g: dict(lr=max(1.0, 1e-8 * math.exp(-g.log_norm_W)), lr_u=1.0),
     "mirror": lambda g: dict(lr=math.exp(-g.log_norm_W), lr_u=math.exp(-g.log_norm_u), p=3.0),
@@ -74,23 +76,34 @@ SPECS = {
 }
 
 
-EXTRA = {"nsd": [dict(norm="max"), dict(norm="spectral")]}
+FULL_BATCH = [name for name, rule in rules.RULES.items() if rule.full_batch]
 
 
-def test_every_rule_has_a_spec_here():
-    assert set(SPECS) == set(rules.RULES)
+def test_the_scaled_settings_are_of_full_batch_rules():
+    assert set(SCALED) <= set(FULL_BATCH)
+
+
+def _settings(name: str, extra: dict):
+    """The oracle test's settings of `name` at its module's example `extra`: its SCALED
+    settings, where it has them, over the example's."""
+    scaled = SCALED.get(name)
+    return lambda g: {**extra, **(scaled(g) if scaled else {})}
+
+
+EXTRA = {"nsd": [dict(norm="spectral"), dict(norm="l3")]}  # beyond its first example
 
 
 def _specs():
-    for name in rules.RULES:
-        yield name, {}
+    """(rule, settings): each full-batch rule at its module's first example, and EXTRA."""
+    for name in FULL_BATCH:
+        yield name, rules.RULES[name].examples[0]
         for extra in EXTRA.get(name, []):
             yield name, extra
 
 
 def _backends(spec: OptimizerSpec) -> list[str]:
     names = ["full_matrix"]
-    if rules.get(spec.rule).gradient_multiple:
+    if spec.definition.gradient_multiple:
         names.append("torch")
     if kernel.supports(spec):
         names.append("kernel")
@@ -131,7 +144,7 @@ def _oracle_step(ds, spec, train_u, gap, monkeypatch) -> dict:
 def test_every_rule_steps_as_with_the_oracle_gradient(name, extra, gap, train_u, monkeypatch):
     ds = saturated(gap, seed=2)
     g = oracle(ds, "exponential", gap)
-    spec = OptimizerSpec(rule=name, **{**SPECS[name](g), **extra})
+    spec = OptimizerSpec(rule=name, **_settings(name, extra)(g))
     want = _oracle_step(ds, spec, train_u, gap, monkeypatch)
     want_W = want["W"][0] - ds["W0"]
     check_W = not (name == "polyak" and train_u)
@@ -206,11 +219,15 @@ def test_every_rule_reads_settings_of_the_spec():
 
 
 def test_each_rule_is_one_module_whose_update_is_its_own():
-    """rules/<name>.py defines RULE, and the rule's update is written in that module."""
+    """rules/<name>.py defines RULE, and the rule's full-batch update is written in that
+    module; the registry knows each rule's module (MODULES: the jobs' code inputs)."""
+    assert set(rules.MODULES) == set(rules.RULES)
     for name, rule in rules.RULES.items():
-        module = inspect.getmodule(rule.log_step or rule.update)
+        module = importlib.import_module(rules.MODULES[name])
         assert module.RULE is rule, name
         assert Path(module.__file__).name == f"{name.replace('-', '_')}.py"
+        if rule.full_batch:
+            assert inspect.getmodule(rule.log_step or rule.update) is module, name
 
 
 def test_the_views_are_read_from_the_modules():
@@ -218,26 +235,37 @@ def test_the_views_are_read_from_the_modules():
     every key a rule runs as has its name and its look in the rule's module."""
     names = {k: v for r in rules.RULES.values() for k, v in r.names.items()}
     assert coverage.ALGORITHMS == names
-    assert set(algorithm_style.STYLES) == {k for r in rules.RULES.values() for k in r.looks}
-    settings = [
-        {"rule": "gd"}, {"rule": "ngd"}, {"rule": "ngd", "max_step": 10.0},
-        {"rule": "ngd", "momentum": 0.9}, {"rule": "ngd", "momentum": 0.9, "max_step": 1.0},
-        {"rule": "ngd", "normalize": "per_block"}, {"rule": "ngd", "decay_W": 1.0},
-        {"rule": "polyak"}, {"rule": "polyak", "eta_max": 1.0}, {"rule": "sign"},
-        *({"rule": "nsd", "norm": n} for n in ("max", "spectral", "l3")),
-        {"rule": "muon"}, {"rule": "muon", "beta": 0.0}, {"rule": "adam"},
-        {"rule": "mirror", "p": 3}, {"rule": "kq"},
-    ]  # fmt: skip
+    coloured = algorithm_style.FAMILY_COLOURS  # a new family's looks: per figure (figure_looks)
+    assert set(algorithm_style.STYLES) == {
+        k for r in rules.RULES.values() for k, look in r.looks.items() if look.family in coloured
+    }
+    assert _algorithms_run(FULL_BATCH) == {k for n in FULL_BATCH for k in rules.RULES[n].names}
+    on_torch = [n for n, r in rules.RULES.items() if r.torch is not None]
+    for name in on_torch:  # a real-data run: drawn and named as its rule's name
+        assert algorithm.look_key({"rule": name}, None) in rules.RULES[name].looks
+        assert algorithm.algorithm({"rule": name}, None) in rules.RULES[name].names
+
+
+def _algorithms_run(names) -> set[str]:
+    """The algorithms the rules `names` run as at their modules' examples, in both layouts
+    that tell them apart; each must be named and drawn by its module."""
     seen = set()
-    for entry in settings:
-        for layout in ("fixed_decoder", "joint"):
-            key = algorithm.algorithm(entry, layout)
-            assert key in rules.RULES[entry["rule"]].names, (entry, layout)
-            assert algorithm.look_key(entry, layout) in rules.RULES[entry["rule"]].looks
-            seen.add(key)
-    assert seen == set(names) - {"sgd", "sngd", "sps"}  # the real-data runs' own rules
-    for stochastic in ("sgd", "sngd", "sps", "adam"):  # each drawn as its rule's name
-        assert algorithm.look_key({"rule": stochastic}, None) in algorithm_style.STYLES
+    for name in names:
+        for example in rules.RULES[name].examples:
+            entry = {"rule": name, **example}
+            for layout in ("fixed_decoder", "joint"):
+                key = algorithm.algorithm(entry, layout)
+                assert key in rules.RULES[name].names, (entry, layout)
+                assert algorithm.look_key(entry, layout) in rules.RULES[name].looks
+                seen.add(key)
+    return seen
+
+
+def test_an_algorithm_no_example_reaches_is_caught(monkeypatch):
+    """The control of the view above: a name its module's examples never reach."""
+    ngd = rules.RULES["ngd"]
+    monkeypatch.setitem(rules.RULES, "ngd", dataclasses.replace(ngd, examples=({},)))
+    assert _algorithms_run(["ngd"]) != set(ngd.names)
 
 
 def _registry_of(tmp_path, package: str, files: dict[str, str]):
@@ -253,7 +281,7 @@ def test_a_module_without_a_rule_and_a_name_defined_twice_are_refused(tmp_path, 
     monkeypatch.syspath_prepend(str(tmp_path))
     gd = "from attnbias.optim.rules.gd import RULE\n"
     assert list(_registry_of(tmp_path, "one_rule", {"gd.py": gd}).RULES) == ["gd"]  # control
-    with pytest.raises(ValueError, match="rules.helper defines no RULE"):
+    with pytest.raises(ValueError, match="rules/helper.py defines no RULE"):
         _registry_of(tmp_path, "with_helper", {"gd.py": gd, "helper.py": "X = 1\n"})
     with pytest.raises(ValueError, match="optimizer rule 'gd' is defined twice"):
         _registry_of(tmp_path, "twice", {"gd.py": gd, "gd_again.py": gd})
@@ -286,7 +314,7 @@ def test_an_unknown_rule_is_refused_naming_its_key_path():
     with pytest.raises(configkeys.ConfigError) as err:
         configcheck_optimizers.check_optimizers(_config({"rule": "sign-gd", "lr": 0.1}, "sgd"))
     assert err.value.key == "experiments.fig2.optimizers.sgd.rule"
-    assert f"unknown rule 'sign-gd'; choose one of {', '.join(rules.RULES)}" in str(err.value)
+    assert f"unknown rule 'sign-gd'; choose one of {', '.join(FULL_BATCH)}" in str(err.value)
     with pytest.raises(ValueError, match="unknown optimizer rule 'sign-gd'"):
         OptimizerSpec("sign-gd")
 
@@ -381,13 +409,20 @@ def test_the_kernel_refuses_the_example(example):
 
 
 @pytest.mark.parametrize("script", ["train.py", "figure.py", "geometry_figure.py", "claims.py"])
-def test_every_rule_module_is_a_code_input_of_the_jobs_that_read_the_rules(script):
+def test_a_rule_module_is_a_code_input_of_the_jobs_that_train_with_it_only(script):
     """The registry imports its modules by file name, which no import statement shows
-    (the control): codedeps counts them all, so editing a rule reruns what reads it."""
+    (the control): no script's code lists them, and a job that trains with a rule lists
+    that rule's module and what it imports (codedeps.rule_files, JobParams.rule_code), so
+    adding or editing a rule reruns its jobs alone (tests/project/test_snakefile_build.py)."""
     from attnbias.workflow import codedeps
 
     files = set(codedeps.module_files(str(ROOT / "workflow/scripts" / script)))
     modules = {str(p) for p in Path(rules.__file__).parent.glob("*.py")}
-    assert len(modules) == len(rules.RULES) + 1 and modules <= files
+    assert len(modules) == len(rules.RULES) + 1
+    assert modules & files == {rules.__file__}  # the registry, not its modules
     static = codedeps._imported_modules(Path(rules.__file__))
     assert not {m for m in static if m.startswith("attnbias.optim.rules.")}  # the control
+    adam = set(codedeps.rule_files(["adam"]))
+    assert {str(ROOT / "src/attnbias/optim/rules/adam.py"), directions.__file__} <= adam
+    assert not adam & (modules - {rules.__file__, str(ROOT / "src/attnbias/optim/rules/adam.py")})
+    assert codedeps.rule_files(["gd", "gd"]) == codedeps.rule_files(["gd"])

@@ -13,7 +13,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from project import REPO, checked_config, copy_project, snakemake
+from optimizer_recipe import add_rule, differences, section_blocks
+from project import checked_config, copy_project, snakemake
 
 from attnbias.figures.algorithm_style import algorithms_of, figure_looks
 from attnbias.optim import rules
@@ -27,15 +28,8 @@ RESULTS = "results-tiny-geometry"
 EXPERIMENT = "geometry_dm"  # W and u trained: the claims' optimal-token rows read every rule
 
 
-def _section_blocks() -> dict[str, str]:
-    """The code blocks of layout.md's "Adding an optimizer", by language."""
-    text = (REPO / "docs/layout.md").read_text()
-    section = text.split("## Adding an optimizer", 1)[1].split("\n## ", 1)[0]
-    return dict(re.findall(r"```(\w+)\n(.*?)```", section, flags=re.DOTALL))
-
-
-SOURCE = _section_blocks()["py"]  # the module
-LINE = _section_blocks()["yml"].strip()  # its config line
+SOURCE = section_blocks()["py"]  # the module
+LINE = section_blocks()["yml"].strip()  # its config line
 NAME = re.search(r'name="([^"]+)"', SOURCE).group(1)
 FILE = f"src/attnbias/optim/rules/{NAME}.py"
 
@@ -65,23 +59,10 @@ def test_its_step_as_computed_by_hand(registered):
     assert spec.caption() == "signum beta=0.5 lr=0.1" and spec.implicit_norm() == "max"
 
 
-def _with_the_new_rule(workdir) -> None:
-    """The recipe's two edits: the module's file and the config line (under EXPERIMENT's
-    optimizers, indented as its neighbours), nothing else."""
-    (workdir / FILE).write_text(SOURCE)
-    config = workdir / CONFIG
-    lines = config.read_text().splitlines(keepends=True)
-    start = next(i for i, line in enumerate(lines) if line.startswith(f"  {EXPERIMENT}:"))
-    at = next(i for i in range(start, len(lines)) if lines[i].strip().startswith("optimizers:"))
-    indent = re.match(r"\s*", lines[at + 1]).group(0)
-    lines.insert(at + 1, f"{indent}{LINE}\n")
-    config.write_text("".join(lines))
-
-
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     workdir = copy_project(tmp_path_factory.mktemp("new_rule"))
-    _with_the_new_rule(workdir)
+    add_rule(workdir, FILE, SOURCE, CONFIG, f"  {EXPERIMENT}:", LINE)
     snakemake(
         workdir, f"{RESULTS}/geometry.pdf", f"{RESULTS}/claims.md", "-c2", "-q", config=CONFIG
     )
@@ -90,12 +71,7 @@ def built(tmp_path_factory):
 
 def test_nothing_else_is_edited(built):
     """The copy differs from the project only by the new file and one config line."""
-    new = {p.relative_to(built) for p in (built / "src").rglob("*.py")}
-    old = {p.relative_to(REPO) for p in (REPO / "src").rglob("*.py")}
-    assert new - old == {Path(FILE)} and old <= new
-    before = (REPO / CONFIG).read_text().splitlines()
-    after = (built / CONFIG).read_text().splitlines()
-    assert [line for line in after if line not in before] == [f"      {LINE}"]
+    assert differences(built, CONFIG) == ({Path(FILE)}, set(), [f"      {LINE}"])
 
 
 def test_the_figure_draws_it_in_its_familys_colour_with_a_look_of_its_own(built, registered):

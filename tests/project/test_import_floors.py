@@ -184,6 +184,7 @@ FLOORS = (
     "svm",  # rule svm: the max-margin problems, in each norm
     "data",  # rule data: the data models and their hypotheses
     "training",  # rule train: the backends, the logged metrics and the geometry measures
+    "neighbours",  # the neighbours' questions: their SVMs, local-optimality check, measures
     "workflow",  # what every rule shares: config reading and checks, files, provenance
     "figures",  # rule figure: the metric figures and the geometry figure
     "realdata",  # rules of realdata.smk: the real-data runs and figures, their config checks

@@ -84,3 +84,56 @@ def test_a_number_stated_twice_or_never_is_refused(monkeypatch):
     monkeypatch.setattr(sys.modules[__name__], "README", "no number here")
     with pytest.raises(AssertionError, match="0 times"):
         stated(r"\((\d+) jobs, about")
+
+
+# ---- the other documents: no test count but the README's, every rule listed where the
+# rules are listed (config/README.md)
+
+DOCS = [REPO / "config/README.md", *sorted((REPO / "docs").glob("*.md"))]
+TEST_COUNT = re.compile(r"(\d[\d,]*) (?:tests|passed|skipped|selected|deselected|slow ones)\b")
+
+
+def test_no_document_states_a_test_count_the_readme_does_not():
+    """docs/speed.md quoted "836 passed, 31 skipped" while the README said 1,507 tests."""
+    counts = {stated(r"into a temporary copy\): (\d+) tests"), stated(r"adds the (\d+) slow ones")}
+    for doc in DOCS:
+        text = marks.rendered(doc.read_text())
+        found = {int(n.replace(",", "")) for n in TEST_COUNT.findall(text)}
+        assert found <= counts, f"{doc.relative_to(REPO)} states test counts {found - counts}"
+
+
+def test_the_count_pattern_catches_the_old_quote():
+    """The negative control: the quote docs/speed.md had."""
+    assert TEST_COUNT.findall("(836 passed, 31 skipped: 29") == ["836", "31"]
+
+
+def _listed(text: str, before: str) -> list[str]:
+    """The backticked names listed in parentheses right after `before`."""
+    found = re.search(re.escape(before) + r" \(([^)]*?)(?::|\))", " ".join(text.split()))
+    assert found, f"no list after {before!r}"
+    return re.findall(r"`([^`]+)`", found[1])
+
+
+def test_config_readme_lists_every_update_rule_and_real_data_rule():
+    """config/README.md once listed 3 of the 9 rules of the registry."""
+    from attnbias.optim import rules
+
+    text = (REPO / "config/README.md").read_text()
+    listed = _listed(text, "has an update `rule`")
+    assert sorted(listed) == sorted(rules.RULES), listed  # each once, in the README's order
+    schema = yaml.safe_load((REPO / "workflow/schemas/config.schema.yaml").read_text())
+    real = {tuple(e) for e in _enums(schema) if "sngd" in e}  # the real-data rules' enum
+    assert len(real) == 1, real
+    assert sorted(_listed(text, "A real-data optimizer also has a `rule`")) == sorted(real.pop())
+
+
+def _enums(node):
+    """Every enum (a list of values) of the schema."""
+    if isinstance(node, dict):
+        if isinstance(node.get("enum"), list):
+            yield node["enum"]
+        for value in node.values():
+            yield from _enums(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _enums(value)

@@ -394,3 +394,23 @@ def test_fig9_mnist_with_a_wrong_root_names_its_key(built_copy, tmp_path):
     assert result.returncode != 0
     assert "experiments.fig9.data.params.root" in out, out
     assert "config key `real_data.data_root`" not in out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("place", ["fig2.pdf", "logs"])
+def test_a_link_in_the_results_folder_is_refused_naming_it(built_copy, tmp_path, place):
+    """A final PDF replaced by a link to a file elsewhere was taken as up to date (exit 0);
+    a linked logs folder sent the logs elsewhere without a word. The control: the same
+    target, the link replaced by the file, is up to date."""
+    path = built_copy / "results-tiny" / place
+    elsewhere = tmp_path / "elsewhere"
+    path.rename(elsewhere)
+    path.symlink_to(elsewhere)
+    result = snakemake(built_copy, "results-tiny/fig2.pdf", "-c1", *BY_MTIME, check=False)
+    out = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert f"results-tiny/{place} -> {elsewhere}" in out, out
+    path.unlink()
+    elsewhere.rename(path)
+    control = snakemake(built_copy, "results-tiny/fig2.pdf", "-n", *BY_MTIME)
+    assert "Nothing to be done" in control.stdout + control.stderr

@@ -138,6 +138,26 @@ def test_optimizer_change_reruns_training_aggregation_and_figures_only(built):
 
 
 @pytest.mark.slow
+def test_a_rule_change_reruns_the_jobs_that_train_with_it_only(built):
+    """The registry runs every rule module, but a job depends on the rules it trains with
+    (codedeps.rule_files): the Polyak step's module reruns PS's runs (fig2's and fig3's)
+    and what reads their tables; a new module no config line uses, and a real-data rule's,
+    rerun nothing of the synthetic build."""
+    rules = built / "src/attnbias/optim/rules"
+    with edited(rules / "polyak.py", "\n# a change\n"):
+        assert planned_jobs(built) == Counter(train=2, aggregate=2, figure=2, claims=1, all=1)
+    with edited(rules / "sgd.py", "\n# a change\n"):
+        assert planned_jobs(built) == Counter()
+    new = rules / "gd_copy.py"
+    new.write_text((rules / "gd.py").read_text().replace('name="gd"', 'name="gd-copy"'))
+    try:
+        assert planned_jobs(built) == Counter()
+    finally:
+        new.unlink()
+    assert planned_jobs(built) == Counter()
+
+
+@pytest.mark.slow
 def test_plotting_change_reruns_figures_only(built):
     with edited(built / "src/attnbias/figures/lines.py", "\n# a change\n"):
         assert planned_jobs(built) == Counter(figure=5, all=1)

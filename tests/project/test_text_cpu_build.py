@@ -20,9 +20,10 @@ FIGURES = ("fig1_minilm", "fig4_minilm")
 REDUCED = {
     "model": "minilm",
     "seeds": 2,
+    "first_seed": 1,
     "max_length": 24,
     "train": {"epochs": 1, "batch_size": 8, "log_every": 2, "train_samples": 32,
-              "test_samples": 16},
+              "test_samples": 16, "probe_samples": 8},
     "optimizers": {
         "sgd": {"label": "SGD", "rule": "sgd", "lr": 0.05},
         "sngd": {"label": "SNGD", "rule": "sngd", "lr": 0.05},
@@ -57,8 +58,11 @@ def test_the_targets_build_on_a_reduced_config(tmp_path):
     for figure in FIGURES:
         table = pd.read_parquet(results / figure / "metrics.parquet")
         assert set(table["optimizer"]) == set(REDUCED["optimizers"])
-        assert set(table["seed"]) == {0, 1}
-        assert sorted(set(table["iteration"])) == [0, 2, 4]  # 32 samples, batches of 8
+        assert set(table["seed"]) == {1, 2}
+        logged = table[table["metric"] == "probe_loss"]  # at the log points, every run
+        assert sorted(set(logged["iteration"])) == [0, 2, 4] and len(logged) == 3 * 2 * 4
+        steps = table[table["metric"] == "batch_loss"]  # every step's: 32 samples, batches of 8
+        assert sorted(set(steps["iteration"])) == [0, 1, 2, 3] and len(steps) == 4 * 2 * 4
         assert table[table["metric"] == "test_accuracy"]["value"].between(0, 1).all()
         source = json.loads((results / "real" / figure / "source.json").read_text())
         (data,) = source["datasets"]

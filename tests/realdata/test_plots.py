@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
 from capped_runs import OPTIMIZERS, run_table
 from project import REPO
 
@@ -23,19 +25,19 @@ def _drawn_legend(monkeypatch, tmp_path, legend, table) -> list[str]:
     return texts
 
 
-def test_the_legend_and_the_caption_name_a_run_whose_cap_bound_at_every_step(monkeypatch, tmp_path):
+def test_the_legend_and_the_caption_name_a_run_whose_cap_bound_at_most_steps(monkeypatch, tmp_path):
     bound = plots.run_legend(LEGEND, OPTIMIZERS, run_table(1.0))
-    assert bound["sps"] == ("SPS (cap bound at every step: SGD with lr 0.1)", "SPS ...")
+    assert bound["sps"] == ("SPS (cap bound at 100% of its steps: SGD with lr 0.1)", "SPS ...")
     assert bound["sgd"] == LEGEND["sgd"] and bound["sngd"] == LEGEND["sngd"]
     assert plots.run_legend(LEGEND, OPTIMIZERS, run_table(0.5)) == LEGEND
     texts = _drawn_legend(monkeypatch, tmp_path, bound, run_table(1.0))
-    assert "SPS (cap bound at every step: SGD with lr 0.1)" in texts
+    assert "SPS (cap bound at 100% of its steps: SGD with lr 0.1)" in texts
     assert "SPS" in _drawn_legend(monkeypatch, tmp_path, LEGEND, run_table(0.5))
     settings = {"train": {"epochs": 1, "batch_size": 16, "log_every": 16}, "seeds": 2,
                 "dataset": "rotten_tomatoes"}  # fmt: skip
     source = {"datasets": [{"name": "Rotten Tomatoes", "path": "data/rt"}]}
     caption = plots.training_caption(settings, bound, source)
-    assert "SPS (cap bound at every step: SGD with lr 0.1): SPS ..." in caption
+    assert "SPS (cap bound at 100% of its steps: SGD with lr 0.1): SPS ..." in caption
 
 
 def test_the_figure_job_draws_and_captions_with_the_runs_legend():
@@ -54,3 +56,48 @@ def test_the_caption_ends_with_what_the_caps_did():
     caption = plots.training_caption(settings, LEGEND, source, caps)
     assert caption.endswith("Optimizers: SGD: SGD lr=0.1; SNGD: SNGD ...; SPS: SPS .... " + caps)
     assert plots.training_caption(settings, LEGEND, source).endswith("SPS: SPS ....")
+
+
+def _cosine_histogram(identical: int, near: int) -> pd.DataFrame:
+    """A similarity job's histogram (2000 bins on [-1, 1]): 1000 pairs at 0, `near` at
+    0.995, and the `identical` pairs of one token twice at 1 (the last bin)."""
+    edges = np.linspace(-1.0, 1.0, 2001)
+    counts = np.zeros(2000, dtype=np.int64)
+    counts[1000], counts[1997], counts[1999] = 1000, near, identical
+    pairs = int(counts.sum())
+    return pd.DataFrame(
+        {"lo": edges[:-1], "hi": edges[1:], "count": counts, "texts": 10, "pairs": pairs,
+         "identical_pairs": identical, "band": 0.1, "within_band": 1000 / pairs}
+    )  # fmt: skip
+
+
+def test_the_bar_at_cos_1_is_said_to_be_one_token_twice():
+    """fig10_minilm's spike at cos = 1 was unexplained: it is exactly the pairs of one token
+    twice (41,794 and 40,740 of them, every pair above 0.99 on both corpora)."""
+    note = plots.identical_note(_cosine_histogram(identical=30, near=0))
+    assert "the bar at cos = 1 is its 30 pairs (2.9%) of one token twice" in note
+    assert "with 0 other pairs above 0.99" in note
+    # the control: distinct tokens near 1 are counted apart
+    assert "with 5 other pairs above 0.99" in plots.identical_note(_cosine_histogram(30, 5))
+
+
+def test_similarity_panels_are_titled_by_the_datasets_names():
+    """They were titled by config keys (rotten_tomatoes)."""
+    assert plots.dataset_title("rotten_tomatoes") == "Rotten Tomatoes snippets"
+    assert plots.dataset_title("sms_spam") == "SMS spam"
+    assert plots.dataset_title("mnli") == "MNLI"
+    assert plots.dataset_title("unknown") == "unknown"
+
+
+def test_the_caption_names_the_reported_seeds_and_where_the_settings_were_tuned():
+    settings = {"train": {"epochs": 1, "batch_size": 16, "log_every": 16}, "seeds": 5,
+                "first_seed": 1, "dataset": "rotten_tomatoes"}  # fmt: skip
+    source = {"datasets": [{"name": "Rotten Tomatoes", "path": "data/rt"}]}
+    tuning = {"seed": 0, "sweeps": ["fig1_minilm_lr"], "rule": "probe_area"}
+    caption = plots.training_caption(settings, LEGEND, source, tuning=tuning)
+    assert "mean over 5 seeds (1 to 5)" in caption
+    assert (
+        "Settings tuned on seed 0, never reported, by fig1_minilm_lr's rule probe_area: " in caption
+    )
+    assert "lowest mean probe loss" in caption
+    assert "tuned" not in plots.training_caption(settings, LEGEND, source)  # the control

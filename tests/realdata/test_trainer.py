@@ -31,15 +31,16 @@ from attnbias.realdata import sample_order, trainer
 CPU = torch.device("cpu")
 
 
-def plain_losses(model_name: str, optimizer_name: str) -> list[float]:
-    """The train_loss column of a fit run, recomputed by a plain loop that reads every
-    step's loss as a Python float (what fit did before it kept the loss on the device)."""
+def plain_losses(model_name: str, optimizer_name: str) -> tuple[list[float], list[float]]:
+    """The train_loss column of a fit run and every step's loss, recomputed by a plain loop
+    that reads every step's loss as a Python float (what fit did before it kept the loss on
+    the device)."""
     torch.manual_seed(0)
     task, _ = resume_task(model_name)
     optimizer = RESUME_OPTIMIZERS[optimizer_name](task.model.parameters())
     schedule = trainer.Schedule(**SCHEDULE, seed=0, progress=False)
     per_epoch = trainer.steps_per_epoch(task, schedule)
-    total, logged, window = schedule.epochs * per_epoch, [math.nan], []
+    total, logged, window, every = schedule.epochs * per_epoch, [math.nan], [], []
     task.model.train()
     for step in range(total):
         epoch, position = divmod(step, per_epoch)
@@ -52,6 +53,7 @@ def plain_losses(model_name: str, optimizer_name: str) -> list[float]:
             inputs = {k: v for k, v in batch.items() if k != "labels"}
             loss = F.cross_entropy(task.logits(task.model, inputs).float(), batch["labels"])
             window.append(float(loss.detach()))
+            every.append(window[-1])
             loss.backward()
             return loss.detach()
 
@@ -59,7 +61,7 @@ def plain_losses(model_name: str, optimizer_name: str) -> list[float]:
         if (step + 1) % schedule.log_every == 0 or step + 1 == total:
             logged.append(sum(window) / len(window))
             window.clear()
-    return logged
+    return logged, every
 
 
 @pytest.mark.parametrize("optimizer_name", list(RESUME_OPTIMIZERS))
@@ -67,8 +69,76 @@ def plain_losses(model_name: str, optimizer_name: str) -> list[float]:
 def test_logged_train_loss_equals_a_plain_loop_reading_every_step(model_name, optimizer_name):
     (steps, metrics), _ = fit_run(model_name, optimizer_name, "cpu")
     assert list(steps) == [0, 3, 6, 9, 10]
+    logged, every = plain_losses(model_name, optimizer_name)
     # the same float64 sums of the same float32 losses: equal, not merely close
-    np.testing.assert_array_equal(metrics["train_loss"], plain_losses(model_name, optimizer_name))
+    np.testing.assert_array_equal(metrics["train_loss"], logged)
+    np.testing.assert_array_equal(metrics[trainer.BATCH_LOSS], every)  # every step's, kept
+
+
+# ---------------------------------------------------------------- every step, probe, pairs
+
+
+def test_every_step_lays_the_log_points_and_the_step_losses_on_the_iterations():
+    steps = np.array([0, 2, 3])
+    metrics = {"train_loss": np.array([np.nan, 1.0, 2.0]), trainer.BATCH_LOSS: np.array([5, 6, 7])}
+    every, out = trainer.every_step(steps, metrics)
+    assert list(every) == [0, 1, 2, 3]
+    np.testing.assert_array_equal(out["train_loss"], [np.nan, np.nan, 1.0, 2.0])
+    np.testing.assert_array_equal(out[trainer.BATCH_LOSS], [5, 6, 7, np.nan])
+
+
+def _probe_run(optimizer_name: str, seed: int, probe_samples: int, model_name: str = "vit"):
+    torch.manual_seed(0)
+    task, _ = resume_task(model_name)
+    optimizer = RESUME_OPTIMIZERS[optimizer_name](task.model.parameters())
+    schedule = trainer.Schedule(
+        **{**SCHEDULE, "checkpoint_every": 0}, seed=seed, progress=False,
+        probe_samples=probe_samples,
+    )  # fmt: skip
+    return task, trainer.fit(task, optimizer, schedule, device=CPU)
+
+
+@pytest.mark.parametrize("model_name", list(MODELS))
+def test_the_probe_loss_is_the_loss_on_the_fixed_subset_at_each_log_point(model_name):
+    """Text probes are taken in order of length: the loss is that of the subset still."""
+    task, (steps, metrics) = _probe_run("sgd", 0, 16, model_name)
+    assert np.isfinite(metrics[trainer.PROBE_METRIC]).all()
+    assert len(metrics[trainer.PROBE_METRIC]) == len(steps)
+    # at the end: the trained model's eval-mode loss on the subset, recomputed here
+    index = sample_order.probe_subset(len(task.train["labels"]), 16)
+    task.model.eval()
+    with torch.no_grad():
+        inputs = {k: v[index] for k, v in task.train.items() if k != "labels"}
+        logits = task.logits(task.model, inputs)
+        expected = float(F.cross_entropy(logits.float(), task.train["labels"][index]).double())
+    assert metrics[trainer.PROBE_METRIC][-1] == pytest.approx(expected, rel=1e-6)
+
+
+def test_the_probe_subset_is_one_for_every_seed_and_changes_no_run():
+    a = sample_order.probe_subset(40, 16)
+    np.testing.assert_array_equal(a, sample_order.probe_subset(40, 16))
+    assert len(set(a.tolist())) == 16
+    _, (_, probed) = _probe_run("sps", 0, 16)
+    _, (_, plain) = _probe_run("sps", 0, 0)
+    assert trainer.PROBE_METRIC not in plain
+    np.testing.assert_array_equal(probed[trainer.BATCH_LOSS], plain[trainer.BATCH_LOSS])
+
+
+def test_a_probe_larger_than_the_training_set_is_refused():
+    with pytest.raises(ValueError, match=r"train.probe_samples is 41, larger than the training"):
+        _probe_run("sgd", 0, 41)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_optimizers_of_a_seed_see_the_same_batches(seed):
+    """Paired races: from the same start, every optimizer's first step reads the same batch
+    (equal first losses); another seed draws another batch (the control)."""
+    first = {
+        name: _probe_run(name, seed, 0)[1][1][trainer.BATCH_LOSS][0] for name in RESUME_OPTIMIZERS
+    }
+    assert len(set(first.values())) == 1, first
+    other = _probe_run("sgd", seed + 1, 0)[1][1][trainer.BATCH_LOSS][0]
+    assert other != first["sgd"]
 
 
 def _vit_run_reads(monkeypatch, epochs: int, optimizer_name: str) -> int:

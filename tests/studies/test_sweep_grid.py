@@ -59,3 +59,16 @@ def test_a_sweep_trains_the_optimizers_it_names_in_its_order():
     point = sweep_grid.point_experiment({"optimizers": ["ps", "gd"]}, base, {})
     assert list(point["optimizers"]) == ["ps", "gd"]
     assert list(sweep_grid.point_experiment({}, base, {})["optimizers"]) == ["gd", "ngd", "ps"]
+
+
+def test_an_optimizers_setting_is_titled_by_whose_it_is():
+    """The figure's axis and caption said `lr` for fig3's zip of the two NGDs' lr; point
+    names keep their short labels (file names of built points)."""
+    assert sweep_grid.labels(GRID)[-1] == "lr"
+    assert sweep_grid.titles(GRID)[-1] == "lr of ngd and joint-ngd"
+    assert sweep_grid.titles({"optimizers.ngd.lr": [0.1, 0.3]}) == ["lr of ngd"]
+    both = {"optimizers.gd.lr": [1.0, 2.0], "optimizers.ngd.lr": [0.1, 0.3]}
+    assert sweep_grid.titles(both) == ["lr of gd", "lr of ngd"]
+    three = {"zip": {f"optimizers.{o}.lr": [0.1, 0.3] for o in ("a", "b", "c")}}
+    assert sweep_grid.titles(three) == ["lr of a, b and c"]
+    assert sweep_grid.titles({"data.params.d": [8, 16]}) == ["d"]  # the control: no owner

@@ -3,9 +3,9 @@
 validated (checked_tiny_geometry), the config schema (SCHEMA, or a fresh copy: load_schema),
 and the values the refusal tests put into a config (NAN, INF, and a label that would end a
 <script> element: HOSTILE). For tests/workflow/test_config.py, test_configcheck.py,
-test_configcheck_geometry.py, test_configcheck_texts.py, test_configkeys.py,
-test_geometry_config.py, test_job_params.py, and tests/project/test_config_schema.py and
-test_refusals_in_builds.py."""
+test_configcheck_geometry.py, test_configcheck_optimizers.py, test_configcheck_texts.py,
+test_configkeys.py, test_geometry_config.py, test_job_params.py, and
+tests/project/test_config_schema.py and test_refusals_in_builds.py."""
 
 from __future__ import annotations
 

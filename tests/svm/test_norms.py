@@ -145,7 +145,7 @@ def test_infeasible_data_names_dataset_and_sizes(norm):
         warnings.simplefilter("ignore")
         with pytest.raises(max_margin.InfeasibleSVMError) as info:
             norms.solve_w_svm_norm(X, opt, norm, name="my-contradictory-set")
-    for part in ("my-contradictory-set", "n=2", "T=3", "d=8", f"{norm} norm"):
+    for part in ("my-contradictory-set", "n=2", "T=3", "d=8", f"{norm} norm", "tokens [1 2]"):
         assert part in str(info.value), (part, str(info.value))
 
 
@@ -156,3 +156,134 @@ def test_infeasible_u_svm_names_dataset():
         warnings.simplefilter("ignore")
         with pytest.raises(max_margin.InfeasibleSVMError, match="opposite-labels.*n=2, d=7"):
             norms.solve_u_svm_norm(X, y, opt, "max", name="opposite-labels")
+
+
+# ---- the dual solvers (svm.dual_solves) against the cvxpy reference --------------------
+
+DUAL_SOLVED = ["fro", "l1.1", "l1.5", "l3", "l6"]
+
+
+def _relative(A, B):
+    return np.linalg.norm(A - B) / np.linalg.norm(B)
+
+
+@pytest.mark.parametrize("norm", DUAL_SOLVED)
+def test_dual_solved_w_svm_is_the_reference(instance, norm, caplog):
+    """The same optimum as cvxpy's (strictly convex norms: one point): values to the
+    reference's accuracy, matrices to its square root; no fallback was taken."""
+    X, opt = instance["X"], instance["opt"]
+    with caplog.at_level("WARNING", logger="attnbias.svm.norms"):
+        s = norms.solve_w_svm_norm(X, opt, norm, name="tiny")
+    assert not caplog.records, caplog.text
+    ref = norms.solve_svm_norm_reference(X, opt, norm)
+    assert norms.optimality_defect(s, X, opt, norm) is None
+    assert s.optimality_residual < 1e-9  # far inside the check's 1e-6: not cvxpy's 1e-7
+    assert s.value == pytest.approx(ref.value, rel=1e-7)
+    assert _relative(s.solution, ref.solution) < 1e-4
+
+
+@pytest.mark.parametrize("norm", [*DUAL_SOLVED, "spectral", "nuclear"])
+def test_dual_solved_u_svm_is_the_reference(instance, norm, caplog):
+    X, y, opt = instance["X"], instance["y"], instance["opt"]
+    with caplog.at_level("WARNING", logger="attnbias.svm.norms"):
+        s = norms.solve_u_svm_norm(X, y, opt, norm, name="tiny")
+    assert not caplog.records, caplog.text
+    ref = norms.solve_svm_norm_reference(X, opt, norm, y=y)
+    assert norms.optimality_defect(s, X, opt, norm, y=y) is None
+    assert s.value == pytest.approx(ref.value, rel=1e-7)
+    assert _relative(s.solution, ref.solution) < 1e-4
+
+
+def test_the_reference_comparison_tells_norms_apart(instance):
+    """The control on the two tests above: l3's answer is not l1.5's reference."""
+    X, opt = instance["X"], instance["opt"]
+    s = norms.solve_w_svm_norm(X, opt, "l3")
+    assert _relative(s.solution, norms.solve_svm_norm_reference(X, opt, "l1.5").solution) > 1e-2
+
+
+def _moved(solve):
+    """A solver whose answers are moved off the optimum (1e-3 of their size)."""
+
+    def moved(*args, **kwargs):
+        v, lam = solve(*args, **kwargs)
+        noise = np.random.default_rng(0).standard_normal(v.shape)
+        return v + 1e-3 * np.abs(v).max() * noise, lam
+
+    return moved
+
+
+def test_a_failed_certificate_falls_back_with_a_logged_line(instance, monkeypatch, caplog):
+    """A dual answer that fails the KKT check is not used: the reference's is, with a line
+    naming the dataset, the norm and the token set and saying why."""
+    X, opt = instance["X"], instance["opt"]
+    monkeypatch.setattr(norms.dual_solves, "lp_norm", _moved(norms.dual_solves.lp_norm))
+    with caplog.at_level("WARNING", logger="attnbias.svm.norms"):
+        s = norms.solve_w_svm_norm(X, opt, "l3", name="experiment toy, seed 7")
+    assert norms.optimality_defect(s, X, opt, "l3") is None
+    assert _relative(s.solution, norms.solve_svm_norm_reference(X, opt, "l3").solution) < 1e-4
+    (line,) = [r.getMessage() for r in caplog.records]
+    for part in ("experiment toy, seed 7", "l3 norm", "optimal tokens [", "fails its check"):
+        assert part in line, (part, line)
+
+
+def test_a_dual_out_of_budget_falls_back_with_a_logged_line(instance, monkeypatch, caplog):
+    X, y, opt = instance["X"], instance["y"], instance["opt"]
+    monkeypatch.setattr(norms.dual_solves, "NEWTON_ITERATIONS", 0)
+    monkeypatch.setattr(norms.dual_solves, "LBFGS_ITERATIONS", 1)
+    with caplog.at_level("WARNING", logger="attnbias.svm.norms"):
+        s = norms.solve_u_svm_norm(X, y, opt, "l3", name="experiment toy, seed 8")
+    assert norms.optimality_defect(s, X, opt, "l3", y=y) is None
+    (line,) = [r.getMessage() for r in caplog.records]
+    assert "u-SVM in the l3 norm for experiment toy, seed 8" in line
+    assert "the dual solver failed" in line
+
+
+def test_an_answer_no_solver_certifies_is_refused(instance, monkeypatch):
+    """The dual's and the reference's answers both moved: refused, naming what was solved."""
+    X, opt = instance["X"], instance["opt"]
+    monkeypatch.setattr(norms.dual_solves, "lp_norm", _moved(norms.dual_solves.lp_norm))
+    solve = norms._solve
+
+    def moved_reference(*args):
+        V, dual, status = solve(*args)
+        return V * (1 + 1e-3 * np.random.default_rng(1).standard_normal(V.shape)), dual, status
+
+    monkeypatch.setattr(norms, "_solve", moved_reference)
+    with pytest.raises(norms.CertificateError, match=r"experiment toy, seed 9, optimal tokens"):
+        norms.solve_w_svm_norm(X, opt, "l3", name="experiment toy, seed 9")
+
+
+@pytest.mark.parametrize("norm", ["fro", "max", "spectral", "l3"])
+def test_a_degenerate_token_set_is_refused(instance, norm):
+    """A token equal to its sequence's optimal one gives a zero constraint row (no margin
+    reaches 1): refused naming the dataset, norm, token set and row. The control: moved by
+    1e-3 the same data solves."""
+    X, opt = instance["X"].copy(), instance["opt"]
+    other = (opt[0] + 1) % X.shape[1]
+    X[0, other] = X[0, opt[0]]
+    with pytest.raises(max_margin.InfeasibleSVMError) as info:
+        norms.solve_w_svm_norm(X, opt, norm, name="experiment toy, seed 4")
+    for part in ("experiment toy, seed 4", f"{norm} norm", "optimal tokens [", "degenerate",
+                 "sample 0"):  # fmt: skip
+        assert part in str(info.value), (part, str(info.value))
+    X[0, other] += 1e-3 * np.random.default_rng(0).standard_normal(X.shape[2])
+    assert norms.solve_w_svm_norm(X, opt, norm).value > 0
+
+
+def test_a_zero_optimal_token_is_refused_for_u(instance):
+    X, y, opt = instance["X"].copy(), instance["y"], instance["opt"]
+    X[2, opt[2]] = 0.0
+    with pytest.raises(max_margin.InfeasibleSVMError, match="degenerate.*sample 2"):
+        norms.solve_u_svm_norm(X, y, opt, "l3", name="experiment toy, seed 5")
+
+
+@pytest.mark.parametrize("norm", ["max", "spectral", "nuclear"])
+def test_norms_left_to_cvxpy_are_the_reference_unchanged(instance, norm):
+    """The max, spectral and nuclear W-SVMs (no faster certified method: svm.norms
+    .DUAL_SOLVED) are the reference's answer to the last bit, as stored before the dual
+    solvers; the control: a dual-solved norm's answer is not."""
+    X, opt = instance["X"], instance["opt"]
+    s, ref = norms.solve_w_svm_norm(X, opt, norm), norms.solve_svm_norm_reference(X, opt, norm)
+    assert np.array_equal(s.solution, ref.solution) and np.array_equal(s.dual, ref.dual)
+    l3 = norms.solve_w_svm_norm(X, opt, "l3").solution
+    assert not np.array_equal(l3, norms.solve_svm_norm_reference(X, opt, "l3").solution)

@@ -67,7 +67,7 @@ def test_the_backend_follows_what_the_rule_declares(monkeypatch):
     monkeypatch.setattr(rules, "RULES", dict(rules.RULES))
     rules.RULES["half-gd"] = Rule(
         "half-gd",
-        ("lr",),
+        settings=("lr",),
         caption=lambda s: "half GD",
         log_step=lambda s: {n: v * 0 + math.log(s.lrs[n] / 2) for n, v in s.log_norms.items()},
         names={"half-gd": "half GD"},
@@ -211,11 +211,9 @@ def test_a_new_setting_keeps_gd_ngd_and_ps_on_the_kernel():
         nesterov: bool = False
 
     assert kernel.supports(WithOneMore("ngd", lr=0.1))
-    needs = {"nsd": dict(norm="max"), "mirror": dict(p=3.0)}
     for name, rule in rules.RULES.items():
-        assert kernel.supports(OptimizerSpec(name, **needs.get(name, {}))) == (
-            rule.kernel_code is not None
-        )
+        for example in rule.examples if rule.full_batch else ():
+            assert kernel.supports(OptimizerSpec(name, **example)) == (rule.kernel_code is not None)
 
 
 # ---------------------------------------------------------------- extra_metrics

@@ -48,3 +48,21 @@ def test_a_tuning_seed_among_the_reported_seeds_is_refused():
         configcheck_geometry.check_geometry(cfg)
     assert err.value.key == "experiments.geometry_example1.tuning_seed"
     assert "first_seed (1) must be above it" in str(err.value)
+
+
+def test_a_geometry_experiment_past_the_limit_on_d_is_refused_with_its_estimate():
+    """d = 4096 was inside the documented limit and ran its SVMs for minutes unannounced;
+    the limit of an experiment with norms is one whose SVMs take minutes a seed. The
+    control: d at the limit is accepted."""
+    from attnbias.svm import cost
+
+    cfg = checked_tiny_geometry()
+    params = cfg["experiments"]["geometry_example1"]["data"]["params"]
+    params["d"] = cost.MAX_NORMS_D
+    configcheck_geometry.check_geometry(cfg)
+    params["d"] = 4096
+    with pytest.raises(configkeys.ConfigError) as err:
+        configcheck_geometry.check_geometry(cfg)
+    assert err.value.key == "experiments.geometry_example1.data.params.d"
+    assert f"4096 is above {cost.MAX_NORMS_D}" in str(err.value)
+    assert "CPU-minutes a seed" in str(err.value)

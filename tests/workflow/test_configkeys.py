@@ -1,8 +1,9 @@
 """Every default has one home, and what restates it agrees.
 
 - Each default the schema names (a `default:` key, or "(default x)" in a description) for a
-  data model's params, an optimizer rule's settings (synthetic and real) or a train setting
-  equals the default of the function that uses it (its signature).
+  data model's params, an optimizer rule's settings (synthetic, and on torch parameters the
+  schemas each rule module declares) or a train setting equals the default of the function
+  that uses it (its signature).
 - The config checks that read a default (the opt/query signal check, the study's score
   spread) take it from the function: a config relying on it passes where valid and is
   refused, naming the key, where not.
@@ -21,7 +22,7 @@ import yaml
 from tiny_configs import SCHEMA
 
 from attnbias.data import models
-from attnbias.optim import stochastic
+from attnbias.optim import rules, stochastic
 from attnbias.optim.spec import OptimizerSpec
 from attnbias.training import loop, metrics
 from attnbias.workflow import configcheck, configcheck_optimizers, configkeys
@@ -72,12 +73,11 @@ def _sections():
     knobs = models.keyword_defaults(models.perturbed_example1)
     yield "study data", study["data"]["properties"], knobs
     yield "study settings", study["settings"]["additionalProperties"]["properties"], knobs
-    spec = {f.name: f.default for f in dataclasses.fields(OptimizerSpec)}
+    spec = {f.name: f.default for f in dataclasses.fields(OptimizerSpec) if f.init}
     yield "optimizer", DEFS["optimizer"]["properties"], spec
-    for branch in DEFS["real_optimizer"]["allOf"]:
-        rule = branch["if"]["properties"]["rule"]["const"]
+    for rule in stochastic.OPTIMIZERS:  # the schemas its module declares
         constructor = stochastic.OPTIMIZERS[rule].__init__
-        yield f"real {rule}", branch["then"]["properties"], keyword_defaults(constructor)
+        yield f"real {rule}", rules.RULES[rule].torch.settings, keyword_defaults(constructor)
     train = DEFS["experiment"]["properties"]["train"]["properties"]
     settings = {
         **keyword_defaults(loop.train),

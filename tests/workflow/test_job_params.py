@@ -61,6 +61,7 @@ def test_a_sweep_point_depends_on_its_data_models_own_module():
     from tiny_sweep import TINY_SWEEP, tiny
 
     from attnbias.studies.sweep_config import SweepConfig
+    from attnbias.workflow.codedeps import rule_files
     from attnbias.workflow.job_params import JobParams
 
     config = tiny()
@@ -72,8 +73,27 @@ def test_a_sweep_point_depends_on_its_data_models_own_module():
     own = {f.split("attnbias/")[1] for f in job.sweep_code(fig8)}
     assert {"data/bad_direction.py", "svm/max_margin.py"} <= own
     fig3 = SimpleNamespace(sweep="fig3", point=next(iter(sweeps.points("fig3"))))
-    assert job.sweep_code(fig3) == []
+    # fig3's model has none: its code is its optimizers' rule modules (codedeps.rule_files)
+    rules_ = {o["rule"] for o in sweeps.experiment("fig3", fig3.point)["optimizers"].values()}
+    assert rules_ and job.sweep_code(fig3) == rule_files(rules_)
     # and the point rule takes it as input (an edit to the module reruns the points)
     from project import REPO
 
     assert "loaded_code=JOB.sweep_code" in (REPO / "workflow/rules/sweep.smk").read_text()
+
+
+def test_a_training_job_depends_on_its_optimizers_rule_module_alone():
+    """JobParams.rule_code: the module of the rule its optimizer trains with (and what it
+    imports), never another rule's (codedeps.rule_files; tests/project/test_snakefile_build.py
+    dry-runs an edit)."""
+    from types import SimpleNamespace
+
+    from attnbias.optim import rules
+    from attnbias.workflow.job_params import JobParams
+
+    job = JobParams(workflow_config(), sweeps=None, robustness=None)
+    ps = job.rule_code(SimpleNamespace(experiment="fig2", optimizer="ps"))
+    names = {f.split("optim/rules/")[1] for f in ps if "optim/rules/" in f}
+    assert names == {"polyak.py"} and rules.MODULES["polyak"].endswith(".polyak")
+    sgd = job.rule_code(SimpleNamespace(figure="fig6", optimizer="sgd", seed="1"))
+    assert {f.split("optim/rules/")[1] for f in sgd if "optim/rules/" in f} == {"sgd.py"}

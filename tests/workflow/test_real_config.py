@@ -9,7 +9,7 @@ import pytest
 import yaml
 from project import REPO
 
-from attnbias.workflow.real_config import RealDataConfig
+from attnbias.workflow.real_config import RealDataConfig, tuning_words
 
 
 @pytest.fixture(scope="module")
@@ -32,6 +32,16 @@ def test_each_figures_rates_come_from_its_sweep(wf):
         tried = [wf.optimizer(sweep, o) for o in wf.real_experiments[sweep]["optimizers"]]
         for name in wf.real_experiments[figure]["optimizers"]:
             assert wf.optimizer(figure, name) in tried, (figure, name)
+
+
+def test_the_claims_name_where_a_figure_was_tuned(wf):
+    real = RealDataConfig(wf)
+    assert real.claims_real("fig1_minilm")["tuning"] == (
+        "settings tuned on seed 0 by fig1_minilm_lr (rule probe_area)"
+    )
+    assert wf.jobs("fig1_minilm")["seed"] == [1, 2, 3, 4, 5]
+    assert wf.jobs("fig1_minilm_lr")["seed"] == [0]
+    assert real.tuning("fig1") == {} and tuning_words({}) == ""  # no sweep tuned the paper's
 
 
 def test_sweeps_are_not_read_by_the_claims(wf):

@@ -11,7 +11,7 @@ from snakemake.utils import validate
 
 from attnbias.workflow import checked_config, configcheck
 from attnbias.workflow.configkeys import ConfigError
-from attnbias.workflow import results_folder
+from attnbias.workflow import results_folder, results_links
 from attnbias.workflow import codedeps
 from attnbias.workflow.codedeps import module_files
 from attnbias.data.models import data_model
@@ -53,7 +53,8 @@ try:
         [Path(workflow.basedir) / "workflow/rules/common.smk"],
     )
     results_folder.check(config, workflow.overwrite_configfiles, DEFAULT_CONFIG)
-except ConfigError as err:
+    results_links.check(config)
+except (ConfigError, results_links.LinkInResultsError) as err:
     raise WorkflowError(str(err)) from None
 
 # no report caption may carry markup or a local file (docs/workflow.md)
@@ -186,3 +187,16 @@ def check_real_data_first():
         return
     except errors.MissingRealDataError as err:
         raise WorkflowError(str(err)) from None
+
+
+def announce_svm_costs():
+    """Before any job: each svm_geometry job of this run that will take long (by its
+    experiment's size, attnbias.svm.cost's estimate from measured costs) says so."""
+    from attnbias.svm import cost
+
+    for job in workflow.dag.needrun_jobs():
+        if job.rule.name == "svm_geometry":
+            name = job.wildcards_dict["experiment"]
+            line = cost.announcement(name, EXPERIMENTS[name])
+            if line:
+                print(line, file=sys.stderr)

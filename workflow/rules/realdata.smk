@@ -36,6 +36,7 @@ rule train_real:
     input:
         source=rules.check_real_data.output[0],
         code=code("train_real.py"),
+        rule_code=JOB.rule_code,  # its optimizer's rule module (codedeps.rule_files)
     output:
         metrics=results("train/{figure}/{optimizer}/seed{seed}.parquet"),
     log:
@@ -108,6 +109,7 @@ rule figure_real:
         legend=JOB.legend,
         settings=JOB.real_settings,
         config=JOB.figure_config,
+        tuning=JOB.real_tuning,
         identity=JOB.metrics_identity,
     script:
         "../scripts/figure_real.py"
@@ -167,8 +169,9 @@ rule figure_similarity:
 
 
 rule final_values_real:
-    """Each optimizer's end point (final train loss, test accuracy) and the best setting of
-    each rule: the record of a learning-rate sweep's choice (fig6_mnist5k_lr)."""
+    """Each optimizer's end point (final train loss, test accuracy, probe area, cap share)
+    and the setting of each rule that real_data.tuning's rule chooses: the record of a
+    learning-rate sweep's choice (fig6_mnist5k_lr)."""
     input:
         metrics=rules.aggregate_real.output[0],
         code=code("final_values_real.py"),
@@ -182,6 +185,8 @@ rule final_values_real:
         "../../envs/plot.yaml"
     params:
         optimizers=JOB.real_optimizers,
+        tuning_rule=REAL["tuning"]["rule"],
+        sweep=JOB.real_sweep,
         identity=JOB.metrics_identity,
     script:
         "../scripts/final_values_real.py"

@@ -4,6 +4,7 @@
 rule study_runs:
     input:
         code=code("study_runs.py"),
+        rule_code=JOB.study_rule_code,  # its optimizer's rule module (codedeps.rule_files)
     output:
         runs=results("global_convergence/runs/{setting}/{optimizer}.parquet"),
         assumptions=results(

@@ -5,6 +5,8 @@ rule train:
         # a geometry experiment's each-norm SVM solutions (none for the others)
         geometry=JOB.svm_geometry_file(rules.svm_geometry.output[0]),
         code=code("train.py"),
+        # the module of its optimizer's rule, which no import names (codedeps.rule_files)
+        rule_code=JOB.rule_code,
     output:
         metrics=results("train/{experiment}/{optimizer}.parquet"),
         final=results("train/{experiment}/{optimizer}.final.npz"),

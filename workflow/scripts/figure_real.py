@@ -16,7 +16,7 @@ record = provenance.of_job(
 section = snakemake.params.config["real_data"]["experiments"][snakemake.wildcards.figure]
 optimizers = section["optimizers"]
 table = parquet.load_metrics(snakemake.input.metrics, snakemake.params.identity)
-# a run whose cap bound at every step on every seed is labelled as the SGD it became
+# a run whose cap bound at most of its steps is labelled as the SGD it became
 legend = plots.run_legend(snakemake.params.legend, optimizers, table)
 plots.draw_training(
     table,
@@ -25,7 +25,11 @@ plots.draw_training(
     # each optimizer drawn as its algorithm is in every figure (None: a stochastic rule)
     algorithms=algorithm_style.algorithms_of(optimizers, None),
     caption=plots.training_caption(
-        snakemake.params.settings, legend, source, cap_bound.caption_text(optimizers, table)
+        snakemake.params.settings,
+        legend,
+        source,
+        cap_bound.caption_text(optimizers, table),
+        tuning=snakemake.params.tuning,
     ),
     fixture=source["fixture"],
     outputs=[snakemake.output.pdf, snakemake.output.png, snakemake.output.caption],

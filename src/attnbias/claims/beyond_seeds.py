@@ -26,7 +26,7 @@ def seeds_sentence(experiments: dict, tables: dict) -> str:
                     f"the seeds its table reports ({seeds}): raise its first_seed above it"
                 )
             tuning.append(f"seed {chose} of {name} ({e.get('data') or 'its data'})")
-        reported.append(f"{name}'s {_seed_words(seeds)}")
+        reported.append(f"{name}'s {seed_words(seeds)}")
     if not reported:
         return ""
     if not tuning:
@@ -41,7 +41,7 @@ def seeds_sentence(experiments: dict, tables: dict) -> str:
     )
 
 
-def _seed_words(seeds: list[int]) -> str:
+def seed_words(seeds: list[int]) -> str:
     if len(seeds) > 1 and seeds == list(range(seeds[0], seeds[-1] + 1)):
         return f"seeds {seeds[0]} to {seeds[-1]}"
     return f"seed{'s' * (len(seeds) > 1)} {', '.join(map(str, seeds))}"

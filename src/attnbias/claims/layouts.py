@@ -19,6 +19,7 @@ from dataclasses import replace
 import pandas as pd
 
 from attnbias.claims.beyond import BEYOND
+from attnbias.claims.beyond_seeds import seed_words
 from attnbias.claims.claim import Claim, Statement, by_result, frame
 from attnbias.claims.rows import Rows, Run
 from attnbias.claims.statements import STATEMENTS
@@ -85,10 +86,12 @@ def reads(statement: Statement, dataset: str) -> bool:
 
 
 def where(rows: Rows) -> str:
-    """A real-data row's "where": the experiment, its data, model and scale, and its seeds."""
+    """A real-data row's "where": the experiment, its data, model and scale, its seeds (and
+    the seed its settings were tuned on, never reported, where a sweep tuned them)."""
     run = rows.run
-    seeds = f"{len(run.seeds)} seeds" if "seed" in run.table else ""
-    return f"{rows.experiment} ({', '.join(p for p in (run.dataset, run.scale, seeds) if p)})"
+    seeds = seed_words([int(s) for s in run.seeds]) if "seed" in run.table else ""
+    parts = (run.dataset, run.scale, seeds, run.tuning)
+    return f"{rows.experiment} ({', '.join(p for p in parts if p)})"
 
 
 def comparison_scope(statement: Statement, run) -> str:
@@ -158,12 +161,12 @@ def claims(
         run = Run(tables[name], e["optimizers"], e["layout"], (W_mm_norms or {}).get(name, []),
                   (T_tokens or {}).get(name, 0), (u_margins or {}).get(name),
                   e.get("dataset", ""), e.get("scale", ""), e.get("data", ""),
-                  (feasibility or {}).get(name))  # fmt: skip
+                  (feasibility or {}).get(name), e.get("tuning", ""))  # fmt: skip
         collectors.append(
             Rows(
                 e.get("figure", name),
                 (hypotheses or {}).get(name),
-                # a run whose cap bound at every step is named as the SGD it became
+                # a run whose cap bound at most steps is named as the SGD it became
                 cap_bound.relabel(e.get("labels"), e["optimizers"], tables[name]),
                 e["optimizers"],
                 e["layout"],

@@ -1,7 +1,7 @@
 """A race (a test of kind "race"): one method's quantity below another's at every logged t
 after the burn-in, on every seed (measure.ahead), with both methods' numbers and the
-margin at the last t. Fig. 2's and Fig. 3's remarks and the real-data "faster than SGD"
-are races."""
+margin at the last t. Fig. 2's and Fig. 3's remarks are races; the real-data "faster than
+SGD" is a paired race (claims.paired_race)."""
 
 from __future__ import annotations
 

@@ -87,6 +87,7 @@ class Run:
     # synthetic data: each seed's n, T, d and smallest W-SVM constraint value of its W_mm
     # (claims.inputs.ExperimentInputs.feasibility), or None where not read
     feasibility: dict | None = None
+    tuning: str = ""  # real data: the seed and sweep that chose the settings, in words
 
     @property
     def t_last(self) -> int:

@@ -298,6 +298,21 @@ DATA_MODELS = {
         "(Fig. 8 of the paper); training still reaches the direction of W_mm.",
         name="Example 1 (random 20-d) from a bad direction",
     ),
+    # in a module of its own: the neighbours' draws come from a torch.Generator, so only
+    # their experiments' data jobs import torch
+    "cross_gaussian": DataModel(
+        "attnbias.data.neighbours",
+        "The neighbours' cross-attention data (TF-as-SVM's and AttentionMD's generator): "
+        "unit-norm Gaussian tokens X, queries Z and decoder v (fixed), labels independent "
+        "of X, drawn from a torch.Generator seeded with the run's seed.",
+        name="the neighbours' cross-attention data",
+    ),
+    "attentionmd_joint": DataModel(
+        "attnbias.data.neighbours",
+        "AttentionMD's joint-training instance: two samples of three tokens in 2-D, "
+        "self-attention, W and v trained jointly from 0.",
+        name="AttentionMD's joint instance",
+    ),
 }
 MODELS = sorted(DATA_MODELS)
 # The models whose generator lies in a module of its own: the workflow adds that module's

@@ -11,7 +11,8 @@ other family drawn there holds. The palette is colour-blind safe (seaborn's colo
 palette, Okabe-Ito's hues, without its pale yellow, and black). Within a family, members
 differ by marker and line style; the line styles of the variants mean the same in every
 family: solid the plain algorithm, dashed with a step cap, dash-dot NGD per block (W and u
-normalised separately), dotted the stochastic (mini-batch) version of the real-data runs.
+normalised separately, without Eq. 10's step factors: Eq. 10, per block too, is a family of
+its own, solid), dotted the stochastic (mini-batch) version of the real-data runs.
 So SGD is drawn as GD (vermilion squares) in dots, SNGD as NGD, SPS as PS; Adam is one
 algorithm, full-batch or not. Curves of one algorithm at several settings (a
 learning-rate sweep) keep its marker and get shades of its colour and line styles of their
@@ -62,7 +63,8 @@ _MEMBER = "long dashes, dash-dot-dot: another algorithm of its family (its colou
 VARIANTS = {
     PLAIN: "solid",
     CAPPED: "dashed: steps capped",
-    PER_BLOCK: "dash-dot: W and u normalised separately",
+    # Eq. 10 normalises W and u separately too, but is a family of its own, drawn solid
+    PER_BLOCK: "dash-dot: NGD with W and u normalised separately, without Eq. 10's step factors",
     STOCHASTIC: "dotted: the mini-batch version of a full-batch algorithm (its colour and marker)",
     DASHES["long-dash"]: _MEMBER,
     DASHES["dash-dot-dot"]: _MEMBER,

@@ -51,7 +51,9 @@ def own_alignment(table: pd.DataFrame, optimizer: str, norm: str) -> pd.DataFram
     return pd.DataFrame({"mean": grouped.mean(), "low": grouped.min(), "high": grouped.max()})
 
 
-def _matrix_panel(ax, matrix: pd.DataFrame, labels: list[str], expected: list[str]) -> None:
+def _matrix_panel(ax, matrix: pd.DataFrame, labels: list[str], expected: list) -> None:
+    """The final alignments, each optimizer's expected norm framed (none where no published
+    result names one: optim.expected_norm)."""
     values = matrix.to_numpy()
     # colour from the smallest cell (rounded down to a tenth) to 1: the differences between
     # norms are what the panel is for; the numbers give the values
@@ -63,6 +65,8 @@ def _matrix_panel(ax, matrix: pd.DataFrame, labels: list[str], expected: list[st
             ax.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=style.MIN_FONT_PT,
                     color="white" if light else "black")  # fmt: skip
     for i, norm in enumerate(expected):
+        if norm is None:
+            continue
         j = list(matrix.columns).index(norm)
         ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="#d55e00", lw=1.8))
     ax.set_xticks(range(len(matrix.columns)), list(matrix.columns))
@@ -76,6 +80,8 @@ def _curves_panel(ax, table, order, labels, expected, looks) -> list:
     optimizer keeps its algorithm's colour, marker and line style in every row."""
     handles = []
     for k, opt in enumerate(order):
+        if expected[k] is None:  # no published expected norm: no own norm to follow
+            continue
         curve = own_alignment(table, opt, expected[k])
         curve = curve[curve.index > 0]  # log t: the start (t = 0) is left out
         look = looks[opt]
@@ -157,6 +163,15 @@ def not_unique(table: pd.DataFrame, norms: list[str]) -> dict[str, str]:
     return out
 
 
+def _found(s: dict, matrix: pd.DataFrame, o: str) -> str:
+    """An optimizer's final alignment with its expected norm's solution, and the best."""
+    best = f"best: {matrix.loc[o].idxmax()}, {matrix.loc[o].max():.3f}"
+    norm = s["expected"][o]
+    if norm is None:
+        return f"{s['labels'][o]}: no published expected norm, none framed ({best})"
+    return f"{s['labels'][o]}: {matrix.loc[o, norm]:.3f} with its {norm} solution ({best})"
+
+
 def caption(tables: dict, settings: dict, hypotheses: dict) -> str:
     """What the figure is drawn from (data, model, sizes) and its numbers (final alignments)."""
     parts = [
@@ -174,11 +189,7 @@ def caption(tables: dict, settings: dict, hypotheses: dict) -> str:
     for name, s in settings.items():
         params = ", ".join(f"{k} = {v}" for k, v in s["data"].get("params", {}).items())
         matrix = final_alignment(tables[name], s["order"], s["norms"])
-        found = "; ".join(
-            f"{s['labels'][o]}: {matrix.loc[o, s['expected'][o]]:.3f} with its {s['expected'][o]}"
-            f" solution (best: {matrix.loc[o].idxmax()}, {matrix.loc[o].max():.3f})"
-            for o in s["order"]
-        )
+        found = "; ".join(_found(s, matrix, o) for o in s["order"])
         decoder = (
             "W and u trained jointly (each run measured against the SVMs of the tokens "
             "optimal under its own decoder, Def. 1)"

@@ -16,7 +16,10 @@ def save_figure(fig, outputs, provenance: dict | None = None, caption: str | Non
 
     `provenance` (a record of attnbias.workflow.provenance) goes into each file's metadata.
     """
-    for path in outputs:
+    # the raster first: the layout is solved on the first file, and Agg's text is a little
+    # wider than the PDF's, so a layout solved on the PDF clipped the PNG's longest labels
+    # at the edge (the sweep figure's claims, at the left)
+    for path in sorted(outputs, key=lambda p: str(p).rsplit(".", 1)[-1] != "png"):
         if captions.is_caption(path):
             if caption is None:
                 raise ValueError(f"{path}: this figure has no caption to write")

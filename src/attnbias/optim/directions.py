@@ -184,3 +184,65 @@ def _lp_direction(G: np.ndarray, q: float, axes: tuple) -> np.ndarray:
     norm = np.sum(a, axis=axes) ** ((q - 1) / q)
     powered /= per_run(np.where(norm > 0, norm, 1.0), powered)
     return np.copysign(powered, G, out=powered)
+
+
+# ---- normalised steps (mirror, kq: the neighbours' algorithms) ------------------------
+
+# `dual_normalize`: none, the gradient as it is; per_block, each block (W, or kq's K and Q,
+# and u) divided by its own gradient's dual norm; global, all blocks by one dual norm
+DUAL_NORMALIZATIONS = ("none", "per_block", "global")
+
+
+def check_dual_normalize(spec) -> None:
+    if spec.dual_normalize not in DUAL_NORMALIZATIONS:
+        raise ValueError(
+            f"dual_normalize must be one of {DUAL_NORMALIZATIONS}, got {spec.dual_normalize!r}"
+        )
+
+
+def with_dual_normalize(caption: str, spec, dual: str) -> str:
+    """A rule's caption, with its normalisation where it has one (dual: the norm's name)."""
+    if spec.dual_normalize == "none":
+        return caption
+    how = "each block" if spec.dual_normalize == "per_block" else "all blocks"
+    return f"{caption}, {how} / ||grad||_{dual}"
+
+
+def log_norm(G: np.ndarray, q: float) -> np.ndarray:
+    """log ||G_b||_q (entrywise) per run b of G (B, ...), exact for entries of any size (on
+    G scaled to a largest entry of 1); -inf for a zero block."""
+    axes = tuple(range(1, G.ndim))
+    top = np.max(np.abs(G), axis=axes)
+    safe = np.where(top > 0, top, 1.0)
+    scaled = np.abs(G) / per_run(safe, G)
+    with np.errstate(divide="ignore"):
+        return np.where(top > 0, np.log(safe) + np.log(np.sum(scaled**q, axis=axes)) / q, -math.inf)
+
+
+def log_coefficients(spec, lrs: dict, blocks: dict, q: float) -> dict:
+    """The log multiplier of each block's G~ in its step, lr_b e^s_b G~_b / N, for blocks
+    {name: (s (B,), G~)} of gradients e^s G~: N = 1 (dual_normalize none), the block's own
+    ||e^s G~||_q (per_block: lr_b G~ / ||G~||_q, the scale cancels, so a step never
+    vanishes with an underflowing loss), or one l_q norm over all blocks (global). A zero
+    block takes no step (-inf)."""
+    how = spec.dual_normalize
+    if how == "none":
+        return {name: math.log(lrs[name]) + s for name, (s, _) in blocks.items()}
+    own = {name: log_norm(G, q) for name, (_, G) in blocks.items()}  # log ||G~||_q
+    if how == "per_block":  # lr G~ / ||G~||_q: e^s cancels exactly, never formed
+        return {name: _no_step_where_zero(math.log(lrs[name]) - v, v) for name, v in own.items()}
+    # one norm N over all blocks: log N = logsumexp_b(q (s_b + log ||G~_b||)) / q
+    stacked = q * np.stack([blocks[name][0] + v for name, v in own.items()])
+    top = np.max(stacked, axis=0)
+    safe = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(divide="ignore"):
+        log_total = (safe + np.log(np.sum(np.exp(stacked - safe), axis=0))) / q
+    return {
+        name: _no_step_where_zero(math.log(lrs[name]) + s - log_total, own[name])
+        for name, (s, _) in blocks.items()
+    }
+
+
+def _no_step_where_zero(log_coef: np.ndarray, log_own_norm: np.ndarray) -> np.ndarray:
+    """-inf (no step) where the block's gradient is zero, never an inf or NaN step."""
+    return np.where(np.isneginf(log_own_norm), -math.inf, log_coef)

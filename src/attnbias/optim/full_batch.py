@@ -24,7 +24,6 @@ from typing import Any
 
 from attnbias.model.arrays import logsumexp, namespace
 from attnbias.model.gradient_weights import ScaledGradient
-from attnbias.optim import rules
 from attnbias.optim.rule import StepInputs
 from attnbias.optim.spec import OptimizerSpec
 
@@ -42,12 +41,20 @@ def _log_global_norm(grads: dict[str, ScaledGradient]):
 
 
 class Optimizer:
-    """Applies an OptimizerSpec to named parameter tensors, in place (rule: spec's, where
-    the caller has resolved it)."""
+    """Applies an OptimizerSpec to named parameter tensors, in place (its rule: the one the
+    spec resolved, spec.definition)."""
 
-    def __init__(self, spec: OptimizerSpec, rule=None):
+    def __init__(self, spec: OptimizerSpec):
         self.spec = spec
-        self.rule = rule or rules.get(spec.rule)
+        self.rule = spec.definition
+        if not self.rule.gradient_multiple:
+            # a direction rule (mirror, kq, ...) leaves the gradients' span: the token
+            # coordinates of the kernel and the torch stepper cannot hold its update
+            raise ValueError(
+                f"rule {spec.rule} is a direction rule: it trains on the full W only "
+                "(training.full_matrix, which training.dispatch picks for it), not on the C "
+                "kernel or the torch stepper"
+            )
         self.buffers: dict[str, Any] = {}
         self.steps = 0
 

@@ -3,7 +3,12 @@ how it is drawn (Look). Each rule is one module of attnbias.optim.rules that def
 `RULE = Rule(...)` (docs/layout.md, "Adding an optimizer"); the registry, the claims'
 algorithm names, the figures' looks and the kernel's codes are read from these.
 
-Two kinds of rule. A step-length rule (GD, NGD, Polyak step) chooses, for each gradient
+A rule trains in one regime or both: full-batch (the synthetic runs, numpy or torch arrays
+in logs: the two kinds below) and on torch parameters (the real-data runs' mini-batch
+training: `torch`, a TorchOptimizer naming its torch.optim.Optimizer and the config
+settings its constructor takes). Adam does both; SGD, SNGD and SPS only the latter.
+
+Two kinds of full-batch rule. A step-length rule (GD, NGD, Polyak step) chooses, for each gradient
 block (W, and u when it is trained), the log of its step length: the multiplier of that
 block's gradient. full_batch.Optimizer applies it, together with the settings every such
 rule takes (SHARED: momentum, Eq. 10's decay factors). Lengths are formed in logs, since a
@@ -23,6 +28,7 @@ since the workflow's config checks read the rules.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -88,49 +94,118 @@ def _start_accepted(spec, initial_loss: float) -> None:
     return None
 
 
-def _frobenius(spec) -> str:
-    return "fro"
+def _unpublished(spec) -> None:
+    """No published result says which norm's margin this rule finds."""
+    return None
+
+
+def setting(description: str, **schema) -> dict:
+    """A TorchOptimizer setting's JSON schema: a number unless `schema` gives its type."""
+    return {"description": description, "type": "number", **schema}
+
+
+STEP = dict(exclusiveMinimum=0)  # a step size's bounds
+MOMENTUM = dict(minimum=0, exclusiveMaximum=1)  # a heavy-ball coefficient's
+
+
+@dataclass(frozen=True)
+class TorchOptimizer:
+    """What a rule needs to run on torch parameters (the real-data runs): its
+    torch.optim.Optimizer class, written "module:Class" so that the registry stays
+    torch-free (the workflow's config checks read it), and the config settings its
+    constructor takes, each as a JSON schema (type, bounds, description): the config checks
+    validate an entry against them, and refuse any other key."""
+
+    cls: str
+    settings: dict[str, dict]
+
+    def __post_init__(self):
+        module, _, name = self.cls.partition(":")
+        if not (module and name.isidentifier()):
+            raise ValueError(f"torch optimizer {self.cls!r}: write it as 'module:Class'")
+        if not all(isinstance(s, dict) for s in self.settings.values()):
+            raise ValueError("torch settings: {name: its JSON schema} (a dict each)")
+
+    def load(self) -> type:
+        """The optimizer class (imports torch). A ValueError where it is not one, or where
+        a declared setting is no keyword of its constructor."""
+        import inspect
+
+        import torch
+
+        module, _, name = self.cls.partition(":")
+        found = getattr(importlib.import_module(module), name, None)
+        if not (isinstance(found, type) and issubclass(found, torch.optim.Optimizer)):
+            raise ValueError(f"{self.cls} is not a torch.optim.Optimizer class")
+        keywords = set(inspect.signature(found.__init__).parameters) - {"self", "params"}
+        unknown = sorted(set(self.settings) - keywords)
+        if unknown:
+            raise ValueError(
+                f"settings {unknown} are no keywords of {self.cls}'s constructor "
+                f"({sorted(keywords)})"
+            )
+        return found
 
 
 @dataclass(frozen=True)
 class Rule:
-    """One update rule: exactly one of `log_step` (a step-length rule) and `update` (a
-    direction rule).
+    """One update rule: for full-batch training, one of `log_step` (a step-length rule) and
+    `update` (a direction rule); for torch parameters (real data), `torch`; at least one.
 
     name: the config's `rule`; settings: the OptimizerSpec settings it reads (besides
-    SHARED for a step-length rule); caption: spec -> the head of its figure caption;
-    check: spec -> ValueError for a combination it refuses; check_start: (spec, a run's
-    initial loss) -> ValueError for a start it refuses (training.loop asks it of every run
-    at t = 0); cap: the setting that caps its step length, if any; implicit_norm: spec -> the norm
-    whose attention SVM its geometry is expected to find ("fro", "max", "spectral",
-    "nuclear", "l<p>"); kernel_code: its code in training/_kernel.c where the C kernel
-    runs it; names: {algorithm key: how the claims table names it}, every algorithm it
-    runs as (algorithm) and the mini-batch version of the real-data runs drawn in its
-    family; looks: {look key: Look} (look_key; the default keys are the algorithm keys);
-    algorithm, look_key: (spec, layout) -> key (default: the rule's name, then the
-    algorithm key).
+    SHARED for a step-length rule); caption: spec -> the head of its figure caption
+    (full-batch; a real-data run's caption is its rule and torch settings); check: spec ->
+    ValueError for a combination it refuses; check_start: (spec, a run's initial loss) ->
+    ValueError for a start it refuses (training.loop asks it of every run at t = 0); cap:
+    the setting that caps its step length, if any; implicit_norm: spec -> the norm whose
+    attention SVM a published result expects its geometry to find ("fro", "max",
+    "spectral", "nuclear", "l<p>"), or None where none does (the default: the geometry
+    figure frames no cell, and its claims rows are comparisons); kernel_code: its code in
+    training/_kernel.c where the C kernel runs it; names: {algorithm key: how the claims
+    table names it}, every algorithm it runs as (algorithm); looks: {look key: Look}
+    (look_key; the default keys are the algorithm keys); algorithm, look_key: (spec,
+    layout) -> key (default: the rule's name, then the algorithm key); examples: config
+    settings (beyond `rule`) at which a full-batch rule runs as each of its algorithms, the
+    first its plain one (the tests step, draw and name every rule at them); torch: what it
+    needs to run on torch parameters (TorchOptimizer).
     """
 
     name: str
-    settings: tuple[str, ...]
-    caption: Callable[[Any], str]
     names: dict[str, str]
     looks: dict[str, Look]
+    settings: tuple[str, ...] = ()
+    caption: Callable[[Any], str] | None = None
     log_step: Callable[[StepInputs], dict[str, Any]] | None = None
     update: type | None = None
     check: Callable[[Any], None] = _accept
     check_start: Callable[[Any, float], None] = _start_accepted
     cap: str | None = None
-    implicit_norm: Callable[[Any], str] = _frobenius
+    implicit_norm: Callable[[Any], str | None] = _unpublished
     kernel_code: int | None = None
     algorithm: Callable[[Any, str], str] | None = None
     look_key: Callable[[Any, str], str] | None = None
+    examples: tuple[dict, ...] = ({},)
+    torch: TorchOptimizer | None = None
 
     def __post_init__(self):
-        if (self.log_step is None) == (self.update is None):
-            raise ValueError(f"rule {self.name!r}: give exactly one of log_step and update")
+        if self.log_step is not None and self.update is not None:
+            raise ValueError(f"rule {self.name!r}: give one of log_step and update, not both")
+        if not (self.full_batch or self.torch is not None):
+            raise ValueError(
+                f"rule {self.name!r}: give log_step or update (full-batch training), or torch "
+                "(a TorchOptimizer: training on torch parameters), or both"
+            )
+        if self.full_batch and self.caption is None:
+            raise ValueError(f"rule {self.name!r}: a full-batch rule needs a caption")
         if self.kernel_code is not None and self.update is not None:
             raise ValueError(f"rule {self.name!r}: the C kernel runs step-length rules only")
+        if self.torch is not None and not isinstance(self.torch, TorchOptimizer):
+            raise ValueError(f"rule {self.name!r}: torch must be a rule.TorchOptimizer")
+
+    @property
+    def full_batch(self) -> bool:
+        """It trains the synthetic runs (full-batch, in logs): a log_step or an update."""
+        return self.log_step is not None or self.update is not None
 
     @property
     def gradient_multiple(self) -> bool:

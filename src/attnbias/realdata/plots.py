@@ -21,6 +21,7 @@ from attnbias.figures.overlap import (
 from attnbias.figures.save import save_figure
 from attnbias.figures.style import FULL_WIDTH, LINE_STYLES, apply_theme
 from attnbias.realdata import cap_bound
+from attnbias.realdata.tuning import RULES
 
 NORM_PREFIX = "norm/"
 FIXTURE_STAMP = "FIXTURE RUN (tiny test data and model, not the paper's experiment)"
@@ -72,6 +73,30 @@ TEST_SPLITS = {
 }
 
 
+def dataset_title(name: str) -> str:
+    """A dataset as a figure's face names it (`rotten_tomatoes`: "Rotten Tomatoes
+    snippets"), not by its config key."""
+    from attnbias.realdata import packaged_text
+
+    titles = {"mnli": "MNLI", "civilcomments": "CivilComments"}
+    titles.update({key: d.title for key, d in packaged_text.DATASETS.items()})
+    return titles.get(name, name)
+
+
+def identical_note(h: pd.DataFrame) -> str:
+    """What the bar at cos = 1 is, read from the histogram: the pairs of one token twice (a
+    word repeated in a text has one embedding: cosine exactly 1), and how many other pairs
+    lie within 0.01 of 1."""
+    first = h.iloc[0]
+    identical, pairs = int(first["identical_pairs"]), int(first["pairs"])
+    near = int(h.loc[h["lo"] >= 0.99 - 1e-9, "count"].sum())  # edges: np.linspace
+    return (
+        f"the bar at cos = 1 is its {identical:,} pairs ({identical / pairs:.1%}) of one token "
+        f"twice (a word repeated in a text has one embedding), with {near - identical:,} "
+        "other pairs above 0.99"
+    )
+
+
 def data_name(settings: dict, source: dict) -> str:
     """The data a real-data figure was drawn from, as its face and caption name it."""
     return source["datasets"][0].get("name", settings["dataset"])
@@ -105,9 +130,13 @@ def _data_origin(source: dict) -> str:
     return data.get("origin") or Path(data["path"]).name
 
 
-def training_caption(settings: dict, legend: dict, source: dict, caps: str = "") -> str:
+def training_caption(
+    settings: dict, legend: dict, source: dict, caps: str = "", tuning: dict | None = None
+) -> str:
     """What a real-data figure shows and with which settings, for the figure's foot; `caps`
-    says at how many steps each capped run's cap bound (realdata.cap_bound.caption_text)."""
+    says at how many steps each capped run's cap bound (realdata.cap_bound.caption_text),
+    `tuning` where the settings were chosen (RealDataConfig.tuning: the tuning seed, never
+    reported, the sweeps and their rule, realdata.tuning.RULES)."""
     train = settings["train"]
     model = _model_name(settings, source)
     subset = ""
@@ -120,23 +149,33 @@ def training_caption(settings: dict, legend: dict, source: dict, caps: str = "")
             f"{train.get('test_samples') or 'all'} test samples."
         )
     optimizers = "; ".join(f"{label}: {text}" for label, text in legend.values())
-    seeds = settings["seeds"]
-    lines = "a single run" if seeds == 1 else f"mean over {seeds} seeds, band min to max"
+    seeds, first = settings["seeds"], settings.get("first_seed", 0)
+    lines = (
+        f"a single run (seed {first})"
+        if seeds == 1
+        else f"mean over {seeds} seeds ({first} to {first + seeds - 1}), band min to max"
+    )
+    tuned = ""
+    if tuning:
+        tuned = (
+            f" Settings tuned on seed {tuning['seed']}, never reported, by "
+            f"{', '.join(tuning['sweeps'])}'s rule {tuning['rule']}: {RULES[tuning['rule']]}."
+        )
     return (
         f"Data: {data_name(settings, source)} from {_data_origin(source)}; model: {model}. "
         f"{train['epochs']} epoch{'s' if train['epochs'] != 1 else ''}, batch size "
         f"{train['batch_size']}, logged every "
         f"{train['log_every']} steps; lines: {lines}. Train loss: mean mini-batch "
         f"cross-entropy since the previous log point; test accuracy on "
-        f"{TEST_SPLITS[settings['dataset']]}.{subset} Optimizers: {optimizers}."
+        f"{TEST_SPLITS[settings['dataset']]}.{subset} Optimizers: {optimizers}.{tuned}"
         + (f" {caps}" if caps else "")
     )
 
 
 def run_legend(legend: dict, optimizers: dict, table: pd.DataFrame) -> dict:
     """The config's legend (optimizer -> (label, settings text)) with each run whose cap bound
-    at every step on every seed of `table` labelled as the SGD it became (realdata.cap_bound:
-    "SPS (cap bound at every step: SGD with lr 0.1)"); figure and caption both take it."""
+    at most of its steps in `table` labelled as the SGD it became (realdata.cap_bound: "SPS
+    (cap bound at 99% of its steps: SGD with lr 0.1)"); figure and caption both take it."""
     labels = cap_bound.relabel({n: label for n, (label, _) in legend.items()}, optimizers, table)
     return {n: (labels[n], text) for n, (_, text) in legend.items()}
 
@@ -268,7 +307,8 @@ def draw_similarity(
     pairs inside |cos| < band printed on it; `model` (the embeddings' model) named in each
     panel's title beside the dataset, so the face says what it was drawn from.
     `histograms[name]` has the columns lo, hi, count (the histogram) and texts, pairs,
-    band, within_band (the same on every row).
+    identical_pairs, band, within_band (the same on every row); panels are titled by the
+    dataset's name (dataset_title), and the caption says what the bar at cos = 1 is.
     `title` and the counts go to the caption (a `.caption.md` path of `outputs`)."""
     apply_theme()
     names = list(histograms)
@@ -290,10 +330,12 @@ def draw_similarity(
         )  # fmt: skip
         ax.set_xlabel("cosine similarity of two tokens in a text")
         ax.set_ylabel("density")
-        ax.set_title(f"{name}: {model}" if model else name, loc="left", fontweight="bold")
+        shown = dataset_title(name)
+        ax.set_title(f"{shown}: {model}" if model else shown, loc="left", fontweight="bold")
         counted.append(
-            f"{name}: {first['within_band']:.1%} of {int(first['pairs']):,} pairs from "
-            f"{int(first['texts']):,} texts have |cos| < {band:g} (shaded)"
+            f"{shown}: {first['within_band']:.1%} of {int(first['pairs']):,} pairs from "
+            f"{int(first['texts']):,} texts have |cos| < {band:g} (shaded); "
+            + identical_note(histograms[name])
         )
     _stamp(fig, fixture)
     text = captions.compose(

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from attnbias.optim.spec import StochasticSpec
-from attnbias.optim.stochastic import make_optimizer
 from attnbias.realdata import tasks
-from attnbias.realdata.trainer import Schedule, fit
+from attnbias.realdata.trainer import Schedule, every_step, fit
 from attnbias.training.devices import resolve_device
 
 
@@ -23,7 +22,8 @@ def train_run(
     progress_file=None,
     compile: bool = False,
 ):
-    """Build the experiment's task, train it, return (steps, metrics, device).
+    """Build the experiment's task, train it, return (iterations, metrics, device): every
+    iteration of the run, each metric NaN where it was not logged (trainer.every_step).
 
     `settings` is the experiment's config section (dataset, model, train, ...); `optimizer`
     has the torch optimizer's `name` and its keyword settings.
@@ -31,7 +31,7 @@ def train_run(
     torch_device = resolve_device(device)
     task = tasks.build(settings, seed=seed, data_root=data_root)
     spec = StochasticSpec.from_config(optimizer)
-    torch_optimizer = make_optimizer(spec.rule, task.model.parameters(), **spec.settings)
+    torch_optimizer = spec.optimizer(task.model.parameters())
     train = settings["train"]
     schedule = Schedule(
         epochs=train["epochs"],
@@ -40,6 +40,7 @@ def train_run(
         checkpoint_every=checkpoint_every,
         eval_batch_size=train["eval_batch_size"],
         length_buckets=train.get("length_buckets", 0),
+        probe_samples=train.get("probe_samples", 0),
         seed=seed,
         autocast=autocast,
         progress=progress,
@@ -56,4 +57,4 @@ def train_run(
         checkpoint=checkpoint,
         fingerprint=fingerprint,
     )
-    return steps, metrics, torch_device
+    return (*every_step(steps, metrics), torch_device)

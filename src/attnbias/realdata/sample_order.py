@@ -27,3 +27,21 @@ def bucketed_order(
     generator = torch.Generator().manual_seed((seed * 1_000_003 + epoch) * 2 + 1)
     batches = ordered.view(-1, batch_size)[torch.randperm(used // batch_size, generator=generator)]
     return torch.cat([batches.reshape(-1), order[used:]])
+
+
+# the probe subset's generator seed: one subset for every run, seed and optimizer, so that a
+# race reads every run's loss on the same samples
+PROBE_SEED = 20_240_208
+
+
+def probe_subset(n: int, size: int) -> torch.Tensor:
+    """The indices (sorted) of the fixed probe subset of a training set of `n` samples: `size`
+    of them, drawn once by PROBE_SEED, the same for every run. Refuses a size above `n`,
+    naming the config key."""
+    if size > n:
+        raise ValueError(
+            f"train.probe_samples is {size}, larger than the training set ({n} samples): "
+            "the probe is a subset of the training set"
+        )
+    generator = torch.Generator().manual_seed(PROBE_SEED)
+    return torch.randperm(n, generator=generator)[:size].sort().values

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import pandas as pd
 import torch
 
@@ -26,8 +28,12 @@ def dataset_histogram(
 ) -> similarity.CosineHistogram:
     """The histogram over settings["samples"] texts drawn with settings["seed"]."""
     model_path = sources.model_location(settings["model_path"], data_root)
-    tokenizer, model = bert.load_text_model(model_path, num_labels=2, seed=0)
-    embeddings = model.get_input_embeddings().weight.to(device)  # the head is never used
+    tokenizer, model = bert.load_text_model(model_path, num_labels=2, seed=0, head_unused=True)
+    logging.info(
+        "read %s's word-embedding matrix only (its classification head, new, is never used)",
+        model_path,
+    )
+    embeddings = model.get_input_embeddings().weight.to(device)
     texts, pairs = dataset_texts(dataset, data_root)
     return similarity.cosine_histogram(
         tokenizer,

@@ -36,7 +36,7 @@ def model_source(name: str, data_root: str | Path | None = None, *, fetch: bool 
     find_model(name_or_path)
     from attnbias.realdata.bert import load_text_model
 
-    load_text_model(name_or_path, num_labels=2)
+    load_text_model(name_or_path, num_labels=2, head_unused=True)  # loads: a check only
     path = Path(name_or_path)
     local = path.is_dir()
     pin = pinned.MODELS.get(name)

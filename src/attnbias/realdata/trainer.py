@@ -2,10 +2,13 @@
 
 One loop for every model (BERT, ViT-small): a `Task` says how a batch becomes logits and
 what else to log; the loop owns batching, the optimizer step, logging, checkpoints and
-the progress bar. A restarted run resumes from its last checkpoint and logs exactly what
-an uninterrupted run logs: the checkpoint holds the model, the optimizer state, the step,
-every random state and the partly filled logging window, and the batch order of an epoch
-is a pure function of (seed, epoch). The checkpoint file and random states are
+the progress bar. Every step's mini-batch loss is kept (it is computed anyway) and, at the
+log points, the loss on a fixed probe subset of the training set (sample_order.probe_subset),
+so that races read the same samples for every run. A restarted run resumes from its last
+checkpoint and logs exactly what an uninterrupted run logs: the checkpoint holds the model,
+the optimizer state, the step, every random state and every step's loss so far, and the
+batch order of an epoch is a pure function of (seed, epoch), whatever the optimizer: the
+optimizers of a seed see the same batches (paired races). The checkpoint file and random states are
 attnbias.realdata.checkpoints; the epochs' sample orders, attnbias.realdata.sample_order.
 """
 
@@ -26,7 +29,8 @@ from tqdm.auto import tqdm
 
 from attnbias.optim.cap_count import CapCount
 from attnbias.realdata.checkpoints import load_checkpoint, rng_state, save_checkpoint, set_rng_state
-from attnbias.realdata.sample_order import bucketed_order, epoch_order
+from attnbias.realdata.metric_names import BATCH_LOSS, PROBE_METRIC
+from attnbias.realdata.sample_order import bucketed_order, epoch_order, probe_subset
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +74,7 @@ class Schedule:
     progress: bool = True
     progress_file: object = None  # where the bar goes (a job's log file); None: stderr
     compile: bool = False  # torch.compile the model (COMPILE_MODE) for its forward passes
+    probe_samples: int = 0  # >0: the probe loss on this many fixed training samples, logged
 
 
 def _size(data: Batch) -> int:
@@ -151,36 +156,47 @@ def _loss_and_gradient(
     return loss.detach()
 
 
-class LossWindow:
-    """The sum and count of the mini-batch losses since the last log point, summed on the
-    device in float64 (as Python summed the floats before), read only at log points and
-    checkpoints: the one place a step's loss reaches the host."""
+class StepLosses:
+    """Every step's mini-batch loss. A step's loss stays on the device (a list of 0-d
+    tensors) until the next log point or checkpoint, which reads the pending ones to the host
+    at once: the one place a step's loss reaches the host. `values` holds every step's loss
+    read so far (float64), in step order; the log window is `values[window_start:]`."""
 
-    def __init__(self, device: torch.device, total: float = 0.0, count: int = 0):
-        dtype = torch.float32 if device.type == "mps" else torch.float64  # MPS has no float64
-        self.sum = torch.tensor(total, dtype=dtype, device=device)
-        self.count = count
-        self.first_step = 0  # the step the window starts at, for the error message
+    def __init__(self, values: list[float] | None = None, window_start: int = 0):
+        self.values = list(values or [])
+        self.window_start = window_start  # the step the window starts at
+        self.pending: list[torch.Tensor] = []
 
     def add(self, loss: torch.Tensor) -> None:
-        self.sum += loss.to(self.sum.dtype)
-        self.count += 1
+        self.pending.append(loss)
 
-    def total(self, step: int) -> float:
-        """The sum as a float; FloatingPointError if a loss in the window was not finite."""
-        value = float(self.sum)
-        if not np.isfinite(value):
-            raise FloatingPointError(
-                f"the training loss is not finite at a step from {self.first_step} to {step - 1}"
-            )
-        return value
+    def read(self) -> list[float]:
+        """Every step's loss so far, as floats; FloatingPointError if a loss read now is not
+        finite (naming the steps since the last read)."""
+        if self.pending:
+            first = len(self.values)
+            new = torch.stack(self.pending).double().cpu().numpy()
+            self.pending.clear()
+            self.values.extend(new.tolist())
+            if not np.isfinite(new).all():
+                raise FloatingPointError(
+                    f"the training loss is not finite at a step from {first} to "
+                    f"{len(self.values) - 1}"
+                )
+        return self.values
 
-    def mean(self, step: int) -> float:
-        return self.total(step) / self.count if self.count else np.nan
+    def window_mean(self) -> float:
+        """The mean mini-batch loss since the last log point (Python's float sum); NaN if
+        none."""
+        window = self.read()[self.window_start :]
+        return sum(window) / len(window) if window else np.nan
 
-    def reset(self, step: int) -> None:
-        self.sum.zero_()
-        self.count, self.first_step = 0, step
+    def window_count(self) -> int:
+        return len(self.values) + len(self.pending) - self.window_start
+
+    def reset(self) -> None:
+        self.read()
+        self.window_start = len(self.values)
 
 
 @torch.no_grad()
@@ -207,6 +223,38 @@ def evaluate(
     return results
 
 
+def _probe(task: Task, schedule: Schedule) -> Batch | None:
+    """The fixed probe subset of the training set (sample_order.probe_subset), or None. Text
+    is taken in order of length, as the test set is, so that dynamic padding pads little
+    (a sum of per-sample losses: the order changes no loss)."""
+    if not schedule.probe_samples:
+        return None
+    index = probe_subset(_size(task.train), schedule.probe_samples)
+    if "attention_mask" in task.train:
+        lengths = task.train["attention_mask"][index].sum(dim=1)
+        index = index[torch.argsort(lengths, stable=True)]
+    return {k: v[index] for k, v in task.train.items()}
+
+
+@torch.no_grad()
+def probe_loss(
+    task: Task, probe: Batch, device: torch.device, schedule: Schedule, forward: torch.nn.Module
+) -> float:
+    """The mean cross-entropy on `probe`, in eval mode (no dropout, no random draw: the run
+    it is read from is unchanged), summed in float64."""
+    was_training = task.model.training
+    task.model.eval()
+    total, n = 0.0, _size(probe)
+    for start in range(0, n, schedule.eval_batch_size):
+        batch = _batch(task, probe, slice(start, start + schedule.eval_batch_size), device)
+        with _autocast(device, schedule.autocast):
+            logits = task.logits(forward, _inputs(batch))
+        loss = F.cross_entropy(logits.float(), batch["labels"], reduction="sum")
+        total += float(loss.double())
+    task.model.train(was_training)
+    return total / n
+
+
 def fit(
     task: Task,
     optimizer: torch.optim.Optimizer,
@@ -220,19 +268,24 @@ def fit(
 
     Logged at step 0, every `log_every` steps and at the end: train_loss (the mean
     mini-batch loss since the previous log point; NaN at step 0), test accuracy, the
-    task's extra metrics, and the model metrics; for an optimizer with a cap (SNGD, SPS:
-    attnbias.optim.cap_count), cap_bound_share: the share of the steps since the previous
-    log point at which the cap bound (NaN at step 0). With `checkpoint`, the state is saved
-    every `checkpoint_every` steps and a run restarts from it; the file is removed once
-    the run is complete.
+    task's extra metrics, the model metrics, PROBE_METRIC where `schedule.probe_samples`
+    (the mean loss, in eval mode, on the fixed probe subset of the training set); for an
+    optimizer with a cap (SNGD, SPS: attnbias.optim.cap_count), cap_bound_share: the share
+    of the steps since the previous log point at which the cap bound (NaN at step 0). With
+    `checkpoint`, the state is saved every `checkpoint_every` steps and a run restarts
+    from it; the file is removed once the run is complete. Besides the log points'
+    metrics, BATCH_LOSS: every step's mini-batch loss, entry s the loss of the batch of
+    step s + 1 at the parameters after s steps (its own length, `total`; `every_step` lays
+    both out on the run's iterations).
     """
     model = task.model.to(device)
     model.train()
     per_epoch = steps_per_epoch(task, schedule)
     total = schedule.epochs * per_epoch
     fingerprint = {"total_steps": total, **(fingerprint or {})}
+    probe = _probe(task, schedule)
     # cap_bound_at_log: the optimizer's count of cap-bound steps at the last log point
-    state = {"step": 0, "window_sum": 0.0, "window_count": 0, "logged": [], "cap_bound_at_log": 0}
+    state = {"step": 0, "batch_loss": [], "window_start": 0, "logged": [], "cap_bound_at_log": 0}
     resumed = load_checkpoint(checkpoint, fingerprint) if checkpoint else None
     if resumed is not None:
         model.load_state_dict(resumed["model"])
@@ -242,24 +295,26 @@ def fit(
         log.info("resumed from %s at step %d of %d", checkpoint, state["step"], total)
     # compiled lazily, at the first forward; the checkpoint keeps the plain model's state
     forward = torch.compile(model, mode=COMPILE_MODE) if schedule.compile else model
-    window = LossWindow(device, state["window_sum"], state["window_count"])
-    window.first_step = state["step"] - state["window_count"]
+    losses = StepLosses(state["batch_loss"], state["window_start"])
 
     def log_point(step: int) -> None:
+        count = losses.window_count()
         row = {
             "step": step,
-            "train_loss": window.mean(step),
+            "train_loss": losses.window_mean(),
             **evaluate(task, device, schedule, forward),
         }
+        if probe is not None:
+            row[PROBE_METRIC] = probe_loss(task, probe, device, schedule, forward)
         if task.model_metrics is not None:
             row.update(task.model_metrics(model))
         if isinstance(optimizer, CapCount):  # the count is read here only, not per step
             bound = optimizer.cap_bound_steps
             since = bound - state.get("cap_bound_at_log", 0)
-            row["cap_bound_share"] = since / window.count if window.count else np.nan
+            row["cap_bound_share"] = since / count if count else np.nan
             state["cap_bound_at_log"] = bound
         state["logged"].append(row)
-        window.reset(step)
+        losses.reset()
 
     if state["step"] == 0 and not state["logged"]:
         log_point(0)
@@ -280,15 +335,14 @@ def fit(
         loss = optimizer.step(
             partial(_loss_and_gradient, task, forward, optimizer, batch, schedule)
         )
-        window.add(loss)
+        losses.add(loss)
         state["step"] = step + 1
         if state["step"] % schedule.log_every == 0 or state["step"] == total:
             log_point(state["step"])
             shown_loss = f"{state['logged'][-1]['train_loss']:.4f}"
         every = schedule.checkpoint_every
         if checkpoint and every and state["step"] % every == 0:
-            state["window_sum"] = window.total(state["step"])
-            state["window_count"] = window.count
+            state["batch_loss"], state["window_start"] = losses.read(), losses.window_start
             save_checkpoint(
                 checkpoint,
                 {
@@ -311,4 +365,23 @@ def fit(
     rows = state["logged"]
     names = sorted({k for row in rows for k in row} - {"step"})
     steps = np.array([row["step"] for row in rows], dtype=np.int64)
-    return steps, {name: np.array([row.get(name, np.nan) for row in rows]) for name in names}
+    metrics = {name: np.array([row.get(name, np.nan) for row in rows]) for name in names}
+    metrics[BATCH_LOSS] = np.array(losses.read(), dtype=np.float64)
+    return steps, metrics
+
+
+def every_step(steps: np.ndarray, metrics: dict[str, np.ndarray]):
+    """`fit`'s result laid out on every iteration 0..total (the run table's rows): the log
+    points' metrics at their steps (NaN between them, rows the table leaves out) and
+    BATCH_LOSS at iterations 0..total-1."""
+    total = int(steps[-1])
+    every = np.arange(total + 1, dtype=np.int64)
+    out = {}
+    for name, values in metrics.items():
+        column = np.full(total + 1, np.nan)
+        if name == BATCH_LOSS:
+            column[: len(values)] = values
+        else:
+            column[steps] = values
+        out[name] = column
+    return every, out

@@ -12,7 +12,7 @@ from attnbias.optim.spec import OptimizerSpec, without
 from attnbias.studies import sweep_claims, sweep_grid
 from attnbias.studies.sweep_metrics import PLUGINS
 from attnbias.workflow import store
-from attnbias.workflow.codedeps import generator_files, package_module_files
+from attnbias.workflow.codedeps import generator_files, package_module_files, rule_files
 from attnbias.workflow.config import canonical
 
 
@@ -40,10 +40,12 @@ class SweepConfig:
     def loaded_code(self, sweep: str, point: str) -> list[str]:
         """The package's files a point's job loads by name rather than by an import, so that
         its script's code does not list them: its data model's own module (the point's job
-        generates the data) and the metric plugins (sweep_metrics.PLUGINS)."""
-        model = self.experiment(sweep, point)["data"]["model"]
+        generates the data), the metric plugins (sweep_metrics.PLUGINS) and the modules of
+        the rules it trains with (codedeps.rule_files)."""
+        experiment = self.experiment(sweep, point)
         plugins = [f for module in PLUGINS for f in package_module_files(module)]
-        return sorted({*generator_files(model), *plugins})
+        rules_ = rule_files(o["rule"] for o in experiment["optimizers"].values())
+        return sorted({*generator_files(experiment["data"]["model"]), *plugins, *rules_})
 
     def identity(self, sweep: str, point: str) -> dict:
         """What a point's files are: the sweep, the point and the sha256 of its experiment,
@@ -74,11 +76,12 @@ class SweepConfig:
         return table
 
     def axes(self, sweep: str) -> list[dict]:
-        """The swept axes for the figure: label, key path(s) and values."""
+        """The swept axes for the figure: label (sweep_grid.titles: whose setting it is),
+        key path(s) and values."""
         grid = self.entries[sweep]["grid"]
         return [
             {"label": label, "keys": list(axis), "values": next(iter(axis.values()))}
-            for label, axis in zip(sweep_grid.labels(grid), sweep_grid.swept(grid), strict=True)
+            for label, axis in zip(sweep_grid.titles(grid), sweep_grid.swept(grid), strict=True)
         ]
 
     def legend(self, sweep: str) -> dict[str, tuple[str, str]]:

@@ -78,6 +78,21 @@ def labels(grid: dict) -> list[str]:
     return out
 
 
+def titles(grid: dict) -> list[str]:
+    """Each swept axis as a figure names it: its label (`labels`, which point names use),
+    said whose where its keys are optimizers' settings (`lr of ngd and joint-ngd` for a zip
+    of optimizers.ngd.lr and optimizers.joint-ngd.lr; `lr of ngd` for optimizers.ngd.lr)."""
+    out = []
+    for label, axis in zip(labels(grid), swept(grid), strict=True):
+        parts = [key.split(".") for key in axis]
+        setting = parts[0][-1]
+        owned = all(len(p) == 3 and p[0] == "optimizers" and p[2] == setting for p in parts)
+        owners = [p[1] for p in parts]
+        whose = ", ".join(owners[:-1]) + " and " + owners[-1] if len(owners) > 1 else owners[0]
+        out.append(f"{setting} of {whose}" if owned else label)
+    return out
+
+
 def format_value(value) -> str:
     """A value as it appears in a point's name: 0.1, 1e+10, 100, none, true."""
     if value is None:

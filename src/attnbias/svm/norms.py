@@ -3,8 +3,13 @@
 W-SVM in a norm: argmin ||W|| s.t. <A_k, W> >= 1, A_k = a_k b_k^T with a_k = x_{i,opt_i} - x_{i,t}
 and b_k = x_{i,1} (max_margin.w_svm_constraints); u-SVM: argmin ||u|| s.t. <z_k, u> >= 1,
 z_i = y_i x_{i,opt_i}. The constraints are linear whatever the norm, so only the objective
-changes: cvxpy solves each. The norms: "fro", "max" (entrywise l_inf), "spectral",
-"nuclear" and "l<p>" (entrywise l_p, p > 1); on a vector spectral and nuclear are l2.
+changes. The Frobenius and l_p SVMs (and every norm's u-SVM but the max norm's) are solved
+in their m-dimensional duals (svm.dual_solves: m = n(T - 1) unknowns, not d^2), the max,
+spectral and nuclear W-SVMs and the max u-SVM by cvxpy and Clarabel (DUAL_SOLVED); cvxpy
+is also the reference the tests compare against, and the fallback, with a logged line
+saying why, where a dual solve fails or its answer fails the KKT check. The norms: "fro",
+"max" (entrywise l_inf), "spectral", "nuclear" and "l<p>" (entrywise l_p, p > 1); on a
+vector spectral and nuclear are l2.
 
 Optimality (KKT of min ||W|| s.t. <A_k, W> >= 1): W feasible, duals lambda >= 0,
 lambda_k (<A_k, W> - 1) = 0, and G = sum_k lambda_k A_k a subgradient of ||.|| at W, i.e.
@@ -16,12 +21,15 @@ checks these on any (W, lambda), e.g. as read back from a file.
 
 from __future__ import annotations
 
+import logging
 import math
 from dataclasses import dataclass
 
 import numpy as np
 
+from attnbias.svm import dual_solves
 from attnbias.svm.max_margin import (
+    InfeasibleSVMError,
     infeasible_error,
     u_svm_constraints,
     w_svm_constraints,
@@ -32,6 +40,7 @@ from attnbias.svm.norm_values import (
     norm_value,
     parse_norm,
 )
+from attnbias.svm.token_sets import refuse_zero_rows, subject_of, token_set
 
 # the norms that depend on the singular values only (unitarily invariant)
 UNITARILY_INVARIANT = ("fro", "spectral", "nuclear")
@@ -43,6 +52,15 @@ UNITARILY_INVARIANT = ("fro", "spectral", "nuclear")
 # inside; a solution off by a relative 1e-6 in norm is no longer the optimum for the
 # alignment measures' 3 significant digits either. The same bound as W_mm's (svm.check).
 OPTIMALITY_TOLERANCE = 1e-6
+
+LOG = logging.getLogger(__name__)
+
+# The W-SVMs solved in their m-dimensional duals (svm.dual_solves); the max, spectral and
+# nuclear ones by cvxpy and Clarabel, no faster method having been found (docs/speed.md,
+# "Every norm's SVM"): the max norm's LP by HiGHS's simplex took as long as Clarabel at
+# fig2's size, and the spectral and nuclear duals are not smooth at their optima. On a
+# vector all but the max norm are solved in the dual (spectral and nuclear are l2 there)
+DUAL_SOLVED = ("fro", "lp")
 
 
 @dataclass(frozen=True)
@@ -211,29 +229,92 @@ def _query_margins(X, opt, a: np.ndarray):
     return margins_of
 
 
-def _finish(solution, dual, margins, norm, X, opt, y, name, what) -> NormSVMSolution:
+class CertificateError(RuntimeError):
+    """A solver's answer that fails the KKT check (optimality_defect)."""
+
+
+def _finish(solution, dual, margins, norm, X, opt, y, subject) -> NormSVMSolution:
     """Rescale onto exact feasibility (smallest margin 1) and the duals onto the dual
-    norm's unit sphere, check KKT, refuse what fails."""
+    norm's unit sphere, check KKT, refuse what fails (CertificateError naming `subject`)."""
     low = float(margins.min())
+    if not (np.isfinite(low) and low > 0 and np.all(np.isfinite(dual))):
+        raise CertificateError(f"{subject}: the solver's answer has smallest margin {low:.3g}")
     solution, margins = solution / low, margins / low
     dual = np.maximum(dual, 0.0)
     G = _dual_combination(dual, X, opt, y, solution.shape)
-    dual = dual / dual_norm_value(G, norm)
+    scale = dual_norm_value(G, norm)
+    if not scale > 0:
+        raise CertificateError(f"{subject}: the solver's duals are all zero")
+    dual = dual / scale
     violations = kkt_violations(solution, dual, X, opt, norm, y)
     result = NormSVMSolution(
         solution, dual, margins, norm_value(solution, norm), max(violations.values())
     )
     defect = optimality_defect(result, X, opt, norm, y=y)
     if defect:
-        raise RuntimeError(f"{what} for {name}: the solver's answer fails its check: {defect}")
+        raise CertificateError(f"{subject}: the solver's answer fails its check: {defect}")
     return result
+
+
+def _rows_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(m, d^2): row k is vec(a_k b_k^T) in C order, so that M @ W.ravel() = the margins."""
+    return np.einsum("ki,kj->kij", a, b).reshape(len(a), -1)
+
+
+def _solve_fast(M: np.ndarray, K: np.ndarray, norm: Norm):
+    """(v, lambda) by svm.dual_solves for min ||v|| s.t. M v >= 1 (M: (m, D)) in the l_p
+    norm, else in l2 (fro, and spectral and nuclear on a vector)."""
+    if norm.kind == "lp":
+        start = dual_solves.frobenius(M, K)[1]  # the l2 SVM's duals: a scaled start
+        return dual_solves.lp_norm(M, norm.p, start)
+    return dual_solves.frobenius(M, K)
+
+
+def _certified(fast, reference, finish, subject: str) -> NormSVMSolution:
+    """The fast solver's answer where it passes the KKT check; else, with a logged line
+    saying why, the cvxpy reference's solution, which must pass it too."""
+    try:
+        return finish(*fast())
+    except dual_solves.InfeasibleConstraints:
+        raise
+    except (dual_solves.DualSolveError, CertificateError, np.linalg.LinAlgError) as why:
+        LOG.warning("%s: the dual solver failed (%s); solved by the cvxpy reference", subject, why)
+    return reference()
 
 
 def solve_w_svm_norm(X, opt, norm, *, name: str = "dataset") -> NormSVMSolution:
     """argmin ||W|| s.t. (x_{i,opt_i} - x_{i,t})^T W x_{i,1} >= 1, checked against KKT.
-    InfeasibleSVMError naming `name` and the sizes where no W meets the constraints."""
+    InfeasibleSVMError naming `name`, the norm, the token set and the sizes where no W meets
+    the constraints or a constraint row is zero; RuntimeError where no solver's answer passes
+    the KKT check. The fro, max and l_p norms by svm.dual_solves (cvxpy only as a logged
+    fallback), the spectral and nuclear norms by cvxpy (_solve_w_by_cvxpy)."""
     norm = parse_norm(norm)
     a, b = _w_rows(X, opt)
+    subject = subject_of("W-SVM", norm, name, opt)
+    refuse_zero_rows([a, b], "W-SVM", norm, name, opt, np.shape(X))
+    d = a.shape[1]
+
+    def finish(W, dual):
+        W = np.reshape(W, (d, d))
+        return _finish(W, dual, ((a @ W) * b).sum(axis=1), norm, X, opt, None, subject)
+
+    def reference():
+        return solve_svm_norm_reference(X, opt, norm, name=name)
+
+    try:
+        if norm.kind not in DUAL_SOLVED:
+            # feasibility does not depend on the norm: the Gram dual decides it
+            dual_solves.gram_dual((a @ a.T) * (b @ b.T))
+            return reference()
+        M = _rows_matrix(a, b)
+        return _certified(lambda: _solve_fast(M, (a @ a.T) * (b @ b.T), norm), reference,
+                          finish, subject)  # fmt: skip
+    except dual_solves.InfeasibleConstraints:
+        raise _infeasible("W-SVM", norm, name, opt, np.shape(X)) from None
+
+
+def _solve_w_by_cvxpy(X, opt, a, b, norm: Norm, subject: str):
+    """The reference: (W, lambda) from cvxpy and Clarabel, as solved before svm.dual_solves."""
     d = a.shape[1]
     if norm.kind in UNITARILY_INVARIANT:
         # W = U_a C U_b^T with orthonormal bases of span(a_k) and span(b_k): projecting any
@@ -253,30 +334,67 @@ def solve_w_svm_norm(X, opt, norm, *, name: str = "dataset") -> NormSVMSolution:
     else:
         W, dual, status = _solve((d, d), norm, _query_margins(X, opt, a))
     if W is None:
-        raise _failure("W-SVM", norm, name, np.shape(X), status)
-    return _finish(W, dual, ((a @ W) * b).sum(axis=1), norm, X, opt, None, name, "W-SVM")
+        raise _failure(subject, status)
+    return W, dual
 
 
 def solve_u_svm_norm(X, y, opt, norm, *, name: str = "dataset") -> NormSVMSolution:
-    """argmin ||u|| s.t. y_i u^T x_{i,opt_i} >= 1 (spectral, nuclear: l2 on a vector)."""
+    """argmin ||u|| s.t. y_i u^T x_{i,opt_i} >= 1 (spectral, nuclear: l2 on a vector), by
+    svm.dual_solves (cvxpy only as a logged fallback); errors as solve_w_svm_norm's."""
     norm = parse_norm(norm)
     z = _u_rows(X, y, opt)
+    subject = subject_of("u-SVM", norm, name, opt)
+    refuse_zero_rows([z], "u-SVM", norm, name, opt, np.shape(X))
+
+    def finish(u, dual):
+        return _finish(u, dual, z @ u, norm, X, opt, y, subject)
+
+    def reference():
+        return solve_svm_norm_reference(X, opt, norm, y=y, name=name)
+
+    try:
+        if norm.kind == "max":
+            dual_solves.gram_dual(z @ z.T)
+            return reference()
+        return _certified(lambda: _solve_fast(z, z @ z.T, norm), reference, finish, subject)
+    except dual_solves.InfeasibleConstraints:
+        raise _infeasible("u-SVM", norm, name, opt, np.shape(X)) from None
+
+
+def solve_svm_norm_reference(X, opt, norm, *, y=None, name: str = "dataset") -> NormSVMSolution:
+    """The cvxpy + Clarabel reference, certified alike: the W-SVM, or with labels `y` the
+    u-SVM, as solved before svm.dual_solves (the tests' and the benchmark's comparison)."""
+    norm = parse_norm(norm)
+    if y is None:
+        a, b = _w_rows(X, opt)
+        subject = subject_of("W-SVM", norm, name, opt)
+        W, dual = _solve_w_by_cvxpy(X, opt, a, b, norm, subject)
+        return _finish(W, dual, ((a @ W) * b).sum(axis=1), norm, X, opt, None, subject)
+    z = _u_rows(X, y, opt)
+    subject = subject_of("u-SVM", norm, name, opt)
     u, dual, status = _solve((z.shape[1],), norm, _dense_margins(z))
     if u is None:
-        raise _failure("u-SVM", norm, name, np.shape(X), status)
-    return _finish(u, dual, z @ u, norm, X, opt, y, name, "u-SVM")
+        raise _failure(subject, status)
+    return _finish(u, dual, z @ u, norm, X, opt, y, subject)
 
 
-def _failure(kind: str, norm: Norm, name: str, shape, status) -> Exception:
+def _infeasible(kind: str, norm: Norm, name: str, opt, shape) -> InfeasibleSVMError:
+    # feasibility does not depend on the norm: the constraints are the Frobenius SVM's
+    error = infeasible_error(kind, name, shape, norm=norm.name)
+    return InfeasibleSVMError(f"{error} ({token_set(opt)})")
+
+
+def _failure(subject: str, status) -> Exception:
     if status in ("infeasible", "infeasible_inaccurate"):
-        # feasibility does not depend on the norm: the constraints are the Frobenius SVM's
-        return infeasible_error(kind, name, shape, norm=norm.name)
-    return RuntimeError(f"{kind} in the {norm.name} norm for {name}: the solver ended {status}")
+        return dual_solves.InfeasibleConstraints(f"{subject}: cvxpy ended {status}")
+    return RuntimeError(f"{subject}: the cvxpy reference ended {status}")
 
 
 __all__ = [
+    "CertificateError",
     "NormSVMSolution",
     "optimality_defect",
+    "solve_svm_norm_reference",
     "solve_u_svm_norm",
     "solve_w_svm_norm",
 ]

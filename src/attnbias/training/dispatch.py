@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from attnbias.optim import rules
-from attnbias.optim.rule import Rule
 from attnbias.optim.spec import OptimizerSpec
 from attnbias.training import full_matrix, kernel, kernel_library, loop
 from attnbias.training.token_problem import TokenProblem
@@ -34,17 +32,13 @@ def _kernel_eligible(device: str, dtype: str) -> bool:
     return device in ("auto", "cpu") and dtype == "float64"
 
 
-def backend(
-    device: str, dtype: str, spec: OptimizerSpec | None = None, rule: Rule | None = None
-) -> str:
+def backend(device: str, dtype: str, spec: OptimizerSpec | None = None) -> str:
     """ "c", "torch" or "full" for runs on `device` in `dtype` with the optimizer `spec` (see
-    the module's doc; rule: spec's, if resolved); spec None: whichever trains the
+    the module's doc; its rule: spec.definition); spec None: whichever trains the
     optimizers the kernel implements."""
-    if spec is not None:
-        rule = rule or rules.get(spec.rule)
-        if not rule.gradient_multiple:
-            return "full"
-    supported = spec is None or kernel.supports(spec, rule)
+    if spec is not None and not spec.definition.gradient_multiple:
+        return "full"
+    supported = spec is None or kernel.supports(spec)
     if _kernel_eligible(device, dtype) and supported and kernel_library.available():
         return "c"
     return "torch"
@@ -114,8 +108,7 @@ def train(
     trains. Returns (table {name: (B, len(log_iterations)), crossings (B, 1)}, final
     {"W", "u"} as numpy, record).
     """
-    rule = rules.get(spec.rule)  # resolved once, for the choice and the loop
-    chosen = backend(device, dtype, spec, rule)
+    chosen = backend(device, dtype, spec)
     if chosen == "torch":
         from attnbias.training import torch_loop
 
@@ -131,6 +124,6 @@ def train(
     table, final = loop.train(
         stepper, problem, spec, iterations=iterations, log_iterations=log_iterations,
         W_mm=W_mm, u_mm=u_mm, train_u=train_u, loss=loss, only=only, nonfinite=nonfinite,
-        extra_metrics=extra_metrics, labels=labels, rule=rule,
+        extra_metrics=extra_metrics, labels=labels,
     )  # fmt: skip
     return table, final, record(chosen, device)

@@ -49,7 +49,7 @@ class FullMatrixStepper(PerStep):
         self.opt_is_best = self.scores[-1]
         spec, rule = request.spec, request.rule
         if rule.gradient_multiple:
-            self.optimizer, self.update = Optimizer(spec, rule), None
+            self.optimizer, self.update = Optimizer(spec), None
         else:
             seeds = [run_seed(problem.X[b], problem.W0[b]) for b in range(B)]
             self.optimizer, self.update = None, rule.update(spec, self.params, seeds)

@@ -36,14 +36,14 @@ KERNEL_SETTINGS = frozenset(
 )
 
 
-def supports(spec, rule=None) -> bool:
+def supports(spec) -> bool:
     """Whether this kernel implements the optimizer `spec`, from what its rule declares
     (attnbias.optim.rules): one with a `kernel_code` whose settings are all ones the kernel
     reads, with a normalisation and an f* it knows. Never from the spec's list of fields: a
     setting added to OptimizerSpec for another rule is one this rule does not read, and
     OptimizerSpec refuses it away from its default, so it changes nothing here. Any other
-    rule trains elsewhere: dispatch.backend asks this first. rule: spec's, if resolved."""
-    entry = rule or rules.RULES.get(getattr(spec, "rule", None))
+    rule trains elsewhere: dispatch.backend asks this first. Its rule: spec.definition."""
+    entry = getattr(spec, "definition", None)
     if entry is None or entry.name not in RULE_CODES:
         return False
     if {"rule", *entry.shared, *entry.settings} - KERNEL_SETTINGS:
@@ -108,7 +108,7 @@ class KernelStepper:
     xp = np
 
     def __init__(self, problem: TokenProblem, request: Request, W_mm, u_mm=None):
-        if not supports(request.spec, request.rule):
+        if not supports(request.spec):
             raise ValueError(
                 f"the C kernel does not implement rule {request.spec.rule!r}; train it with "
                 "torch (attnbias.training.torch_loop)"

@@ -36,7 +36,6 @@ import numpy as np
 
 from attnbias.model.arrays import namespace
 from attnbias.model.losses import get_loss
-from attnbias.optim import rules
 from attnbias.optim.rule import Rule
 from attnbias.training.metrics import (
     CROSSING_METRICS,
@@ -195,7 +194,6 @@ def train(
     nonfinite: str = "raise",
     extra_metrics: ExtraMetrics | None = None,
     labels: list[str] | None = None,
-    rule: Rule | None = None,
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     """Train the batch `problem` with `spec` on `stepper_class` (see the module doc) from
     (W0, u0) for `iterations` steps, W_mm (B|1, d, d), u_mm (B|1, d), in numpy (or the
@@ -208,10 +206,10 @@ def train(
     start); "nan": that run gets NaN everywhere (table and final W, u), the others keep
     their numbers (the runs are independent). extra_metrics(W, u): more metrics {name:
     (B,)} at each logged iteration, from copies of the parameters in numpy; not part of the
-    finite checks (a measure may be NaN where W = 0). rule: spec's, resolved by the caller.
+    finite checks (a measure may be NaN where W = 0).
     """
     check_request(spec, train_u, u_mm, nonfinite)
-    request = Request(spec, rule or rules.get(spec.rule), get_loss(loss), train_u, only)
+    request = Request(spec, spec.definition, get_loss(loss), train_u, only)
     stepper = stepper_class(problem, request, W_mm, u_mm)
     xp = stepper.xp
     crossings = Crossings(stepper.W_mm)

@@ -53,7 +53,7 @@ class TorchStepper(PerStep):
             None if ref is None else _tensor(problem, ref, len(problem.X)) for ref in (W_mm, u_mm)
         )
         self.params = {"W": problem.zero_coordinates(), "u": problem.u0.clone()}
-        self.optimizer = Optimizer(request.spec, request.rule)
+        self.optimizer = Optimizer(request.spec)
         self.scores = attention.token_scores(problem, self.params["u"])
 
     def W(self) -> torch.Tensor:

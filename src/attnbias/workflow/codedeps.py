@@ -4,6 +4,12 @@ Snakemake reruns a job when its script changes, but not when a module that the s
 imports changes. The workflow lists these modules as inputs of each rule, so editing
 optim/full_batch.py reruns training (and what depends on it) and nothing upstream.
 Imports are read statically with `ast`, so nothing is executed.
+
+The optimizer rules are the exception: their registry (attnbias.optim.rules) imports each
+module of its folder by file name, so every job that reads the registry runs them all, but
+a job's results depend only on the rules it trains with. A rule's module (rule_files) is
+therefore a code input of the jobs that train with it (workflow.job_params), never of the
+others: adding or editing one reruns its jobs and what reads their tables, nothing else.
 """
 
 from __future__ import annotations
@@ -22,9 +28,9 @@ PACKAGE_DIR = Path(__file__).resolve().parents[1]
 # Sources that a module reads rather than imports: training/kernel_library.py compiles
 # _kernel.c.
 COMPANIONS = {"kernel_library.py": ("_kernel.c",)}
-# Packages that import each of their modules by file name, not by an import statement: the
-# optimizer rules (a rule is a file there), so importing the package imports them all.
-DISCOVERING = (PACKAGE_DIR / "optim" / "rules" / "__init__.py",)
+# The registry that imports each module of its folder by file name (a rule is a file
+# there): those modules are code inputs of the jobs that train with them (rule_files) only.
+RULES_PACKAGE = "attnbias.optim.rules"
 
 
 def _statements(tree: ast.Module):
@@ -143,8 +149,9 @@ def module_files(script: str) -> tuple[str, ...]:
     """Source files of the package that `script` imports, directly or not, sorted.
 
     The package's __init__.py is always included, since every import runs it, and so are
-    the COMPANIONS of a module (the C source that training/kernel_library.py compiles) and
-    the modules a DISCOVERING package imports by file name.
+    the COMPANIONS of a module (the C source that training/kernel_library.py compiles); the
+    modules the rules' registry imports by file name are not (rule_files: the jobs that
+    train with a rule list its module).
     """
     seen: set[Path] = set()
     todo = [Path(script)]
@@ -152,13 +159,9 @@ def module_files(script: str) -> tuple[str, ...]:
     while todo:
         for name in _imported_modules(todo.pop()):
             path = _module_file(name)
-            found = [path] if path is not None else []
-            if path in DISCOVERING:
-                found += sorted(path.parent.glob("*.py"))
-            for path in found:
-                if path not in seen:
-                    seen.add(path)
-                    todo.append(path)
+            if path is not None and path not in seen:
+                seen.add(path)
+                todo.append(path)
     seen.add(init)
     seen |= {p.with_name(c) for p in list(seen) for c in COMPANIONS.get(p.name, ())}
     return tuple(sorted(str(p) for p in seen))
@@ -170,6 +173,16 @@ def package_module_files(module: str) -> tuple[str, ...]:
     if path is None:
         raise ValueError(f"{module!r} is not a module of the {PACKAGE} package")
     return tuple(sorted({str(path), *module_files(str(path))}))
+
+
+def rule_files(names) -> list[str]:
+    """Source files of the modules of the optimizer rules `names` (config `rule`s) and of
+    what they import: a code input of the jobs that train with them. A name no module
+    defines gives none (the config checks refuse it first)."""
+    from attnbias.optim import rules
+
+    modules = {rules.MODULES[n] for n in names if n in rules.MODULES}
+    return sorted({f for module in modules for f in package_module_files(module)})
 
 
 def generator_files(model: str) -> list[str]:

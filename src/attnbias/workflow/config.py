@@ -67,7 +67,7 @@ class WorkflowConfig:
         return (self.real_experiments if self.is_real(experiment) else self.experiments)[experiment]
 
     def seeds(self, experiment: str) -> range:
-        """The seeds of an experiment's runs: first_seed onwards (real data: from 0)."""
+        """The seeds of an experiment's runs: first_seed onwards (0 where absent)."""
         section = self.section(experiment)
         first = section.get("first_seed", 0)
         return range(first, first + section["seeds"])

@@ -13,6 +13,8 @@ Every refusal is a ConfigError whose message starts with the dotted key path
                     the error naming its key path
   check_optimizers  unknown update rules, and settings that the chosen rule ignores (GD with
                     a max_step): both from the rules' registry, attnbias.optim.rules
+  check_real_optimizers  a real-data optimizer's rule without a torch optimizer, and settings
+                    its module does not declare or whose declared schema refuses the value
   check_names       experiment names that collide with the workflow's own targets
   check_sizes       problem sizes whose SVM or training would not fit (n (T-1) constraints)
   check_signals     Example 1's query scoring at or above the optimal token
@@ -34,7 +36,11 @@ import math
 from collections.abc import Iterator
 
 from attnbias.workflow.configcheck_geometry import check_geometry
-from attnbias.workflow.configcheck_optimizers import check_optimizers, check_specs
+from attnbias.workflow.configcheck_optimizers import (
+    check_optimizers,
+    check_real_optimizers,
+    check_specs,
+)
 from attnbias.workflow.configcheck_texts import check_markup, check_texts
 from attnbias.workflow.configkeys import ConfigError, walk
 from attnbias.workflow.validator import validator_class
@@ -269,6 +275,7 @@ def check(config: dict, schema: dict) -> None:
     validate(config, schema)
     check_names(config)
     check_optimizers(config)
+    check_real_optimizers(config)
     check_sizes(config)
     check_signals(config)
     check_digits(config)

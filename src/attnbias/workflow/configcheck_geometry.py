@@ -1,7 +1,8 @@
 """The refusals of the geometry experiments' config (layout `geometry`, key `norms`): every
 norm a name attnbias.svm.norms reads, in its one spelling; `norms` on a geometry experiment
-only; and each optimizer's expected norm (its rule's implicit_norm) among them, so that the
-figure and the claims can compare it with the others."""
+only; each optimizer's expected norm (its rule's implicit_norm) among them, so that the
+figure and the claims can compare it with the others; and d within the limit whose SVMs
+take minutes (attnbias.svm.cost)."""
 
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ def check_geometry(config: dict) -> None:
             raise ConfigError(path, "a geometry experiment names its norms (e.g. [fro, max])")
         _check_names(path, norms)
         _check_expected(config, name, e, norms)
+        _check_size(name, e)
 
 
 def _check_names(path: tuple, norms: list) -> None:
@@ -50,9 +52,24 @@ def _check_expected(config: dict, name: str, experiment: dict, norms: list) -> N
 
     for opt, settings in experiment["optimizers"].items():
         norm = expected_norm(settings)
-        if norm not in norms:
+        if norm is not None and norm not in norms:  # None: no published expected norm
             raise ConfigError(
                 ("experiments", name, "norms"),
                 f"optimizer {opt} (rule {settings['rule']}) is expected to find the {norm} "
                 f"SVM: add {norm!r} to the norms {norms}",
             )
+
+
+def _check_size(name: str, experiment: dict) -> None:
+    """d within the limit whose SVMs in other norms take minutes a seed (svm.cost)."""
+    from attnbias.svm import cost
+
+    d = cost.sizes(experiment)[2]
+    if d > cost.MAX_NORMS_D:
+        seconds = cost.seed_seconds(experiment["norms"], d)
+        raise ConfigError(
+            ("experiments", name, "data", "params", "d"),
+            f"{d} is above {cost.MAX_NORMS_D}, the limit of an experiment with norms: its "
+            f"SVMs in {experiment['norms']} would take about {seconds / 60:.0f} CPU-minutes "
+            f"a seed (attnbias.svm.cost's estimate from measured costs); lower d",
+        )

@@ -9,7 +9,7 @@ reordering a config file reruns nothing, and a changed value reruns its jobs onl
 
 from __future__ import annotations
 
-from attnbias.workflow.codedeps import generator_files
+from attnbias.workflow.codedeps import generator_files, rule_files
 from attnbias.workflow.config import WorkflowConfig, at
 from attnbias.workflow.geometry_config import GeometryConfig
 from attnbias.workflow.real_config import RealDataConfig
@@ -54,6 +54,11 @@ class JobParams:
 
     def optimizer(self, wildcards) -> dict:
         return self.wf.optimizer(experiment_of(wildcards), wildcards.optimizer)
+
+    def rule_code(self, wildcards) -> list[str]:
+        """The module of the rule the job's optimizer trains with (a train or train_real
+        job): its code input, which no import statement names (codedeps.rule_files)."""
+        return rule_files([self.optimizer(wildcards)["rule"]])
 
     def svm_geometry_file(self, pattern: str):
         """Input: a geometry experiment's svm-geometry file (`pattern`); none for the others."""
@@ -124,6 +129,10 @@ class JobParams:
     def study_optimizer(self, wildcards) -> dict:
         return self.wf.study_optimizer(wildcards.optimizer)
 
+    def study_rule_code(self, wildcards) -> list[str]:
+        """The module of the rule a study job trains with (codedeps.rule_files)."""
+        return rule_files([self.study_optimizer(wildcards)["rule"]])
+
     def study_identity(self, wildcards) -> dict:
         return self.wf.study_identity("runs", wildcards.setting, wildcards.optimizer)
 
@@ -181,6 +190,16 @@ class JobParams:
 
     def real_optimizers(self, wildcards) -> dict:
         return at(self.wf.real_experiments[wildcards.figure], "optimizers")
+
+    def real_tuning(self, wildcards) -> dict:
+        """Where the figure's settings were tuned (its caption says it)."""
+        return self.real.tuning(wildcards.figure)
+
+    def real_sweep(self, wildcards) -> str | None:
+        """The figure's name where it is a learning-rate sweep (sweep_of), else None."""
+        return (
+            wildcards.figure if "sweep_of" in self.wf.real_experiments[wildcards.figure] else None
+        )
 
     def real_run_identity(self, wildcards) -> dict:
         return self.wf.identity("run", wildcards.figure, wildcards.seed, wildcards.optimizer)

@@ -123,31 +123,76 @@ _HEADERS = {
 }
 
 
+# What a member may expand to, read from what the file holds (the zip directory's sizes are
+# the writer's word, and a hostile writer's lie): our writers store every member (ratio 1);
+# numbers stored as floats seldom deflate past 10x, while a deflated run of zeros reaches
+# ~1000x (1.2 GB from a 1.17 MB file). Stored or not, every member of an archive together
+# is bounded by the file's size times MAX_RATIO, and by MAX_INFLATED for deflated bytes.
+MAX_RATIO = 100  # a compressed member's size over its compressed size
+MAX_INFLATED = 4 << 30  # bytes all compressed members of one archive may expand to
+
+
 def _check_member_sizes(path, fh, keep: Callable[[str], object]) -> None:
-    """Refuse a kept member whose .npy header claims more bytes than the member holds, or a
-    stored member claiming more than the file holds: numpy allocates what a header claims
-    before reading any of it (a header claiming 10**12 floats ends in MemoryError)."""
+    """Refuse, before numpy allocates anything, an archive whose members claim more than the
+    file holds: compressed sizes past the file's size (in all, so that no two members share
+    bytes), a member expanding past MAX_RATIO times its compressed size or the deflated ones
+    past MAX_INFLATED in all, or a kept member whose .npy header claims more bytes than the
+    member holds (numpy allocates what a header claims before reading any of it: a header
+    claiming 10**12 floats ends in MemoryError)."""
     size = os.fstat(fh.fileno()).st_size
     with zipfile.ZipFile(fh) as archive:
-        for info in archive.infolist():
+        infos = archive.infolist()
+        _check_archive_sizes(path, size, infos)
+        for info in infos:
             key = info.filename.removesuffix(".npy")
-            if not (info.filename.endswith(".npy") and keep(key)):
-                continue
-            if info.compress_type == zipfile.ZIP_STORED and info.file_size > size:
-                raise unreadable(path, f"its entry {key!r} claims more bytes than the file holds")
-            with archive.open(info) as member:
-                version = np.lib.format.read_magic(member)
-                if version not in _HEADERS:
-                    raise unreadable(path, f"its entry {key!r} has .npy format {version}")
-                shape, _, dtype = _HEADERS[version](member)
-                held = info.file_size - member.tell()
-            if dtype.hasobject:  # refused unread by np.load's allow_pickle=False
-                continue
-            claimed = math.prod(shape) * dtype.itemsize
-            if claimed > held:
-                raise unreadable(
-                    path, f"its entry {key!r} claims {claimed} bytes of data but holds {held}"
-                )
+            if info.filename.endswith(".npy") and keep(key):
+                _check_npy_header(path, archive, info, key)
+
+
+def _check_archive_sizes(path, size: int, infos: list[zipfile.ZipInfo]) -> None:
+    """The sizes the zip directory claims, against the bytes the file holds."""
+    compressed = sum(info.compress_size for info in infos)
+    if compressed > size:
+        raise unreadable(
+            path,
+            f"its zip directory claims {compressed} bytes of members in a file of {size} "
+            "(members sharing bytes, or a directory that lies)",
+        )
+    inflated = 0
+    for info in infos:
+        key = info.filename.removesuffix(".npy")
+        if info.compress_type == zipfile.ZIP_STORED:
+            cap, how = info.compress_size, "stored"
+        else:
+            cap, how = info.compress_size * MAX_RATIO, f"at most {MAX_RATIO}x its compressed"
+            inflated += info.file_size
+        if info.file_size > cap:
+            raise unreadable(
+                path,
+                f"its entry {key!r} claims {info.file_size} bytes from {info.compress_size} "
+                f"compressed ({how} size: a zip bomb, or a directory that lies about its size)",
+            )
+    if inflated > MAX_INFLATED:
+        raise unreadable(
+            path,
+            f"its compressed entries claim {inflated} bytes in all, past the {MAX_INFLATED} "
+            "an .npz of this project may expand to",
+        )
+
+
+def _check_npy_header(path, archive: zipfile.ZipFile, info: zipfile.ZipInfo, key: str) -> None:
+    """A member's .npy header must claim no more data than the member holds."""
+    with archive.open(info) as member:
+        version = np.lib.format.read_magic(member)
+        if version not in _HEADERS:
+            raise unreadable(path, f"its entry {key!r} has .npy format {version}")
+        shape, _, dtype = _HEADERS[version](member)
+        held = info.file_size - member.tell()
+    if dtype.hasobject:  # refused unread by np.load's allow_pickle=False
+        return
+    claimed = math.prod(shape) * dtype.itemsize
+    if claimed > held:
+        raise unreadable(path, f"its entry {key!r} claims {claimed} bytes of data but holds {held}")
 
 
 def _read_npz(path, only: tuple[str, ...] | None = None) -> dict[str, np.ndarray]:

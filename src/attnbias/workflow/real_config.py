@@ -13,6 +13,15 @@ import os
 from attnbias.workflow.config import WorkflowConfig, canonical
 
 
+def tuning_words(tuning: dict) -> str:
+    """RealDataConfig.tuning in words: "settings tuned on seed 0 by fig1_minilm_lr (rule
+    probe_area)"; "" for {}."""
+    if not tuning:
+        return ""
+    sweeps = ", ".join(tuning["sweeps"])
+    return f"settings tuned on seed {tuning['seed']} by {sweeps} (rule {tuning['rule']})"
+
+
 class RealDataConfig:
     """The real-data figures of a validated config (WorkflowConfig.real)."""
 
@@ -48,11 +57,22 @@ class RealDataConfig:
             "dataset": e["dataset"],
             "scale": self.real_scale(experiment),
             "seeds": e["seeds"],
+            "tuning": tuning_words(self.tuning(experiment)),
             "optimizers": {o: self.wf.optimizer(experiment, o) for o in e["optimizers"]},
             "labels": {o: opt.get("label", o) for o, opt in e["optimizers"].items()},
             "paper_figure": None,
             "identity": self.wf.identity("metrics", experiment),
         }
+
+    def tuning(self, experiment: str) -> dict:
+        """Where a figure's settings were chosen: {seed, sweeps, rule} (the tuning seed, the
+        sweeps that ran on it, real_data.tuning.rule); {} where no sweep tuned them."""
+        e = self.wf.real_experiments[experiment]
+        sweeps = [n for n, s in self.wf.real_experiments.items() if s.get("sweep_of") == experiment]
+        if e.get("tuning_seed") is None or not sweeps:
+            return {}
+        rule = self.real.get("tuning", {}).get("rule", "probe_area")
+        return {"seed": e["tuning_seed"], "sweeps": sweeps, "rule": rule}
 
     def claims_real_built(self, table: str) -> dict:
         """Claims params: what the claims read of each real-data experiment whose aggregate

@@ -78,5 +78,6 @@ class GeometrySVMs:
         return extra_metrics(
             [datasets[s] for s in seeds], [self.solutions[s] for s in seeds], list(self.norms),
             self.train_u, faces=[self.faces[s] for s in seeds],
-            probe=(expected_norm(optimizer),), cache=self.cache,
+            probe=tuple(n for n in (expected_norm(optimizer),) if n is not None),
+            cache=self.cache,
         )  # fmt: skip

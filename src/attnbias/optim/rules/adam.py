@@ -2,8 +2,8 @@
 W <- W - lr_t m^ / (sqrt(v^) + eps), m^ = m / (1 - b1^(t+1)), v^ likewise. m and v are
 kept as e^a m~, e^c v~ (directions.accumulate), and the step's per-run factors are formed in
 logs: eps is an absolute scale, so with gradients of e^-700 the plain formula would give
-0 / eps where exact arithmetic gives m / eps (see directions' module doc). The real-data
-runs' torch Adam is the same algorithm, drawn alike."""
+0 / eps where exact arithmetic gives m / eps (see directions' module doc). On torch
+parameters (the real-data runs) it is torch.optim.Adam, the same algorithm, drawn alike."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import numpy as np
 
 from attnbias.optim import directions
 from attnbias.optim.directions import per_run
-from attnbias.optim.rule import Look, Rule, Update
+from attnbias.optim.rule import STEP, Look, Rule, TorchOptimizer, Update, setting
 
 
 def _log_or_minus_inf(x: float) -> float:
@@ -68,4 +68,20 @@ RULE = Rule(
     implicit_norm=lambda s: "max",
     names={"adam": "Adam"},
     looks={"adam": Look("adam", "X")},
+    torch=TorchOptimizer(
+        "torch.optim:Adam",
+        {
+            "lr": setting("step size", **STEP),
+            "betas": {
+                "description": "Adam's (beta1, beta2)",
+                "type": "array",
+                "minItems": 2,
+                "maxItems": 2,
+                "items": {"type": "number", "minimum": 0, "exclusiveMaximum": 1},
+            },
+            "eps": setting("Adam's epsilon", exclusiveMinimum=0),
+            "weight_decay": setting("torch's weight decay", minimum=0),
+            "amsgrad": setting("Adam's AMSGrad variant", type="boolean"),
+        },
+    ),
 )

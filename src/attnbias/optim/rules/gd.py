@@ -17,6 +17,7 @@ RULE = Rule(
     caption=lambda spec: f"GD lr={spec.lr:g}",
     log_step=log_step,
     kernel_code=0,
-    names={"gd": "GD", "sgd": "SGD"},
-    looks={"gd": Look("gd", "s"), "sgd": Look("gd", "s", "stochastic")},
+    implicit_norm=lambda spec: "fro",  # Tarzanagh et al. 2023
+    names={"gd": "GD"},
+    looks={"gd": Look("gd", "s")},
 )

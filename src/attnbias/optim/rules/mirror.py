@@ -1,10 +1,14 @@
 """Mirror descent with psi(W) = ||W||_p^p / p (entrywise): the dual variable
 Z = grad psi(W) = sign(W) |W|^(p-1) takes the gradient step, Z <- Z - lr G, and
-W = sign(Z) |Z|^(1/(p-1)). Z starts at grad psi(W0) and is kept per run (u likewise)."""
+W = sign(Z) |Z|^(1/(p-1)). Z starts at grad psi(W0) and is kept per run (u likewise).
+
+Normalised (AttentionMD's l_p-AttGD and l_p-JointGD, `dual_normalize`): Z <- Z - lr G / N
+with N the gradient's dual norm ||G||_q, 1/p + 1/q = 1, of each block (per_block: W and u
+each by its own, as their joint runs) or of all blocks at once (global). N is formed in
+logs (directions.log_coefficients): theirs adds 2.2e-16 to it, so their step vanishes
+once the loss underflows; ours is lr G~ / ||G~||_q and never does."""
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 
@@ -19,31 +23,50 @@ def _signed_power(Z: np.ndarray, power: float) -> np.ndarray:
     return np.copysign(magnitude, Z, out=magnitude)
 
 
+def dual_exponent(p: float) -> float:
+    """q with 1/p + 1/q = 1: the exponent of the dual norm of l_p."""
+    return p / (p - 1)
+
+
 class Mirror(Update):
     def __init__(self, spec, params, seeds):
         super().__init__(spec, params, seeds)
         self.state = {name: _signed_power(value, spec.p - 1) for name, value in params.items()}
 
     def step(self, t, params, grads):
+        lrs = {name: self.spec.lr_of(name) for name in grads}
+        blocks = {name: (g.log_scale, g.direction) for name, g in grads.items()}
+        log_coefs = directions.log_coefficients(self.spec, lrs, blocks, dual_exponent(self.spec.p))
         for name, g in grads.items():
-            coef = directions.coefficient(math.log(self.spec.lr_of(name)) + g.log_scale)
+            coef = directions.coefficient(log_coefs[name])
             self.state[name] -= per_run(coef, g.direction) * g.direction
             params[name][...] = _signed_power(self.state[name], 1 / (self.spec.p - 1))
 
 
 def check(spec) -> None:
     if spec.p is None or not spec.p > 1:
-        raise ValueError(f"mirror descent needs p > 1 (psi = ||W||_p^p / p), got {spec.p}")
+        raise ValueError(f"mirror descent needs p > 1 (key p: psi = ||W||_p^p / p), got {spec.p}")
+    directions.check_dual_normalize(spec)
+
+
+def caption(spec) -> str:
+    text = f"l_{spec.p:g} mirror descent lr={spec.lr:g}"
+    return directions.with_dual_normalize(text, spec, f"{dual_exponent(spec.p):.4g}")
 
 
 RULE = Rule(
     name="mirror",
-    settings=("lr", "lr_u", "p"),
-    caption=lambda s: f"l_{s.p:g} mirror descent lr={s.lr:g}",
+    settings=("lr", "lr_u", "p", "dual_normalize"),
+    caption=caption,
     update=Mirror,
     check=check,
     implicit_norm=lambda s: f"l{s.p:g}",
-    names={"mirror": "l_p mirror descent"},
+    algorithm=lambda spec, layout: "mirror" if spec.dual_normalize == "none" else "nmirror",
+    examples=({"p": 3.0}, {"p": 3.0, "dual_normalize": "per_block"}),
+    names={
+        "mirror": "l_p mirror descent",
+        "nmirror": "normalised l_p mirror descent (AttentionMD's)",
+    },
     # the l_p family, with nsd's l_p member: both are expected to find the l_p margin
-    looks={"mirror": Look("lp", "p", "long-dash")},
+    looks={"mirror": Look("lp", "p", "long-dash"), "nmirror": Look("lp", "p", "dash-dot-dot")},
 )

@@ -42,6 +42,7 @@ RULE = Rule(
     check=check,
     implicit_norm=lambda s: "spectral",
     algorithm=lambda spec, layout: "muon" if spec.beta else "spectral",
+    examples=({}, {"beta": 0.0}),
     names={"spectral": "spectral descent (Muon without momentum)", "muon": "Muon"},
     looks={
         "spectral": Look("spectral", "h"),

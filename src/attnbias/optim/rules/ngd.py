@@ -34,7 +34,16 @@ RULE = Rule(
     log_step=log_step,
     cap="max_step",
     kernel_code=1,
+    implicit_norm=lambda spec: "fro",  # this paper, Thm. 1
     algorithm=algorithm,
+    examples=(
+        {},
+        {"max_step": 10.0},
+        {"momentum": 0.9},
+        {"momentum": 0.9, "max_step": 1.0},
+        {"normalize": "per_block"},
+        {"decay_W": 1.0},
+    ),
     names={
         "ngd": "NGD (uncapped)",
         "ngd-capped": "NGD with a step cap",
@@ -43,7 +52,6 @@ RULE = Rule(
         "per-block-ngd": "per-block NGD, Eq. 10 without its step factors",
         "joint-ngd": "joint NGD, one norm over (W, u)",
         "eq10": "Eq. 10 with its step factors",
-        "sngd": "SNGD",
     },
     # NGD with momentum, joint NGD and Eq. 10 are families of their own: Fig. 2 and
     # Fig. 3 set them against NGD, each in a colour of its own
@@ -51,7 +59,6 @@ RULE = Rule(
         "ngd": Look("ngd", "o"),
         "ngd-capped": Look("ngd", "o", "capped"),
         "per-block-ngd": Look("ngd", "o", "per-block"),
-        "sngd": Look("ngd", "o", "stochastic"),
         "ngd-mom": Look("ngd-mom", "D"),
         "ngd-mom-capped": Look("ngd-mom", "D", "capped"),
         "joint-ngd": Look("joint-ngd", "v"),

@@ -42,6 +42,7 @@ RULE = Rule(
     check=check,
     implicit_norm=lambda s: s.norm,
     look_key=look_key,
+    examples=tuple({"norm": n} for n in ("max", "spectral", "l3")),
     names={"nsd": "normalized steepest descent"},
     looks={
         "nsd-max": Look("sign", "<", "long-dash"),

@@ -42,10 +42,8 @@ RULE = Rule(
     cap="eta_max",
     kernel_code=2,
     algorithm=lambda spec, layout: "ps" if spec.eta_max is None else "ps-capped",
-    names={"ps": "PS (uncapped)", "ps-capped": "PS with a step cap", "sps": "SPS"},
-    looks={
-        "ps": Look("ps", "^"),
-        "ps-capped": Look("ps", "^", "capped"),
-        "sps": Look("ps", "^", "stochastic"),
-    },
+    implicit_norm=lambda spec: "fro",  # this paper: the Polyak step's W_mm
+    examples=({"f_star": 0.0}, {"f_star": 0.0, "eta_max": 1.0}),
+    names={"ps": "PS (uncapped)", "ps-capped": "PS with a step cap"},
+    looks={"ps": Look("ps", "^"), "ps-capped": Look("ps", "^", "capped")},
 )

@@ -3,7 +3,15 @@ numbers and facts by marker name, its generated sections; attnbias.quotes.quote)
 
 from __future__ import annotations
 
-from attnbias.quotes.pages import claims, config, findings, geometry, readme, regime
+from attnbias.quotes.pages import claims, config, findings, geometry, readme, realdata, regime
 
 # config.yaml's comments state numbers too (fig2's caps): held to the build as a page
-PAGES = [readme.PAGE, findings.PAGE, claims.PAGE, regime.PAGE, geometry.PAGE, config.PAGE]
+PAGES = [
+    readme.PAGE,
+    findings.PAGE,
+    claims.PAGE,
+    regime.PAGE,
+    geometry.PAGE,
+    config.PAGE,
+    realdata.PAGE,
+]

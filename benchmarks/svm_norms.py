@@ -1,0 +1,136 @@
+"""One attention SVM per norm, our solver (attnbias.svm.norms: the m-dimensional duals of
+svm.dual_solves, cvxpy where a norm has none) against the cvxpy + Clarabel reference on
+the same problem, in the same run, at the sizes of fig2's data (Example 1) and of
+geometry_dm's (DM), config/config.yaml's: n=20, T=5, d=100, m = n(T - 1) = 80 constraints
+on d^2 = 10^4 entries. Each solve's answer passes the KKT check (svm.norms
+.optimality_defect) and the two optimal values agree to 1e-6.
+
+Goal: ours at least 20x faster for every norm but fro (already solved in its dual).
+Prints one row per (size, W or u, norm): medians of the repeats, and the ratio.
+
+With --stored: instead, every SVM of built svm-geometry files (results/svm_geometry/*.npz,
+solved by the solvers of their build) solved again from their data files
+(results/data/<experiment>.npz) as the svm_geometry job solves it (svm.geometry), and
+compared: the relative Frobenius distance of the solutions, the relative gap of the
+values, whether the new one passes the KKT check, and the face cosines.
+
+Usage: python benchmarks/svm_norms.py [--repeats N (default 5)] [--reference-repeats N
+       (default 3)] [--norms fro max spectral nuclear l3] [--seed S (default 1)]
+       python benchmarks/svm_norms.py --stored results/svm_geometry/geometry_dm.npz ...
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from attnbias.data import models
+from attnbias.svm import geometry, norms
+from attnbias.svm.norm_values import norm_value
+from attnbias.workflow import npz
+
+ROOT = Path(__file__).resolve().parents[1]
+SIZES = {"fig2": "fig2", "DM": "geometry_dm"}  # label -> the config's experiment
+
+
+def dataset(experiment: str, seed: int) -> dict:
+    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    data = config["experiments"][experiment]["data"]
+    return models.generate(data["model"], seed, data["params"])
+
+
+def median_time(solve, repeats: int) -> tuple[float, object]:
+    times, found = [], None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        found = solve()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), found
+
+
+def compare(data: dict, what: str, norm: str, repeats: int, reference_repeats: int) -> str:
+    X, opt = data["X"], data["opt"]
+    y = data["y"] if what == "u" else None
+    if what == "u":
+        ours = lambda: norms.solve_u_svm_norm(X, y, opt, norm, name="benchmark")  # noqa: E731
+    else:
+        ours = lambda: norms.solve_w_svm_norm(X, opt, norm, name="benchmark")  # noqa: E731
+    fast, found = median_time(ours, repeats)
+    ref, reference = median_time(
+        lambda: norms.solve_svm_norm_reference(X, opt, norm, y=y), reference_repeats
+    )
+    for s in (found, reference):
+        defect = norms.optimality_defect(s, X, opt, norm, y=y)
+        assert defect is None, defect
+    gap = abs(found.value - reference.value) / reference.value
+    assert gap < 1e-6, (what, norm, found.value, reference.value)
+    return (
+        f"| {what} | {norm} | {fast * 1e3:.1f} ms | {ref * 1e3:.0f} ms | {ref / fast:.0f}x "
+        f"| {gap:.1e} |"
+    )
+
+
+def compare_stored(path: Path) -> None:
+    """Each SVM of the svm-geometry file `path` against a new solve of its data."""
+    stored = npz.load_seeds(path)
+    data = npz.load_data(path.parent.parent / "data" / path.name)
+    print(f"\n{path}")
+    print("| seed | SVM | distance | value gap | new KKT residual | face cos stored, new |")
+    print("|---|---|---|---|---|---|")
+    for seed, arrays in stored.items():
+        norm_names = sorted({k.split("_")[1] for k in arrays if k.startswith("W_")})
+        train_u = any(k.startswith("u_") for k in arrays)
+        start = time.perf_counter()
+        solutions, faces, _ = geometry.timed_solve(data[seed], norm_names, train_u, "compare")
+        took = time.perf_counter() - start
+        for key, s in solutions.items():
+            norm, old = key.split("_", 1)[1], arrays[key]
+            y = data[seed]["y"] if key.startswith("u_") else None
+            defect = norms.optimality_defect(s, data[seed]["X"], data[seed]["opt"], norm, y=y)
+            distance = np.linalg.norm(s.solution - old) / np.linalg.norm(old)
+            gap = abs(s.value / norm_value(old, norm) - 1.0)
+            face = (
+                f"{float(arrays[f'{key}_face_cos']):.4g}, {faces[norm]:.4g}"
+                if key.startswith("W_")
+                else ""
+            )
+            residual = "fails" if defect else f"{s.optimality_residual:.1e}"
+            print(f"| {seed} | {key} | {distance:.1e} | {gap:.1e} | {residual} | {face} |")
+        print(f"| {seed} | all {len(solutions)}, with faces | {took:.1f} s | | | |", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--reference-repeats", type=int, default=3)
+    parser.add_argument("--norms", nargs="+", default=["fro", "max", "spectral", "nuclear", "l3"])
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--stored", nargs="+", type=Path, default=[])
+    args = parser.parse_args()
+    print(f"{platform.processor() or platform.machine()}, load {os.getloadavg()[0]:.1f}, "
+          f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}")  # fmt: skip
+    for path in args.stored:
+        compare_stored(path)
+    if args.stored:
+        return
+    for label, experiment in SIZES.items():
+        data = dataset(experiment, args.seed)
+        n, T, d = data["X"].shape
+        print(f"\n{label} ({experiment}, seed {args.seed}): n={n} T={T} d={d}, "
+              f"m={n * (T - 1)}")  # fmt: skip
+        print("| SVM | norm | ours | cvxpy + Clarabel | ratio | value gap |")
+        print("|---|---|---|---|---|---|")
+        for what in ("W", "u"):
+            for norm in args.norms:
+                print(compare(data, what, norm, args.repeats, args.reference_repeats), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,122 @@
+"""The tokens a run ends on, and Tarzanagh et al.'s check that they are locally optimal.
+
+Selected tokens: alpha_i = argmax_t x_{i,t}^T W z_i, the token the softmax selects at the
+run's last iterate (the neighbours' "locally optimal tokens", whose W-SVM they compare
+against; their code reads the softmax of the forward before the last step, one step
+earlier than ours).
+
+The check (Tarzanagh et al.'s definition of locally optimal token indices, in "Max-Margin
+Token Selection in Attention Mechanism", arXiv 2306.13596, and "Transformers as Support
+Vector Machines", arXiv 2308.16898): solve the W-SVM of alpha; its support tokens T_i
+are the t != alpha_i whose constraint is active, (x_{i,alpha_i} - x_{i,t})^T W^mm z_i = 1;
+alpha is locally optimal when, in every sample, the selected token scores above each of its
+support tokens: gamma_{i,alpha_i} > gamma_{i,t} for all t in T_i, with the token scores
+gamma_{i,t} = y_i v^T x_{i,t} of the (fixed) decoder v. It is globally optimal when every
+alpha_i is a best-scoring token of its sample (opt of the data contract).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from attnbias.neighbours import svms
+
+# a constraint is active when its margin is within this of 1, relative: svm.norms checks
+# its solutions' KKT conditions to 1e-6, so margins are known to about that
+ACTIVE_TOLERANCE = 1e-6
+
+
+def attention_scores(data: dict, W: np.ndarray) -> np.ndarray:
+    """x_{i,t}^T W z_i (n, T), z_i = Z's row i (cross-attention) or x_{i,1}."""
+    X = np.asarray(data["X"], float)
+    queries = np.asarray(data["Z"], float) if "Z" in data else X[:, 0]
+    return np.einsum("ntd,de,ne->nt", X, np.asarray(W, float), queries)
+
+
+def selected_tokens(data: dict, W: np.ndarray) -> np.ndarray:
+    """alpha_i = argmax_t of the softmax at W (n,)."""
+    return np.argmax(attention_scores(data, W), axis=1)
+
+
+def token_scores(data: dict, decoder: np.ndarray | None = None) -> np.ndarray:
+    """gamma_{i,t} = y_i v^T x_{i,t} (n, T) of `decoder` (default: the data's fixed u)."""
+    if decoder is None:
+        if "u" not in data:
+            raise ValueError(
+                "token scores need a decoder: these data train u, so pass the run's final u"
+            )
+        decoder = data["u"]
+    return np.asarray(data["y"], float)[:, None] * (np.asarray(data["X"], float) @ decoder)
+
+
+@dataclass(frozen=True)
+class TokenCheck:
+    """Tarzanagh et al.'s check of one run's selected tokens (see the module doc)."""
+
+    tokens: np.ndarray  # alpha (n,)
+    support: tuple[np.ndarray, ...]  # T_i: the active constraints' tokens, per sample
+    violations: tuple[tuple[int, int], ...]  # (i, t): t in T_i scoring >= alpha_i's
+    globally_optimal: bool  # every alpha_i a best-scoring token of its sample
+    svm_norm: str  # the norm of the W-SVM whose support was read
+
+    @property
+    def locally_optimal(self) -> bool:
+        return not self.violations
+
+    def verdict(self) -> str:
+        """One phrase for a table or caption."""
+        if self.globally_optimal:
+            return "globally optimal tokens"
+        if self.locally_optimal:
+            return "locally (not globally) optimal tokens"
+        pairs = ", ".join(f"sample {i + 1} token {t + 1}" for i, t in self.violations)
+        return f"not locally optimal: support tokens outscore the selected ones ({pairs})"
+
+
+def check(
+    data: dict,
+    tokens,
+    *,
+    decoder: np.ndarray | None = None,
+    norm: str = "fro",
+    name: str = "dataset",
+    solution=None,
+) -> TokenCheck:
+    """Tarzanagh et al.'s check of `tokens` (one per sample) on `data` (module doc), with
+    the support of the W-SVM in `norm` (theirs: the Frobenius one for W) and the scores of
+    `decoder` (default the data's u; a joint run passes its final u); `solution`: that
+    W-SVM where already solved."""
+    tokens = np.asarray(tokens, np.int64)
+    gamma = token_scores(data, decoder)
+    if solution is None:
+        solution = svms.w_svm(data, tokens, norm, name=name)
+    samples, positions = svms.constraint_index(tokens, gamma.shape[1])
+    active = solution.margins <= 1.0 + ACTIVE_TOLERANCE
+    rows = np.arange(len(tokens))
+    chosen = gamma[rows, tokens]
+    support = tuple(positions[active & (samples == i)] for i in rows)
+    violations = tuple(
+        (int(i), int(t)) for i in rows for t in support[i] if gamma[i, t] >= chosen[i]
+    )
+    best = bool(np.all(chosen >= gamma.max(axis=1)))
+    return TokenCheck(tokens, support, violations, best, norm)
+
+
+def run_svms(data: dict, W: np.ndarray, norm_names, *, name: str = "dataset") -> dict:
+    """{norm: the W-SVM of the tokens `W` selects} for each norm: the SVMs a run's final W
+    is compared with (svm.norms' names: fro, nuclear, max, spectral, l<p>)."""
+    tokens = selected_tokens(data, W)
+    return {norm: svms.w_svm(data, tokens, norm, name=name) for norm in norm_names}
+
+
+def run_report(
+    data: dict, W: np.ndarray, norm_names, *, decoder=None, name: str = "dataset"
+) -> tuple[TokenCheck, dict]:
+    """One run's end, as the neighbours read it: the check of the tokens its final W
+    selects (on the Frobenius W-SVM) and {norm: the W-SVM of those tokens} for each norm."""
+    solutions = run_svms(data, W, sorted({"fro", *norm_names}), name=name)
+    tokens = selected_tokens(data, W)
+    found = check(data, tokens, decoder=decoder, name=name, solution=solutions["fro"])
+    return found, {norm: solutions[norm] for norm in norm_names}
