@@ -163,3 +163,32 @@ def test_the_margins_read_the_queries_of_a_cross_attention_dataset():
         assert out[f"align_{norm}"][0] == pytest.approx(1.0, abs=1e-12)
         plain = measures.normalized_margins(star.solution[None], [without_queries(data)], norm)
         assert abs(plain[0] * star.value - 1.0) > 1e-3
+
+
+def test_a_new_token_set_is_solved_once_for_every_job_that_meets_it(tmp_path, monkeypatch):
+    """Two optimizers' jobs (two measures, two caches on one folder) meet the same new
+    token set: the second solves nothing and logs the same numbers, bit for bit."""
+    from attnbias.svm import token_set_cache
+    from attnbias.svm.token_set_cache import TokenSetCache
+
+    solved = []
+    solve_w = token_set_cache.solve_w
+    monkeypatch.setattr(token_set_cache, "solve_w", lambda *a: solved.append(a[1]) or solve_w(*a))
+    jobs = []
+    for probe in ("max", "spectral"):  # e.g. sign descent's and Muon's expected norms
+        cache = TokenSetCache(tmp_path)
+        measure = measures.extra_metrics(
+            [DATA_Y], [{"max": W2, "fro": W2, "spectral": W2}], ["max", "fro", "spectral"],
+            train_u=True, probe=(probe,), cache=cache,
+        )  # fmt: skip
+        jobs.append((measure(W2[None], U_MOVED[None]), cache.counts))
+    (first, first_counts), (second, second_counts) = jobs
+    assert sorted(solved) == ["fro", "max", "spectral"]  # the first job's, once each
+    assert first_counts["solved"] == 4 and second_counts["reused"] == 3  # 3 W* + a probe
+    assert second_counts["solved"] == 1  # its own probe: spectral's face
+    for key in first:
+        same = key.startswith("face_cos_max") or key.startswith("face_cos_spectral")
+        if not same:
+            assert first[key].tobytes() == second[key].tobytes(), key
+    # each job reports the probe of its own norm only, as without the cache
+    assert np.isnan(first["face_cos_spectral"][0]) and np.isnan(second["face_cos_max"][0])

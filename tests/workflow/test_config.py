@@ -42,3 +42,19 @@ def test_identities_ignore_labels_and_key_order():
     lr = workflow_config(lambda c: c["experiments"]["fig2"]["optimizers"]["ngd"].update(lr=0.2))
     assert lr.identity("run", "fig2", 0, "ngd") != plain.identity("run", "fig2", 0, "ngd")
     assert lr.identity("run", "fig2", 0, "gd") == plain.identity("run", "fig2", 0, "gd")
+
+
+def test_an_identity_asked_again_is_the_one_computed_first_and_a_copy():
+    """Identities are kept once computed (the rules ask for each many times): the same
+    values as computing afresh, and a caller that changes its copy changes no other."""
+    wf = workflow_config()
+    asked = [("run", "fig2", 1, "ngd"), ("data", "fig3", "0"), ("metrics", "fig2"),
+             ("svm", "fig3", 1), ("run", "fig1", 0, "sgd"), ("metrics", "fig1")]  # fmt: skip
+    first = [wf.identity(*args) for args in asked]
+    fresh = workflow_config()._identity  # the uncached computation, on another instance
+    for args, ident in zip(asked, first, strict=True):
+        padded = (*args, None, None)[:4]
+        optimizer = padded[3] if padded[0] == "run" else None
+        assert ident == fresh(padded[0], padded[1], padded[2], optimizer)
+        ident["config_sha256"] = "changed by a caller"
+        assert wf.identity(*args)["config_sha256"] != "changed by a caller"

@@ -13,7 +13,7 @@ from attnbias.data import models
 from attnbias.svm import geometry
 from attnbias.workflow import npz, store, svm_job
 from attnbias.workflow.config import WorkflowConfig
-from attnbias.workflow.svm_geometry_file import load_svm_geometry
+from attnbias.workflow.svm_geometry_file import GeometrySVMs, load_svm_geometry
 
 pytest.importorskip("cvxpy")
 
@@ -70,6 +70,10 @@ def test_the_file_holds_every_norms_solution_and_reads_back_checked(tmp_path, tr
         assert read[seed]["W_max"].shape == (4, 4)
         assert (read[seed]["u_l3"].shape == (4,)) if train_u else "u_l3" not in read[seed]
         assert float(read[seed]["W_nuclear_residual"]) <= 1e-6
+    # the other token sets' SVMs are shared beside the file, by every job that reads it
+    svms = GeometrySVMs.load(job.output[0], datasets, NORMS, train_u, _identities("svm_geometry"))
+    assert svms.cache.folder == tmp_path / "token_sets"
+    assert svms.solutions[1]["max"].tobytes() == read[1]["W_max"].tobytes()
 
 
 def test_a_solution_that_is_not_optimal_is_refused_by_seed(tmp_path):

@@ -9,9 +9,10 @@ import yaml
 from snakemake.settings.types import DeploymentMethod
 from snakemake.utils import validate
 
-from attnbias.workflow import configcheck
+from attnbias.workflow import checked_config, configcheck
 from attnbias.workflow.configkeys import ConfigError
 from attnbias.workflow import results_folder, results_links
+from attnbias.workflow import codedeps
 from attnbias.workflow.codedeps import module_files
 from attnbias.data.models import data_model
 from attnbias.figures.algorithm_style import algorithms_of
@@ -24,10 +25,18 @@ from attnbias.studies.sweep_config import SweepConfig
 from attnbias.workflow.config import WorkflowConfig, at
 from attnbias.workflow.job_params import JobParams
 
+# each module's imports, parsed once per text (codedeps; the kernel's cache folder): the
+# rules' code inputs
+codedeps.remember_imports(checked_config.cache_folder() / "imports.json")
+
 # Bad values refused by key before any job (configcheck); then the schema through
-# Snakemake, which fills in the defaults, and the checks that read those.
+# Snakemake, which fills in the defaults, and the checks that read those: run once per
+# config, schema and checking code (attnbias.workflow.checked_config; this file's text is
+# in its key).
 SCHEMA = Path(workflow.basedir) / "workflow/schemas/config.schema.yaml"
-try:
+
+
+def run_checks(config):
     schema = yaml.safe_load(SCHEMA.read_text())
     configcheck.check(config, schema)
     validate(config, schema=str(SCHEMA), set_default=True)
@@ -36,6 +45,15 @@ try:
     check_decoders(config)
     sweep_check.check_sweeps(config, schema)
     robustness_check.check(config, schema)
+
+
+try:
+    checked_config.check(
+        config,
+        SCHEMA,
+        run_checks,
+        [Path(workflow.basedir) / "workflow/rules/common.smk"],
+    )
     results_folder.check(config, workflow.overwrite_configfiles, DEFAULT_CONFIG)
     results_links.check(config)
 except (ConfigError, results_links.LinkInResultsError) as err:
@@ -107,7 +125,9 @@ def in_report(path, caption, category, subcategory=None):
 
 def code(script):
     """The script and the package modules it imports: a change to any reruns the rule."""
-    return [str(SCRIPTS / script), *module_files(str(SCRIPTS / script))]
+    files = [str(SCRIPTS / script), *module_files(str(SCRIPTS / script))]
+    codedeps.save_imports()
+    return files
 
 
 def benchmarks(*rule_names, jobs=JOB.training_jobs):

@@ -3,6 +3,8 @@
 reads (and a geometry experiment's svm-geometry file) ->
 results/claims_robustness/{constant}.parquet."""
 
+import logging
+
 import pyarrow as pa
 
 from attnbias.claims import inputs as claims_inputs
@@ -25,5 +27,8 @@ table = robustness_points.points(
     point["paths"], point["values"], point["ours"], p.settings, inputs,
     device=p.device, dtype=p.dtype, threads=snakemake.threads,
 )  # fmt: skip
+for name in inputs:  # the other token sets' SVMs: solved here, or another job's
+    if inputs[name].geometry is not None:
+        logging.info("%s: %s", name, inputs[name].geometry.cache.summary())
 arrow = pa.Table.from_pandas(table, preserve_index=False)
 parquet.save_table(snakemake.output[0], parquet.with_identity(arrow, p.identity))

@@ -35,6 +35,8 @@ iterations, metrics, finals, info = train_seeds(
     [datasets[s] for s in seeds], [solutions[s] for s in seeds], p.train, p.optimizer,
     labels=labels, **settings,
 )  # fmt: skip
+if norms:  # the other token sets' SVMs: solved here, or another job's (svm.token_set_cache)
+    logging.info(svms.cache.summary())
 tables = []
 for seed, metric in zip(seeds, metrics, strict=True):
     logging.info(

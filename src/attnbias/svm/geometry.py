@@ -18,16 +18,22 @@ from attnbias.svm.canonical import canonical
 from attnbias.svm.uniqueness import face_cosine
 
 
+def solve_w(data: dict, norm: str, name: str) -> norms.NormSVMSolution:
+    """The W-SVM in `norm` of a dataset's tokens X and optimal tokens opt: its face's
+    canonical point (svm.canonical)."""
+    X, opt, Z = data["X"], data["opt"], queries_of(data)
+    found = norms.solve_w_svm_norm(X, opt, norm, name=name, queries=Z)
+    return canonical(found, X, opt, norm, name=name, queries=Z)
+
+
 def solve_for_dataset(
     data: dict, norm_names: list[str], train_u: bool, name: str
 ) -> dict[str, norms.NormSVMSolution]:
     """{"W_<norm>": solution, ["u_<norm>": ...]} for a dataset of the data contract; each
     W-SVM its face's canonical point (svm.canonical)."""
     solutions = {}
-    X, opt, Z = data["X"], data["opt"], queries_of(data)
     for norm in norm_names:
-        found = norms.solve_w_svm_norm(X, opt, norm, name=name, queries=Z)
-        solutions[f"W_{norm}"] = canonical(found, X, opt, norm, name=name, queries=Z)
+        solutions[f"W_{norm}"] = solve_w(data, norm, name)
         if train_u:
             solutions[f"u_{norm}"] = norms.solve_u_svm_norm(
                 data["X"], data["y"], data["opt"], norm, name=name

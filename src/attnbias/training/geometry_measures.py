@@ -19,8 +19,9 @@ paper"): for each norm N of the experiment, with W*_N the attention SVM's soluti
 
 Which tokens are optimal (Def. 1) depends on the decoder. Where u trains, opt_i is that of
 the run's own decoder at the logged iteration, opt_i(u_t) = argmax_t y_i u_t^T x_{i,t}, and
-W*_N is the SVM of those tokens: solved once per distinct token set and run (OptimalTokens),
-the stored solutions serving while the set is the data's. Two more measures say when it
+W*_N is the SVM of those tokens: solved once per distinct token set and dataset, and shared
+by every job that meets it through svm.token_set_cache (OptimalTokens), the stored
+solutions serving while the set is the data's. Two more measures say when it
 moved (logged only where u trains):
 
   opt_moved          the number of sequences whose optimal token is not the data's
@@ -39,9 +40,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from attnbias.model.queries import queries_of
-from attnbias.svm.geometry import face_cosines, solve_for_dataset
 from attnbias.svm.max_margin import w_svm_constraints
 from attnbias.svm.norm_values import norm_value, parse_norm
+from attnbias.svm.token_set_cache import TokenSetCache
 from attnbias.svm.uniqueness import needs_probe
 from attnbias.training.geometry_names import OPT_MOVED, OPT_MOVED_SAMPLES, metric_name
 
@@ -116,12 +117,15 @@ class TokenSetSVMs:
 
 class OptimalTokens:
     """Each run's SVM solutions for the tokens optimal under its current decoder, with
-    their face cosines: the stored ones for the data's tokens, the others solved on first
-    sight and kept (their face probed in the `probe` norms only, and known for the strictly
-    convex ones: a probe costs a solve or more, and the claims read the expected norm's)."""
+    their face cosines: the stored ones for the data's tokens, the others from `cache`
+    (solved there on first sight, in this job or another: svm.token_set_cache) and kept
+    (their face probed in the `probe` norms only, and known for the strictly convex ones:
+    a probe costs a solve or more, and the claims read the expected norm's)."""
 
-    def __init__(self, datasets, solutions, faces, norms: list[str], probe: list[str]):
+    def __init__(self, datasets, solutions, faces, norms: list[str], probe: list[str],
+                 cache: TokenSetCache | None = None):  # fmt: skip
         self.datasets, self.norms, self.probe = datasets, norms, probe
+        self.cache = TokenSetCache() if cache is None else cache
         self.solved = [
             {tuple(data["opt"]): TokenSetSVMs.of(sol, face, data, data["opt"])}
             for data, sol, face in zip(datasets, solutions, faces, strict=True)
@@ -133,11 +137,11 @@ class OptimalTokens:
         if key not in self.solved[run]:
             data = dict(self.datasets[run], opt=np.asarray(opt))
             name = f"run {run} with the optimal tokens of its trained decoder"
-            found = solve_for_dataset(data, self.norms, False, name)
+            stars = {norm: self.cache.w_star(data, norm, name) for norm in self.norms}
             faces = dict.fromkeys(self.norms, np.nan)
-            free = [n for n in self.norms if not needs_probe(n)]  # unique: nothing to solve
-            faces.update(face_cosines(data, found, [*free, *self.probe]))
-            stars = {norm: found[f"W_{norm}"].solution for norm in self.norms}
+            for norm in self.norms:  # unique where strictly convex: nothing to solve
+                if not needs_probe(norm) or norm in self.probe:
+                    faces[norm] = self.cache.face_cosine(data, norm, stars[norm])
             self.solved[run][key] = TokenSetSVMs.of(stars, faces, data, data["opt"])
         return self.solved[run][key]
 
@@ -154,13 +158,15 @@ def extra_metrics(
     train_u: bool = False,
     faces: list[dict[str, float]] | None = None,
     probe: tuple[str, ...] = (),
+    cache: TokenSetCache | None = None,
 ) -> Callable[[np.ndarray, np.ndarray], dict[str, np.ndarray]]:
     """The measures of a batch of runs as the backends' extra_metrics hook.
 
     datasets: each run's data (X, y, opt); solutions: each run's {norm: W*_norm} for the
     data's optimal tokens, `faces` their face cosines (None: not probed); norms: the
     experiment's norm names (attnbias.svm.norms); train_u: whether the decoder trains (then
-    the optimal tokens follow it, and `probe` names the norms whose new SVMs are probed)."""
+    the optimal tokens follow it, and `probe` names the norms whose new SVMs are probed);
+    cache: where a new token set's SVMs are read or solved (None: in this job only)."""
     n = len(datasets[0]["X"])
     if train_u and n > MAX_SEQUENCES_IN_MASK:
         raise ValueError(
@@ -169,7 +175,7 @@ def extra_metrics(
         )
     if faces is None:
         faces = [dict.fromkeys(norms, np.nan) for _ in datasets]
-    tokens = OptimalTokens(datasets, solutions, faces, norms, list(probe))
+    tokens = OptimalTokens(datasets, solutions, faces, norms, list(probe), cache)
 
     def measure(W: np.ndarray, u: np.ndarray) -> dict[str, np.ndarray]:
         W, u = np.asarray(W, dtype=float), np.asarray(u, dtype=float)

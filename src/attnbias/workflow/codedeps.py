@@ -15,6 +15,9 @@ others: adding or editing one reruns its jobs and what reads their tables, nothi
 from __future__ import annotations
 
 import ast
+import hashlib
+import json
+import sys
 from functools import cache
 from pathlib import Path
 
@@ -41,12 +44,83 @@ def _statements(tree: ast.Module):
             todo.extend(getattr(node, field, None) or ())
 
 
+class _KnownImports:
+    """Each source text's imports by the sha256 of the text, kept in a record between
+    Snakemake runs (remember_imports): parsing the package's ~200 files is a tenth of a
+    dry run. The key is the text itself, so an edited file is parsed again, and checkouts
+    share the record; one that does not load is ignored and written again. Past KEEP
+    texts, those this run did not read are dropped."""
+
+    KEEP = 4096
+
+    def __init__(self):
+        self.record: Path | None = None
+        self.known: dict[str, list[str]] = {}
+        self.used: set[str] = set()
+        self.new = False
+
+    def load(self, record: Path) -> None:
+        self.record = Path(record)
+        try:
+            stored = json.loads(self.record.read_text())
+        except (OSError, ValueError):
+            stored = None
+        imports = stored.get("imports") if isinstance(stored, dict) else None
+        if stored and stored.get("format") == IMPORTS_FORMAT and isinstance(imports, dict):
+            self.known.update(
+                (k, v)
+                for k, v in imports.items()
+                if isinstance(v, list) and all(isinstance(m, str) for m in v)
+            )
+
+    def save(self) -> None:
+        if self.record is None or not self.new:
+            return
+        if len(self.known) > self.KEEP:
+            self.known = {k: v for k, v in self.known.items() if k in self.used}
+        text = json.dumps({"format": IMPORTS_FORMAT, "imports": self.known})
+        from attnbias.workflow.store import atomic_path
+
+        try:  # atomic: a parallel run reads all or none
+            with atomic_path(self.record, shared=True) as temporary:
+                Path(temporary).write_text(text)
+            self.new = False
+        except OSError:  # not writable: the next run parses again
+            pass
+
+
+# the record's format: the statements' reading below (and the Python version's ast)
+IMPORTS_FORMAT = f"attnbias-imports/1, Python {sys.version_info[0]}.{sys.version_info[1]}"
+_KNOWN = _KnownImports()
+
+
+def remember_imports(record) -> None:
+    """Read the imports found by earlier runs from `record` (a JSON file), and keep those
+    found in this one there (save_imports)."""
+    _KNOWN.load(record)
+
+
+def save_imports() -> None:
+    """Write the imports found since remember_imports to its record, if any are new."""
+    _KNOWN.save()
+
+
 @cache
 def _imported_modules(source: Path) -> frozenset[str]:
     """Fully qualified names of the package's modules that `source` imports (read once per
     file: the workflow asks for every rule's script, and they share most modules)."""
+    text = source.read_bytes()
+    digest = hashlib.sha256(text).hexdigest()
+    _KNOWN.used.add(digest)
+    if digest not in _KNOWN.known:
+        _KNOWN.known[digest] = sorted(_parsed_imports(text, source))
+        _KNOWN.new = True
+    return frozenset(_KNOWN.known[digest])
+
+
+def _parsed_imports(text: bytes, source: Path) -> set[str]:
     found = set()
-    for node in _statements(ast.parse(source.read_text(), filename=str(source))):
+    for node in _statements(ast.parse(text, filename=str(source))):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -57,9 +131,10 @@ def _imported_modules(source: Path) -> frozenset[str]:
     found |= {
         ".".join(name.split(".")[:i]) for name in found for i in range(2, name.count(".") + 1)
     }
-    return frozenset(name for name in found if name == PACKAGE or name.startswith(PACKAGE + "."))
+    return {name for name in found if name == PACKAGE or name.startswith(PACKAGE + ".")}
 
 
+@cache  # the same few hundred names, asked for by every script's closure
 def _module_file(name: str) -> Path | None:
     parts = name.split(".")[1:]
     candidate = PACKAGE_DIR.joinpath(*parts)

@@ -54,6 +54,9 @@ class WorkflowConfig:
             for n, e in self.experiments.items()
             if e["default_build"] and n not in self.geometry
         }
+        # each file identity, computed once: the rules ask for the same ones thousands of
+        # times while Snakemake parses the workflow (the config is not changed after this)
+        self._identities: dict[tuple, dict] = {}
 
     # ---- one experiment, synthetic or real ---------------------------------------------
 
@@ -128,8 +131,15 @@ class WorkflowConfig:
         return [self.identity(kind, experiment, s, optimizer) for s in self.seeds(experiment)]
 
     def identity(self, kind, experiment, seed=None, optimizer=None) -> dict:
-        """The identity of a file of `kind` (data, svm, run, metrics)."""
+        """The identity of a file of `kind` (data, svm, run, metrics): a copy of the one
+        computed first (_identity)."""
         optimizer = optimizer if kind == "run" else None  # data and svm: every optimizer's
+        key = (kind, experiment, seed, optimizer)
+        if key not in self._identities:
+            self._identities[key] = self._identity(kind, experiment, seed, optimizer)
+        return dict(self._identities[key])
+
+    def _identity(self, kind, experiment, seed, optimizer) -> dict:
         if kind == "metrics":  # an aggregate table's: the identities of the runs it holds
             runs = [
                 self.identity("run", experiment, s, o)

@@ -5,12 +5,14 @@ attnbias.studies.robustness_points, build their runs' measures alike through it)
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
 from attnbias.optim.expected_norm import expected_norm
-from attnbias.svm import geometry
+from attnbias.svm import geometry, token_set_cache
+from attnbias.svm.token_set_cache import TokenSetCache
 from attnbias.training.geometry_measures import extra_metrics
 from attnbias.workflow.npz import load_seeds
 from attnbias.workflow.svm_file import check_seeds
@@ -40,26 +42,33 @@ def load_svm_geometry(
 class GeometrySVMs:
     """A geometry experiment's SVM solution in each of its norms and each seed's face
     cosines (seed -> {norm: ...}), from its svm-geometry file; `train_u`: whether its
-    decoder trains (then a run's optimal tokens follow it)."""
+    decoder trains (then a run's optimal tokens follow it); `cache`: where the SVMs of the
+    other token sets its runs meet are shared (svm.token_set_cache)."""
 
     norms: tuple[str, ...]
     train_u: bool
     solutions: dict[int, dict[str, np.ndarray]]
     faces: dict[int, dict[str, float]]
+    cache: TokenSetCache = field(default_factory=TokenSetCache)
 
     @classmethod
     def load(cls, path, data: dict[int, dict], norms, train_u: bool, expect=None) -> GeometrySVMs:
-        """An svm-geometry file's solutions (load_svm_geometry's checks)."""
-        return cls.of(load_svm_geometry(path, data, list(norms), train_u, expect), norms, train_u)
+        """An svm-geometry file's solutions (load_svm_geometry's checks), the other token
+        sets' SVMs shared in the folder token_sets/ beside it (every job of the results
+        folder that reads an svm-geometry file: train jobs, robustness points)."""
+        found = load_svm_geometry(path, data, list(norms), train_u, expect)
+        cache = TokenSetCache(Path(path).parent / token_set_cache.FOLDER)
+        return cls.of(found, norms, train_u, cache)
 
     @classmethod
-    def of(cls, found: dict[int, dict], norms, train_u: bool) -> GeometrySVMs:
-        """From each seed's arrays as an svm-geometry file holds them (svm.geometry.to_arrays)."""
+    def of(cls, found: dict[int, dict], norms, train_u: bool, cache=None) -> GeometrySVMs:
+        """From each seed's arrays as an svm-geometry file holds them (svm.geometry.to_arrays);
+        `cache` None: the token sets' SVMs kept in this process only."""
         solutions = {s: {n: arrays[f"W_{n}"] for n in norms} for s, arrays in found.items()}
         faces = {
             s: {n: float(arrays[f"W_{n}_face_cos"]) for n in norms} for s, arrays in found.items()
         }
-        return cls(tuple(norms), train_u, solutions, faces)
+        return cls(tuple(norms), train_u, solutions, faces, cache or TokenSetCache())
 
     def extra_metrics(self, datasets: dict[int, dict], seeds: list[int], optimizer: dict):
         """train_job.train_seeds's extra_metrics for the runs of `optimizer` (its config
@@ -70,4 +79,5 @@ class GeometrySVMs:
             [datasets[s] for s in seeds], [self.solutions[s] for s in seeds], list(self.norms),
             self.train_u, faces=[self.faces[s] for s in seeds],
             probe=tuple(n for n in (expected_norm(optimizer),) if n is not None),
+            cache=self.cache,
         )  # fmt: skip

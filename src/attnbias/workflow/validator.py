@@ -5,7 +5,10 @@ importing each other."""
 
 from __future__ import annotations
 
+from functools import cache
 
+
+@cache  # a class, built once: the sweeps' checks ask for it per grid value
 def validator_class():
     """jsonschema's Draft 2020-12 validator with that integer type (imported on use)."""
     from jsonschema import Draft202012Validator, validators
