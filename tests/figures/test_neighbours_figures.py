@@ -38,7 +38,7 @@ def test_the_rank_figure_prints_at_size_and_counts_the_infeasible(tmp_path):
     neighbours_figures.draw_rank(_rank_table(), SETTINGS, outputs=outputs)
     _check_print(outputs[0])
     text = outputs[1].read_text()
-    assert "4 of 12 (d=1: 4)" in text and "2 seeds per cell" in text and "1e-07" not in text
+    assert "4 of 12 (d=1: 4)" in text and "2 seeds per cell" in text and "1e-04 sigma_1" in text
     # the control: no infeasible instance
     caption = neighbours_figures._rank_caption(_rank_table(0), SETTINGS)
     assert "0 of 12 (none)" in caption
