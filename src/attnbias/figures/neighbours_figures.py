@@ -102,7 +102,8 @@ def _joint_caption(summary: dict) -> str:
         f"2.2e-16), which vanishes once the logistic loss underflows. At t = "
         f"{summary['epochs']}: ours cos {final['ours_W']:.6f} (W), {final['ours_v']:.6f} (v); "
         f"theirs {final['theirs_W']:.5f} (W), {final['theirs_v']:.5f} (v), both measured by "
-        f"this build. The start (W = v = 0) has no direction and is not drawn."
+        f"this build. The start (W = v = 0) has no direction and is not drawn, nor W at t = 1 "
+        f"(its first gradient is 0 at v = 0)."
     )
 
 
