@@ -13,6 +13,8 @@ from project import copy_project, planned_jobs, snakemake
 
 from attnbias.figures import style
 
+pytestmark = pytest.mark.slow  # end-to-end builds (pyproject.toml's markers)
+
 RESULTS = "results-tiny"
 TARGETS = ("tfsvm_rank", "attentionmd_joint")
 

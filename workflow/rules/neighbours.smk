@@ -39,6 +39,7 @@ rule tfsvm_rank:
         "../../envs/plot.yaml"
     params:
         settings=at(config["neighbours"], "tfsvm_rank"),
+        target="tfsvm_rank",  # the report caption's switch (neighbours.rst)
     script:
         "../scripts/tfsvm_rank_figure.py"
 
@@ -87,5 +88,6 @@ rule attentionmd_joint:
         "../../envs/plot.yaml"
     params:
         settings=at(config["neighbours"], "attentionmd_joint"),
+        target="attentionmd_joint",  # the report caption's switch (neighbours.rst)
     script:
         "../scripts/attentionmd_joint_figure.py"
