@@ -35,6 +35,7 @@ include: "workflow/rules/geometry.smk"
 include: "workflow/rules/study.smk"
 include: "workflow/rules/sweep.smk"
 include: "workflow/rules/realdata.smk"
+include: "workflow/rules/neighbours.smk"
 
 
 rule all:

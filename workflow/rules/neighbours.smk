@@ -1,0 +1,93 @@
+# The neighbours' experiments (docs/neighbours.md): targets of their own, not part of
+# `rule all`. Settings: config key neighbours (its comments cite their scripts). Each is a
+# job that solves or trains (env train: torch, cvxpy) and one that draws (env plot).
+
+
+rule tfsvm_rank_table:
+    input:
+        code=code("tfsvm_rank.py"),
+    output:
+        csv=results("tfsvm_rank.csv"),
+    log:
+        results("logs/neighbours/tfsvm_rank_table.log"),
+    benchmark:
+        results("benchmarks/neighbours/tfsvm_rank_table.tsv")
+    conda:
+        "../../envs/train.yaml"
+    params:
+        settings=at(config["neighbours"], "tfsvm_rank"),
+    script:
+        "../scripts/tfsvm_rank.py"
+
+
+rule tfsvm_rank:
+    input:
+        csv=rules.tfsvm_rank_table.output.csv,
+        code=code("tfsvm_rank_figure.py"),
+    output:
+        pdf=in_report(
+            results("tfsvm_rank.pdf"), "neighbours.rst", "Neighbours", "tfsvm_rank"
+        ),
+        png=in_report(
+            results("tfsvm_rank.png"), "neighbours.rst", "Neighbours", "tfsvm_rank"
+        ),
+        caption=results("tfsvm_rank.caption.md"),
+        provenance=results("tfsvm_rank.provenance.json"),
+    log:
+        results("logs/neighbours/tfsvm_rank.log"),
+    conda:
+        "../../envs/plot.yaml"
+    params:
+        settings=at(config["neighbours"], "tfsvm_rank"),
+        target="tfsvm_rank",  # the report caption's switch (neighbours.rst)
+    script:
+        "../scripts/tfsvm_rank_figure.py"
+
+
+rule attentionmd_joint_run:
+    input:
+        code=code("attentionmd_joint.py"),
+    output:
+        csv=results("attentionmd_joint.csv"),
+        summary=results("attentionmd_joint.json"),
+    log:
+        results("logs/neighbours/attentionmd_joint_run.log"),
+    benchmark:
+        results("benchmarks/neighbours/attentionmd_joint_run.tsv")
+    conda:
+        "../../envs/train.yaml"
+    params:
+        settings=at(config["neighbours"], "attentionmd_joint"),
+    script:
+        "../scripts/attentionmd_joint.py"
+
+
+rule attentionmd_joint:
+    input:
+        csv=rules.attentionmd_joint_run.output.csv,
+        summary=rules.attentionmd_joint_run.output.summary,
+        code=code("attentionmd_joint_figure.py"),
+    output:
+        pdf=in_report(
+            results("attentionmd_joint.pdf"),
+            "neighbours.rst",
+            "Neighbours",
+            "attentionmd_joint",
+        ),
+        png=in_report(
+            results("attentionmd_joint.png"),
+            "neighbours.rst",
+            "Neighbours",
+            "attentionmd_joint",
+        ),
+        caption=results("attentionmd_joint.caption.md"),
+        provenance=results("attentionmd_joint.provenance.json"),
+    log:
+        results("logs/neighbours/attentionmd_joint.log"),
+    conda:
+        "../../envs/plot.yaml"
+    params:
+        settings=at(config["neighbours"], "attentionmd_joint"),
+        target="attentionmd_joint",  # the report caption's switch (neighbours.rst)
+    script:
+        "../scripts/attentionmd_joint_figure.py"
