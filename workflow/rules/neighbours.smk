@@ -15,7 +15,7 @@ rule tfsvm_rank_table:
     conda:
         "../../envs/train.yaml"
     params:
-        settings=at(config["neighbours"], "tfsvm_rank"),
+        settings=lambda wildcards: at(config["neighbours"], "tfsvm_rank"),
     script:
         "../scripts/tfsvm_rank.py"
 
@@ -38,7 +38,7 @@ rule tfsvm_rank:
     conda:
         "../../envs/plot.yaml"
     params:
-        settings=at(config["neighbours"], "tfsvm_rank"),
+        settings=lambda wildcards: at(config["neighbours"], "tfsvm_rank"),
         target="tfsvm_rank",  # the report caption's switch (neighbours.rst)
     script:
         "../scripts/tfsvm_rank_figure.py"
@@ -57,7 +57,7 @@ rule attentionmd_joint_run:
     conda:
         "../../envs/train.yaml"
     params:
-        settings=at(config["neighbours"], "attentionmd_joint"),
+        settings=lambda wildcards: at(config["neighbours"], "attentionmd_joint"),
     script:
         "../scripts/attentionmd_joint.py"
 
@@ -87,7 +87,7 @@ rule attentionmd_joint:
     conda:
         "../../envs/plot.yaml"
     params:
-        settings=at(config["neighbours"], "attentionmd_joint"),
+        settings=lambda wildcards: at(config["neighbours"], "attentionmd_joint"),
         target="attentionmd_joint",  # the report caption's switch (neighbours.rst)
     script:
         "../scripts/attentionmd_joint_figure.py"
