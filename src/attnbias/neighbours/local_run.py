@@ -44,7 +44,8 @@ def seed_rows(seed: int, settings: dict) -> tuple[list[dict], list[dict]]:
         )
         own = solutions[joint_run.svm_norm(p)].solution
         curves += [
-            {"seed": seed, "p": p, "iteration": int(k), "divergence": measures.bregman_divergence(Wk, own, p)}
+            {"seed": seed, "p": p, "iteration": int(k),
+             "divergence": measures.bregman_divergence(Wk, own, p)}
             for k, Wk in zip(logged[1:], W[1:], strict=True)
         ]  # fmt: skip
         for q in ps:
@@ -77,7 +78,9 @@ def summary(finals: pd.DataFrame) -> dict:
     table = finals.pivot_table(index="p", columns="svm_p", values="divergence", aggfunc="mean")
     runs = finals.drop_duplicates(["seed", "p"])
     return {
-        "mean_divergence": {str(p): {str(q): float(v) for q, v in row.items()} for p, row in table.iterrows()},
+        "mean_divergence": {
+            str(p): {str(q): float(v) for q, v in row.items()} for p, row in table.iterrows()
+        },
         "runs": len(runs),
         "not_globally_optimal": int((~runs["globally_optimal"]).sum()),
         "not_locally_optimal": int((~runs["locally_optimal"]).sum()),
