@@ -48,3 +48,29 @@ def test_their_seed_count_is_said_as_theirs(tmp_path):
     outputs = [tmp_path / "l.pdf", tmp_path / "l.caption.md"]
     neighbours_local_figures.draw_local(_curves(), _summary(seeds=100), outputs=outputs)
     assert "100 seeds, as theirs" in outputs[1].read_text()
+
+
+def _tfsvm_summary(seeds=2):
+    return {"mean_correlation": {"W": {"fro": 0.9988, "nuclear": 0.88},
+                                 "KQ": {"fro": 0.87, "nuclear": 0.9975}},
+            "runs": 2 * seeds, "not_globally_optimal": 1, "not_locally_optimal": 0,
+            "seeds": seeds, "n": 6, "T": 8, "d": 10, "lr": 0.1, "iterations": 2000}  # fmt: skip
+
+
+def _tfsvm_curves():
+    rows = [{"seed": s, "param": p, "norm": n, "iteration": t, "correlation": 1 - 1 / (t + 1)}
+            for s in (0, 1) for p in ("W", "KQ") for n in ("fro", "nuclear")
+            for t in (0, 1, 10, 100)]  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_the_tfsvm_figure_prints_at_size_with_the_measured_numbers(tmp_path):
+    outputs = [tmp_path / "t.pdf", tmp_path / "t.caption.md"]
+    neighbours_local_figures.draw_tfsvm(_tfsvm_curves(), _tfsvm_summary(), outputs=outputs)
+    width, height = page_inches(outputs[0])
+    assert width <= style.FULL_WIDTH + 0.01 and height <= style.MAX_HEIGHT
+    assert min(body_sizes(font_sizes(outputs[0]))) >= style.MIN_FONT_PT
+    text = outputs[1].read_text()
+    assert "0.9988 (Frobenius), 0.8800 (nuclear)" in text
+    assert "Of 4 runs, 1 end on tokens other than argmax" in text
+    assert "2 seeds, fewer than their 100" in text
