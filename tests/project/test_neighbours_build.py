@@ -1,7 +1,6 @@
 """End-to-end: the neighbours' targets (results/tfsvm_rank.pdf, results/attentionmd_joint.pdf,
-results/attentionmd_local.pdf,
-results/tfsvm_local.pdf), built by the real workflow on config/tiny.yaml in a temporary
-copy of the project; none is part of rule all."""
+results/attentionmd_local.pdf, results/tfsvm_local.pdf), built by the real workflow on
+config/tiny.yaml in a temporary copy of the project; none is part of rule all."""
 
 from __future__ import annotations
 
