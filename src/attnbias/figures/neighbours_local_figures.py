@@ -69,7 +69,8 @@ def _caption(summary: dict) -> str:
         f"{_seeds(summary['seeds'])} Measured: the diagonal {diagonal}; {rows} smallest on the "
         f"diagonal (their paper: each p's W closest to its own p's SVM). Of "
         f"{summary['runs']} runs, {summary['not_globally_optimal']} end on tokens other than "
-        f"argmax y v^T x (theirs, as re-run in the issue: 2 of 12) and "
+        f"argmax y v^T x (the issue's re-run of their code: 2 of 12 runs, on settings it does "
+        f"not give) and "
         f"{summary['not_locally_optimal']} fail Tarzanagh et al.'s local-optimality check "
         f"(per run: attentionmd_local_final.csv, column check)."
     )
