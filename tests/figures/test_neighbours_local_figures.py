@@ -20,6 +20,12 @@ def _summary(swap=False, seeds=3):
             "p": [1.75, 2, 3], "epochs": [1500, 2000, 20000], "lr": 0.1}  # fmt: skip
 
 
+def _check_print(pdf):
+    width, height = page_inches(pdf)
+    assert width <= style.FULL_WIDTH + 0.01 and height <= style.MAX_HEIGHT
+    assert min(body_sizes(font_sizes(pdf))) >= style.MIN_FONT_PT
+
+
 def _curves():
     rows = [{"seed": s, "p": p, "iteration": t, "divergence": 1.0 / t}
             for s in (1, 2) for p in (1.75, 2.0, 3.0) for t in (1, 10, 100)]  # fmt: skip
@@ -34,9 +40,7 @@ def test_own_is_smallest_reads_the_diagonal():
 def test_the_figure_prints_at_size_with_the_measured_numbers(tmp_path):
     outputs = [tmp_path / "l.pdf", tmp_path / "l.caption.md"]
     neighbours_local_figures.draw_local(_curves(), _summary(swap=True), outputs=outputs)
-    width, height = page_inches(outputs[0])
-    assert width <= style.FULL_WIDTH + 0.01 and height <= style.MAX_HEIGHT
-    assert min(body_sizes(font_sizes(outputs[0]))) >= style.MIN_FONT_PT
+    _check_print(outputs[0])
     text = outputs[1].read_text()
     assert "2 of 3 rows smallest on the diagonal" in text
     assert "Of 9 runs, 2 end on tokens other than argmax" in text
@@ -67,9 +71,7 @@ def _tfsvm_curves():
 def test_the_tfsvm_figure_prints_at_size_with_the_measured_numbers(tmp_path):
     outputs = [tmp_path / "t.pdf", tmp_path / "t.caption.md"]
     neighbours_local_figures.draw_tfsvm(_tfsvm_curves(), _tfsvm_summary(), outputs=outputs)
-    width, height = page_inches(outputs[0])
-    assert width <= style.FULL_WIDTH + 0.01 and height <= style.MAX_HEIGHT
-    assert min(body_sizes(font_sizes(outputs[0]))) >= style.MIN_FONT_PT
+    _check_print(outputs[0])
     text = outputs[1].read_text()
     assert "0.9988 (Frobenius), 0.8800 (nuclear)" in text
     assert "Of 4 runs, 1 end on tokens other than argmax" in text

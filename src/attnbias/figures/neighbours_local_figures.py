@@ -76,6 +76,14 @@ def _caption(summary: dict) -> str:
     )
 
 
+def _median_band(ax, rows: pd.DataFrame, column: str, colour: str, label: str) -> None:
+    """The median of `column` over seeds against the iteration, and its quartile band."""
+    grouped = rows.groupby("iteration")[column]
+    q1, median, q3 = (grouped.quantile(q) for q in (0.25, 0.5, 0.75))
+    ax.plot(median.index, median, color=colour, label=label)
+    ax.fill_between(q1.index, q1, q3, color=colour, alpha=0.25, lw=0)
+
+
 def draw_local(curves: pd.DataFrame, summary: dict, *, outputs, provenance=None) -> None:
     """(a) the mean divergence table, (b) the divergence to the own SVM against t."""
     apply_theme()
@@ -98,10 +106,7 @@ def draw_local(curves: pd.DataFrame, summary: dict, *, outputs, provenance=None)
     fig.colorbar(image, ax=table_ax, label="log10 D_p")
     for colour, p in zip(P_COLOURS, ps, strict=False):
         rows = curves[np.isclose(curves["p"], float(p))]
-        grouped = rows.groupby("iteration")["divergence"]
-        q1, median, q3 = (grouped.quantile(q) for q in (0.25, 0.5, 0.75))
-        curve_ax.plot(median.index, median, color=colour, label=f"p = {float(p):g}")
-        curve_ax.fill_between(q1.index, q1, q3, color=colour, alpha=0.25, lw=0)
+        _median_band(curve_ax, rows, "divergence", colour, f"p = {float(p):g}")
     curve_ax.set_xscale("log")
     curve_ax.set_yscale("log")
     curve_ax.set_xlabel("t")
@@ -160,10 +165,7 @@ def draw_tfsvm(curves: pd.DataFrame, summary: dict, *, outputs, provenance=None)
     for k, (ax, param) in enumerate(zip(axes, ("W", "KQ"), strict=True)):
         for norm, colour in NORM_COLOURS.items():
             rows = curves[(curves["param"] == param) & (curves["norm"] == norm)]
-            grouped = rows[rows["iteration"] > 0].groupby("iteration")["correlation"]
-            q1, median, q3 = (grouped.quantile(q) for q in (0.25, 0.5, 0.75))
-            ax.plot(median.index, median, color=colour, label=NORM_LABELS[norm])
-            ax.fill_between(q1.index, q1, q3, color=colour, alpha=0.25, lw=0)
+            _median_band(ax, rows[rows["iteration"] > 0], "correlation", colour, NORM_LABELS[norm])
         ax.set_xscale("log")
         ax.set_xlabel("t")
         ax.set_title(f"{letter(k)} {PARAM_LABELS[param]}", loc="left")

@@ -53,11 +53,39 @@ def seed_rows(seed: int, settings: dict) -> tuple[list[dict], list[dict]]:
             finals.append({
                 "seed": seed, "p": p, "svm_p": q, "epochs": int(epochs),
                 "divergence": measures.bregman_divergence(W[-1], S, p),
-                "globally_optimal": found.globally_optimal,
-                "locally_optimal": found.locally_optimal, "check": found.verdict(),
-                "tokens": " ".join(str(t + 1) for t in found.tokens),
+                **token_columns(found),
             })  # fmt: skip
     return curves, finals
+
+
+def token_columns(found: local_tokens.TokenCheck) -> dict:
+    """A run's tokens (1-based) and their check, as columns of its final row."""
+    return {
+        "globally_optimal": found.globally_optimal,
+        "locally_optimal": found.locally_optimal,
+        "check": found.verdict(),
+        "tokens": " ".join(str(t + 1) for t in found.tokens),
+    }
+
+
+def over_seeds(seed_rows, seeds, settings: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(curves, finals) of seed_rows(seed, settings) for each seed, concatenated."""
+    curves, finals = [], []
+    for seed in seeds:
+        c, f = seed_rows(seed, settings)
+        curves += c
+        finals += f
+    return pd.DataFrame(curves), pd.DataFrame(finals)
+
+
+def run_counts(runs: pd.DataFrame) -> dict:
+    """The runs (one row each), those off argmax y v^T x, those failing the check, seeds."""
+    return {
+        "runs": len(runs),
+        "not_globally_optimal": int((~runs["globally_optimal"]).sum()),
+        "not_locally_optimal": int((~runs["locally_optimal"]).sum()),
+        "seeds": int(runs["seed"].nunique()),
+    }
 
 
 def run(settings: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -65,24 +93,16 @@ def run(settings: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
     curves (seed, p, iteration, divergence) and the final table (seed, p, svm_p, ...)."""
     if len(settings["epochs"]) != len(settings["p"]):
         raise ValueError("neighbours.attentionmd_local: give one epochs entry per p")
-    curves, finals = [], []
-    for seed in range(1, settings["seeds"] + 1):  # their bash_scripts' seeds 1..100
-        c, f = seed_rows(seed, settings)
-        curves += c
-        finals += f
-    return pd.DataFrame(curves), pd.DataFrame(finals)
+    # their bash_scripts' seeds 1..100
+    return over_seeds(seed_rows, range(1, settings["seeds"] + 1), settings)
 
 
 def summary(finals: pd.DataFrame) -> dict:
     """The mean 3 x 3 table {run p: {svm p: mean divergence}} and the runs' token counts."""
     table = finals.pivot_table(index="p", columns="svm_p", values="divergence", aggfunc="mean")
-    runs = finals.drop_duplicates(["seed", "p"])
     return {
         "mean_divergence": {
             str(p): {str(q): float(v) for q, v in row.items()} for p, row in table.iterrows()
         },
-        "runs": len(runs),
-        "not_globally_optimal": int((~runs["globally_optimal"]).sum()),
-        "not_locally_optimal": int((~runs["locally_optimal"]).sum()),
-        "seeds": int(finals["seed"].nunique()),
-    }  # fmt: skip
+        **run_counts(finals.drop_duplicates(["seed", "p"])),
+    }

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from attnbias.data import models
-from attnbias.neighbours import joint_run, local_tokens, measures
+from attnbias.neighbours import joint_run, local_run, local_tokens, measures
 from attnbias.optim.spec import OptimizerSpec
 
 NORMS = ("fro", "nuclear")
@@ -54,9 +54,7 @@ def seed_rows(seed: int, settings: dict) -> tuple[list[dict], list[dict]]:
         final = measures.svm_correlations(W[-1], {k: v.solution for k, v in solutions.items()})
         finals.append({
             "seed": seed, "param": name, **{f"corr_{k}": v for k, v in final.items()},
-            "globally_optimal": found.globally_optimal,
-            "locally_optimal": found.locally_optimal, "check": found.verdict(),
-            "tokens": " ".join(str(t + 1) for t in found.tokens),
+            **local_run.token_columns(found),
         })  # fmt: skip
     return curves, finals
 
@@ -64,12 +62,8 @@ def seed_rows(seed: int, settings: dict) -> tuple[list[dict], list[dict]]:
 def run(settings: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Every seed (settings: seeds, n, T, d, lr, iterations, log_points): the curves (seed,
     param, norm, iteration, correlation) and the final table (seed, param, corr_fro, ...)."""
-    curves, finals = [], []
-    for seed in range(settings["seeds"]):  # local_converge.ipynb: seed = run, 0 .. RUN - 1
-        c, f = seed_rows(seed, settings)
-        curves += c
-        finals += f
-    return pd.DataFrame(curves), pd.DataFrame(finals)
+    # local_converge.ipynb: seed = run, 0 .. RUN - 1
+    return local_run.over_seeds(seed_rows, range(settings["seeds"]), settings)
 
 
 def summary(finals: pd.DataFrame) -> dict:
@@ -79,8 +73,5 @@ def summary(finals: pd.DataFrame) -> dict:
         "mean_correlation": {
             param: {n: float(row[f"corr_{n}"]) for n in NORMS} for param, row in means.iterrows()
         },
-        "runs": len(finals),
-        "not_globally_optimal": int((~finals["globally_optimal"]).sum()),
-        "not_locally_optimal": int((~finals["locally_optimal"]).sum()),
-        "seeds": int(finals["seed"].nunique()),
+        **local_run.run_counts(finals),
     }
