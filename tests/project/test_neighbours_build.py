@@ -1,6 +1,6 @@
-"""End-to-end: the neighbours' targets (results/tfsvm_rank.pdf, results/attentionmd_joint.pdf),
-built by the real workflow on config/tiny.yaml in a temporary copy of the project; neither is
-part of rule all."""
+"""End-to-end: the neighbours' targets (results/tfsvm_rank.pdf, results/attentionmd_joint.pdf,
+results/attentionmd_local.pdf, results/tfsvm_local.pdf), built by the real workflow on
+config/tiny.yaml in a temporary copy of the project; none is part of rule all."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from attnbias.figures import style
 pytestmark = pytest.mark.slow  # end-to-end builds (pyproject.toml's markers)
 
 RESULTS = "results-tiny"
-TARGETS = ("tfsvm_rank", "attentionmd_joint")
+TARGETS = ("tfsvm_rank", "attentionmd_joint", "attentionmd_local", "tfsvm_local")
 
 
 @pytest.fixture(scope="module")
@@ -63,3 +63,22 @@ def test_the_joint_run_reports_both_runs_measured(neighbours_build):
     caption = (out / "attentionmd_joint.caption.md").read_text()
     assert f"ours cos {final['ours_W']:.6f} (W)" in caption
     assert f"theirs {final['theirs_W']:.5f} (W)" in caption
+
+
+def test_the_local_runs_count_their_tokens_in_the_caption(neighbours_build):
+    out = neighbours_build / RESULTS
+    summary = json.loads((out / "attentionmd_local.json").read_text())
+    finals = pd.read_csv(out / "attentionmd_local_final.csv")
+    assert summary["runs"] == 2 * 3 and len(finals) == 2 * 3 * 3  # seeds x p (x SVM p)
+    caption = (out / "attentionmd_local.caption.md").read_text()
+    assert f"Of 6 runs, {summary['not_globally_optimal']} end on tokens other" in caption
+    assert "2 seeds, fewer than their 100" in caption
+
+
+def test_the_tfsvm_local_runs_print_their_correlations(neighbours_build):
+    out = neighbours_build / RESULTS
+    summary = json.loads((out / "tfsvm_local.json").read_text())
+    finals = pd.read_csv(out / "tfsvm_local_final.csv")
+    assert summary["runs"] == len(finals) == 2 * 2  # seeds x (W, K Q^T)
+    caption = (out / "tfsvm_local.caption.md").read_text()
+    assert f"{summary['mean_correlation']['W']['fro']:.4f} (Frobenius)" in caption

@@ -91,3 +91,103 @@ rule attentionmd_joint:
         target="attentionmd_joint",  # the report caption's switch (neighbours.rst)
     script:
         "../scripts/attentionmd_joint_figure.py"
+
+
+rule attentionmd_local_run:
+    input:
+        code=code("attentionmd_local.py"),
+    output:
+        csv=results("attentionmd_local.csv"),
+        final=results("attentionmd_local_final.csv"),
+        summary=results("attentionmd_local.json"),
+    log:
+        results("logs/neighbours/attentionmd_local_run.log"),
+    benchmark:
+        results("benchmarks/neighbours/attentionmd_local_run.tsv")
+    conda:
+        "../../envs/train.yaml"
+    params:
+        settings=at(config["neighbours"], "attentionmd_local"),
+    script:
+        "../scripts/attentionmd_local.py"
+
+
+rule attentionmd_local:
+    input:
+        csv=rules.attentionmd_local_run.output.csv,
+        summary=rules.attentionmd_local_run.output.summary,
+        code=code("attentionmd_local_figure.py"),
+    output:
+        pdf=in_report(
+            results("attentionmd_local.pdf"),
+            "neighbours.rst",
+            "Neighbours",
+            "attentionmd_local",
+        ),
+        png=in_report(
+            results("attentionmd_local.png"),
+            "neighbours.rst",
+            "Neighbours",
+            "attentionmd_local",
+        ),
+        caption=results("attentionmd_local.caption.md"),
+        provenance=results("attentionmd_local.provenance.json"),
+    log:
+        results("logs/neighbours/attentionmd_local.log"),
+    conda:
+        "../../envs/plot.yaml"
+    params:
+        settings=at(config["neighbours"], "attentionmd_local"),
+        target="attentionmd_local",  # the report caption's switch (neighbours.rst)
+    script:
+        "../scripts/attentionmd_local_figure.py"
+
+
+rule tfsvm_local_run:
+    input:
+        code=code("tfsvm_local.py"),
+    output:
+        csv=results("tfsvm_local.csv"),
+        final=results("tfsvm_local_final.csv"),
+        summary=results("tfsvm_local.json"),
+    log:
+        results("logs/neighbours/tfsvm_local_run.log"),
+    benchmark:
+        results("benchmarks/neighbours/tfsvm_local_run.tsv")
+    conda:
+        "../../envs/train.yaml"
+    params:
+        settings=at(config["neighbours"], "tfsvm_local"),
+    script:
+        "../scripts/tfsvm_local.py"
+
+
+rule tfsvm_local:
+    input:
+        csv=rules.tfsvm_local_run.output.csv,
+        summary=rules.tfsvm_local_run.output.summary,
+        code=code("tfsvm_local_figure.py"),
+    output:
+        pdf=in_report(
+            results("tfsvm_local.pdf"),
+            "neighbours.rst",
+            "Neighbours",
+            "tfsvm_local",
+        ),
+        png=in_report(
+            results("tfsvm_local.png"),
+            "neighbours.rst",
+            "Neighbours",
+            "tfsvm_local",
+        ),
+        caption=results("tfsvm_local.caption.md"),
+        provenance=results("tfsvm_local.provenance.json"),
+    log:
+        results("logs/neighbours/tfsvm_local.log"),
+    conda:
+        "../../envs/plot.yaml"
+    params:
+        settings=at(config["neighbours"], "tfsvm_local"),
+        target="tfsvm_local",  # the report caption's switch (neighbours.rst)
+    script:
+        "../scripts/tfsvm_local_figure.py"
