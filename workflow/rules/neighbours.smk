@@ -107,7 +107,7 @@ rule attentionmd_local_run:
     conda:
         "../../envs/train.yaml"
     params:
-        settings=at(config["neighbours"], "attentionmd_local"),
+        settings=lambda wildcards: at(config["neighbours"], "attentionmd_local"),
     script:
         "../scripts/attentionmd_local.py"
 
@@ -137,7 +137,7 @@ rule attentionmd_local:
     conda:
         "../../envs/plot.yaml"
     params:
-        settings=at(config["neighbours"], "attentionmd_local"),
+        settings=lambda wildcards: at(config["neighbours"], "attentionmd_local"),
         target="attentionmd_local",  # the report caption's switch (neighbours.rst)
     script:
         "../scripts/attentionmd_local_figure.py"
@@ -157,7 +157,7 @@ rule tfsvm_local_run:
     conda:
         "../../envs/train.yaml"
     params:
-        settings=at(config["neighbours"], "tfsvm_local"),
+        settings=lambda wildcards: at(config["neighbours"], "tfsvm_local"),
     script:
         "../scripts/tfsvm_local.py"
 
@@ -187,7 +187,7 @@ rule tfsvm_local:
     conda:
         "../../envs/plot.yaml"
     params:
-        settings=at(config["neighbours"], "tfsvm_local"),
+        settings=lambda wildcards: at(config["neighbours"], "tfsvm_local"),
         target="tfsvm_local",  # the report caption's switch (neighbours.rst)
     script:
         "../scripts/tfsvm_local_figure.py"
