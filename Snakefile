@@ -45,7 +45,7 @@ rule all:
 
 
 # Before any job (not with -n): every missing real-data item, in one message; the estimate
-# of each svm_geometry job that will take long (attnbias.svm.cost); the results folder's
+# of each svm_geometry or neighbours' job that will take long (workflow.svm_cost_lines); the results folder's
 # owner (attnbias.workflow.results_folder); which backend trains the synthetic jobs.
 onstart:
     check_real_data_first()

@@ -192,13 +192,22 @@ def check_real_data_first():
 
 
 def announce_svm_costs():
-    """Before any job: each svm_geometry job of this run that will take long (by its
-    experiment's size, attnbias.svm.cost's estimate from measured costs) says so."""
-    from attnbias.workflow.svm_cost_lines import announcement
+    """Before any job: each svm_geometry job of this run, and each neighbours' job, that
+    will take long (by its size, from measured costs: workflow.svm_cost_lines) says so.
+    """
+    from attnbias.workflow.svm_cost_lines import (
+        NEIGHBOURS_PER_SEED,
+        announcement,
+        neighbours_announcement,
+    )
 
     for job in workflow.dag.needrun_jobs():
+        line = None
         if job.rule.name == "svm_geometry":
             name = job.wildcards_dict["experiment"]
             line = announcement(name, EXPERIMENTS[name])
-            if line:
-                print(line, file=sys.stderr)
+        elif job.rule.name in NEIGHBOURS_PER_SEED:  # the neighbours' minutes-long jobs
+            section = NEIGHBOURS_PER_SEED[job.rule.name][0]
+            line = neighbours_announcement(job.rule.name, config["neighbours"][section])
+        if line:
+            print(line, file=sys.stderr)
