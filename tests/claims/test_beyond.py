@@ -303,3 +303,34 @@ def test_a_rule_with_no_published_expected_norm_gets_comparisons_only(monkeypatc
     assert new["verdict"].item().startswith("comparison: holds")
     sign = rows[rows["key"].str.startswith("geo sign ")]
     assert set(sign["category"]) == {"covered"} and len(sign) == 3  # the control
+
+
+def test_on_cross_attention_ngd_is_a_comparison_and_gd_covered_with_each_run_s_tokens():
+    """On cross-attention data (a data model with queries: cross_gaussian) the Frobenius
+    statement is proved for GD (Tarzanagh et al.), not NGD (this paper's Thm. 1 is for
+    self-attention): NGD's rows are comparisons there, GD's covered; the control: on
+    self-attention data (example1) both are covered. A run measured against its selected
+    tokens says, per seed, which were not globally optimal and whether locally optimal."""
+    optimizers = {"gd": {"rule": "gd", "lr": 1.0}, "ngd": {"rule": "ngd", "lr": 0.1}}
+    final = {o: {n: 0.99 if n == "fro" else 0.5 for n in NORMS} for o in optimizers}
+    table = geometry_table(final, {"gd": 0.95, "ngd": 0.95})
+    last = table[table["iteration"] == table["iteration"].max()]
+    runs = last[["experiment", "optimizer", "seed", "iteration"]].drop_duplicates()
+    moved = runs.assign(metric="opt_moved", value=np.where(runs.seed == 1, 2.0, 0.0))
+    local = runs.assign(metric="tokens_locally_optimal", value=np.where(runs.seed == 1, 0.0, 1.0))
+    table = pd.concat([table, moved, local], ignore_index=True)
+
+    def rows_on(dataset):
+        experiment = {"layout": "geometry", "optimizers": optimizers, "seeds": 2,
+                      "labels": {"gd": "GD", "ngd": "NGD"}, "dataset": dataset}  # fmt: skip
+        out = layouts.claims({"geo": experiment}, {"geo": table})
+        return out[out["statement"] == "geo-fro"].set_index("key")
+
+    cross, self_attention = rows_on("cross_gaussian"), rows_on("example1")
+    assert cross.loc["geo ngd own norm first", "category"] == "comparison"
+    assert cross.loc["geo ngd own margin", "category"] == "comparison"
+    assert cross.loc["geo gd own norm first", "category"] == "covered"
+    assert (self_attention["category"] == "covered").all()  # the control
+    verdict = cross.loc["geo gd own norm first", "verdict"]
+    assert "tokens its attention selects at the last t: globally optimal on 1 of 2 seeds" in verdict
+    assert "seed 1: 2 sequence(s) not globally optimal, NOT locally optimal" in verdict

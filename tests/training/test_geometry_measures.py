@@ -192,3 +192,62 @@ def test_a_new_token_set_is_solved_once_for_every_job_that_meets_it(tmp_path, mo
             assert first[key].tobytes() == second[key].tobytes(), key
     # each job reports the probe of its own norm only, as without the cache
     assert np.isnan(first["face_cos_spectral"][0]) and np.isnan(second["face_cos_max"][0])
+
+
+# ------------------------------- tokens: selected (each run's attention's tokens, a fixed v)
+
+
+def test_selected_tokens_follow_the_attention_and_keep_the_data_s_where_tied():
+    data = cross_instance(0)
+    W = np.random.default_rng(5).standard_normal((10, 10))
+    scores = np.einsum("ntd,de,ne->nt", data["X"], W, data["Z"])
+    np.testing.assert_array_equal(measures.selected_tokens(data, W), scores.argmax(axis=1))
+    # W = 0: every score ties, no token is selected yet: the data's
+    np.testing.assert_array_equal(measures.selected_tokens(data, np.zeros((10, 10))), data["opt"])
+
+
+def test_a_run_is_measured_against_the_svms_of_the_tokens_its_attention_selects():
+    """At the Frobenius SVM of the worst-scoring tokens (not the data's), the attention selects
+    those tokens: `selected` measures against their SVM (align and margin ratio 1), counts the
+    sequences whose token is not globally optimal, and says the set fails the local check, as
+    neighbours.local_tokens.check says solving on its own; the control: the same W measured
+    against the data's optimal tokens (the default) is not aligned with their SVM."""
+    from attnbias.neighbours import local_tokens
+
+    data = cross_instance(0)
+    gamma = data["y"][:, None] * (data["X"] @ data["u"])
+    worst = gamma.argmin(axis=1)
+    assert np.any(worst != data["opt"])
+    norms = ["fro", "max"]
+    stored = {n: solve_w_svm_norm(data["X"], data["opt"], n, queries=data["Z"]).solution
+              for n in norms}  # fmt: skip
+    W = solve_w_svm_norm(data["X"], worst, "fro", queries=data["Z"]).solution
+    np.testing.assert_array_equal(measures.selected_tokens(data, W), worst)
+    out = measures.extra_metrics([data], [stored], norms, tokens="selected")(
+        W[None], data["u"][None]
+    )
+    assert out["align_fro"][0] == pytest.approx(1.0, abs=1e-9)
+    assert out["margin_ratio_fro"][0] == pytest.approx(1.0, abs=1e-6)
+    assert out[geometry_names.OPT_MOVED][0] == np.sum(worst != data["opt"])
+    independent = local_tokens.check(data, worst)
+    assert not independent.locally_optimal  # the worst tokens: a support token outscores
+    assert out[geometry_names.TOKENS_LOCAL][0] == 0.0
+    # the data's own (globally optimal) tokens pass the check
+    at_opt = measures.extra_metrics([data], [stored], norms, tokens="selected")(
+        stored["fro"][None], data["u"][None]
+    )
+    assert at_opt[geometry_names.TOKENS_LOCAL][0] == 1.0
+    assert at_opt[geometry_names.OPT_MOVED][0] == 0.0
+    assert at_opt["align_fro"][0] == pytest.approx(1.0, abs=1e-12)
+    # control: the default measures the same W against the data's tokens' SVM
+    default = measures.extra_metrics([data], [stored], norms)(W[None], data["u"][None])
+    assert default["align_fro"][0] < 0.99
+    assert geometry_names.TOKENS_LOCAL not in default
+
+
+def test_selected_tokens_with_a_trained_decoder_are_refused():
+    data = cross_instance(0)
+    with pytest.raises(ValueError, match="u must not train"):
+        measures.extra_metrics([data], [{}], ["fro"], train_u=True, tokens="selected")
+    with pytest.raises(ValueError, match="'optimal' or 'selected'"):
+        measures.extra_metrics([data], [{}], ["fro"], tokens="local")

@@ -66,3 +66,26 @@ def test_a_geometry_experiment_past_the_limit_on_d_is_refused_with_its_estimate(
     assert err.value.key == "experiments.geometry_example1.data.params.d"
     assert f"4096 is above {cost.MAX_NORMS_D}" in str(err.value)
     assert "CPU-minutes a seed" in str(err.value)
+
+
+def test_tokens_selected_is_a_fixed_decoder_geometry_setting_refused_elsewhere_by_its_key():
+    """`tokens: selected` passes on a geometry experiment with a fixed decoder (the
+    control); with u trained, or on another layout, it is refused naming the key."""
+    cfg = checked_tiny_geometry()
+    cfg["experiments"]["geometry_example1"]["tokens"] = "selected"
+    configcheck_geometry.check_geometry(cfg)  # fixed decoder: accepted
+    dm = cfg["experiments"]["geometry_dm"]
+    dm["tokens"] = "selected"
+    with pytest.raises(configkeys.ConfigError) as err:
+        configcheck_geometry.check_geometry(cfg)
+    assert err.value.key == "experiments.geometry_dm.tokens"
+    assert "train.train_u false" in str(err.value)
+    dm.pop("tokens")
+    other = copy.deepcopy(cfg["experiments"]["geometry_example1"])
+    other.pop("norms")
+    other["layout"] = "fixed_decoder"
+    cfg["experiments"]["fig"] = other
+    with pytest.raises(configkeys.ConfigError) as err:
+        configcheck_geometry.check_geometry(cfg)
+    assert err.value.key == "experiments.fig.tokens"
+    assert "tokens belong to layout geometry" in str(err.value)

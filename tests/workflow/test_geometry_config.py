@@ -49,3 +49,57 @@ def test_what_a_train_job_reads():
     ]
     # another experiment's train job reads nothing more
     assert geometry.train("fig2") == {} and geometry.svm_file("x/{experiment}", "fig2") == []
+
+
+def test_tokens_selected_reaches_the_train_job_the_figure_and_the_run_identity():
+    """`tokens: selected` is what the train job and the figure read, and a part of the
+    run's identity (its runs retrain); absent, the identity is the one it had before the key
+    existed (the control: setting it changes it). The figure names a data model with
+    queries cross-attention, the others self-attention."""
+    cfg = checked_tiny_geometry()
+    before = WorkflowConfig(cfg).identity("run", "geometry_example1", 0, "gd")
+    plain = GeometryConfig(WorkflowConfig(cfg))
+    assert plain.train("geometry_example1")["tokens"] == "optimal"
+    cfg["experiments"]["geometry_example1"]["tokens"] = "selected"
+    cfg["experiments"]["geometry_example1"]["data"] = {"model": "cross_gaussian", "params": {}}
+    wf = WorkflowConfig(cfg)
+    geometry = GeometryConfig(wf)
+    assert geometry.train("geometry_example1")["tokens"] == "selected"
+    figure = geometry.figure()
+    assert figure["geometry_example1"]["tokens"] == "selected"
+    assert figure["geometry_example1"]["attention"] == "cross"
+    assert figure["geometry_dm"]["attention"] == "self"
+    assert geometry.claims_settings("geometry_example1")["tokens"] == "selected"
+    after = wf.identity("run", "geometry_example1", 0, "gd")
+    assert before["config_sha256"] != after["config_sha256"]
+    cfg["experiments"]["geometry_example1"].pop("tokens")
+    without = WorkflowConfig(cfg).identity("run", "geometry_example1", 0, "gd")
+    cfg["experiments"]["geometry_example1"]["tokens"] = "optimal"  # the default, written out
+    written = WorkflowConfig(cfg).identity("run", "geometry_example1", 0, "gd")
+    assert without["config_sha256"] == written["config_sha256"] != after["config_sha256"]
+
+
+def test_the_config_s_cross_attention_map_is_selected_tokens_on_data_with_queries():
+    """config/config.yaml's geometry_cross: the neighbours' data model (with queries), a
+    fixed decoder, measured against each run's selected tokens, the other geometry
+    experiments' optimizer set, and a tuning seed below the reported ones."""
+    import yaml
+    from project import REPO
+    from snakemake.utils import validate
+    from tiny_configs import SCHEMA
+
+    from attnbias.workflow import configcheck
+
+    cfg = yaml.safe_load((REPO / "config/config.yaml").read_text())
+    configcheck.check(cfg, SCHEMA)
+    validate(cfg, str(REPO / "workflow/schemas/config.schema.yaml"), set_default=True)
+    configcheck.check_workflow(cfg, SCHEMA)
+    wf = WorkflowConfig(cfg)
+    geometry = GeometryConfig(wf)
+    e = geometry.experiments["geometry_cross"]
+    assert e["data"]["model"] == "cross_gaussian" and not e["train"]["train_u"]
+    assert geometry.tokens("geometry_cross") == "selected"
+    assert geometry.figure()["geometry_cross"]["attention"] == "cross"
+    assert set(e["optimizers"]) == set(geometry.experiments["geometry_example1"]["optimizers"])
+    assert e["tuning_seed"] < e["first_seed"]
+    assert geometry.tokens("geometry_example1") == geometry.tokens("geometry_dm") == "optimal"

@@ -27,8 +27,9 @@ settings = dict(device=p.device, dtype=p.dtype, threads=snakemake.threads)
 norms = p.geometry.get("norms", [])
 if norms:
     svms = GeometrySVMs.load(
-        i.geometry[0], datasets, norms, p.train["train_u"], p.geometry["identities"]
-    )
+        i.geometry[0], datasets, norms, p.train["train_u"], p.geometry["identities"],
+        p.geometry["tokens"],
+    )  # fmt: skip
     settings["extra_metrics"] = svms.extra_metrics(datasets, seeds, p.optimizer)
 labels = [f"experiment {wc.experiment}, optimizer {wc.optimizer}, seed {s}" for s in seeds]
 iterations, metrics, finals, info = train_seeds(

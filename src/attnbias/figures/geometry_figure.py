@@ -1,6 +1,7 @@
 """results/geometry.pdf: which norm's max-margin each optimizer finds (beyond the paper).
 
-One row of two panels per geometry experiment (data model): (a) the optimizer x norm
+One row of two panels per geometry experiment (data model; self- or cross-attention, as its
+data carry queries or not): (a) the optimizer x norm
 matrix of the final alignment <W_t, W*_N> / (||W_t||_F ||W*_N||_F), mean over seeds, the
 cell of the norm each optimizer is expected to find framed; (b) each optimizer's alignment
 with its own expected norm's solution against t (log t), mean over seeds. Reads the
@@ -23,9 +24,14 @@ from attnbias.figures import style  # noqa: E402
 from attnbias.figures.algorithm_style import figure_looks  # noqa: E402
 from attnbias.figures.lines import MARKER_SPACING  # noqa: E402
 from attnbias.figures.save import save_figure  # noqa: E402
-from attnbias.training.geometry_names import is_unique, metric_name  # noqa: E402
+from attnbias.training.geometry_names import (  # noqa: E402
+    OPT_MOVED,
+    TOKENS_LOCAL,
+    is_unique,
+    metric_name,
+)
 
-ROW_HEIGHT = 3.0  # in: one data model's two panels
+ROW_HEIGHT = 3.0  # in: one data model's two panels (less where the page needs it)
 LEGEND_HEIGHT = 0.7  # in: the shared legend under the rows
 PANEL_TITLES = ("final alignment with each W*_N", "alignment with own norm's W*_N")
 
@@ -110,7 +116,8 @@ def draw(tables: dict, settings: dict, algorithms: dict, outputs,
     and write `outputs` (pdf, png, caption). Returns the caption."""
     style.apply_theme()
     names = list(settings)
-    height = ROW_HEIGHT * len(names) + LEGEND_HEIGHT
+    # three experiments (self- and cross-attention) fit a page at rows of about 2.8 in
+    height = min(ROW_HEIGHT * len(names) + LEGEND_HEIGHT, style.MAX_HEIGHT)
     fig, axes = plt.subplots(
         len(names), 2, figsize=(style.FULL_WIDTH, height), squeeze=False,
         gridspec_kw={"width_ratios": [1.0, 1.15]}, layout="constrained",
@@ -128,11 +135,43 @@ def draw(tables: dict, settings: dict, algorithms: dict, outputs,
         legend.update({h.get_label(): h for h in handles})
         for col, what in enumerate(PANEL_TITLES):
             tag = "ab"[col] + (f"{row + 1}" if len(names) > 1 else "")
-            axes[row, col].set_title(f"({tag}) {s['data']['model']}: {what}", loc="left")
+            axes[row, col].set_title(f"({tag}) {_row_name(s)}: {what}", loc="left")
     fig.legend(legend.values(), legend.keys(), loc="outside lower center", ncol=4, frameon=False)
     text = caption(tables, settings, hypotheses or {})
     save_figure(fig, outputs, provenance, text)
     return text
+
+
+def _row_name(s: dict) -> str:
+    """A row's data model, and which attention where an experiment's data carry queries."""
+    return s["data"]["model"] + (", cross-attn." if s.get("attention") == "cross" else "")
+
+
+def selected_tokens_text(table: pd.DataFrame, labels: dict) -> str:
+    """Where each run was measured against the tokens its attention selects (tokens:
+    selected): how many runs end on globally optimal tokens, and each run that does not,
+    with its check (training.geometry_measures: opt_moved, tokens_locally_optimal)."""
+    last = table[table["iteration"] == table["iteration"].max()]
+    moved = last[last["metric"] == OPT_MOVED].set_index(["optimizer", "seed"])["value"]
+    local = last[last["metric"] == TOKENS_LOCAL].set_index(["optimizer", "seed"])["value"]
+    runs = [(o, seed) for o, seed in moved.index]
+    local_only, neither = [], []
+    for o, seed in runs:
+        if moved[(o, seed)] == 0:
+            continue
+        run = f"{labels.get(o, o)} seed {seed} ({int(moved[(o, seed)])} sequence(s))"
+        (local_only if local[(o, seed)] == 1 else neither).append(run)
+    text = (
+        f"At the last iteration the selected tokens are globally optimal on "
+        f"{len(runs) - len(local_only) - len(neither)} of {len(runs)} runs"
+    )
+    if local_only:
+        text += "; locally, not globally optimal (Tarzanagh et al.'s check) on " + ", ".join(
+            local_only
+        )
+    if neither:
+        text += "; not locally optimal on " + ", ".join(neither)
+    return text + "."
 
 
 def seeds_text(first: int, count: int) -> str:
@@ -196,6 +235,16 @@ def caption(tables: dict, settings: dict, hypotheses: dict) -> str:
             if s["train"]["train_u"]
             else "fixed decoder u"
         )
+        tokens = ""
+        if s.get("tokens") == "selected":
+            decoder += (
+                "; each run measured against the SVMs of the tokens its own attention selects "
+                "at the logged iteration (at the last: its locally optimal tokens, as "
+                "Tarzanagh et al. and Julistiono et al. compare a run)"
+            )
+            tokens = " " + selected_tokens_text(tables[name], s["labels"])
+        if s.get("attention") == "cross":
+            decoder = "cross-attention (queries z_i apart from the tokens), " + decoder
         doubtful = not_unique(tables[name], s["norms"])
         caveat = (
             " Alignment is not evidence for these SVMs: "
@@ -212,6 +261,6 @@ def caption(tables: dict, settings: dict, hypotheses: dict) -> str:
             f"{s['train']['iterations']} iterations "
             f"({s['train']['loss']} loss). Optimizers: {optimizers}. "
             f"{hypotheses.get(name, '')} Final alignment with "
-            f"the expected norm's solution: {found}.{caveat}"
+            f"the expected norm's solution: {found}.{tokens}{caveat}"
         )
     return captions.compose("Which max-margin does an optimizer find?", *parts)

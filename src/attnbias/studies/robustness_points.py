@@ -63,7 +63,8 @@ def with_geometry(inputs: ExperimentInputs, path, settings: dict, expect=None) -
     """A geometry experiment's `inputs` with its svm-geometry file's SVMs (`path`; `settings`:
     the experiment's claims settings with `train`; `expect`: the file's seed identities)."""
     svms = GeometrySVMs.load(path, inputs.datasets, settings["norms"],
-                             settings["train"]["train_u"], expect)  # fmt: skip
+                             settings["train"]["train_u"], expect,
+                             settings.get("tokens", "optimal"))  # fmt: skip
     return replace(inputs, geometry=svms)
 
 

@@ -27,6 +27,17 @@ moved (logged only where u trains):
   opt_moved          the number of sequences whose optimal token is not the data's
   opt_moved_samples  which: sum of 2^i over those sequences i (exact for n <= 53)
 
+With `tokens="selected"` (a fixed decoder; the config's `tokens: selected`), opt_i is
+instead the token the run's attention selects at the logged iteration, alpha_i = argmax_t
+x_{i,t}^T W_t z_i (the data's opt_i where that maximum is tied, as at W = 0): at the last
+iteration, the run's locally optimal tokens, whose SVMs the neighbours (Tarzanagh et al.,
+Julistiono et al.) compare a run with. opt_moved then counts the sequences whose selected
+token is not globally optimal (the data's opt), and one more measure says whether the
+selected tokens pass Tarzanagh et al.'s local-optimality check (neighbours.local_tokens,
+read on the set's Frobenius SVM):
+
+  tokens_locally_optimal  1 if they do, 0 if not (one value per token set)
+
 At W = 0 (the start of a run from W0 = 0) every measure is 0: no direction, no margin.
 The training backends call `extra_metrics(W, u)` at every logged iteration with the batch's
 parameters (W: (B, d, d), one run per seed); each measure comes back as (B,) values.
@@ -36,15 +47,23 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 import numpy as np
 
 from attnbias.model.queries import queries_of
+from attnbias.neighbours import local_tokens
+from attnbias.neighbours.svms import margins as constraint_values
 from attnbias.svm.max_margin import w_svm_constraints
 from attnbias.svm.norm_values import norm_value, parse_norm
 from attnbias.svm.token_set_cache import TokenSetCache
 from attnbias.svm.uniqueness import needs_probe
-from attnbias.training.geometry_names import OPT_MOVED, OPT_MOVED_SAMPLES, metric_name
+from attnbias.training.geometry_names import (
+    OPT_MOVED,
+    OPT_MOVED_SAMPLES,
+    TOKENS_LOCAL,
+    metric_name,
+)
 
 # opt_moved_samples holds one bit per sequence in a float64's exact integers
 MAX_SEQUENCES_IN_MASK = 53
@@ -92,6 +111,21 @@ def optimal_tokens(data: dict, u: np.ndarray) -> np.ndarray:
     return np.where(tied, data["opt"], best)
 
 
+def selected_tokens(data: dict, W: np.ndarray) -> np.ndarray:
+    """The tokens the attention selects at W, argmax_t x_{i,t}^T W z_i per sequence, the
+    data's opt_i where that maximum is tied (W = 0: no token is selected yet)."""
+    scores = local_tokens.attention_scores(data, W)
+    tied = np.sum(scores == scores.max(axis=1, keepdims=True), axis=1) > 1
+    return np.where(tied, data["opt"], np.argmax(scores, axis=1))
+
+
+def locally_optimal(data: dict, opt: np.ndarray, W_fro: np.ndarray) -> bool:
+    """Tarzanagh et al.'s check of the tokens `opt` (neighbours.local_tokens.check) on the
+    support of their Frobenius W-SVM W_fro, with the data's fixed decoder u."""
+    support = SimpleNamespace(margins=constraint_values(data, opt, W_fro))  # all check reads
+    return local_tokens.check(data, opt, solution=support).locally_optimal
+
+
 @dataclass(frozen=True)
 class TokenSetSVMs:
     """One token set's SVM solution per norm, its face cosine, its optimal value
@@ -102,9 +136,11 @@ class TokenSetSVMs:
     faces: dict[str, float]
     optima: dict[str, float]
     centroid: dict[str, float]  # metric name -> the centroid's value
+    local: float = np.nan  # tokens: selected: 1 if locally optimal, 0 if not (else NaN)
 
     @classmethod
-    def of(cls, stars: dict, faces: dict, data: dict, opt: np.ndarray) -> TokenSetSVMs:
+    def of(cls, stars: dict, faces: dict, data: dict, opt: np.ndarray,
+           local: float = np.nan) -> TokenSetSVMs:  # fmt: skip
         optima = {norm: norm_value(W, parse_norm(norm)) for norm, W in stars.items()}
         C = sum(W / np.linalg.norm(W) for W in stars.values())[None]
         centroid = {}
@@ -112,7 +148,7 @@ class TokenSetSVMs:
             margin = normalized_margins(C, [data], norm, [opt])[0]
             centroid[metric_name("centroid_align", norm)] = float(alignment(C, W[None])[0])
             centroid[metric_name("centroid_margin_ratio", norm)] = float(margin * optima[norm])
-        return cls(stars, faces, optima, centroid)
+        return cls(stars, faces, optima, centroid, local)
 
 
 class OptimalTokens:
@@ -123,26 +159,35 @@ class OptimalTokens:
     a probe costs a solve or more, and the claims read the expected norm's)."""
 
     def __init__(self, datasets, solutions, faces, norms: list[str], probe: list[str],
-                 cache: TokenSetCache | None = None):  # fmt: skip
+                 cache: TokenSetCache | None = None, check_local: bool = False):  # fmt: skip
         self.datasets, self.norms, self.probe = datasets, norms, probe
         self.cache = TokenSetCache() if cache is None else cache
+        self.check_local = check_local  # tokens: selected (then each set is checked)
         self.solved = [
-            {tuple(data["opt"]): TokenSetSVMs.of(sol, face, data, data["opt"])}
-            for data, sol, face in zip(datasets, solutions, faces, strict=True)
+            {tuple(data["opt"]): self._svms(sol, face, data, f"run {run}")}
+            for run, (data, sol, face) in enumerate(zip(datasets, solutions, faces, strict=True))
         ]
+
+    def _svms(self, stars: dict, faces: dict, data: dict, name: str) -> TokenSetSVMs:
+        local = np.nan
+        if self.check_local:
+            W_fro = stars["fro"] if "fro" in stars else self.cache.w_star(data, "fro", name)
+            local = float(locally_optimal(data, data["opt"], W_fro))
+        return TokenSetSVMs.of(stars, faces, data, data["opt"], local)
 
     def solutions(self, run: int, opt: np.ndarray) -> TokenSetSVMs:
         """The SVMs of run `run` with the optimal tokens `opt`."""
         key = tuple(int(t) for t in opt)
         if key not in self.solved[run]:
             data = dict(self.datasets[run], opt=np.asarray(opt))
-            name = f"run {run} with the optimal tokens of its trained decoder"
+            whose = "selected by its attention" if self.check_local else "of its trained decoder"
+            name = f"run {run} with the optimal tokens {whose}"
             stars = {norm: self.cache.w_star(data, norm, name) for norm in self.norms}
             faces = dict.fromkeys(self.norms, np.nan)
             for norm in self.norms:  # unique where strictly convex: nothing to solve
                 if not needs_probe(norm) or norm in self.probe:
                     faces[norm] = self.cache.face_cosine(data, norm, stars[norm])
-            self.solved[run][key] = TokenSetSVMs.of(stars, faces, data, data["opt"])
+            self.solved[run][key] = self._svms(stars, faces, data, name)
         return self.solved[run][key]
 
 
@@ -159,6 +204,7 @@ def extra_metrics(
     faces: list[dict[str, float]] | None = None,
     probe: tuple[str, ...] = (),
     cache: TokenSetCache | None = None,
+    tokens: str = "optimal",
 ) -> Callable[[np.ndarray, np.ndarray], dict[str, np.ndarray]]:
     """The measures of a batch of runs as the backends' extra_metrics hook.
 
@@ -166,28 +212,40 @@ def extra_metrics(
     data's optimal tokens, `faces` their face cosines (None: not probed); norms: the
     experiment's norm names (attnbias.svm.norms); train_u: whether the decoder trains (then
     the optimal tokens follow it, and `probe` names the norms whose new SVMs are probed);
-    cache: where a new token set's SVMs are read or solved (None: in this job only)."""
+    cache: where a new token set's SVMs are read or solved (None: in this job only);
+    tokens: "optimal" (the data's, or the decoder's where u trains) or "selected" (each
+    run's attention's, fixed decoder only: see the module doc)."""
+    selected = tokens == "selected"
+    if selected and train_u:
+        raise ValueError("tokens 'selected' reads the data's fixed decoder: u must not train")
+    if tokens not in ("optimal", "selected"):
+        raise ValueError(f"tokens must be 'optimal' or 'selected', got {tokens!r}")
     n = len(datasets[0]["X"])
-    if train_u and n > MAX_SEQUENCES_IN_MASK:
+    if (train_u or selected) and n > MAX_SEQUENCES_IN_MASK:
         raise ValueError(
             f"a geometry experiment with u trained logs which of its n sequences moved in one "
             f"number: n = {n} is above {MAX_SEQUENCES_IN_MASK}"
         )
     if faces is None:
         faces = [dict.fromkeys(norms, np.nan) for _ in datasets]
-    tokens = OptimalTokens(datasets, solutions, faces, norms, list(probe), cache)
+    sets = OptimalTokens(datasets, solutions, faces, norms, list(probe), cache, selected)
 
     def measure(W: np.ndarray, u: np.ndarray) -> dict[str, np.ndarray]:
         W, u = np.asarray(W, dtype=float), np.asarray(u, dtype=float)
         out = {}
-        if train_u:
-            opts = [optimal_tokens(data, u_b) for data, u_b in zip(datasets, u, strict=True)]
+        if train_u or selected:
+            opts = [
+                selected_tokens(data, W_b) if selected else optimal_tokens(data, u_b)
+                for data, W_b, u_b in zip(datasets, W, u, strict=True)
+            ]
             moved = [opt != data["opt"] for opt, data in zip(opts, datasets, strict=True)]
             out[OPT_MOVED] = np.array([float(m.sum()) for m in moved])
             out[OPT_MOVED_SAMPLES] = np.array([moved_mask(m) for m in moved])
         else:
             opts = [data["opt"] for data in datasets]
-        current = [tokens.solutions(b, opt) for b, opt in enumerate(opts)]
+        current = [sets.solutions(b, opt) for b, opt in enumerate(opts)]
+        if selected:
+            out[TOKENS_LOCAL] = np.array([svms.local for svms in current])
         for norm in norms:
             stars = np.stack([svms.stars[norm] for svms in current])
             out[metric_name("face_cos", norm)] = np.array([svms.faces[norm] for svms in current])

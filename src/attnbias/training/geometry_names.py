@@ -23,6 +23,10 @@ def metric_name(prefix: str, norm: str) -> str:
 # which (sum of 2^i): geometry_measures
 OPT_MOVED = "opt_moved"
 OPT_MOVED_SAMPLES = "opt_moved_samples"
+# where a run is measured against the tokens its attention selects (tokens: selected): 1 if
+# they are locally optimal (Tarzanagh et al.'s check, neighbours.local_tokens), 0 if not;
+# opt_moved then counts the sequences whose selected token is not globally optimal
+TOKENS_LOCAL = "tokens_locally_optimal"
 
 
 # below this cosine with the solver's solution, an optimal W (svm.uniqueness) is another

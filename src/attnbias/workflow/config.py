@@ -15,7 +15,7 @@ from __future__ import annotations
 from attnbias.data.models import data_name, source_note
 from attnbias.optim.spec import OptimizerSpec, StochasticSpec, config_settings, without
 from attnbias.workflow import store
-from attnbias.workflow.configcheck_geometry import GEOMETRY_LAYOUT
+from attnbias.workflow.configcheck_geometry import GEOMETRY_LAYOUT, TOKENS_DEFAULT
 
 REAL_GLOBALS = ("data_root", "models", "device", "autocast", "download")
 
@@ -170,6 +170,8 @@ class WorkflowConfig:
             )
             if experiment in self.geometry:  # and the norms it is measured in
                 settings["norms"] = list(e["norms"])
+                if e.get("tokens", TOKENS_DEFAULT) != TOKENS_DEFAULT:  # and against which tokens
+                    settings["tokens"] = e["tokens"]
         if kind == "data":
             settings = settings["data"]
         return store.identity(kind, experiment, settings, seed=seed, optimizer=optimizer)

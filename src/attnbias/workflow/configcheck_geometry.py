@@ -1,14 +1,19 @@
-"""The refusals of the geometry experiments' config (layout `geometry`, key `norms`): every
-norm a name attnbias.svm.norms reads, in its one spelling; `norms` on a geometry experiment
-only; each optimizer's expected norm (its rule's implicit_norm) among them, so that the
-figure and the claims can compare it with the others; and d within the limit whose SVMs
-take minutes (attnbias.svm.cost)."""
+"""The refusals of the geometry experiments' config (layout `geometry`, keys `norms` and
+`tokens`): every norm a name attnbias.svm.norms reads, in its one spelling; `norms` and
+`tokens` on a geometry experiment only; each optimizer's expected norm (its rule's
+implicit_norm) among them, so that the figure and the claims can compare it with the
+others; d within the limit whose SVMs take minutes (attnbias.svm.cost); and `tokens:
+selected` with a fixed decoder only."""
 
 from __future__ import annotations
 
 from attnbias.workflow.configkeys import ConfigError
 
 GEOMETRY_LAYOUT = "geometry"  # the layout of the geometry experiments (the norm experiment)
+# `tokens`: the SVMs of the data's optimal tokens (absent: this), or of the tokens each run's
+# attention selects (training.geometry_measures)
+TOKENS_DEFAULT = "optimal"
+SELECTED = "selected"
 
 
 def check_geometry(config: dict) -> None:
@@ -23,11 +28,14 @@ def check_geometry(config: dict) -> None:
             )
         path = ("experiments", name, "norms")
         if e["layout"] != GEOMETRY_LAYOUT:
-            if "norms" in e:
-                raise ConfigError(
-                    path, f"norms belong to layout {GEOMETRY_LAYOUT} only, not {e['layout']}"
-                )
+            for key in ("norms", "tokens"):
+                if key in e:
+                    raise ConfigError(
+                        ("experiments", name, key),
+                        f"{key} belong to layout {GEOMETRY_LAYOUT} only, not {e['layout']}",
+                    )
             continue
+        _check_tokens(name, e)
         norms = e.get("norms") or []
         if not norms:
             raise ConfigError(path, "a geometry experiment names its norms (e.g. [fro, max])")
@@ -73,4 +81,17 @@ def _check_size(name: str, experiment: dict) -> None:
             f"{d} is above {cost.MAX_NORMS_D}, the limit of an experiment with norms: its "
             f"SVMs in {experiment['norms']} would take about {seconds / 60:.0f} CPU-minutes "
             f"a seed (attnbias.svm.cost's estimate from measured costs); lower d",
+        )
+
+
+def _check_tokens(name: str, experiment: dict) -> None:
+    """`tokens: selected` reads the locally optimal tokens' check with the data's fixed
+    decoder v (neighbours.local_tokens): not with a decoder that trains."""
+    if experiment.get("tokens", TOKENS_DEFAULT) == SELECTED and experiment["train"]["train_u"]:
+        raise ConfigError(
+            ("experiments", name, "tokens"),
+            f"{SELECTED} measures each run against the SVMs of the tokens its attention "
+            "selects, checked for local optimality with the data's fixed decoder: it needs "
+            "train.train_u false (with u trained, leave tokens out: the decoder's optimal "
+            "tokens are followed)",
         )

@@ -13,10 +13,19 @@ import os
 
 from attnbias.data.models import data_model, data_name
 from attnbias.workflow.config import WorkflowConfig, canonical
+from attnbias.workflow.configcheck_geometry import TOKENS_DEFAULT
 
 # the geometry figure and the claims' note where its tables are missing
 FIGURE = "geometry.pdf"
 BUILD_HINT = "build results/geometry.pdf (snakemake -c2 results/geometry.pdf)"
+
+
+def attention(data: dict) -> str:
+    """ "cross" where the data model's datasets carry queries Z (its registry entry), else
+    "self": what the geometry figure names each row."""
+    queries = data_model(data["model"]).queries
+    found = queries(data.get("params", {})) if callable(queries) else queries
+    return "cross" if found else "self"
 
 
 class GeometryConfig:
@@ -34,14 +43,20 @@ class GeometryConfig:
         return [pattern.format(experiment=experiment)] if experiment in self.experiments else []
 
     def train(self, experiment: str) -> dict:
-        """What a train job reads of its svm-geometry file: the norms and each seed's
-        identity of the file; {} for other layouts."""
+        """What a train job reads of its svm-geometry file: the norms, each seed's
+        identity of the file and the tokens whose SVMs it measures against; {} for other
+        layouts."""
         if experiment not in self.experiments:
             return {}
         return {
             "norms": self.norms(experiment),
             "identities": self.wf.seed_identities("svm_geometry", experiment),
+            "tokens": self.tokens(experiment),
         }
+
+    def tokens(self, experiment: str) -> str:
+        """Against which tokens' SVMs its runs are measured (config key `tokens`)."""
+        return self.experiments[experiment].get("tokens", TOKENS_DEFAULT)
 
     def figure_inputs(self, metrics: str, data: str, svm: str) -> dict:
         """The geometry figure's inputs, named by kind and experiment (metrics/<name>,
@@ -70,6 +85,8 @@ class GeometryConfig:
                     "seeds": e["seeds"],
                     "first_seed": e["first_seed"],
                     "norms": self.norms(name),
+                    "tokens": self.tokens(name),
+                    "attention": attention(e["data"]),
                     "order": list(e["optimizers"]),
                     "labels": {o: s.get("label", o) for o, s in e["optimizers"].items()},
                     "expected": {o: expected_norm(s) for o, s in e["optimizers"].items()},
@@ -111,6 +128,7 @@ class GeometryConfig:
             "labels": {o: s.get("label", o) for o, s in e["optimizers"].items()},
             "paper_figure": None,
             "norms": self.norms(name),
+            "tokens": self.tokens(name),
             "first_seed": e["first_seed"],
             "tuning_seed": e.get("tuning_seed"),  # None: no seed of it chose a constant
             "dataset": e["data"]["model"],

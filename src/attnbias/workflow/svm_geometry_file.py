@@ -50,25 +50,28 @@ class GeometrySVMs:
     solutions: dict[int, dict[str, np.ndarray]]
     faces: dict[int, dict[str, float]]
     cache: TokenSetCache = field(default_factory=TokenSetCache)
+    tokens: str = "optimal"  # or "selected": each run's attention's (training.geometry_measures)
 
     @classmethod
-    def load(cls, path, data: dict[int, dict], norms, train_u: bool, expect=None) -> GeometrySVMs:
+    def load(cls, path, data: dict[int, dict], norms, train_u: bool, expect=None,
+             tokens: str = "optimal") -> GeometrySVMs:  # fmt: skip
         """An svm-geometry file's solutions (load_svm_geometry's checks), the other token
         sets' SVMs shared in the folder token_sets/ beside it (every job of the results
         folder that reads an svm-geometry file: train jobs, robustness points)."""
         found = load_svm_geometry(path, data, list(norms), train_u, expect)
         cache = TokenSetCache(Path(path).parent / token_set_cache.FOLDER)
-        return cls.of(found, norms, train_u, cache)
+        return cls.of(found, norms, train_u, cache, tokens)
 
     @classmethod
-    def of(cls, found: dict[int, dict], norms, train_u: bool, cache=None) -> GeometrySVMs:
+    def of(cls, found: dict[int, dict], norms, train_u: bool, cache=None,
+           tokens: str = "optimal") -> GeometrySVMs:  # fmt: skip
         """From each seed's arrays as an svm-geometry file holds them (svm.geometry.to_arrays);
         `cache` None: the token sets' SVMs kept in this process only."""
         solutions = {s: {n: arrays[f"W_{n}"] for n in norms} for s, arrays in found.items()}
         faces = {
             s: {n: float(arrays[f"W_{n}_face_cos"]) for n in norms} for s, arrays in found.items()
         }
-        return cls(tuple(norms), train_u, solutions, faces, cache or TokenSetCache())
+        return cls(tuple(norms), train_u, solutions, faces, cache or TokenSetCache(), tokens)
 
     def extra_metrics(self, datasets: dict[int, dict], seeds: list[int], optimizer: dict):
         """train_job.train_seeds's extra_metrics for the runs of `optimizer` (its config
@@ -79,5 +82,5 @@ class GeometrySVMs:
             [datasets[s] for s in seeds], [self.solutions[s] for s in seeds], list(self.norms),
             self.train_u, faces=[self.faces[s] for s in seeds],
             probe=tuple(n for n in (expected_norm(optimizer),) if n is not None),
-            cache=self.cache,
+            cache=self.cache, tokens=self.tokens,
         )  # fmt: skip
