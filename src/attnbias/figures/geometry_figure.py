@@ -135,7 +135,7 @@ def draw(tables: dict, settings: dict, algorithms: dict, outputs,
         legend.update({h.get_label(): h for h in handles})
         for col, what in enumerate(PANEL_TITLES):
             tag = "ab"[col] + (f"{row + 1}" if len(names) > 1 else "")
-            axes[row, col].set_title(f"({tag}) {_row_name(s)}: {what}", loc="left")
+            axes[row, col].set_title(f"({tag}) {_row_name(s)}\n{what}", loc="left")
     fig.legend(legend.values(), legend.keys(), loc="outside lower center", ncol=4, frameon=False)
     text = caption(tables, settings, hypotheses or {})
     save_figure(fig, outputs, provenance, text)
@@ -143,8 +143,8 @@ def draw(tables: dict, settings: dict, algorithms: dict, outputs,
 
 
 def _row_name(s: dict) -> str:
-    """A row's data model, and which attention where an experiment's data carry queries."""
-    return s["data"]["model"] + (", cross-attn." if s.get("attention") == "cross" else "")
+    """A row's data model and its attention: cross where its data carry queries Z."""
+    return f"{s['data']['model']}, {s.get('attention', 'self')}-attention"
 
 
 def selected_tokens_text(table: pd.DataFrame, labels: dict) -> str:
