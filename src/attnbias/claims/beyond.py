@@ -1,5 +1,6 @@
-"""Beyond the paper: which norm's max-margin each optimizer finds on self-attention (the
-geometry experiments, layout `geometry`; SPEC, "Beyond the paper"). A registry of its own
+"""Beyond the paper: which norm's max-margin each optimizer finds on self-attention, and on
+the neighbours' cross-attention data (the geometry experiments, layout `geometry`; SPEC,
+"Beyond the paper"). A registry of its own
 (BEYOND), counted apart from the paper's statements: one entry per published result, each
 saying what it was proved for. A result proved for linear models only is a conjecture test
 on attention; one that fails on attention is a finding, reported with its numbers.
@@ -19,6 +20,12 @@ logged iteration, every seed:
                    undecided where short of it but positive and rising at the horizon on
                    every seed (over the last logged interval and the last decade of t: the
                    results are asymptotic), a finding otherwise
+
+On cross-attention data a statement proved for attention may cover fewer algorithms than on
+self-attention (CROSS_COVERS: the others' rows are comparisons there), and where the runs
+were measured against the tokens their attention selects (`tokens: selected`) each "own
+norm first" row says, per seed, which of those were not globally optimal and whether they
+pass the local-optimality check.
 """
 
 from __future__ import annotations
