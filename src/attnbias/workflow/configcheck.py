@@ -347,8 +347,7 @@ def _defaults(model: str) -> dict:
 
 def check_workflow(config: dict, schema: dict) -> None:
     """The checks that read the schema's defaults: run after Snakemake's validation."""
-    check_specs(config)
-    check_geometry(config)
+    check_geometry(config, check_specs(config))  # the optimizers, resolved once
 
 
 def check(config: dict, schema: dict) -> None:
