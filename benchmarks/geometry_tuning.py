@@ -18,7 +18,7 @@ import yaml
 from snakemake.utils import validate
 
 from attnbias.data import models
-from attnbias.optim.expected_norm import expected_norm
+from attnbias.optim.spec import spec_of
 from attnbias.svm import geometry, max_margin
 from attnbias.training.geometry_names import OPT_MOVED, TOKENS_LOCAL, metric_name
 from attnbias.workflow import configcheck
@@ -49,11 +49,11 @@ def main(name: str, iterations: int, tries: list[str]) -> None:
     for item in tries:
         opt, lrs = item.split("=")
         for lr in lrs.split(","):
-            settings = dict(e["optimizers"][opt], lr=float(lr))
-            norm = expected_norm(settings)
+            spec = spec_of(dict(e["optimizers"][opt], lr=float(lr)), real=False)
+            norm = spec.implicit_norm()
             start = time.process_time()
-            extra = svms.extra_metrics({seed: data}, [seed], settings)
-            _, (metrics,), _, _ = train_seeds([data], [svm], train, settings, device="cpu",
+            extra = svms.extra_metrics({seed: data}, [seed], spec)
+            _, (metrics,), _, _ = train_seeds([data], [svm], train, spec, device="cpu",
                                               extra_metrics=extra)  # fmt: skip
             align = {n: float(metrics[metric_name("align", n)][-1]) for n in norms}
             ratio = float(metrics[metric_name("margin_ratio", norm)][-1]) if norm else float("nan")

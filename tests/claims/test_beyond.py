@@ -235,13 +235,13 @@ ENTRY_OPTIMIZERS = {
 
 
 def _entry_rows(key: str, good: bool) -> list:
-    from attnbias.optim.expected_norm import expected_norm
+    from attnbias.optim.spec import spec_of
     from attnbias.training.geometry_names import OPT_MOVED, OPT_MOVED_SAMPLES
 
     optimizers = ENTRY_OPTIMIZERS[key]
     final, margin = {}, {}
     for opt, settings in optimizers.items():
-        own = expected_norm(settings)
+        own = spec_of(settings, real=False).implicit_norm()
         other = "fro" if own != "fro" else "max"
         closest = own if good else other
         final[opt] = {n: 0.98 if n == closest else 0.5 for n in NORMS}

@@ -130,7 +130,7 @@ def _study_verdicts(outcomes_plain, outcomes_spread=("reached",) * 3):
             "ass2_opt_gap": 1.0, "ass2_holds": True}  # fmt: skip
     broken = dict(good, setting="spread", ass2_spread=0.5, ass2_holds=False)
     table = global_convergence.study_claims(
-        runs, pd.DataFrame([good, broken]), {"threshold": 0.01, "iterations": 3000}
+        runs, pd.DataFrame([good, broken]), {"threshold": 0.01, "iterations": 3000}, specs={}
     )
     return table, dict(zip(table["experiment"], table["verdict"], strict=True))
 

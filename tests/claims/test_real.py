@@ -112,11 +112,11 @@ def test_layer_norms_grow_and_its_control():
 def test_a_real_data_optimizer_is_its_rule_whatever_torch_settings_it_has():
     """A real-data Adam with the schema's torch settings (betas, weight_decay) is "adam",
     not a full-batch OptimizerSpec (which refuses those settings)."""
-    from attnbias.optim.algorithm import algorithm
+    from attnbias.optim.spec import spec_of
 
     settings = {"rule": "adam", "lr": 1e-3, "betas": [0.9, 0.99], "weight_decay": 0.01}
-    assert algorithm(settings, "real") == "adam"
-    assert algorithm({"rule": "sngd", "lr": 0.1}, "real") == "sngd"
+    assert spec_of(settings, real=True).algorithm("real") == "adam"
+    assert spec_of({"rule": "sngd", "lr": 0.1}, real=True).algorithm("real") == "sngd"
 
 
 def capped_table(share: float, **losses) -> pd.DataFrame:

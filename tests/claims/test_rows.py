@@ -18,6 +18,7 @@ from attnbias.claims.monotone import no_decrease_row
 from attnbias.claims.races import race_row
 from attnbias.claims.rows import Measured, Rows, Run, Said, Verdict, mean_spread
 from attnbias.claims.thresholds import flip_text, threshold_row
+from attnbias.optim.spec import resolve
 
 STATEMENT = Statement(
     key="made-up", result="Thm. 0", quote="it converges", where="Sec. 0", section="Sec. 3",
@@ -31,7 +32,8 @@ GOOD = {"ass1_holds": True, "ass1_rho": 0.1, "ass2_holds": False, "ass2_spread":
 
 def _rows(table=None, **kwargs) -> Rows:
     run = None if table is None else Run(table, OPTIMIZERS, "fixed_decoder")
-    rows = Rows("fig0", GOOD, {"gd": "GD", "ngd": "NGD"}, OPTIMIZERS, run=run, **kwargs)
+    specs = resolve(OPTIMIZERS, real=False)
+    rows = Rows("fig0", GOOD, {"gd": "GD", "ngd": "NGD"}, specs, run=run, **kwargs)
     rows.statement = STATEMENT
     return rows
 

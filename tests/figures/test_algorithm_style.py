@@ -16,6 +16,7 @@ from attnbias.claims import coverage
 from attnbias.figures import algorithm_style as style
 from attnbias.optim import rules
 from attnbias.optim.rule import Look
+from attnbias.optim.spec import resolve, spec_of
 from attnbias.studies.sweep_config import SweepConfig
 from attnbias.workflow import configcheck
 from attnbias.workflow.config import WorkflowConfig
@@ -46,23 +47,28 @@ def figures(path: str) -> dict[str, dict[str, str]]:
     for name, e in wf.experiments.items():
         if e["layout"] != "geometry":
             section = wf.figure_config(name)["experiments"][name]
-            out[name] = style.algorithms_of(section["optimizers"], e["layout"])
+            specs = resolve(section["optimizers"], real=False)
+            out[name] = style.algorithms_of(specs, e["layout"])
     geometry = GeometryConfig(wf).figure()
     if geometry:  # one figure of every geometry experiment (geometry_figure.py)
         out["geometry"] = {
             o: k
             for s in geometry.values()
-            for o, k in style.algorithms_of(s["optimizers"], "geometry").items()
+            for o, k in style.algorithms_of(
+                resolve(s["optimizers"], real=False), "geometry"
+            ).items()
         }
     for name in wf.real_experiments:
         section = wf.figure_config(name)["real_data"]["experiments"][name]
-        out[name] = style.algorithms_of(section["optimizers"], None)
+        out[name] = style.algorithms_of(resolve(section["optimizers"], real=True), None)
     sweeps = SweepConfig(cfg)
     for name in sweeps.entries:
         base = sweeps.figure_config(name)["experiments"][sweeps.entries[name]["base"]]
-        out[f"sweeps/{name}"] = style.algorithms_of(base["optimizers"], base["layout"])
+        specs = resolve(base["optimizers"], real=False)
+        out[f"sweeps/{name}"] = style.algorithms_of(specs, base["layout"])
     if wf.study.get("optimizers"):
-        out["global_convergence"] = style.algorithms_of(wf.study["optimizers"], "fixed_decoder")
+        specs = resolve(wf.study["optimizers"], real=False)
+        out["global_convergence"] = style.algorithms_of(specs, "fixed_decoder")
     return out
 
 
@@ -101,9 +107,9 @@ def test_every_algorithm_has_one_look_of_its_own_in_colour_blind_safe_colours():
     # and as a real-data run (torch)
     for name, rule in rules.RULES.items():
         for example in rule.examples if rule.full_batch else ():
-            style.look(style.algorithm_key({"rule": name, **example}, "fixed_decoder"))
+            style.look(spec_of({"rule": name, **example}, real=False).look_key("fixed_decoder"))
         if rule.torch is not None:
-            style.look(style.algorithm_key({"rule": name}, None))
+            style.look(spec_of({"rule": name}, real=True).look_key(None))
 
 
 def test_an_unknown_algorithm_is_refused_naming_the_table():

@@ -32,14 +32,14 @@ P = st.one_of(
 @given(p=P)
 def test_every_p_mirror_descent_accepts_has_a_norm_name_read_back(p):
     try:
-        spec = OptimizerSpec.from_config({"rule": "mirror", "p": p, "lr": 1.0})
+        spec = OptimizerSpec("mirror", p=p, lr=1.0)
     except ValueError as err:
         assert "needs p from 1.01 to 100 with at most two decimals" in str(err)
         return
     name = spec.implicit_norm()
     assert NORM_PATTERN.fullmatch(name), name
     assert parse_norm(name).p == p and parse_norm(name).name == name
-    nsd = OptimizerSpec.from_config({"rule": "nsd", "norm": name, "lr": 0.1})
+    nsd = OptimizerSpec("nsd", norm=name, lr=0.1)
     assert nsd.implicit_norm() == name
 
 

@@ -30,11 +30,11 @@ from attnbias.claims import coverage
 from attnbias.data import models
 from attnbias.figures import algorithm_style
 from attnbias.model.gradient_weights import ScaledGradient
-from attnbias.optim import algorithm, directions, rules
+from attnbias.optim import directions, rules
 from attnbias.optim.directions import Block
 from attnbias.optim.full_batch import Optimizer
 from attnbias.optim.rule import SHARED
-from attnbias.optim.spec import OptimizerSpec
+from attnbias.optim.spec import OptimizerSpec, spec_of
 from attnbias.svm import max_margin
 from attnbias.training import dispatch, full_matrix, kernel, loop, torch_loop
 from attnbias.training.full_matrix import FullMatrixStepper
@@ -242,8 +242,9 @@ def test_the_views_are_read_from_the_modules():
     assert _algorithms_run(FULL_BATCH) == {k for n in FULL_BATCH for k in rules.RULES[n].names}
     on_torch = [n for n, r in rules.RULES.items() if r.torch is not None]
     for name in on_torch:  # a real-data run: drawn and named as its rule's name
-        assert algorithm.look_key({"rule": name}, None) in rules.RULES[name].looks
-        assert algorithm.algorithm({"rule": name}, None) in rules.RULES[name].names
+        spec = spec_of({"rule": name}, real=True)
+        assert spec.look_key(None) in rules.RULES[name].looks
+        assert spec.algorithm(None) in rules.RULES[name].names
 
 
 def _algorithms_run(names) -> set[str]:
@@ -253,10 +254,11 @@ def _algorithms_run(names) -> set[str]:
     for name in names:
         for example in rules.RULES[name].examples:
             entry = {"rule": name, **example}
+            spec = spec_of(entry, real=False)
             for layout in ("fixed_decoder", "joint"):
-                key = algorithm.algorithm(entry, layout)
+                key = spec.algorithm(layout)
                 assert key in rules.RULES[name].names, (entry, layout)
-                assert algorithm.look_key(entry, layout) in rules.RULES[name].looks
+                assert spec.look_key(layout) in rules.RULES[name].looks
                 seen.add(key)
     return seen
 
@@ -336,7 +338,7 @@ def test_the_example_passes_the_spec_and_the_config_checks(example):
     config = _config(entry, name)
     configcheck_optimizers.check_optimizers(config)
     configcheck_optimizers.check_specs(config)
-    spec = OptimizerSpec.from_config(entry)
+    spec = spec_of(entry, real=False)
     assert spec.caption() == "loss-NGD lr=0.1"
     assert spec.reads("f_star") and spec.reads("momentum") and not spec.reads("eta_max")
     assert not kernel.supports(spec)
@@ -384,7 +386,7 @@ def test_the_example_trains_on_torch(example):
     _, entry = _config_entry()
     ds = models.generate("example1", 0, dict(n=6, T=4, d=10))
     solution = max_margin.to_arrays(max_margin.solve_for_dataset(ds, False, "test"))
-    spec = OptimizerSpec.from_config(entry)
+    spec = spec_of(entry, real=False)
     table, final, record = dispatch.train(
         [ds], spec, W_mm=solution["W_mm"][None], iterations=200, log_iterations=log_grid(200, 10)
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from attnbias.optim.spec import OptimizerSpec, StochasticSpec, config_settings
+from attnbias.optim.spec import OptimizerSpec, StochasticSpec, config_settings, resolve, spec_of
 
 
 @pytest.mark.parametrize(
@@ -54,10 +54,30 @@ def test_caption_shows_settings():
 def test_a_config_entry_becomes_its_spec_less_its_label():
     entry = {"label": "NGD, u faster", "rule": "ngd", "lr": 0.1, "lr_u": 0.5}
     assert config_settings(entry) == {"rule": "ngd", "lr": 0.1, "lr_u": 0.5}
-    assert OptimizerSpec.from_config(entry) == OptimizerSpec("ngd", lr=0.1, lr_u=0.5)
-    assert OptimizerSpec.from_config({"rule": "gd"}) == OptimizerSpec("gd")  # the defaults
+    assert spec_of(entry, real=False) == OptimizerSpec("ngd", lr=0.1, lr_u=0.5)
+    assert spec_of({"rule": "gd"}, real=False) == OptimizerSpec("gd")  # the defaults
     with pytest.raises(TypeError, match="colour"):
-        OptimizerSpec.from_config({"rule": "gd", "colour": "red"})
+        spec_of({"rule": "gd", "colour": "red"}, real=False)
+    with pytest.raises(KeyError, match="names its rule"):
+        spec_of({"lr": 0.1}, real=False)
+
+
+def test_an_experiment_is_resolved_in_its_regime_in_config_order():
+    """resolve: {name: spec}, an OptimizerSpec in a synthetic experiment, a StochasticSpec
+    in a real-data one; each spec says its algorithm and look key (a real-data run's: its
+    rule), and a rule outside the regime is refused naming it."""
+    synthetic = {"b": {"rule": "ngd", "max_step": 10.0}, "a": {"rule": "gd", "label": "GD"}}
+    specs = resolve(synthetic, real=False)
+    assert list(specs) == ["b", "a"] and specs["a"] == OptimizerSpec("gd")
+    assert specs["b"].algorithm("fixed_decoder") == "ngd-capped"
+    real = resolve({"s": {"rule": "sps", "eta_max": 0.5, "label": "SPS"}}, real=True)
+    assert real["s"] == StochasticSpec("sps", {"eta_max": 0.5})
+    assert real["s"].algorithm() == real["s"].look_key(None) == "sps"
+    assert real["s"].entry() == {"rule": "sps", "eta_max": 0.5}
+    with pytest.raises(ValueError, match="rule sps runs on torch parameters only"):
+        resolve({"s": {"rule": "sps"}}, real=False)
+    with pytest.raises(ValueError, match="rule ngd does not run on torch parameters"):
+        resolve({"n": {"rule": "ngd"}}, real=True)
 
 
 def test_u_steps_at_lr_unless_lr_u_is_set():
@@ -70,8 +90,8 @@ def test_a_real_data_entry_becomes_its_rule_and_constructor_settings():
     """StochasticSpec: the torch optimizer's rule and keywords (no label), and the caption
     that the legend and the final-values table show."""
     entry = {"label": "SPS", "rule": "sps", "eta_max": 0.5, "c": 0.5}
-    spec = StochasticSpec.from_config(entry)
+    spec = spec_of(entry, real=True)
     assert (spec.rule, spec.settings) == ("sps", {"eta_max": 0.5, "c": 0.5})
     assert spec.settings_text() == "c=0.5, eta_max=0.5"  # sorted by name
     assert spec.caption() == "SPS c=0.5, eta_max=0.5"
-    assert StochasticSpec.from_config({"rule": "sgd"}).caption() == "SGD"  # none set
+    assert spec_of({"rule": "sgd"}, real=True).caption() == "SGD"  # none set

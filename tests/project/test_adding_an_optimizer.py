@@ -1,7 +1,8 @@
 """docs/layout.md's recipe for a new optimizer, followed as written: one file (the page's
 signum module), one config line, its test. The file and the line go into a copy of the
 project, nothing else is edited, and the workflow builds the tiny geometry figure and the
-claims table with the new rule in them."""
+claims table with the new rule in them; the optimizer tests and the layout page's index
+pass in the copy."""
 
 from __future__ import annotations
 
@@ -13,13 +14,13 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from optimizer_recipe import add_rule, differences, section_blocks
+from optimizer_recipe import add_rule, differences, recipe_tests_pass, section_blocks
 from project import checked_config, copy_project, snakemake
 
 from attnbias.figures.algorithm_style import algorithms_of, figure_looks
 from attnbias.optim import rules
 from attnbias.optim.directions import Block
-from attnbias.optim.spec import OptimizerSpec
+from attnbias.optim.spec import OptimizerSpec, resolve
 from attnbias.workflow.config import WorkflowConfig
 from attnbias.workflow.geometry_config import GeometryConfig
 
@@ -83,7 +84,9 @@ def test_the_figure_draws_it_in_its_familys_colour_with_a_look_of_its_own(built,
     checked_config(config)  # the workflow's checks, its defaults filled in
     figure = GeometryConfig(WorkflowConfig(config)).figure()
     keys = {
-        o: k for e in figure.values() for o, k in algorithms_of(e["optimizers"], "geometry").items()
+        o: k
+        for e in figure.values()
+        for o, k in algorithms_of(resolve(e["optimizers"], real=False), "geometry").items()
     }
     looks = figure_looks(keys)
     assert looks[NAME].colour == looks["sign"].colour  # sign descent's family: its colour
@@ -99,3 +102,10 @@ def test_the_claims_table_names_it_as_its_module_does(built, registered):
     assert list(mine["key"]) == [f"{EXPERIMENT} {NAME} optimal tokens kept"]
     assert mine["algorithm"].item() == registered.names[NAME]
     assert mine["outcome"].item() in ("holds", "does not hold")
+
+
+@pytest.mark.slow
+def test_the_optimizer_tests_pass_with_it_in_the_registry(built):
+    """With signum added as the page says and nothing else, tests/optim and the page's index
+    of the tree pass in the copy (optimizer_recipe.RECIPE_TESTS)."""
+    recipe_tests_pass(built, NAME)

@@ -179,6 +179,7 @@ def test_the_backends_shared_definitions_are_a_leaf():
 # (attnbias/__init__.py: its version) is the ground. A new sub-package takes its place here.
 FLOORS = (
     "attnbias",  # the package's face: __version__
+    "source_digest",  # a leaf: sha256 of sources and library versions (the caches' keys)
     "model",  # the paper's model: attention, losses, gradients
     "optim",  # the optimizers: each rule's module, its expected norm, the direction arithmetic
     "svm",  # rule svm: the max-margin problems, in each norm

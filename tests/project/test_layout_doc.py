@@ -6,12 +6,19 @@ The tree is the first code block of docs/layout.md. An entry is the text at the 
 line, up to the first run of two spaces (the description follows); a name ending in `/` is
 a folder, holding the entries indented below it, and entries may share a line, separated
 by commas ("npz.py, parquet.py"). A package's __init__.py is listed by its folder.
+
+The optimizer rules' modules (src/attnbias/optim/rules/<rule>.py) are indexed by their
+registry (attnbias.optim.rules.MODULES), which the page's tree describes once: the recipe
+of "Adding an optimizer" (one file, one config line) needs no edit of this page.
 """
 
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
+
+from attnbias.optim import rules
 
 REPO = Path(__file__).resolve().parents[2]
 LAYOUT = REPO / "docs" / "layout.md"
@@ -58,9 +65,31 @@ def _checked(paths) -> set[str]:
     return {p for p in paths if p.startswith(INDEXED)}
 
 
+def registry_paths(modules: dict[str, str]) -> set[str]:
+    """The files of the rules' registry's modules ({rule: module name}, rules.MODULES), as
+    the paths of the tree."""
+    return {
+        Path(sys.modules[module].__file__).resolve().relative_to(REPO).as_posix()
+        for module in modules.values()
+    }
+
+
 def test_the_layout_lists_every_module():
-    missing = _checked(_module_paths()) - listed_paths(LAYOUT.read_text())
+    """Every module is listed by the page, or, a rule's, by the registry."""
+    indexed = listed_paths(LAYOUT.read_text()) | registry_paths(rules.MODULES)
+    missing = _checked(_module_paths()) - indexed
     assert not missing, f"modules that docs/layout.md does not list: {sorted(missing)}"
+
+
+def test_the_rules_are_indexed_by_their_registry_and_described_once():
+    """The registry holds every module of the rules folder (the control of the test above:
+    one it did not hold would be missing there), and the page names none of them."""
+    folder = {p for p in _module_paths() if p.startswith("src/attnbias/optim/rules/")}
+    assert folder and registry_paths(rules.MODULES) == folder
+    named = {p for p in listed_paths(LAYOUT.read_text()) if p in folder}
+    assert not named, f"docs/layout.md lists rule modules one by one: {sorted(named)}"
+    without = {k: v for k, v in rules.MODULES.items() if k != "gd"}
+    assert "src/attnbias/optim/rules/gd.py" in folder - registry_paths(without)
 
 
 def test_the_layout_lists_no_module_that_is_not_there():

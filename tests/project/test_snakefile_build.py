@@ -194,7 +194,7 @@ def test_only_the_bad_direction_data_depends_on_the_svm_module():
 )
 def test_a_claims_change_reruns_no_figure(script):
     """The figure scripts import nothing of the claims package (the algorithm key is
-    optim.algorithm's, the reference anchor figures.panels'), so an edit to a claims module
+    the spec's, optim.spec, the reference anchor figures.panels'), so an edit to a claims module
     reruns the claims job alone."""
     from attnbias.workflow.codedeps import module_files
 

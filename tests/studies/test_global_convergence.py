@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from attnbias.data import hypotheses, models
-from attnbias.optim.spec import OptimizerSpec
+from attnbias.optim.spec import OptimizerSpec, resolve
 from attnbias.studies import global_convergence
 from attnbias.training import kernel, kernel_library, metrics
 
@@ -250,7 +250,7 @@ SETTINGS = [
 ]
 
 
-OPTIMIZERS = {"gd": dict(rule="gd", lr=1.0), "ngd": dict(rule="ngd", lr=0.1)}
+OPTIMIZERS = resolve({"gd": dict(rule="gd", lr=1.0), "ngd": dict(rule="ngd", lr=0.1)}, real=False)
 
 
 def _study(seed=0):

@@ -163,7 +163,7 @@ def test_a_polyak_run_leaves_float64_where_its_exact_iterate_does(scale, leaves)
     ds = perturbed_example1(np.random.default_rng(0), n=4, T=4, d=12)
     W0s, _ = global_convergence.random_initialisations(np.random.default_rng(10), 12, 1, [scale])
     W_mm = max_margin.solve_w_svm(ds["X"], ds["opt"], name="test").W[None]
-    spec = OptimizerSpec.from_config({"label": "PS", "rule": "polyak", "f_star": "opt"})
+    spec = OptimizerSpec("polyak", f_star="opt")
     steps = 3  # the scale-100 start stops being finite at iteration 3
 
     def train(iterations, nonfinite):

@@ -14,8 +14,7 @@ import pytest
 from attnbias.claims import robustness
 from attnbias.claims.inputs import ExperimentInputs
 from attnbias.data import hypotheses, models
-from attnbias.optim.expected_norm import expected_norm
-from attnbias.optim.spec import config_settings
+from attnbias.optim.spec import config_settings, spec_of
 from attnbias.studies import robustness_points
 from attnbias.svm import geometry, max_margin
 from attnbias.training import geometry_measures as measures
@@ -96,12 +95,12 @@ def test_retrained_runs_log_the_measures_the_train_jobs_log(tiny_geometry):
         metrics = set(table.loc[table["optimizer"] == opt, "metric"])
         assert {f"{p}_{n}" for p in ("align", "margin_ratio", "face_cos") for n in NORMS} <= metrics
     # the hook is the measures' own, probing a new token set in the optimizer's expected norm
-    seeds, sign = list(inputs.datasets), SETTINGS["geo"]["optimizers"]["sign"]
+    seeds, sign = list(inputs.datasets), spec_of(SETTINGS["geo"]["optimizers"]["sign"], real=False)
     hook = inputs.geometry.extra_metrics(inputs.datasets, seeds, sign)
     direct = measures.extra_metrics(
         [inputs.datasets[s] for s in seeds], [inputs.geometry.solutions[s] for s in seeds],
         NORMS, False, faces=[inputs.geometry.faces[s] for s in seeds],
-        probe=(expected_norm(sign),),
+        probe=(sign.implicit_norm(),),
     )  # fmt: skip
     W = np.stack([inputs.geometry.solutions[s]["max"] for s in seeds])
     u = np.stack([inputs.datasets[s]["u"] for s in seeds]) if "u" in inputs.datasets[0] else None

@@ -46,9 +46,10 @@ def example1_problem(train_u: bool, seeds=(0, 1)):
     return dss, W_mm, u_mm
 
 
-def job_alone(dataset, solution, config, optimizer, **backend):
-    """One seed's run as the job trains it: (iterations, metrics, final, record)."""
-    its, metrics, finals, info = train_seeds([dataset], [solution], config, optimizer, **backend)
+def job_alone(dataset, solution, config, spec, **backend):
+    """One seed's run of `spec` (an OptimizerSpec) as the job trains it: (iterations,
+    metrics, final, record)."""
+    its, metrics, finals, info = train_seeds([dataset], [solution], config, spec, **backend)
     return its, metrics[0], finals[0], info
 
 

@@ -95,12 +95,14 @@ def test_a_training_job_never_imports_torch(tmp_path):
 import sys
 import numpy as np
 from attnbias.data import models
+from attnbias.optim.spec import spec_of
 from attnbias.workflow.train_job import train_seeds
 from attnbias.svm import max_margin
 ds = models.generate("example1", 0, dict(n=6, T=4, d=10))
 sol = max_margin.to_arrays(max_margin.solve_for_dataset(ds, False, "t"))
 config = dict(iterations=50, log_points=10, grid="log", loss="exponential", train_u=False)
-its, metrics, final, info = train_seeds([ds], [sol], config, dict(rule="ngd", lr=0.1))
+spec = spec_of(dict(rule="ngd", lr=0.1), real=False)
+its, metrics, final, info = train_seeds([ds], [sol], config, spec)
 assert info["backend"] == "c" and np.isfinite(metrics[0]["log_loss"]).all()
 assert "torch" not in sys.modules, "torch was imported"
 """
@@ -115,7 +117,7 @@ def test_a_training_job_on_torch_gives_the_kernels_numbers(monkeypatch):
     ds = models.generate("dm", 0, DM)
     sol = max_margin.to_arrays(max_margin.solve_for_dataset(ds, True, "t"))
     config = dict(iterations=60, log_points=10, grid="log", loss="logistic", train_u=True)
-    args = (ds, sol, config, dict(rule="ngd", lr=0.1, momentum=0.5))
+    args = (ds, sol, config, OptimizerSpec("ngd", lr=0.1, momentum=0.5))
     its, got, got_final, got_info = job_alone(*args, device="cpu", threads=1)
     monkeypatch.setattr(kernel, "supports", lambda spec, rule=None: False)
     ref_its, ref, ref_final, ref_info = job_alone(*args, device="cpu", threads=1)

@@ -162,7 +162,7 @@ def test_the_jobs_batch_names_the_seed_that_fails():
     labels = [f"experiment e, optimizer ngd, seed {s}" for s in range(3)]
     message = "^experiment e, optimizer ngd, seed 2: training diverged"
     with pytest.raises(metrics.NonFiniteError, match=message):
-        train_seeds(dss, svms, config, {"rule": "ngd", "lr": 0.1}, labels=labels)
+        train_seeds(dss, svms, config, OptimizerSpec("ngd", lr=0.1), labels=labels)
 
 
 LARGEST_STEP_SPECS = [

@@ -7,7 +7,12 @@ import copy
 import pytest
 from tiny_configs import checked_tiny_geometry
 
-from attnbias.workflow import configcheck_geometry, configkeys
+from attnbias.workflow import configcheck_geometry, configcheck_optimizers, configkeys
+
+
+def _check(cfg: dict) -> None:
+    """check_geometry as the workflow runs it: on the optimizers resolved by check_specs."""
+    configcheck_geometry.check_geometry(cfg, configcheck_optimizers.check_specs(cfg))
 
 
 @pytest.mark.parametrize(
@@ -23,7 +28,7 @@ def test_bad_norms_are_refused_naming_the_key(change, key, words):
     cfg = checked_tiny_geometry()
     change(cfg["experiments"]["geometry_example1"])
     with pytest.raises(configkeys.ConfigError) as err:
-        configcheck_geometry.check_geometry(cfg)
+        _check(cfg)
     assert err.value.key == f"experiments.geometry_example1.{key}"
     assert words in str(err.value)
 
@@ -34,7 +39,7 @@ def test_norms_on_another_layout_are_refused():
     other["layout"] = "fixed_decoder"
     cfg["experiments"]["fig"] = other
     with pytest.raises(configkeys.ConfigError, match="norms belong to layout geometry"):
-        configcheck_geometry.check_geometry(cfg)
+        _check(cfg)
 
 
 def test_a_tuning_seed_among_the_reported_seeds_is_refused():
@@ -42,10 +47,10 @@ def test_a_tuning_seed_among_the_reported_seeds_is_refused():
     cfg = checked_tiny_geometry()
     e = cfg["experiments"]["geometry_example1"]
     e.update(first_seed=1, tuning_seed=0)
-    configcheck_geometry.check_geometry(cfg)  # below the reported seeds: accepted
+    _check(cfg)  # below the reported seeds: accepted
     e.update(tuning_seed=1)
     with pytest.raises(configkeys.ConfigError) as err:
-        configcheck_geometry.check_geometry(cfg)
+        _check(cfg)
     assert err.value.key == "experiments.geometry_example1.tuning_seed"
     assert "first_seed (1) must be above it" in str(err.value)
 
@@ -59,10 +64,10 @@ def test_a_geometry_experiment_past_the_limit_on_d_is_refused_with_its_estimate(
     cfg = checked_tiny_geometry()
     params = cfg["experiments"]["geometry_example1"]["data"]["params"]
     params["d"] = cost.MAX_NORMS_D
-    configcheck_geometry.check_geometry(cfg)
+    _check(cfg)
     params["d"] = 4096
     with pytest.raises(configkeys.ConfigError) as err:
-        configcheck_geometry.check_geometry(cfg)
+        _check(cfg)
     assert err.value.key == "experiments.geometry_example1.data.params.d"
     assert f"4096 is above {cost.MAX_NORMS_D}" in str(err.value)
     assert "CPU-minutes a seed" in str(err.value)
@@ -73,11 +78,11 @@ def test_tokens_selected_is_a_fixed_decoder_geometry_setting_refused_elsewhere_b
     control); with u trained, or on another layout, it is refused naming the key."""
     cfg = checked_tiny_geometry()
     cfg["experiments"]["geometry_example1"]["tokens"] = "selected"
-    configcheck_geometry.check_geometry(cfg)  # fixed decoder: accepted
+    _check(cfg)  # fixed decoder: accepted
     dm = cfg["experiments"]["geometry_dm"]
     dm["tokens"] = "selected"
     with pytest.raises(configkeys.ConfigError) as err:
-        configcheck_geometry.check_geometry(cfg)
+        _check(cfg)
     assert err.value.key == "experiments.geometry_dm.tokens"
     assert "train.train_u false" in str(err.value)
     dm.pop("tokens")
@@ -86,6 +91,6 @@ def test_tokens_selected_is_a_fixed_decoder_geometry_setting_refused_elsewhere_b
     other["layout"] = "fixed_decoder"
     cfg["experiments"]["fig"] = other
     with pytest.raises(configkeys.ConfigError) as err:
-        configcheck_geometry.check_geometry(cfg)
+        _check(cfg)
     assert err.value.key == "experiments.fig.tokens"
     assert "tokens belong to layout geometry" in str(err.value)

@@ -9,6 +9,7 @@ import pytest
 from backend_runs import DM, example1_problem, job_alone, w_sum_u_first
 
 from attnbias.data import models
+from attnbias.optim.spec import OptimizerSpec
 from attnbias.svm import max_margin
 from attnbias.workflow.train_job import train_seeds
 
@@ -16,9 +17,9 @@ from attnbias.workflow.train_job import train_seeds
 @pytest.mark.parametrize(
     ("model", "params", "train_u", "optimizer"),
     [
-        ("example1", dict(n=6, T=4, d=10), False, dict(rule="ngd", lr=0.1)),
-        ("example1", dict(n=6, T=4, d=10), False, dict(rule="polyak", eta_max=1e10, f_star="opt")),
-        ("dm", DM, True, dict(rule="ngd", lr=0.1, momentum=0.5)),
+        ("example1", dict(n=6, T=4, d=10), False, OptimizerSpec("ngd", lr=0.1)),
+        ("example1", dict(n=6, T=4, d=10), False, OptimizerSpec("polyak", eta_max=1e10)),
+        ("dm", DM, True, OptimizerSpec("ngd", lr=0.1, momentum=0.5)),
     ],
     ids=["ngd", "polyak", "dm-joint-momentum"],
 )
@@ -56,6 +57,6 @@ def test_the_job_passes_extra_metrics():
     dss, W_mm, _ = example1_problem(False)
     train = dict(iterations=20, log_points=4, grid="log", train_u=False, loss="exponential")
     svms = [{"W_mm": W} for W in W_mm]
-    _, metrics, finals, _ = train_seeds(dss, svms, train, {"rule": "ngd", "lr": 0.1},
+    _, metrics, finals, _ = train_seeds(dss, svms, train, OptimizerSpec("ngd", lr=0.1),
                                         extra_metrics=w_sum_u_first)  # fmt: skip
     assert metrics[1]["W_sum"][-1] == pytest.approx(finals[1]["W"].sum(), rel=1e-12)

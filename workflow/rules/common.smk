@@ -152,7 +152,7 @@ def get_figure_description(wildcards):
     opened by its data model's (its registry entry)."""
     experiment = EXPERIMENTS[wildcards.experiment]
     model = data_model(experiment["data"]["model"])
-    keys = algorithms_of(experiment["optimizers"], experiment["layout"])
+    keys = algorithms_of(WF.specs(wildcards.experiment), experiment["layout"])
     legend = WF.legend(wildcards.experiment)
     curves = {label: keys[name] for name, (label, _) in legend.items()}
     return describe(experiment["layout"], model.description, curves)

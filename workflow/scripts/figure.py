@@ -7,6 +7,7 @@ import logging
 
 from attnbias.data import hypotheses
 from attnbias.figures import algorithm_style, drawing, notes
+from attnbias.optim.spec import resolve
 from attnbias.workflow import joblog, npz, parquet, provenance
 
 joblog.start(snakemake)
@@ -33,7 +34,7 @@ drawing.draw(
     table,
     title=title,
     legend=p.legend,
-    algorithms=algorithm_style.algorithms_of(optimizers, p.kind),
+    algorithms=algorithm_style.algorithms_of(resolve(optimizers, real=False), p.kind),
     outputs=[snakemake.output.pdf, snakemake.output.png, snakemake.output.caption],
     provenance=record,
     note=note,

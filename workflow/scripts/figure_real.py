@@ -3,6 +3,7 @@ its provenance in both files and in results/{figure}.provenance.json, and its ca
 in results/{figure}.caption.md."""
 
 from attnbias.figures import algorithm_style
+from attnbias.optim.spec import resolve
 from attnbias.realdata import cap_bound, plots
 from attnbias.workflow import io, joblog, parquet, provenance
 
@@ -23,7 +24,7 @@ plots.draw_training(
     title=snakemake.params.title,
     legend=legend,
     # each optimizer drawn as its algorithm is in every figure (None: a stochastic rule)
-    algorithms=algorithm_style.algorithms_of(optimizers, None),
+    algorithms=algorithm_style.algorithms_of(resolve(optimizers, real=True), None),
     caption=plots.training_caption(
         snakemake.params.settings,
         legend,

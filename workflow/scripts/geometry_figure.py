@@ -4,6 +4,7 @@ final alignments) and provenance. Inputs named metrics/<name>, data/<name>, svm/
 
 from attnbias.data import hypotheses
 from attnbias.figures import algorithm_style, geometry_figure
+from attnbias.optim.spec import resolve
 from attnbias.workflow import joblog, npz, parquet, provenance
 
 joblog.start(snakemake)
@@ -26,7 +27,9 @@ record = provenance.of_job(snakemake, figure="geometry", title="geometry", train
 algorithms = {
     name: key
     for s in settings.values()
-    for name, key in algorithm_style.algorithms_of(s["optimizers"], "geometry").items()
+    for name, key in algorithm_style.algorithms_of(
+        resolve(s["optimizers"], real=False), "geometry"
+    ).items()
 }
 geometry_figure.draw(tables, settings, algorithms, [o.pdf, o.png, o.caption], record, measured)
 provenance.save(o.provenance, record)

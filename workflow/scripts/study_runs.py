@@ -2,6 +2,7 @@
 
 import pyarrow as pa
 
+from attnbias.optim.spec import resolve
 from attnbias.studies import global_convergence
 from attnbias.workflow import joblog, parquet
 
@@ -9,7 +10,7 @@ joblog.start(snakemake)
 p = snakemake.params
 runs, assumptions, record = global_convergence.study_table(
     [{"name": snakemake.wildcards.setting, **p.setting}],
-    {snakemake.wildcards.optimizer: p.optimizer},
+    resolve({snakemake.wildcards.optimizer: p.optimizer}, real=False),
     **p.study,  # inits, scales, iterations, threshold, seed, log_points
     device=p.device,
     threads=snakemake.threads,

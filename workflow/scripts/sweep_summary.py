@@ -5,6 +5,7 @@ from pathlib import Path
 import pandas as pd
 
 from attnbias.figures import algorithm_style
+from attnbias.optim.spec import resolve
 from attnbias.studies import sweep_figure, sweep_tables
 from attnbias.workflow import io, joblog, parquet, provenance
 
@@ -32,7 +33,8 @@ name = snakemake.wildcards.sweep
 title = sweep_figure.title(name, p.config["sweeps"][name]["base"], sweep["axes"])
 base = p.config["experiments"][p.config["sweeps"][name]["base"]]
 # each optimizer drawn as its algorithm is in every figure, at the base's settings
-algorithms = algorithm_style.algorithms_of(base["optimizers"], base["layout"])
+specs = resolve(base["optimizers"], real=False)  # once, from the config
+algorithms = algorithm_style.algorithms_of(specs, base["layout"])
 record = provenance.of_job(snakemake, figure=f"sweeps/{name}", title=title)
 sweep_figure.draw(
     long,

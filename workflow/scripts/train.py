@@ -11,6 +11,7 @@ import logging
 
 import pyarrow as pa
 
+from attnbias.optim.spec import spec_of
 from attnbias.workflow import joblog, npz, parquet
 from attnbias.workflow.svm_file import load_svm
 from attnbias.workflow.svm_geometry_file import GeometrySVMs
@@ -21,6 +22,7 @@ wc, p, i, o = snakemake.wildcards, snakemake.params, snakemake.input, snakemake.
 datasets = npz.load_data(i.data, p.data)
 solutions = load_svm(i.svm, datasets, p.svm)
 seeds = list(datasets)
+spec = spec_of(p.optimizer, real=False)  # the job's optimizer, resolved once
 settings = dict(device=p.device, dtype=p.dtype, threads=snakemake.threads)
 # a geometry experiment (p.geometry: its norms; {} for the others): each norm's SVM
 # solution, and its measures logged at every logged iteration (attnbias.training.geometry_measures)
@@ -30,10 +32,10 @@ if norms:
         i.geometry[0], datasets, norms, p.train["train_u"], p.geometry["identities"],
         p.geometry["tokens"],
     )  # fmt: skip
-    settings["extra_metrics"] = svms.extra_metrics(datasets, seeds, p.optimizer)
+    settings["extra_metrics"] = svms.extra_metrics(datasets, seeds, spec)
 labels = [f"experiment {wc.experiment}, optimizer {wc.optimizer}, seed {s}" for s in seeds]
 iterations, metrics, finals, info = train_seeds(
-    [datasets[s] for s in seeds], [solutions[s] for s in seeds], p.train, p.optimizer,
+    [datasets[s] for s in seeds], [solutions[s] for s in seeds], p.train, spec,
     labels=labels, **settings,
 )  # fmt: skip
 if norms:  # the other token sets' SVMs: solved here, or another job's (svm.token_set_cache)

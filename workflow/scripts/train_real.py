@@ -7,6 +7,7 @@ import logging
 
 import torch
 
+from attnbias.optim.spec import spec_of
 from attnbias.realdata.run import train_run
 from attnbias.training import devices
 from attnbias.workflow import joblog, parquet
@@ -17,7 +18,7 @@ wc, p = snakemake.wildcards, snakemake.params
 with open(snakemake.log[0], "a") as progress_file:
     steps, metrics, device = train_run(
         p.experiment,
-        p.optimizer,
+        spec_of(p.optimizer, real=True),  # the run's optimizer, resolved once
         seed=int(wc.seed),
         data_root=p.data_root,
         device=p.device,

@@ -6,7 +6,7 @@ saying what it was proved for. A result proved for linear models only is a conje
 on attention; one that fails on attention is a finding, reported with its numbers.
 
 Each run of an optimizer the entry covers, whose expected norm N (its rule's
-implicit_norm, attnbias.optim.expected_norm) is the entry's, gets two rows, at the last
+implicit_norm, OptimizerSpec.implicit_norm) is the entry's, gets two rows, at the last
 logged iteration, every seed:
   own norm first   its alignment with W*_N above its alignment with every other norm's
                    solution (a race between the norms' solutions); where W*_N is not
@@ -38,7 +38,6 @@ from attnbias.claims.claim import Statement
 from attnbias.claims.measure import has, rising_at_horizon, series
 from attnbias.claims.rows import Measured, Rows, Said, Verdict, spread
 from attnbias.claims.thresholds import flip_text, near_text
-from attnbias.optim.expected_norm import expected_norm
 from attnbias.svm.norm_values import parse_norm
 from attnbias.training.geometry_names import (
     OPT_MOVED,
@@ -92,7 +91,7 @@ def geometry_rows(rows: Rows, *, kind: str) -> None:
     table = rows.run.table
     norms = norms_of(table)
     for opt in rows.runs(*rows.statement.covers):
-        norm = expected_norm(rows.run.optimizers[opt])
+        norm = rows.specs[opt].implicit_norm()
         if norm is None or parse_norm(norm).kind != kind or norm not in norms:
             continue
         _own_norm_first(rows, opt, norm, norms)
@@ -311,7 +310,7 @@ def optimal_tokens_rows(rows: Rows) -> None:
         label = rows.label(opt)
         holds = not moved
         # a rule no published result places (no expected norm): a comparison, not a claim
-        unplaced = expected_norm(rows.run.optimizers[opt]) is None
+        unplaced = rows.specs[opt].implicit_norm() is None
         detail = (
             f"{label} keeps every sequence's optimal token on every seed"
             if holds

@@ -7,14 +7,13 @@ import numpy as np
 
 from attnbias.claims.measure import CLOSENESS_TOLERANCE, fit_per_seed, series, window
 from attnbias.claims.rows import Measured, Rows, Said, Verdict, spread
-from attnbias.optim.spec import OptimizerSpec
 
 
 def norm_growth_rows(rows: Rows) -> None:
     """||W_t|| <= lr t always; it grows at lr per step once the direction settles."""
     table, t_last = rows.run.table, rows.run.t_last
     for opt in rows.runs("ngd"):
-        lr = OptimizerSpec.from_config(rows.run.optimizers[opt]).lr
+        lr = rows.specs[opt].lr
         norm = window(series(table, opt, "W_norm"), t_last / 10, t_last)
         slopes, r2 = fit_per_seed(norm, lambda t: t, lambda v: v)
         rows.add(
@@ -41,7 +40,7 @@ def softmax_rate_rows(rows: Rows) -> None:
     table, t_last = rows.run.table, rows.run.t_last
     exponents = -(np.asarray(rows.run.W_mm_norms, dtype=float) ** -1)
     for opt in rows.runs("ngd"):
-        lr = OptimizerSpec.from_config(rows.run.optimizers[opt]).lr
+        lr = rows.specs[opt].lr
         log1m = window(series(table, opt, "log1m_opt_softmax"), t_last / 2, t_last)
         slopes, r2 = fit_per_seed(log1m, lambda t: t, lambda v: v)
         predicted = lr * exponents

@@ -11,7 +11,7 @@ from __future__ import annotations
 from attnbias.data import hypotheses as hyp
 from attnbias.optim import rules
 
-# The algorithm of a run (attnbias.optim.algorithm, from its optimizer's settings): each
+# The algorithm of a run (OptimizerSpec.algorithm, from its optimizer's settings): each
 # statement covers some of them. Each rule's module names the algorithms it runs as.
 ALGORITHMS = {key: name for rule in rules.RULES.values() for key, name in rule.names.items()}
 

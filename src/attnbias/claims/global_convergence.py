@@ -272,21 +272,24 @@ def _verdict_detail(counts: dict[str, int], missed: pd.DataFrame, threshold: flo
     )
 
 
-def study_claims(runs: pd.DataFrame, assumptions: pd.DataFrame, settings: dict) -> pd.DataFrame:
+def study_claims(
+    runs: pd.DataFrame, assumptions: pd.DataFrame, settings: dict, specs: dict
+) -> pd.DataFrame:
     """Rows of the global-convergence study: per setting and optimizer, how the random
     initial directions at the smallest scale (Lem. 2 asks for a small initial norm; its bound
     was lost) ended (column `outcome`, studies.global_outcomes): holds if every one reached
     W_mm's direction within the budget; does not hold if one failed (finite, short of the
     threshold and no longer falling); else undecided at this horizon (still falling, at
     least like 1/ln t or more slowly, or left float64's range). `assumptions` holds each
-    setting's measured hypotheses (attnbias.data.hypotheses.report columns)."""
+    setting's measured hypotheses (attnbias.data.hypotheses.report columns); `specs` the
+    study's optimizers as resolved once (optim.spec.resolve), which say their algorithms."""
     out = []
     small = runs["scale"].min()
     budget = f"1 - cos(W_t, W_mm) < {settings['threshold']:g} within {settings['iterations']} steps"
     for setting, by_setting in runs.groupby("setting", sort=False):
         row = assumptions[assumptions["setting"] == setting].iloc[0].to_dict()
         hypotheses = {k: v for k, v in row.items() if k.startswith(("ass1", "ass2"))}
-        rows = Rows(setting, hypotheses, optimizers=settings.get("optimizers"))
+        rows = Rows(setting, hypotheses, specs=specs)
         rows.statement = STUDY
         for opt, group in by_setting.groupby("optimizer", sort=False):
             starts = group[group["scale"] == small]

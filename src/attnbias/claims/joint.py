@@ -27,7 +27,6 @@ from attnbias.claims.measure import (
 from attnbias.claims.monotone import no_decrease_row
 from attnbias.claims.rows import Measured, Rows, Said, Verdict, spread
 from attnbias.claims.thresholds import moved_by, near_text, threshold_row
-from attnbias.optim.spec import OptimizerSpec
 
 U_MARGIN_MIN = 0.99  # Thm. 4's factor was lost; GD reaches 0.92 on fig3 at 10^4 (measured)
 U_GAP_MAX = 1e-3  # Thm. 4's rate constant was lost: "converged" in u's direction, ours
@@ -209,7 +208,7 @@ def iterate_norm_rows(rows: Rows) -> None:
     for opt in rows.runs("eq10"):
         if not has(table, opt, "W_norm"):
             continue
-        lr = OptimizerSpec.from_config(rows.run.optimizers[opt]).lr
+        lr = rows.specs[opt].lr
         norm = window(series(table, opt, "W_norm"), t_last / 100, t_last)
         delta, r2_log, r2_pow, b = log_against_power(norm)
         holds, undecided = fitted_bound(None, np.maximum(r2_log, r2_pow), np.all(delta > 0))

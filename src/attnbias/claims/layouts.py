@@ -23,7 +23,7 @@ from attnbias.claims.beyond_seeds import seed_words
 from attnbias.claims.claim import Claim, Statement, by_result, frame
 from attnbias.claims.rows import Rows, Run
 from attnbias.claims.statements import STATEMENTS
-from attnbias.optim.algorithm import algorithm
+from attnbias.optim.spec import resolve
 from attnbias.realdata import cap_bound
 
 
@@ -38,17 +38,17 @@ def fingerprint(table: pd.DataFrame, optimizer: str) -> str:
     ).hexdigest()
 
 
-def duplicates(experiments: dict, tables: dict) -> tuple[dict, dict]:
+def duplicates(experiments: dict, tables: dict, specs: dict) -> tuple[dict, dict]:
     """(dropped, kept): experiment -> {optimizer: the experiment that gives its rows}, and
     experiment -> {optimizer: [(experiment, algorithm) it stands for]}, over runs whose
     logged numbers are bit-identical. The kept run is the one without a cap, else the
-    first in config order."""
+    first in config order. specs: experiment -> its optimizers' specs (optim.spec.resolve)."""
     groups: dict[str, list] = {}
     for name, e in experiments.items():
         if name not in tables or e["layout"] == "real":
             continue
-        for opt, settings in e["optimizers"].items():
-            alg = algorithm(settings, e["layout"])
+        for opt, spec in specs[name].items():
+            alg = spec.algorithm(e["layout"])
             groups.setdefault(fingerprint(tables[name], opt), []).append((name, opt, alg))
     dropped: dict = {}
     kept: dict = {}
@@ -152,7 +152,13 @@ def claims(
         n: t.astype({c: "category" for c in ("optimizer", "metric") if c in t})
         for n, t in tables.items()
     }
-    dropped, kept = duplicates(experiments, tables)
+    # each experiment's optimizers, resolved once: every row reads their specs
+    specs = {
+        n: resolve(e["optimizers"], real=e["layout"] == "real")
+        for n, e in experiments.items()
+        if n in tables
+    }
+    dropped, kept = duplicates(experiments, tables, specs)
     data_dropped, data_kept = same_data(data_ids or {})
     collectors = []
     for name, e in experiments.items():
@@ -168,7 +174,7 @@ def claims(
                 (hypotheses or {}).get(name),
                 # a run whose cap bound at most steps is named as the SGD it became
                 cap_bound.relabel(e.get("labels"), e["optimizers"], tables[name]),
-                e["optimizers"],
+                specs[name],
                 e["layout"],
                 e.get("paper_figure"),
                 run,

@@ -5,7 +5,7 @@ and how it is judged (Verdict).
 Rows are written with the experiment's own texts: each optimizer by its legend's label
 (Rows.label) and the paper's figure the experiment reproduces (Rows.source; its config key
 `paper_figure`), never rewritten afterwards. Which runs a statement measures is chosen by
-their algorithm (optim.algorithm), never by their config names.
+their algorithm (OptimizerSpec.algorithm), never by their config names.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ import pandas as pd
 
 from attnbias.claims.claim import LOST_CONSTANT, Claim
 from attnbias.claims.coverage import ALGORITHMS, SECTION_HYPOTHESES, hypotheses_of
-from attnbias.optim.algorithm import algorithm
 
 
 @dataclass(frozen=True)
@@ -102,18 +101,21 @@ class Rows:
     """Collects the rows of one experiment, with its hypotheses attached to each.
 
     labels: optimizer config name -> the legend's label (the name where it has none);
+    specs: optimizer config name -> its spec (optim.spec.resolve), which says its algorithm;
     figure: the paper's figure the experiment reproduces ("Fig. 9"), or None;
     duplicates: optimizer -> the experiment whose bit-identical run gives its rows.
     """
 
     def __init__(self, experiment: str, hypotheses: dict | None, labels: dict | None = None,
-                 optimizers: dict | None = None, layout: str = "fixed_decoder",
+                 specs: dict | None = None, layout: str = "fixed_decoder",
                  figure: str | None = None, run: Run | None = None,
                  duplicates: dict | None = None, stands_for: dict | None = None):  # fmt: skip
         self.experiment = experiment
         self.hypotheses = hypotheses
         self.labels = labels or {}
-        self.algorithms = {o: algorithm(s, layout) for o, s in (optimizers or {}).items()}
+        # the optimizers as resolved once from the config (optim.spec.resolve)
+        self.specs = specs or {}
+        self.algorithms = {o: s.algorithm(layout) for o, s in self.specs.items()}
         self.figure = figure
         self.run = run
         self.duplicates = duplicates or {}

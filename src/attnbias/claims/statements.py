@@ -4,7 +4,7 @@ function that measures it on a run (adding rows to rows.Rows).
 
 `claims` (layouts.py) measures every entry on every experiment of the entry's layouts; an
 entry that yields no row says "not measured: <what is missing>", outside the counts. Which
-runs an entry reads is decided by their algorithm (optim.algorithm), never by their
+runs an entry reads is decided by their algorithm (OptimizerSpec.algorithm), never by their
 config names. Adding a statement: one Statement here and its measuring function in the
 module of its result.
 """

@@ -1,5 +1,5 @@
 """How every figure draws an algorithm: colour by family, marker and line style by member,
-keyed by what the optimizer is (its algorithm, attnbias.optim.algorithm, as the claims
+keyed by what the optimizer is (its spec's look key, optim.spec, as the claims
 table keys its rows), never by its config name or its place in a legend. Each rule's module
 gives its algorithms' Looks (attnbias.optim.rule.Look: family, marker, line); this module
 gives the colours and draws the line styles.
@@ -26,7 +26,6 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from attnbias.optim import rules
-from attnbias.optim.algorithm import look_key
 
 # seaborn's "colorblind" palette (Okabe-Ito's hues), by name, and black
 BLUE, ORANGE, GREEN, VERMILION = "#0173b2", "#de8f05", "#029e73", "#d55e00"
@@ -101,12 +100,6 @@ STYLES: dict[str, Look] = {
 }
 
 
-def algorithm_key(settings: dict, layout: str | None) -> str:
-    """The look key of an optimizer (optim.algorithm.look_key on its settings and the
-    experiment's `layout`; None: a real-data run, drawn as its rule)."""
-    return look_key(settings, layout)
-
-
 def _member(key: str):
     """The Look that a rule's module gives the look key `key` (read from the registry)."""
     for rule in rules.RULES.values():
@@ -171,10 +164,11 @@ def figure_looks(keys: dict[str, str]) -> dict[str, Look]:
     return looks
 
 
-def algorithms_of(optimizers: dict[str, dict], layout: str | None) -> dict[str, str]:
-    """{optimizer name: algorithm_key} of `optimizers` ({name: config settings}) of an
-    experiment of `layout` (None: real data): what a figure job hands its drawing."""
-    return {name: algorithm_key(s, layout) for name, s in optimizers.items()}
+def algorithms_of(specs: dict, layout: str | None) -> dict[str, str]:
+    """{optimizer name: its look key} of `specs` ({name: spec}, optim.spec.resolve) of an
+    experiment of `layout` (None: real data, drawn as its rule): what a figure job hands its
+    drawing."""
+    return {name: spec.look_key(layout) for name, spec in specs.items()}
 
 
 def variants_note(looks) -> str:

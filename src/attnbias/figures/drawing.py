@@ -93,7 +93,7 @@ def draw(
     """Draw figure `kind` into each path of `outputs` (PDF, PNG, ...; a `.caption.md` path
     gets the caption) and return the caption.
 
-    `algorithms`: optimizer -> its algorithm_style key (algorithm_style.algorithm_key),
+    `algorithms`: optimizer -> its algorithm_style key (algorithm_style.algorithms_of),
     which decides its colour, marker and line style. `provenance`
     (attnbias.workflow.provenance.collect) goes into each file's metadata;
     `description` (panels.describe) opens the caption and `note` (the hypotheses measured on

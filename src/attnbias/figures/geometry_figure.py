@@ -59,7 +59,7 @@ def own_alignment(table: pd.DataFrame, optimizer: str, norm: str) -> pd.DataFram
 
 def _matrix_panel(ax, matrix: pd.DataFrame, labels: list[str], expected: list) -> None:
     """The final alignments, each optimizer's expected norm framed (none where no published
-    result names one: optim.expected_norm)."""
+    result names one: OptimizerSpec.implicit_norm)."""
     values = matrix.to_numpy()
     # colour from the smallest cell (rounded down to a tenth) to 1: the differences between
     # norms are what the panel is for; the numbers give the values

@@ -19,9 +19,10 @@ from dataclasses import dataclass, field
 REFERENCE_ANCHOR = 0.003
 
 
-# What a rate is proved for and a figure is about, as optim.algorithm names optimizers (never
-# by config name, as the claims): NGD capped or not (App. C's NGD cap never binds in
-# fig2's 10^4 steps, docs/regime.md), GD, Eq. 10 with its step factors (Thms. 2-4).
+# What a rate is proved for and a figure is about, as OptimizerSpec.algorithm names
+# optimizers (never by config name, as the claims): NGD capped or not (App. C's NGD cap
+# never binds in fig2's 10^4 steps, docs/regime.md), GD, Eq. 10 with its step factors
+# (Thms. 2-4).
 NGD = ("ngd", "ngd-capped")
 GD = ("gd",)
 EQ10 = ("eq10",)
@@ -29,8 +30,8 @@ EQ10 = ("eq10",)
 
 def curve_of(algorithms: tuple[str, ...], keys: dict[str, str]) -> str | None:
     """The optimizer whose curve a rate (or the focus) is drawn on: the first of `keys`
-    ({optimizer: its optim.algorithm key}, in legend order) that is one of `algorithms`;
-    None where the figure draws none of them."""
+    ({optimizer: its look key, OptimizerSpec.look_key}, in legend order) that is one of
+    `algorithms`; None where the figure draws none of them."""
     return next((name for name, key in keys.items() if key in algorithms), None)
 
 
@@ -225,7 +226,8 @@ def panel_descriptions(kind: str) -> list[str]:
 def describe(kind: str, data: str, curves: dict[str, str]) -> str:
     """The report caption's description of a figure: `data`, its data model's description
     (attnbias.data.models.DataModel.description), then each panel, and the rates drawn on
-    the figure's `curves` ({legend label: optim.algorithm key}, in legend order)."""
+    the figure's `curves` ({legend label: its look key, OptimizerSpec.look_key}, in legend
+    order)."""
     described = panel_descriptions(kind)  # first: it names an unknown kind
     panels = ", ".join(f"{letter(i)} {text}" for i, text in enumerate(described))
     references = [

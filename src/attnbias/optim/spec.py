@@ -3,11 +3,14 @@ workflow's config checks import it). Which settings a rule reads
 is said by the rule's module (attnbias.optim.rules).
 
 A config entry becomes settings here and nowhere else: `config_settings` (the entry less
-its label, which run identities hash) and `OptimizerSpec.from_config` (the spec, defaults
-filled in), for training, the config checks, the figures' legends and the claims alike;
-`StochasticSpec.from_config` for the real-data runs' torch optimizers (optim.stochastic).
-Each resolves its rule in the registry once, when built (`definition`), and everything
-downstream reads the rule from the spec, never by its name again."""
+its label, which run identities hash) and `resolve` (an experiment's optimizers as specs:
+an OptimizerSpec, defaults filled in, for a synthetic experiment; a StochasticSpec, the
+real-data runs' torch optimizer (optim.stochastic), for a real-data one). Each process
+resolves an experiment's optimizers once, where it reads the config (the config checks,
+the workflow's WorkflowConfig, a job's script), and passes the specs down: training, the
+legends, the figures' looks and the claims read the spec. A spec resolves its rule in the
+registry once, when built (`definition`), and everything downstream reads the rule from
+the spec, never by its name again."""
 
 from __future__ import annotations
 
@@ -101,13 +104,15 @@ class OptimizerSpec:
         find; None where none does (Rule.implicit_norm)."""
         return self.definition.implicit_norm(self)
 
-    @classmethod
-    def from_config(cls, entry: dict) -> OptimizerSpec:
-        """The spec of an optimizer's config entry (its `label` aside); settings it leaves
-        out take the defaults above, so every reader of the config gets the same values."""
-        if "rule" not in entry:
-            raise KeyError(f"rule: an optimizer entry names its rule, got {entry!r}")
-        return cls(**config_settings(entry))
+    def algorithm(self, layout: str) -> str:
+        """The algorithm (a key of claims.coverage.ALGORITHMS, or the rule's own name) in an
+        experiment of `layout`: its rule's choice from the settings (Rule.algorithm_of)."""
+        return self.definition.algorithm_of(self, layout)
+
+    def look_key(self, layout: str) -> str:
+        """The key of the Look that draws it (figures.algorithm_style.STYLES): its
+        algorithm's, or finer where its rule says (nsd: by its norm)."""
+        return self.definition.look_key_of(self, layout)
 
     def lr_of(self, block: str) -> float:
         """The step of parameter block `block` ("W" or "u"): lr, or lr_u for u where set."""
@@ -158,10 +163,15 @@ class StochasticSpec:
             )
         object.__setattr__(self, "definition", rule)
 
-    @classmethod
-    def from_config(cls, entry: dict) -> StochasticSpec:
-        """The spec of an optimizer's config entry (its `label` aside)."""
-        return cls(entry["rule"], without(entry, "label", "rule"))
+    def algorithm(self, layout: str | None = None) -> str:
+        """A real-data run's algorithm, and its look key: its rule's name."""
+        return self.rule
+
+    look_key = algorithm
+
+    def entry(self) -> dict:
+        """Its config entry less the label: `rule` and the settings."""
+        return {"rule": self.rule, **self.settings}
 
     def settings_text(self) -> str:
         """Its settings as `k=v, ...`, sorted by name."""
@@ -170,3 +180,23 @@ class StochasticSpec:
     def caption(self) -> str:
         """A short description for figure captions: `RULE k=v, ...`."""
         return f"{self.rule.upper()} {self.settings_text()}".strip()
+
+
+Spec = OptimizerSpec | StochasticSpec
+
+
+def spec_of(entry: dict, *, real: bool) -> Spec:
+    """The spec of one optimizer's config entry (its `label` aside): of a real-data
+    experiment (`real`: on torch parameters) a StochasticSpec, else an OptimizerSpec whose
+    settings left out take the defaults above (every reader gets the same values)."""
+    if "rule" not in entry:
+        raise KeyError(f"rule: an optimizer entry names its rule, got {entry!r}")
+    if real:
+        return StochasticSpec(entry["rule"], without(entry, "label", "rule"))
+    return OptimizerSpec(**config_settings(entry))
+
+
+def resolve(optimizers: dict, *, real: bool) -> dict[str, Spec]:
+    """{name: spec} of an experiment's optimizers ({name: config entry}, spec_of), in config
+    order: what a process reads the optimizers as, once, from the config (module doc)."""
+    return {name: spec_of(entry, real=real) for name, entry in optimizers.items()}

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from attnbias.optim.spec import StochasticSpec
+from attnbias.optim.spec import resolve
 from attnbias.realdata import tuning
 
 COLUMNS = [
@@ -34,15 +34,14 @@ def final_values(
     if missing:
         raise ValueError(f"the metrics table has no rows for optimizer(s) {sorted(missing)}")
     rows = []
-    for name, entry in optimizers.items():
+    for name, spec in resolve(optimizers, real=True).items():  # once, from the config
         runs = table[table["optimizer"] == name]
         last = runs.loc[runs.groupby(["seed", "metric"])["iteration"].idxmax()]
         final = last.groupby("metric")["value"].mean()
-        spec = StochasticSpec.from_config(entry)
         rows.append(
             {
                 "optimizer": name,
-                "label": entry.get("label", name),
+                "label": optimizers[name].get("label", name),
                 "rule": spec.rule,
                 "settings": spec.settings_text(),
                 "seeds": runs["seed"].nunique(),

@@ -11,7 +11,7 @@ from attnbias.training.devices import resolve_device
 
 def train_run(
     settings: dict,
-    optimizer: dict,
+    spec: StochasticSpec,
     *,
     seed: int,
     data_root: str,
@@ -26,12 +26,12 @@ def train_run(
     """Build the experiment's task, train it, return (iterations, metrics, device): every
     iteration of the run, each metric NaN where it was not logged (trainer.every_step).
 
-    `settings` is the experiment's config section (dataset, model, train, ...); `optimizer`
-    has the torch optimizer's `name` and its keyword settings.
+    `settings` is the experiment's config section (dataset, model, train, ...); `spec` the
+    optimizer's, resolved from its config entry by the caller (optim.spec.spec_of): its
+    rule and the keyword settings of its torch optimizer.
     """
     torch_device = resolve_device(device)
     task = tasks.build(settings, seed=seed, data_root=data_root)
-    spec = StochasticSpec.from_config(optimizer)
     # the torch optimizer is built here, not by the spec: the spec stays torch-free for the
     # plot rules that read it (envs/plot.yaml has no torch)
     torch_optimizer = make_optimizer(spec.rule, task.model.parameters(), **spec.settings)
@@ -51,7 +51,7 @@ def train_run(
         compile=compile,
     )
     # a checkpoint resumes only the run it was written by (same data, model, optimizer, seed)
-    fingerprint = {"settings": settings, "optimizer": optimizer, "seed": seed}
+    fingerprint = {"settings": settings, "optimizer": spec.entry(), "seed": seed}
     steps, metrics = fit(
         task,
         torch_optimizer,

@@ -163,7 +163,7 @@ def run_setting(
 
 def study_table(
     settings: Sequence[dict],
-    optimizers: dict[str, dict],
+    specs: dict[str, OptimizerSpec],
     *,
     inits: int,
     scales: Sequence[float],
@@ -177,8 +177,8 @@ def study_table(
     """Every (setting, optimizer, initialisation): the long table, the assumption table and
     where the runs trained.
 
-    settings: dicts of perturbed_example1 parameters plus a `name`. optimizers: name ->
-    config entry (OptimizerSpec.from_config). Each setting draws its dataset from
+    settings: dicts of perturbed_example1 parameters plus a `name`. specs: name -> its
+    OptimizerSpec (optim.spec.resolve, by the caller). Each setting draws its dataset from
     default_rng([seed, 0]) and its initialisations from default_rng([seed, 1]); since the
     knobs draw after models.example1, settings of equal sizes share the base dataset and the
     initial directions, so their differences come from the knobs alone (paired design).
@@ -189,7 +189,6 @@ def study_table(
     names = [s["name"] for s in settings]
     if len(set(names)) != len(names):
         raise ValueError(f"setting names must be unique; got {names}")
-    specs = {name: OptimizerSpec.from_config(entry) for name, entry in optimizers.items()}
     runs, reports, records = [], [], []
     for setting in settings:
         params = without(setting, "name")

@@ -26,6 +26,7 @@ import pandas as pd
 
 from attnbias.claims.inputs import ExperimentInputs, claims_arguments
 from attnbias.claims.layouts import claims
+from attnbias.optim.spec import resolve
 from attnbias.studies.sweep_grid import apply
 from attnbias.workflow import parquet
 from attnbias.workflow.config import canonical
@@ -79,14 +80,13 @@ def train(name: str, settings: dict, inputs: ExperimentInputs, optimizers: list[
     datasets = [inputs.datasets[s] for s in seeds]
     solutions = [inputs.solutions[s] for s in seeds]
     tables, margins = [], dict(inputs.u_margins or {})
-    for opt in optimizers:
-        optimizer, extra = settings["optimizers"][opt], {}
+    specs = resolve({opt: settings["optimizers"][opt] for opt in optimizers}, real=False)
+    for opt, spec in specs.items():
+        extra = {}
         if inputs.geometry is not None:  # each norm's measures, as the train jobs log them
-            extra["extra_metrics"] = inputs.geometry.extra_metrics(
-                inputs.datasets, seeds, optimizer
-            )
+            extra["extra_metrics"] = inputs.geometry.extra_metrics(inputs.datasets, seeds, spec)
         iterations, metrics, finals, _ = train_seeds(
-            datasets, solutions, settings["train"], optimizer, **backend, **extra
+            datasets, solutions, settings["train"], spec, **backend, **extra
         )
         tables += [
             parquet.metrics_table(name, opt, seed, iterations, metric).to_pandas()

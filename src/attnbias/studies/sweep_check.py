@@ -65,8 +65,8 @@ def _unknown(base: dict, key: str, schema: dict) -> bool:
 
 def _check_values(entry: dict, base: dict, schema: dict, path: tuple) -> None:
     """Each value of each axis, set in the base, must give an experiment the schema and
-    OptimizerSpec accept (a point is the base with several such values)."""
-    from attnbias.optim.spec import OptimizerSpec
+    optimizer specs accept (a point is the base with several such values)."""
+    from attnbias.optim.spec import spec_of
 
     for axis in sweep_grid.axes(entry["grid"]):
         for row in zip(*axis.values(), strict=True):
@@ -78,7 +78,7 @@ def _check_values(entry: dict, base: dict, schema: dict, path: tuple) -> None:
                 raise ConfigError(where, f"value {row}: {found[0].message}")
             for opt_name, opt in experiment["optimizers"].items():
                 try:
-                    OptimizerSpec.from_config(opt)
+                    spec_of(opt, real=False)  # each value's own experiment
                 except ValueError as err:
                     raise ConfigError(where, f"value {row}, optimizer {opt_name}: {err}") from None
 

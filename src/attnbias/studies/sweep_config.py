@@ -8,7 +8,7 @@ the points whose experiment it changes.
 
 from __future__ import annotations
 
-from attnbias.optim.spec import OptimizerSpec, without
+from attnbias.optim.spec import resolve, without
 from attnbias.studies import sweep_claims, sweep_grid
 from attnbias.studies.sweep_metrics import PLUGINS
 from attnbias.workflow import store
@@ -86,10 +86,11 @@ class SweepConfig:
 
     def legend(self, sweep: str) -> dict[str, tuple[str, str]]:
         """Optimizer -> (label, a caption of its base settings)."""
-        out = {}
-        for name, opt in self.base(sweep)["optimizers"].items():
-            out[name] = (opt.get("label", name), OptimizerSpec.from_config(opt).caption())
-        return out
+        optimizers = self.base(sweep)["optimizers"]
+        return {
+            name: (optimizers[name].get("label", name), spec.caption())
+            for name, spec in resolve(optimizers, real=False).items()
+        }
 
     def claim_texts(self, sweep: str) -> dict[str, str]:
         return {name: sweep_claims.describe(c) for name, c in self.claims(sweep).items()}

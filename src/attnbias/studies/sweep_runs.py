@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from attnbias.data import models
-from attnbias.optim.spec import OptimizerSpec
+from attnbias.optim.spec import resolve
 from attnbias.studies import sweep_metrics
 from attnbias.svm import max_margin
 from attnbias.training import dispatch
@@ -96,9 +96,9 @@ def run_point(
     conditions = pd.DataFrame([condition_report(ds) for ds in datasets])
     seeds = np.arange(len(datasets))
     runs, curves, records = [], [], []
-    for name, settings in experiment["optimizers"].items():
+    # the point's optimizers, resolved once
+    for name, spec in resolve(experiment["optimizers"], real=False).items():
         start = time.perf_counter()
-        spec = OptimizerSpec.from_config(settings)
         table, _, record = dispatch.train(datasets, spec, W_mm=W_mm, u_mm=u_mm, **kwargs)
         records.append(record)
         # each run's share of its batch's training time (benchmarks/sweep.py sums them)

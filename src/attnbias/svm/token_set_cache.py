@@ -39,12 +39,12 @@ import tempfile
 import zipfile
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import metadata
 from pathlib import Path
 
 import numpy as np
 
 from attnbias.model.queries import queries_of
+from attnbias.source_digest import source_digest
 from attnbias.svm import norms as svm_norms
 from attnbias.svm.geometry import solve_w
 from attnbias.svm.norm_values import parse_norm
@@ -71,17 +71,7 @@ def solver_sources() -> list[Path]:
 def solver_version() -> str:
     """sha256 of the sources a solve runs (solver_sources: tests/svm/test_token_set_cache.py
     checks they are all) and of the numerical libraries' versions."""
-    digest = hashlib.sha256()
-    for path in solver_sources():
-        name = path.relative_to(SVM_PACKAGE.parent).as_posix()
-        digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
-    for library in LIBRARIES:
-        try:
-            version = metadata.version(library)
-        except metadata.PackageNotFoundError:
-            version = "absent"
-        digest.update(f"{library}={version}\0".encode())
-    return digest.hexdigest()
+    return source_digest(solver_sources(), SVM_PACKAGE.parent, LIBRARIES)
 
 
 def _umask() -> int:

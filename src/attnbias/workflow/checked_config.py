@@ -33,8 +33,9 @@ import hashlib
 import json
 import os
 from functools import cache
-from importlib import metadata
 from pathlib import Path
+
+from attnbias.source_digest import source_digest
 
 FORMAT = "attnbias-checked-config/1"
 KEEP = 64
@@ -54,17 +55,7 @@ def cache_folder() -> Path:
 @cache
 def _package_version() -> str:
     """sha256 of every source file of the package and of LIBRARIES' versions."""
-    digest = hashlib.sha256()
-    for path in sorted(PACKAGE_DIR.rglob("*.py")):
-        name = str(path.relative_to(PACKAGE_DIR)).encode()
-        digest.update(name + b"\0" + path.read_bytes() + b"\0")
-    for library in LIBRARIES:
-        try:
-            version = metadata.version(library)
-        except metadata.PackageNotFoundError:
-            version = "absent"
-        digest.update(f"{library}={version}\0".encode())
-    return digest.hexdigest()
+    return source_digest(sorted(PACKAGE_DIR.rglob("*.py")), PACKAGE_DIR, LIBRARIES)
 
 
 def code_version(sources=()) -> str:

@@ -13,7 +13,7 @@ identity is `canonical` (sorted keys), so reordering a config file reruns nothin
 from __future__ import annotations
 
 from attnbias.data.models import data_name, source_note
-from attnbias.optim.spec import OptimizerSpec, StochasticSpec, config_settings, without
+from attnbias.optim.spec import config_settings, resolve, without
 from attnbias.workflow import store
 from attnbias.workflow.configcheck_geometry import GEOMETRY_LAYOUT, TOKENS_DEFAULT
 
@@ -57,6 +57,7 @@ class WorkflowConfig:
         # each file identity, computed once: the rules ask for the same ones thousands of
         # times while Snakemake parses the workflow (the config is not changed after this)
         self._identities: dict[tuple, dict] = {}
+        self._specs: dict[str, dict] = {}  # each experiment's optimizers, resolved once
 
     # ---- one experiment, synthetic or real ---------------------------------------------
 
@@ -92,14 +93,21 @@ class WorkflowConfig:
         note = source_note(e["data"]["model"], e["data"]["params"])
         return f"{title}\n({note})" if note else title
 
+    def specs(self, experiment: str) -> dict:
+        """{optimizer name: its spec} of an experiment (optim.spec.resolve), resolved once:
+        what the legends, the geometry figure's params and the captions' looks read."""
+        if experiment not in self._specs:
+            optimizers = self.section(experiment)["optimizers"]
+            self._specs[experiment] = resolve(optimizers, real=self.is_real(experiment))
+        return self._specs[experiment]
+
     def legend(self, experiment: str) -> dict:
         """Figure params: optimizer name -> (label, a caption of its settings)."""
-        legend = {}
-        for name, opt in self.section(experiment)["optimizers"].items():
-            spec = StochasticSpec if self.is_real(experiment) else OptimizerSpec
-            caption = spec.from_config(opt).caption()
-            legend[name] = (opt.get("label", name), caption)
-        return legend
+        optimizers = self.section(experiment)["optimizers"]
+        return {
+            name: (optimizers[name].get("label", name), spec.caption())
+            for name, spec in self.specs(experiment).items()
+        }
 
     def figure_config(self, experiment: str | None = None) -> dict:
         """A figure's provenance params: the config values its jobs used (hashed there).

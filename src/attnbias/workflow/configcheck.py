@@ -206,8 +206,17 @@ def validate(config: dict, schema: dict) -> None:
         for path in paths:
             _set(config, path, int(_get(config, path)))
     error = best_match(errors)
-    if error is not None:
-        raise ConfigError(tuple(error.absolute_path), error.message)
+    if error is None:
+        return
+    path = tuple(error.absolute_path)
+    if error.validator != "required" and not _has(config, path):
+        # the refused value is a default filled in (binary_digits' root: None), the key is
+        # not written: say that it is needed, not that None is no string
+        raise ConfigError(
+            path, f"required here, and not set (its default {error.instance!r} does not do: "
+            f"{error.message})",
+        )  # fmt: skip
+    raise ConfigError(path, error.message)
 
 
 def _filling_validator():
@@ -347,8 +356,7 @@ def _defaults(model: str) -> dict:
 
 def check_workflow(config: dict, schema: dict) -> None:
     """The checks that read the schema's defaults: run after Snakemake's validation."""
-    check_specs(config)
-    check_geometry(config)
+    check_geometry(config, check_specs(config))  # the optimizers, resolved once
 
 
 def check(config: dict, schema: dict) -> None:

@@ -16,9 +16,10 @@ TOKENS_DEFAULT = "optimal"
 SELECTED = "selected"
 
 
-def check_geometry(config: dict) -> None:
-    """The geometry experiments' `norms` and optimizers (after the schema's defaults), and
-    a tuning seed below the reported ones."""
+def check_geometry(config: dict, specs: dict) -> None:
+    """The geometry experiments' `norms` and optimizers (after the schema's defaults;
+    `specs`: {an optimizer's config path: its spec}, configcheck_optimizers.check_specs),
+    and a tuning seed below the reported ones."""
     for name, e in config["experiments"].items():
         if e.get("tuning_seed", -1) >= e.get("first_seed", 0):
             raise ConfigError(
@@ -40,7 +41,7 @@ def check_geometry(config: dict) -> None:
         if not norms:
             raise ConfigError(path, "a geometry experiment names its norms (e.g. [fro, max])")
         _check_names(path, norms)
-        _check_expected(config, name, e, norms)
+        _check_expected(name, e, norms, specs)
         _check_size(name, e)
 
 
@@ -55,11 +56,9 @@ def _check_names(path: tuple, norms: list) -> None:
             raise ConfigError((*path, i), str(err)) from None
 
 
-def _check_expected(config: dict, name: str, experiment: dict, norms: list) -> None:
-    from attnbias.optim.expected_norm import expected_norm
-
+def _check_expected(name: str, experiment: dict, norms: list, specs: dict) -> None:
     for opt, settings in experiment["optimizers"].items():
-        norm = expected_norm(settings)
+        norm = specs[("experiments", name, "optimizers", opt)].implicit_norm()
         if norm is not None and norm not in norms:  # None: no published expected norm
             raise ConfigError(
                 ("experiments", name, "norms"),

@@ -115,13 +115,16 @@ def check_real_optimizers(config: dict) -> None:
                 raise ConfigError((*path, key, *error.absolute_path), error.message)
 
 
-def check_specs(config: dict) -> None:
-    """Build every OptimizerSpec now, so a bad combination fails before any job runs."""
-    from attnbias.optim.spec import OptimizerSpec
+def check_specs(config: dict) -> dict[tuple, object]:
+    """Resolve every full-batch optimizer entry now (optim.spec.spec_of), so a bad
+    combination fails before any job runs; {its config path: its OptimizerSpec}, for the
+    checks that read them (configcheck_geometry)."""
+    from attnbias.optim.spec import spec_of
 
+    specs = {}
     for path, opt, train_u in _optimizers(config):
         try:
-            spec = OptimizerSpec.from_config(opt)
+            spec = spec_of(opt, real=False)
         except ValueError as err:
             raise ConfigError(path, str(err)) from None
         if spec.reads("f_star") and spec.f_star == "opt" and train_u:
@@ -130,3 +133,5 @@ def check_specs(config: dict) -> None:
                 "f_star 'opt' needs a fixed decoder, but the experiment's train.train_u is "
                 "true; set f_star: 0",
             )
+        specs[path] = spec
+    return specs

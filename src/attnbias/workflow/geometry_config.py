@@ -72,9 +72,6 @@ class GeometryConfig:
         """The geometry figure's params: per experiment its title, data description, norms,
         optimizers (label, settings in words, expected norm) in config order, and its
         table's identity."""
-        from attnbias.optim.expected_norm import expected_norm
-        from attnbias.optim.spec import OptimizerSpec
-
         return {
             name: canonical(
                 {
@@ -89,11 +86,8 @@ class GeometryConfig:
                     "attention": attention(e["data"]),
                     "order": list(e["optimizers"]),
                     "labels": {o: s.get("label", o) for o, s in e["optimizers"].items()},
-                    "expected": {o: expected_norm(s) for o, s in e["optimizers"].items()},
-                    "settings": {
-                        o: OptimizerSpec.from_config(s).caption()
-                        for o, s in e["optimizers"].items()
-                    },
+                    "expected": {o: s.implicit_norm() for o, s in self.wf.specs(name).items()},
+                    "settings": {o: s.caption() for o, s in self.wf.specs(name).items()},
                     # as configured: the figure draws each as its algorithm is drawn
                     "optimizers": e["optimizers"],
                     "identity": self.wf.identity("metrics", name),

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import numpy as np
 
-from attnbias.optim.expected_norm import expected_norm
 from attnbias.svm import geometry, token_set_cache
 from attnbias.svm.token_set_cache import TokenSetCache
 from attnbias.training.geometry_measures import extra_metrics
@@ -73,14 +72,14 @@ class GeometrySVMs:
         }
         return cls(tuple(norms), train_u, solutions, faces, cache or TokenSetCache(), tokens)
 
-    def extra_metrics(self, datasets: dict[int, dict], seeds: list[int], optimizer: dict):
-        """train_job.train_seeds's extra_metrics for the runs of `optimizer` (its config
-        settings) on `seeds` (keys of `datasets`, in the batch's order): each norm's
+    def extra_metrics(self, datasets: dict[int, dict], seeds: list[int], spec):
+        """train_job.train_seeds's extra_metrics for the runs of `spec` (the optimizer's
+        OptimizerSpec) on `seeds` (keys of `datasets`, in the batch's order): each norm's
         measures (attnbias.training.geometry_measures), the SVMs of a new token set probed in the
         optimizer's expected norm."""
         return extra_metrics(
             [datasets[s] for s in seeds], [self.solutions[s] for s in seeds], list(self.norms),
             self.train_u, faces=[self.faces[s] for s in seeds],
-            probe=tuple(n for n in (expected_norm(optimizer),) if n is not None),
+            probe=tuple(n for n in (spec.implicit_norm(),) if n is not None),
             cache=self.cache, tokens=self.tokens,
         )  # fmt: skip

@@ -16,7 +16,7 @@ def train_seeds(
     datasets: list[dict],
     svm_solutions: list[dict],
     train_config: dict,
-    optimizer_config: dict,
+    spec: OptimizerSpec,
     *,
     labels: list[str] | None = None,
     device: str = "auto",
@@ -24,7 +24,8 @@ def train_seeds(
     threads: int | None = None,
     extra_metrics=None,
 ):
-    """dispatch.train of `optimizer_config` on each seed's dataset and svm arrays, under
+    """dispatch.train of `spec` (the job's optimizer, resolved from its config entry by its
+    caller: optim.spec.spec_of) on each seed's dataset and svm arrays, under
     `train_config` (iterations, log grid, train_u, loss). Returns (log iterations,
     [metrics {name: (len,)}] and [final {"W", "u"}] per seed, record)."""
 
@@ -35,7 +36,7 @@ def train_seeds(
 
     grid = log_grid(train_config["iterations"], train_config["log_points"], train_config["grid"])
     table, final, record = dispatch.train(
-        datasets, OptimizerSpec.from_config(optimizer_config), W_mm=reference("W_mm"),
+        datasets, spec, W_mm=reference("W_mm"),
         u_mm=reference("u_mm"), iterations=train_config["iterations"], log_iterations=grid,
         train_u=train_config["train_u"], loss=train_config["loss"], nonfinite="raise",
         labels=labels, device=device, dtype=dtype, threads=threads, extra_metrics=extra_metrics,

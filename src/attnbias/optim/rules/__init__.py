@@ -5,7 +5,7 @@ torch parameters, its algorithms' names and looks). A module added here is a rul
 else lists them (docs/layout.md, "Adding an optimizer").
 
 The claims' algorithm names (claims.coverage), the figures' looks
-(figures.algorithm_style), the algorithm of a config entry (optim.algorithm), the C
+(figures.algorithm_style), the algorithm of a spec (OptimizerSpec.algorithm), the C
 kernel's codes (training.kernel) and the real-data runs' torch optimizers
 (optim.stochastic.OPTIMIZERS) are read from RULES. A rule's module (MODULES) is a code
 input of the jobs that train with it only (workflow.codedeps, job_params), so adding or
