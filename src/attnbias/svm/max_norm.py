@@ -40,9 +40,6 @@ TOLERANCE = 1e-10
 PRIMAL_TOLERANCE = 1e-8
 # the fraction of the way to the boundary a step may go (Mehrotra's 0.995 or more)
 STEP_TO_BOUNDARY = 0.995
-# the complementarity of a start from a given point: the duals are START_MU over its slacks
-# (the probe's cosine on DM seed 1 reads the same to 1e-10 from 1e-3 to 1e-9)
-START_MU = 1e-6
 # iterative refinement steps on each normal-equations solve
 REFINEMENTS = 1
 
@@ -117,6 +114,28 @@ class _WithColumn:
 
     def weighted_gram(self, theta):
         return self.base.weighted_gram(theta[:-1]) + theta[-1] * np.outer(self.column, self.column)
+
+
+class _Scaled:
+    """factor * M: the canonical point's and the probe's box |v| <= B solved as |v / B| <= 1,
+    the start's scale (at fig2's and DM's size: the canonical point in 24 steps instead of
+    51 to 72, the same point to 2e-9; the probe, whose feasible set is a slab 1e-6 thin, in
+    50 to 90 where it did not converge in 100)."""
+
+    def __init__(self, base, factor: float):
+        self.base, self.factor, self.size = base, factor, base.size
+
+    def apply(self, x):
+        return self.factor * self.base.apply(x)
+
+    def adjoint(self, y):
+        return self.factor * self.base.adjoint(y)
+
+    def weighted_gram(self, theta):
+        return self.factor**2 * self.base.weighted_gram(theta)
+
+    def row_l1(self):
+        return self.factor * self.base.row_l1()
 
 
 @dataclass(frozen=True)
@@ -200,23 +219,18 @@ class _NewtonSystem:
         return (min(primal, dual),) * 2 if same else (primal, dual)
 
 
-def _start(rows, h, lower, upper, start, mu) -> _Point:
-    """The box's centre with unit slacks and duals; or `start` (strictly inside the rows and
-    the box) with duals mu over its slacks."""
-    if start is None:
-        x = (lower + upper) / 2.0
-        m, N = len(h), len(x)
-        return _Point(x, x - lower, upper - x, np.ones(m), np.ones(m), np.ones(N), np.ones(N))
-    s, xl, xu = rows.apply(start) - h, start - lower, upper - start
-    return _Point(start, xl, xu, s, mu / s, mu / xl, mu / xu)
+def _start(lower, upper, m: int) -> _Point:
+    """The box's centre with unit slacks and duals."""
+    x = (lower + upper) / 2.0
+    ones = np.ones(len(x))
+    return _Point(x, x - lower, upper - x, np.ones(m), np.ones(m), ones, ones.copy())
 
 
-def box_ipm(rows, c, h, lower, upper, q=None, start=None, mu=START_MU) -> BoxSolution:
-    """min c^T x + (1/2) x^T diag(q) x s.t. rows x >= h, lower <= x <= upper (module doc);
-    DualSolveError where ITERATIONS do not reach TOLERANCE. `start`: a point strictly
-    inside the bounds and the rows (else the box's centre), the duals mu / its slacks."""
+def box_ipm(rows, c, h, lower, upper, q=None) -> BoxSolution:
+    """min c^T x + (1/2) x^T diag(q) x s.t. rows x >= h, lower <= x <= upper (module doc),
+    from the box's centre; DualSolveError where ITERATIONS do not reach TOLERANCE."""
     q = np.zeros(rows.size) if q is None else q
-    p = _start(rows, h, lower, upper, start, mu)
+    p = _start(lower, upper, len(h))
     scale_c, scale_h = 1.0 + np.max(np.abs(c)), 1.0 + np.max(np.abs(h))
     count = len(h) + 2 * rows.size  # complementarity pairs
     residuals = (np.inf,) * 3
@@ -289,47 +303,30 @@ def u_svm(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return svm(DenseRows(z))
 
 
-def interior_start(rows, point: np.ndarray, bound: float) -> np.ndarray | None:
-    """`point` scaled onto margins >= 1 and then halfway into the room left under `bound`:
-    strictly inside both the rows and the box (the canonical point's and the probe's start
-    from a solution of the SVM: their feasible sets are slabs 1e-7 and 1e-6 thin around the
-    optimal face, which an infeasible start from the box's centre reaches in 100 steps or
-    more instead of 20); None where there is no room."""
-    point = np.ravel(point) / float(rows.apply(np.ravel(point)).min())
-    room = bound / float(np.max(np.abs(point))) - 1.0
-    return point * (1.0 + room / 2.0) if room > 0 else None
+def least_norm_point(rows, bound: float) -> np.ndarray:
+    """argmin ||v||_2 s.t. rows v >= 1, |v| <= bound (svm.canonical's point), solved in
+    v / bound (_Scaled)."""
+    N, m = rows.size, len(rows.row_l1())
+    unit = np.ones(N)
+    found = box_ipm(_Scaled(rows, bound), np.zeros(N), np.ones(m), -unit, unit, q=bound**2 * unit)
+    return bound * found.x
 
 
-def least_norm_point(rows, bound: float, start=None) -> np.ndarray:
-    """argmin ||v||_2 s.t. rows v >= 1, |v| <= bound (svm.canonical's point), from `start`
-    (interior_start) if given."""
-    N = rows.size
-    m = len(rows.row_l1())
-    limit = np.full(N, bound)
-    ones = np.ones(N)
-    return box_ipm(rows, np.zeros(N), np.ones(m), -limit, limit, q=ones, start=start, mu=START_MU).x
-
-
-def least_aligned_point(rows, target: np.ndarray, bound: float, start=None) -> np.ndarray:
-    """argmin <target, v> s.t. rows v >= 1, |v| <= bound (svm.uniqueness's probe), from
-    `start` (interior_start) if given."""
-    N = rows.size
-    m = len(rows.row_l1())
-    limit = np.full(N, bound)
-    c = np.ravel(target).astype(float)
-    return box_ipm(rows, c, np.ones(m), -limit, limit, start=start, mu=START_MU).x
+def least_aligned_point(rows, target: np.ndarray, bound: float) -> np.ndarray:
+    """argmin <target, v> s.t. rows v >= 1, |v| <= bound (svm.uniqueness's probe), solved in
+    v / bound (_Scaled)."""
+    N, m = rows.size, len(rows.row_l1())
+    unit = np.ones(N)
+    c = bound * np.ravel(target).astype(float)
+    return bound * box_ipm(_Scaled(rows, bound), c, np.ones(m), -unit, unit).x
 
 
 def face_cosine(rows, W_star: np.ndarray, bound: float) -> float:
     """cos(W', W*) of the W' least aligned with W* among the SVM's points with max norm at
-    most `bound` (svm.uniqueness's probe), started inside from W*; DualSolveError where the
-    interior-point method does not converge or its point leaves the constraints by more
-    than its primal tolerance."""
-    start = interior_start(rows, W_star, bound)
-    if start is None:
-        raise DualSolveError(f"W* (max norm {np.max(np.abs(W_star)):.6g}) is not below the "
-                             f"probe's bound {bound:.6g}")  # fmt: skip
-    found = least_aligned_point(rows, W_star, bound, start)
+    most `bound` (svm.uniqueness's probe); DualSolveError where the interior-point method
+    does not converge or its point leaves the constraints by more than its primal
+    tolerance."""
+    found = least_aligned_point(rows, W_star, bound)
     margins = rows.apply(found)
     low, high = float(margins.min()), float(np.max(np.abs(found)))
     # the method's own primal test (box_ipm's residuals); x moves with the distances to the
