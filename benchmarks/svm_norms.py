@@ -14,12 +14,13 @@ With --stored: instead, every SVM of built svm-geometry files (results/svm_geome
 solved by the solvers of their build) solved again from their data files
 (results/data/<experiment>.npz) as the svm_geometry job solves it (svm.geometry), and
 compared: the relative Frobenius distance of the solutions, the relative gap of the
-values, whether the new one passes the KKT check, and the face cosines (the norms given by
---norms only; for the max norm also the new probe of the stored W*).
+values, whether the new one passes the KKT check, and the face cosines (for the max norm
+also the new probe of the stored W*).
 
 Usage: python benchmarks/svm_norms.py [--repeats N (default 5)] [--reference-repeats N
        (default 3)] [--norms fro max spectral nuclear l3] [--seed S (default 1)] [--cpu]
        python benchmarks/svm_norms.py --stored results/svm_geometry/geometry_dm.npz ...
+       [--stored-norms spectral nuclear]
 """
 
 from __future__ import annotations
@@ -119,16 +120,17 @@ def compare_max_face(data: dict, repeats: int, reference_repeats: int) -> list[s
     return lines
 
 
-def compare_stored(path: Path, only: list[str]) -> None:
-    """Each SVM of the svm-geometry file `path` in the norms `only` against a new solve
-    of its data."""
+def compare_stored(path: Path, only: list[str] | None = None) -> None:
+    """Each SVM of the svm-geometry file `path` against a new solve of its data (of the
+    norms `only`, where given)."""
     stored = npz.load_seeds(path)
     data = npz.load_data(path.parent.parent / "data" / path.name)
     print(f"\n{path}")
     print("| seed | SVM | distance | value gap | new KKT residual | face cos stored, new |")
     print("|---|---|---|---|---|---|")
     for seed, arrays in stored.items():
-        norm_names = sorted({k.split("_")[1] for k in arrays if k.startswith("W_")} & set(only))
+        norm_names = sorted({k.split("_")[1] for k in arrays if k.startswith("W_")})
+        norm_names = [n for n in norm_names if only is None or n in only]
         train_u = any(k.startswith("u_") for k in arrays)
         start = time.perf_counter()
         solutions, faces, _ = geometry.timed_solve(data[seed], norm_names, train_u, "compare")
@@ -160,6 +162,7 @@ def main() -> None:
     parser.add_argument("--norms", nargs="+", default=["fro", "max", "spectral", "nuclear", "l3"])
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--stored", nargs="+", type=Path, default=[])
+    parser.add_argument("--stored-norms", nargs="+", help="with --stored: only these norms")
     parser.add_argument("--cpu", action="store_true", help="time in CPU seconds, not wall")
     args = parser.parse_args()
     if args.cpu:
@@ -168,7 +171,7 @@ def main() -> None:
           f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}, "
           f"{'CPU' if args.cpu else 'wall'} time")  # fmt: skip
     for path in args.stored:
-        compare_stored(path, args.norms)
+        compare_stored(path, args.stored_norms)
     if args.stored:
         return
     for label, experiment in SIZES.items():

@@ -40,8 +40,9 @@ TOLERANCE = 1e-10
 PRIMAL_TOLERANCE = 1e-8
 # the fraction of the way to the boundary a step may go (Mehrotra's 0.995 or more)
 STEP_TO_BOUNDARY = 0.995
-# iterative refinement steps on each normal-equations solve
-REFINEMENTS = 1
+# iterative refinement steps on each normal-equations solve, at most (one was not enough
+# on DM seed 4 of the geometry build: the primal residual stalled at 1e-4)
+REFINEMENTS = 2
 
 
 class DenseRows:
@@ -197,7 +198,10 @@ class _NewtonSystem:
         for _ in range(REFINEMENTS):  # K is ill-conditioned near the end: refine on the
             # operator itself, so that the primal residual keeps shrinking
             error = rhs - rows.apply(self.theta * rows.adjoint(dy)) - (p.s / p.y) * dy
-            dy += scipy.linalg.cho_solve(self.factor, error, check_finite=False)
+            correction = scipy.linalg.cho_solve(self.factor, error, check_finite=False)
+            dy += correction
+            if np.linalg.norm(correction) <= 1e-14 * np.linalg.norm(dy):  # nothing left
+                break
         return dy
 
     def direction(self, r_s, r_l, r_u):
