@@ -301,14 +301,14 @@ def solve_w_svm_norm(X, opt, norm, *, name: str = "dataset", queries=None) -> No
         return _finish(W, dual, ((a @ W) * b).sum(axis=1), norm, X, opt, None, subject, queries)
 
     def reference():
+        # feasibility does not depend on the norm: the Gram dual decides it
+        dual_solves.gram_dual((a @ a.T) * (b @ b.T))
         return solve_svm_norm_reference(X, opt, norm, name=name, queries=queries)
 
     try:
+        if norm.kind == "max":  # svm.max_norm's interior-point method (infeasible: it fails)
+            return _certified(lambda: max_norm.w_svm(a, b), reference, finish, subject)
         if norm.kind not in DUAL_SOLVED:
-            # feasibility does not depend on the norm: the Gram dual decides it
-            dual_solves.gram_dual((a @ a.T) * (b @ b.T))
-            if norm.kind == "max":  # svm.max_norm's interior-point method
-                return _certified(lambda: max_norm.w_svm(a, b), reference, finish, subject)
             return reference()
         M = _rows_matrix(a, b)
         return _certified(lambda: _solve_fast(M, (a @ a.T) * (b @ b.T), norm), reference,
