@@ -176,6 +176,24 @@ def test_an_exhausted_budget_raises(dm, monkeypatch):
         max_norm.svm(rows)
 
 
+def test_a_best_iterate_is_only_an_answer_the_check_certifies(dm, monkeypatch, caplog):
+    """A stalled method answers its best iterate where it lies within NEAR times the
+    tolerances; the KKT check decides: after 8 steps (gap ~1e-2) with NEAR unbounded the
+    answer is returned and refused by the check, the reference's used with a logged line;
+    the control: with the default NEAR the same budget raises instead of answering."""
+    a, b = w_svm_constraints(dm["X"], dm["opt"])
+    monkeypatch.setattr(max_norm, "ITERATIONS", 8)
+    with pytest.raises(DualSolveError, match="did not converge in 8 steps"):
+        max_norm.w_svm(a, b)
+    monkeypatch.setattr(max_norm, "NEAR", np.inf)
+    max_norm.w_svm(a, b)  # answers now
+    with caplog.at_level("WARNING", logger="attnbias.svm"):
+        s = norms.solve_w_svm_norm(dm["X"], dm["opt"], "max", name="experiment dm, seed 5")
+    assert norms.optimality_defect(s, dm["X"], dm["opt"], "max") is None
+    (line,) = [r.getMessage() for r in caplog.records]
+    assert "experiment dm, seed 5" in line and "fails its check" in line, line
+
+
 def test_an_exhausted_budget_falls_back_with_a_logged_line(dm, monkeypatch, caplog):
     X, opt = dm["X"], dm["opt"]
     monkeypatch.setattr(max_norm, "ITERATIONS", 2)

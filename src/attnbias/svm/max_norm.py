@@ -16,11 +16,13 @@ size, against the 10^4 entries of W). Three problems have this form:
 For the W-SVM a row is rank one, M_k = vec(a_k b_k^T), and b_k is one of the n queries, so
 M diag(theta) M^T = sum_a a_k[a] a_l[a] (sum_c theta[a, c] z_i[c] z_j[c]) costs
 O(d^2 n^2 + m^2 d) instead of O(m^2 d^2) (RankOneRows). Mehrotra's predictor-corrector
-(Wright, Primal-Dual Interior-Point Methods, ch. 10) from an interior point; it stops at
-relative primal, dual and complementarity residuals of TOLERANCE, a hundred times inside
-Clarabel's 1e-8, and raises DualSolveError where ITERATIONS do not get there. The caller
-(svm.norms, svm.canonical, svm.uniqueness) certifies the answer with the KKT check and
-falls back to cvxpy, with a logged line, where it fails.
+(Wright, Primal-Dual Interior-Point Methods, ch. 10) from the box's centre; it stops at
+relative dual and complementarity residuals of TOLERANCE, a hundred times inside
+Clarabel's 1e-8, and a primal one of PRIMAL_TOLERANCE, and raises DualSolveError where
+ITERATIONS do not get there (or, stalled, answers its best iterate: STALLED, NEAR). The
+caller (svm.norms, svm.canonical, svm.uniqueness) certifies the answer with the KKT check
+(the probe: its point's feasibility) and falls back to cvxpy, with a logged line, where
+it fails.
 """
 
 from __future__ import annotations
