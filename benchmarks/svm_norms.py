@@ -6,17 +6,21 @@ on d^2 = 10^4 entries. Each solve's answer passes the KKT check (svm.norms
 .optimality_defect) and the two optimal values agree to 1e-6.
 
 Goal: ours at least 20x faster for every norm but fro (already solved in its dual).
-Prints one row per (size, W or u, norm): medians of the repeats, and the ratio.
+Prints one row per (size, W or u, norm): medians of the repeats, and the ratio; for the
+max norm also its canonical point (svm.canonical) and face probe (svm.uniqueness),
+svm.max_norm against cvxpy + Clarabel.
 
 With --stored: instead, every SVM of built svm-geometry files (results/svm_geometry/*.npz,
 solved by the solvers of their build) solved again from their data files
 (results/data/<experiment>.npz) as the svm_geometry job solves it (svm.geometry), and
 compared: the relative Frobenius distance of the solutions, the relative gap of the
-values, whether the new one passes the KKT check, and the face cosines.
+values, whether the new one passes the KKT check, and the face cosines (for the max norm
+also the new probe of the stored W*).
 
 Usage: python benchmarks/svm_norms.py [--repeats N (default 5)] [--reference-repeats N
-       (default 3)] [--norms fro max spectral nuclear l3] [--seed S (default 1)]
+       (default 3)] [--norms fro max spectral nuclear l3] [--seed S (default 1)] [--cpu]
        python benchmarks/svm_norms.py --stored results/svm_geometry/geometry_dm.npz ...
+       [--stored-norms spectral nuclear]
 """
 
 from __future__ import annotations
@@ -32,8 +36,9 @@ import numpy as np
 import yaml
 
 from attnbias.data import models
-from attnbias.svm import geometry, norms
-from attnbias.svm.norm_values import norm_value
+from attnbias.model.queries import queries_of
+from attnbias.svm import canonical, geometry, norms, uniqueness
+from attnbias.svm.norm_values import norm_value, parse_norm
 from attnbias.workflow import npz
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,12 +51,17 @@ def dataset(experiment: str, seed: int) -> dict:
     return models.generate(data["model"], seed, data["params"])
 
 
+# the clock: wall time, or with --cpu this process's CPU time (a fairer measure on a machine
+# shared by other jobs; with OMP_NUM_THREADS=1 the two agree on an idle one)
+CLOCK = [time.perf_counter]
+
+
 def median_time(solve, repeats: int) -> tuple[float, object]:
     times, found = [], None
     for _ in range(repeats):
-        start = time.perf_counter()
+        start = CLOCK[0]()
         found = solve()
-        times.append(time.perf_counter() - start)
+        times.append(CLOCK[0]() - start)
     return statistics.median(times), found
 
 
@@ -77,8 +87,42 @@ def compare(data: dict, what: str, norm: str, repeats: int, reference_repeats: i
     )
 
 
-def compare_stored(path: Path) -> None:
-    """Each SVM of the svm-geometry file `path` against a new solve of its data."""
+def compare_max_face(data: dict, repeats: int, reference_repeats: int) -> list[str]:
+    """The max norm's canonical point (svm.canonical) and face probe (svm.uniqueness):
+    svm.max_norm against cvxpy + Clarabel, each from the same W-SVM solution."""
+    X, opt = data["X"], data["opt"]
+    found = norms.solve_w_svm_norm(X, opt, "max", name="benchmark")
+    timed = {}
+    for fast, count in ((True, repeats), (False, reference_repeats)):
+        timed[fast] = median_time(
+            lambda fast=fast: canonical.least_norm_point(X, opt, "max", found.value, fast=fast),
+            count,
+        )
+    W = {fast: canonical._checked_point(timed[fast][1], found, X, opt, parse_norm("max"),
+                                        "benchmark", None) for fast in timed}  # fmt: skip
+    distance = np.linalg.norm(W[True].solution - W[False].solution)
+    lines = [
+        f"| W canonical point | max | {timed[True][0] * 1e3:.1f} ms | {timed[False][0] * 1e3:.0f} "
+        f"ms | {timed[False][0] / timed[True][0]:.0f}x | distance "
+        f"{distance / np.linalg.norm(W[False].solution):.1e} |"
+    ]
+    probes = {}
+    for fast, count in ((True, repeats), (False, reference_repeats)):
+        probes[fast] = median_time(
+            lambda fast=fast: uniqueness.face_cosine(X, opt, "max", W[False].solution, fast=fast),
+            count,
+        )
+    lines.append(
+        f"| W face probe | max | {probes[True][0] * 1e3:.1f} ms | {probes[False][0] * 1e3:.0f} ms "
+        f"| {probes[False][0] / probes[True][0]:.0f}x | cosines {probes[True][1]:.6f}, "
+        f"{probes[False][1]:.6f} |"
+    )
+    return lines
+
+
+def compare_stored(path: Path, only: list[str] | None = None) -> None:
+    """Each SVM of the svm-geometry file `path` against a new solve of its data (of the
+    norms `only`, where given)."""
     stored = npz.load_seeds(path)
     data = npz.load_data(path.parent.parent / "data" / path.name)
     print(f"\n{path}")
@@ -86,6 +130,7 @@ def compare_stored(path: Path) -> None:
     print("|---|---|---|---|---|---|")
     for seed, arrays in stored.items():
         norm_names = sorted({k.split("_")[1] for k in arrays if k.startswith("W_")})
+        norm_names = [n for n in norm_names if only is None or n in only]
         train_u = any(k.startswith("u_") for k in arrays)
         start = time.perf_counter()
         solutions, faces, _ = geometry.timed_solve(data[seed], norm_names, train_u, "compare")
@@ -101,6 +146,10 @@ def compare_stored(path: Path) -> None:
                 if key.startswith("W_")
                 else ""
             )
+            if key == "W_max":  # the new probe of the stored W*: the probe alone compared
+                Z = queries_of(data[seed])
+                again = uniqueness.face_cosine(data[seed]["X"], data[seed]["opt"], norm, old, Z)
+                face += f" (of the stored W*: {again:.4g})"
             residual = "fails" if defect else f"{s.optimality_residual:.1e}"
             print(f"| {seed} | {key} | {distance:.1e} | {gap:.1e} | {residual} | {face} |")
         print(f"| {seed} | all {len(solutions)}, with faces | {took:.1f} s | | | |", flush=True)
@@ -113,11 +162,16 @@ def main() -> None:
     parser.add_argument("--norms", nargs="+", default=["fro", "max", "spectral", "nuclear", "l3"])
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--stored", nargs="+", type=Path, default=[])
+    parser.add_argument("--stored-norms", nargs="+", help="with --stored: only these norms")
+    parser.add_argument("--cpu", action="store_true", help="time in CPU seconds, not wall")
     args = parser.parse_args()
+    if args.cpu:
+        CLOCK[0] = time.process_time
     print(f"{platform.processor() or platform.machine()}, load {os.getloadavg()[0]:.1f}, "
-          f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}")  # fmt: skip
+          f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}, "
+          f"{'CPU' if args.cpu else 'wall'} time")  # fmt: skip
     for path in args.stored:
-        compare_stored(path)
+        compare_stored(path, args.stored_norms)
     if args.stored:
         return
     for label, experiment in SIZES.items():
@@ -130,6 +184,8 @@ def main() -> None:
         for what in ("W", "u"):
             for norm in args.norms:
                 print(compare(data, what, norm, args.repeats, args.reference_repeats), flush=True)
+        if "max" in args.norms:
+            print(*compare_max_face(data, args.repeats, args.reference_repeats), sep="\n")
 
 
 if __name__ == "__main__":

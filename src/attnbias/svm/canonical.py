@@ -26,8 +26,12 @@ the least-norm point there moves it off the active constraints by ~1e-5).
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 
+from attnbias.svm import max_norm
+from attnbias.svm.dual_solves import DualSolveError
 from attnbias.svm.norm_values import norm_value, parse_norm
 from attnbias.svm.norms import (
     UNITARILY_INVARIANT,
@@ -40,7 +44,10 @@ from attnbias.svm.norms import (
     kkt_violations,
     optimality_defect,
 )
+from attnbias.svm.token_sets import subject_of
 from attnbias.svm.uniqueness import needs_probe
+
+LOG = logging.getLogger(__name__)
 
 # The relative slack on the optimal value. ||W*||_N is a feasible point's value, so at or
 # above the optimum: the set holds the whole face at any slack >= 0, and the slack keeps it
@@ -110,16 +117,21 @@ def _nuclear_least_norm_point(a, b, dual, slack: float, solver: str) -> np.ndarr
 
 def least_norm_point(
     X, opt, norm: str, value: float, slack: float = SLACK, solver: str = "CLARABEL",
-    dual: np.ndarray | None = None, queries=None,
+    dual: np.ndarray | None = None, queries=None, fast: bool = True,
 ) -> np.ndarray | None:  # fmt: skip
     """argmin ||W||_F s.t. the margins >= 1 and ||W||_N <= (1 + slack) value (module
     doc); None where the solver fails. The nuclear norm's needs the solver's duals.
-    queries: the data's Z (cross-attention), None for the first tokens."""
+    queries: the data's Z (cross-attention), None for the first tokens. The max norm's by
+    svm.max_norm's interior-point method where `fast` (DualSolveError where it fails),
+    else by cvxpy (the reference and the fallback)."""
     import cvxpy as cp
 
     parsed = parse_norm(norm)
     a, b = _w_rows(X, opt, queries)
     bound = (1.0 + slack) * value
+    if parsed.kind == "max" and fast:
+        d = a.shape[1]
+        return max_norm.least_norm_point(max_norm.RankOneRows(a, b), bound).reshape(d, d)
     if parsed.kind == "nuclear":
         return _nuclear_least_norm_point(a, b, dual, slack, solver)
     if parsed.kind in UNITARILY_INVARIANT:
@@ -152,9 +164,25 @@ def canonical(
     a, b = _w_rows(X, opt, queries)
     if parsed.kind == "nuclear" and _nuclear_face_is_a_point(a, b, solution.dual):
         return solution  # a single optimum: the solver's is it
-    W = least_norm_point(X, opt, norm, solution.value, dual=solution.dual, queries=queries)
+    if parsed.kind == "max":  # svm.max_norm; cvxpy below where it fails (a logged line)
+        try:
+            W = least_norm_point(X, opt, norm, solution.value, queries=queries, fast=True)
+            return _checked_point(W, solution, X, opt, parsed, name, queries)
+        except (DualSolveError, RuntimeError) as why:
+            subject = subject_of("W-SVM", parsed, name, opt)
+            LOG.warning("%s: svm.max_norm's least-norm point failed (%s); solved by cvxpy",
+                        subject, why)  # fmt: skip
+    W = least_norm_point(
+        X, opt, norm, solution.value, dual=solution.dual, queries=queries, fast=False
+    )
     if W is None:
         raise RuntimeError(f"W-SVM for {name}: the {parsed.name} face's least-norm point failed")
+    return _checked_point(W, solution, X, opt, parsed, name, queries)
+
+
+def _checked_point(W, solution, X, opt, parsed, name, queries) -> NormSVMSolution:
+    """W rescaled onto exact feasibility, checked against KKT with the SVM's duals."""
+    a, b = _w_rows(X, opt, queries)
     margins = ((a @ W) * b).sum(axis=1)
     low = float(margins.min())
     W, margins = W / low, margins / low

@@ -11,10 +11,11 @@ constraint rows alone (m = n(T - 1) = 80 at fig2's size, against d^2 = 10^4 entr
 
 Each returns (solution, lambda) or raises DualSolveError saying why; the caller
 (svm.norms) certifies the answer with the KKT check, which alone decides whether it is
-used. The max norm's LP (max gamma s.t. M w >= gamma, |w_j| <= 1) is not here: HiGHS's
-dual simplex took as long as Clarabel on it at fig2's size (0.7 s, 505 iterations on 10^4
-bounded columns), and the spectral and nuclear W-SVMs' duals are not smooth at optima
-where the active singular values coalesce (their faces): these stay with cvxpy.
+used. The max norm's LP (max gamma s.t. M w >= gamma, |w_j| <= 1) is svm.max_norm's (an
+interior-point method on m x m systems; HiGHS's dual simplex took as long as Clarabel on
+it at fig2's size: 0.7 s, 505 iterations on 10^4 bounded columns), and the spectral and
+nuclear W-SVMs' duals are not smooth at optima where the active singular values coalesce
+(their faces): these stay with cvxpy.
 """
 
 from __future__ import annotations

@@ -4,9 +4,9 @@ W-SVM in a norm: argmin ||W|| s.t. <A_k, W> >= 1, A_k = a_k b_k^T with a_k = x_{
 and b_k = x_{i,1} (max_margin.w_svm_constraints), or the data's query z_i where `queries`
 are given (cross-attention: attnbias.model.queries); u-SVM: argmin ||u|| s.t. <z_k, u> >= 1,
 z_i = y_i x_{i,opt_i}. The constraints are linear whatever the norm, so only the objective
-changes. The Frobenius and l_p SVMs (and every norm's u-SVM but the max norm's) are solved
-in their m-dimensional duals (svm.dual_solves: m = n(T - 1) unknowns, not d^2), the max,
-spectral and nuclear W-SVMs and the max u-SVM by cvxpy and Clarabel (DUAL_SOLVED); cvxpy
+changes. The Frobenius and l_p SVMs (and every norm's u-SVM) are solved in m-dimensional
+duals (svm.dual_solves, svm.max_norm: m = n(T - 1) unknowns, not d^2), the spectral and
+nuclear W-SVMs by cvxpy and Clarabel (DUAL_SOLVED); cvxpy
 is also the reference the tests compare against, and the fallback, with a logged line
 saying why, where a dual solve fails or its answer fails the KKT check. The norms: "fro",
 "max" (entrywise l_inf), "spectral", "nuclear" and "l<p>" (entrywise l_p, p in
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from attnbias.model.queries import query_rows
-from attnbias.svm import dual_solves
+from attnbias.svm import dual_solves, max_norm
 from attnbias.svm.max_margin import (
     u_svm_constraints,
     w_svm_constraints,
@@ -55,11 +55,10 @@ OPTIMALITY_TOLERANCE = 1e-6
 
 LOG = logging.getLogger(__name__)
 
-# The W-SVMs solved in their m-dimensional duals (svm.dual_solves); the max, spectral and
-# nuclear ones by cvxpy and Clarabel, no faster method having been found (docs/speed.md,
-# "Every norm's SVM"): the max norm's LP by HiGHS's simplex took as long as Clarabel at
-# fig2's size, and the spectral and nuclear duals are not smooth at their optima. On a
-# vector all but the max norm are solved in the dual (spectral and nuclear are l2 there)
+# The W-SVMs solved in their m-dimensional duals (svm.dual_solves; the max norm's by
+# svm.max_norm, W and u); the spectral and nuclear ones by cvxpy and Clarabel, no faster
+# method having been found (docs/speed.md, "Every norm's SVM"): their duals are not smooth
+# at their optima. On a vector all are solved in m dimensions (spectral, nuclear: l2)
 DUAL_SOLVED = ("fro", "lp")
 
 
@@ -302,12 +301,14 @@ def solve_w_svm_norm(X, opt, norm, *, name: str = "dataset", queries=None) -> No
         return _finish(W, dual, ((a @ W) * b).sum(axis=1), norm, X, opt, None, subject, queries)
 
     def reference():
+        # feasibility does not depend on the norm: the Gram dual decides it
+        dual_solves.gram_dual((a @ a.T) * (b @ b.T))
         return solve_svm_norm_reference(X, opt, norm, name=name, queries=queries)
 
     try:
+        if norm.kind == "max":  # svm.max_norm's interior-point method (infeasible: it fails)
+            return _certified(lambda: max_norm.w_svm(a, b), reference, finish, subject)
         if norm.kind not in DUAL_SOLVED:
-            # feasibility does not depend on the norm: the Gram dual decides it
-            dual_solves.gram_dual((a @ a.T) * (b @ b.T))
             return reference()
         M = _rows_matrix(a, b)
         return _certified(lambda: _solve_fast(M, (a @ a.T) * (b @ b.T), norm), reference,
@@ -358,7 +359,7 @@ def solve_u_svm_norm(X, y, opt, norm, *, name: str = "dataset") -> NormSVMSoluti
     try:
         if norm.kind == "max":
             dual_solves.gram_dual(z @ z.T)
-            return reference()
+            return _certified(lambda: max_norm.u_svm(z), reference, finish, subject)
         return _certified(lambda: _solve_fast(z, z @ z.T, norm), reference, finish, subject)
     except dual_solves.InfeasibleConstraints:
         raise infeasible("u-SVM", norm, name, opt, np.shape(X)) from None

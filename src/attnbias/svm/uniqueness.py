@@ -17,10 +17,13 @@ fig2's size): it is not probed (NaN).
 
 from __future__ import annotations
 
+import logging
 import math
 
 import numpy as np
 
+from attnbias.svm import max_norm
+from attnbias.svm.dual_solves import DualSolveError
 from attnbias.svm.norm_values import norm_value, parse_norm
 from attnbias.svm.norms import (
     UNITARILY_INVARIANT,
@@ -30,6 +33,7 @@ from attnbias.svm.norms import (
     _query_margins,
     _w_rows,
 )
+from attnbias.svm.token_sets import token_set
 
 # a W within this relative distance of the optimal value counts as optimal: the accuracy
 # the solutions are certified to (svm.norms.OPTIMALITY_TOLERANCE). Measured on DM (seed 0):
@@ -38,6 +42,8 @@ from attnbias.svm.norms import (
 FACE_TOLERANCE = 1e-6
 STRICTLY_CONVEX = ("fro", "lp")
 
+LOG = logging.getLogger(__name__)
+
 
 def needs_probe(norm: str) -> bool:
     """Whether the norm's optimum may not be unique (not strictly convex): only then does
@@ -45,10 +51,12 @@ def needs_probe(norm: str) -> bool:
     return parse_norm(norm).kind not in STRICTLY_CONVEX
 
 
-def face_cosine(X, opt, norm: str, W_star: np.ndarray, queries=None) -> float:
+def face_cosine(X, opt, norm: str, W_star: np.ndarray, queries=None, fast=True) -> float:
     """cos(W', W*) of the optimal W' least aligned with W* (module doc); 1.0 for a strictly
     convex norm, NaN where not probed (nuclear) or where the solver fails. queries: the
-    data's Z (cross-attention), None for the first tokens."""
+    data's Z (cross-attention), None for the first tokens. The max norm's probe by
+    svm.max_norm's interior-point method where `fast` (cvxpy where it fails, with a logged
+    line), else by cvxpy (the reference)."""
     import cvxpy as cp
 
     parsed = parse_norm(norm)
@@ -58,6 +66,12 @@ def face_cosine(X, opt, norm: str, W_star: np.ndarray, queries=None) -> float:
         return math.nan
     bound = (1.0 + FACE_TOLERANCE) * norm_value(W_star, parsed)
     a, b = _w_rows(X, opt, queries)
+    if parsed.kind == "max" and fast:
+        try:
+            return max_norm.face_cosine(max_norm.RankOneRows(a, b), W_star, bound)
+        except DualSolveError as why:
+            LOG.warning("the max-norm face probe for %s failed in svm.max_norm (%s); solved "
+                        "by cvxpy", token_set(opt), why)  # fmt: skip
     if parsed.kind in UNITARILY_INVARIANT:  # as svm.norms: an optimum lies in the spans
         Ua, Ub = _orthonormal_basis(a), _orthonormal_basis(b)
         coefficients = np.einsum("kj,ki->kji", b @ Ub, a @ Ua).reshape(len(a), -1)
