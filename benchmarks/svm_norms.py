@@ -17,6 +17,7 @@ values, whether the new one passes the KKT check, and the face cosines.
 Usage: python benchmarks/svm_norms.py [--repeats N (default 5)] [--reference-repeats N
        (default 3)] [--norms fro max spectral nuclear l3] [--seed S (default 1)]
        python benchmarks/svm_norms.py --stored results/svm_geometry/geometry_dm.npz ...
+       [--stored-norms spectral nuclear]
 """
 
 from __future__ import annotations
@@ -77,8 +78,9 @@ def compare(data: dict, what: str, norm: str, repeats: int, reference_repeats: i
     )
 
 
-def compare_stored(path: Path) -> None:
-    """Each SVM of the svm-geometry file `path` against a new solve of its data."""
+def compare_stored(path: Path, only: list[str] | None = None) -> None:
+    """Each SVM of the svm-geometry file `path` against a new solve of its data (of the
+    norms `only`, where given)."""
     stored = npz.load_seeds(path)
     data = npz.load_data(path.parent.parent / "data" / path.name)
     print(f"\n{path}")
@@ -86,6 +88,7 @@ def compare_stored(path: Path) -> None:
     print("|---|---|---|---|---|---|")
     for seed, arrays in stored.items():
         norm_names = sorted({k.split("_")[1] for k in arrays if k.startswith("W_")})
+        norm_names = [n for n in norm_names if only is None or n in only]
         train_u = any(k.startswith("u_") for k in arrays)
         start = time.perf_counter()
         solutions, faces, _ = geometry.timed_solve(data[seed], norm_names, train_u, "compare")
@@ -113,11 +116,12 @@ def main() -> None:
     parser.add_argument("--norms", nargs="+", default=["fro", "max", "spectral", "nuclear", "l3"])
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--stored", nargs="+", type=Path, default=[])
+    parser.add_argument("--stored-norms", nargs="+", help="with --stored: only these norms")
     args = parser.parse_args()
     print(f"{platform.processor() or platform.machine()}, load {os.getloadavg()[0]:.1f}, "
           f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}")  # fmt: skip
     for path in args.stored:
-        compare_stored(path)
+        compare_stored(path, args.stored_norms)
     if args.stored:
         return
     for label, experiment in SIZES.items():
