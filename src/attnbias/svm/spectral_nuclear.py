@@ -51,7 +51,9 @@ ROUND_STEPS = 200
 NEWTON_BUDGET = 2000
 CENTRED = 1e-10
 SHRINK = 0.5  # a step that leaves the domain (rounding) is halved
-ARMIJO = 0.25
+# a squared Newton decrement below this that no longer halves in 5 steps: rounding (at t ~
+# 1e11 the decrement stalls near 1e-9, where 200 further steps gained nothing)
+STALLED = 1e-6
 
 
 def _basis(rows: np.ndarray) -> np.ndarray:
@@ -73,11 +75,14 @@ def _follow(x, problem, nu: float, t: float, gap):
     problem.answer(x, t) at the end."""
     steps, best = 0, (np.inf, None)
     while True:
-        centring = 0
+        centring, smallest, since = 0, np.inf, 0
         while True:
             gradient, step = problem.newton(x, t)
             delta = np.sqrt(max(-float(gradient @ step), 0.0))
-            if delta**2 / 2 <= CENTRED or centring >= ROUND_STEPS:
+            if delta**2 < smallest / 2:
+                smallest, since = delta**2, centring
+            stalled = delta**2 < STALLED and centring - since >= 5  # rounding: no more halving
+            if delta**2 / 2 <= CENTRED or stalled or centring >= ROUND_STEPS:
                 break  # centred, or as far as rounding lets it be: the gap will judge
             centring += 1
             size = 1.0 if delta < 0.25 else 1.0 / (1.0 + delta)
@@ -93,7 +98,7 @@ def _follow(x, problem, nu: float, t: float, gap):
         found = gap(*answer)
         if found <= GAP:
             return answer
-        if found >= best[0] and centring >= ROUND_STEPS:  # rounding took over: the best
+        if found >= best[0] and (centring >= ROUND_STEPS or stalled):  # rounding: the best
             if best[1] is None:
                 raise DualSolveError(f"no round reached a finite gap (t={t:.3g})")
             return best[1]
@@ -207,9 +212,9 @@ class _SpectralPrimal:
         r = len(sigma)
         a, c, det = _pair_weights(sigma, s)
         bottom = (alpha[:, r:] @ alpha[:, r:].T) * ((beta / (2.0 * s)) @ beta.T)
-        P = (alpha[:, :r, None] * beta[:, None, :]).reshape(len(alpha), -1)  # alpha_i beta_j
-        Q = (beta[:, :, None] * alpha[:, None, :r]).reshape(len(alpha), -1)  # beta_i alpha_j
-        return bottom + (P * (a.T / det).ravel()) @ P.T - (P * (c / det).ravel()) @ Q.T
+        P = (alpha[:, :r, None] * beta[:, None, :]).reshape(len(alpha), r, r)  # alpha_i beta_j
+        paired = P * (a.T / det) - P.transpose(0, 2, 1) * (c / det)  # ij with ji
+        return bottom + P.reshape(len(alpha), -1) @ paired.reshape(len(alpha), -1).T
 
     def newton(self, x, t):
         C, gamma = self.split(x)
