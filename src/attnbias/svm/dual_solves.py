@@ -14,7 +14,8 @@ Each returns (solution, lambda) or raises DualSolveError saying why; the caller
 used. The max norm's LP (max gamma s.t. M w >= gamma, |w_j| <= 1) is not here: HiGHS's
 dual simplex took as long as Clarabel on it at fig2's size (0.7 s, 505 iterations on 10^4
 bounded columns), and the spectral and nuclear W-SVMs' duals are not smooth at optima
-where the active singular values coalesce (their faces): these stay with cvxpy.
+where the active singular values coalesce (their faces): svm.spectral_nuclear solves
+those by barrier methods, inside, where all is smooth.
 """
 
 from __future__ import annotations
