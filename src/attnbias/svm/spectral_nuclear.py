@@ -19,15 +19,15 @@ through these, cvxpy + Clarabel being the reference and the logged fallback):
             an m x m system a Newton step. The duals are lambda_k = 1 / (t (margin_k -
             gamma)), G(lambda) = 2 C (I - C^T C)^-1 / t.
 
-Both follow the central path (t grows by T_GROWTH; damped Newton steps, each kept strictly
-feasible) until the barrier's duality gap bound NU / t is GAP of the objective. Each
-returns (W, lambda) or raises DualSolveError saying why (the Newton budget spent, a step
-that would not decrease); the caller (svm.norms) certifies the answer with the KKT check,
-which alone decides whether it is used. Why barrier methods: at these optima the duals are
-not smooth (few active constraints leave G of low rank; the spectral optimum's top
-singular values coalesce), which defeated first-order and active-set dual methods; a
-barrier keeps every iterate inside, where all is smooth, and ends near the face's analytic
-centre like Clarabel's interior point.
+Both follow the central path (t grows by T_GROWTH a round; Newton steps, each kept
+strictly feasible) until the measured duality gap of the answer is GAP (_follow). Each
+returns (W, lambda) or raises DualSolveError saying why (the Newton budget spent, no
+feasible step, no finite gap); the caller (svm.norms) certifies the answer with the KKT
+check, which alone decides whether it is used (else cvxpy, with a logged line). Why
+barrier methods: at these optima the duals are not smooth (few active constraints leave G
+of low rank; the spectral optimum's top singular values coalesce), which is why no smooth
+dual method had been found (docs/speed.md); a barrier keeps every iterate inside, where
+all is smooth, and ends near the face's analytic centre like Clarabel's interior point.
 """
 
 from __future__ import annotations
@@ -45,8 +45,8 @@ KINDS = ("spectral", "nuclear")
 T_GROWTH = 100.0
 GAP = 1e-9
 # a centring's budget: where it is spent and the gap no longer falls, rounding has taken
-# over (measured: 9 to 35 steps a round at t * 100 on fig2's and DM's seed 1, up to ~150
-# on DM's seed 4, where a budget of 40 stalled the gap at 9e-4)
+# over (measured: 25 to 50 steps a round at t * 100 on fig2's and DM's seed 1 before
+# _long_step, up to ~150 on DM's seed 4, where a budget of 40 stalled the gap at 9e-4)
 ROUND_STEPS = 200
 NEWTON_BUDGET = 2000
 CENTRED = 1e-10
