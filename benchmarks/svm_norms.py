@@ -18,7 +18,8 @@ values, whether the new one passes the KKT check, and the face cosines (for the 
 also the new probe of the stored W*).
 
 Usage: python benchmarks/svm_norms.py [--repeats N (default 5)] [--reference-repeats N
-       (default 3)] [--norms fro max spectral nuclear l3] [--seed S (default 1)] [--cpu]
+       (default 3)] [--norms fro max spectral nuclear l3] [--seed S (default 1)]
+       [--clock wall|cpu (default wall)]
        python benchmarks/svm_norms.py --stored results/svm_geometry/geometry_dm.npz ...
        [--stored-norms spectral nuclear]
 """
@@ -51,17 +52,16 @@ def dataset(experiment: str, seed: int) -> dict:
     return models.generate(data["model"], seed, data["params"])
 
 
-# the clock: wall time, or with --cpu this process's CPU time (a fairer measure on a machine
-# shared by other jobs; with OMP_NUM_THREADS=1 the two agree on an idle one)
-CLOCK = [time.perf_counter]
+CLOCK = {"wall": time.perf_counter, "cpu": time.process_time}
+clock = CLOCK["wall"]  # --clock cpu: process CPU time (fairer under load, one thread)
 
 
 def median_time(solve, repeats: int) -> tuple[float, object]:
     times, found = [], None
     for _ in range(repeats):
-        start = CLOCK[0]()
+        start = clock()
         found = solve()
-        times.append(CLOCK[0]() - start)
+        times.append(clock() - start)
     return statistics.median(times), found
 
 
@@ -163,13 +163,13 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--stored", nargs="+", type=Path, default=[])
     parser.add_argument("--stored-norms", nargs="+", help="with --stored: only these norms")
-    parser.add_argument("--cpu", action="store_true", help="time in CPU seconds, not wall")
+    parser.add_argument("--clock", choices=sorted(CLOCK), default="wall")
     args = parser.parse_args()
-    if args.cpu:
-        CLOCK[0] = time.process_time
+    global clock
+    clock = CLOCK[args.clock]
     print(f"{platform.processor() or platform.machine()}, load {os.getloadavg()[0]:.1f}, "
           f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}, "
-          f"{'CPU' if args.cpu else 'wall'} time")  # fmt: skip
+          f"{args.clock} time")  # fmt: skip
     for path in args.stored:
         compare_stored(path, args.stored_norms)
     if args.stored:

@@ -60,11 +60,19 @@ def test_two_orders_give_the_same_canonical_point(both_orders, seed):
 def test_the_solver_alone_depends_on_its_path(both_orders):
     """The control: the max and spectral SVMs' optima are faces here, the solver returns
     other points of them than the canonical one (far beyond the 1e-5 above), and under the
-    two orders its answers part by more than the canonical points do."""
+    two orders the cvxpy reference's spectral answers part by more than the canonical
+    points do. (The spectral barrier method, svm.spectral_nuclear, ends at its face's
+    analytic centre: under the two orders its answers part by 1e-7 only, but that centre
+    is not the least-Frobenius point.)"""
     for norm in ("max", "spectral"):
         off = [_relative(raw, point) for raw, point in (both_orders[s][0][norm] for s in (0, 1))]
         assert min(off) > 1e-3, (norm, off)
-    parted = [_relative(o["spectral"][0], n["spectral"][0]) for n, o in both_orders.values()]
+    parted = []
+    for seed in (0, 1):
+        (one, _), (other, back) = _problem(seed, False), _problem(seed, True)
+        W = [norms.solve_svm_norm_reference(d["X"], d["opt"], "spectral").solution
+             for d in (one, other)]  # fmt: skip
+        parted.append(_relative(back(W[1]), W[0]))
     assert max(parted) > 1e-4, parted
 
 

@@ -279,18 +279,6 @@ def test_a_zero_optimal_token_is_refused_for_u(instance):
         norms.solve_u_svm_norm(X, y, opt, "l3", name="experiment toy, seed 5")
 
 
-@pytest.mark.parametrize("norm", ["spectral", "nuclear"])
-def test_norms_left_to_cvxpy_are_the_reference_unchanged(instance, norm):
-    """The spectral and nuclear W-SVMs (no faster certified method: svm.norms
-    .DUAL_SOLVED) are the reference's answer to the last bit, as stored before the dual
-    solvers; the control: a dual-solved norm's answer is not."""
-    X, opt = instance["X"], instance["opt"]
-    s, ref = norms.solve_w_svm_norm(X, opt, norm), norms.solve_svm_norm_reference(X, opt, norm)
-    assert np.array_equal(s.solution, ref.solution) and np.array_equal(s.dual, ref.dual)
-    l3 = norms.solve_w_svm_norm(X, opt, "l3").solution
-    assert not np.array_equal(l3, norms.solve_svm_norm_reference(X, opt, "l3").solution)
-
-
 # ------------------------------------------------ cross-attention: the queries Z (model.queries)
 
 # test_max_margin's hand case: one constraint <A, W> >= 1 with A = (1, -1) (0, 2)^T, whose

@@ -15,7 +15,8 @@ used. The max norm's LP (max gamma s.t. M w >= gamma, |w_j| <= 1) is svm.max_nor
 interior-point method on m x m systems; HiGHS's dual simplex took as long as Clarabel on
 it at fig2's size: 0.7 s, 505 iterations on 10^4 bounded columns), and the spectral and
 nuclear W-SVMs' duals are not smooth at optima where the active singular values coalesce
-(their faces): these stay with cvxpy.
+(their faces): svm.spectral_nuclear solves those by barrier methods, inside, where all is
+smooth.
 """
 
 from __future__ import annotations

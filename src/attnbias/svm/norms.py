@@ -6,11 +6,11 @@ are given (cross-attention: attnbias.model.queries); u-SVM: argmin ||u|| s.t. <z
 z_i = y_i x_{i,opt_i}. The constraints are linear whatever the norm, so only the objective
 changes. The Frobenius and l_p SVMs (and every norm's u-SVM) are solved in m-dimensional
 duals (svm.dual_solves, svm.max_norm: m = n(T - 1) unknowns, not d^2), the spectral and
-nuclear W-SVMs by cvxpy and Clarabel (DUAL_SOLVED); cvxpy
-is also the reference the tests compare against, and the fallback, with a logged line
-saying why, where a dual solve fails or its answer fails the KKT check. The norms: "fro",
-"max" (entrywise l_inf), "spectral", "nuclear" and "l<p>" (entrywise l_p, p in
-optim.lp_norm's range); on a vector spectral and nuclear are l2.
+nuclear W-SVMs by barrier methods (svm.spectral_nuclear); cvxpy and Clarabel are the
+tests' reference, and the fallback, with a logged line saying why, where a fast solve fails
+or its answer fails the KKT check. The norms: "fro", "max" (entrywise l_inf), "spectral",
+"nuclear" and "l<p>" (entrywise l_p, p in optim.lp_norm's range); on a vector spectral and
+nuclear are l2.
 
 Optimality (KKT of min ||W|| s.t. <A_k, W> >= 1): W feasible, duals lambda >= 0,
 lambda_k (<A_k, W> - 1) = 0, and G = sum_k lambda_k A_k a subgradient of ||.|| at W, i.e.
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from attnbias.model.queries import query_rows
-from attnbias.svm import dual_solves, max_norm
+from attnbias.svm import dual_solves, max_norm, spectral_nuclear
 from attnbias.svm.max_margin import (
     u_svm_constraints,
     w_svm_constraints,
@@ -54,12 +54,6 @@ UNITARILY_INVARIANT = ("fro", "spectral", "nuclear")
 OPTIMALITY_TOLERANCE = 1e-6
 
 LOG = logging.getLogger(__name__)
-
-# The W-SVMs solved in their m-dimensional duals (svm.dual_solves; the max norm's by
-# svm.max_norm, W and u); the spectral and nuclear ones by cvxpy and Clarabel, no faster
-# method having been found (docs/speed.md, "Every norm's SVM"): their duals are not smooth
-# at their optima. On a vector all are solved in m dimensions (spectral, nuclear: l2)
-DUAL_SOLVED = ("fro", "lp")
 
 
 @dataclass(frozen=True)
@@ -288,8 +282,8 @@ def solve_w_svm_norm(X, opt, norm, *, name: str = "dataset", queries=None) -> No
     """argmin ||W|| s.t. (x_{i,opt_i} - x_{i,t})^T W z_i >= 1 (z_i = x_{i,1} where
     `queries` is None), checked against KKT. InfeasibleSVMError naming `name`, the norm, the
     token set and the sizes where no W meets the constraints or a constraint row is zero;
-    RuntimeError where no solver's answer passes the KKT check. The fro and l_p norms by
-    svm.dual_solves (cvxpy: a logged fallback), the others by cvxpy (_solve_w_by_cvxpy)."""
+    RuntimeError where no solver's answer passes the KKT check. fro, l_p: svm.dual_solves;
+    spectral, nuclear: svm.spectral_nuclear (cvxpy: a logged fallback); max: cvxpy."""
     norm = parse_norm(norm)
     a, b = _w_rows(X, opt, queries)
     subject = subject_of("W-SVM", norm, name, opt)
@@ -308,8 +302,9 @@ def solve_w_svm_norm(X, opt, norm, *, name: str = "dataset", queries=None) -> No
     try:
         if norm.kind == "max":  # svm.max_norm's interior-point method (infeasible: it fails)
             return _certified(lambda: max_norm.w_svm(a, b), reference, finish, subject)
-        if norm.kind not in DUAL_SOLVED:
-            return reference()
+        if norm.kind in spectral_nuclear.KINDS:  # gram_dual inside decides feasibility
+            return _certified(lambda: spectral_nuclear.solve(a, b, norm.kind), reference,
+                              finish, subject)  # fmt: skip
         M = _rows_matrix(a, b)
         return _certified(lambda: _solve_fast(M, (a @ a.T) * (b @ b.T), norm), reference,
                           finish, subject)  # fmt: skip

@@ -1,0 +1,313 @@
+"""The spectral and nuclear W-SVMs, min ||W|| s.t. <a_k b_k^T, W> >= 1, by barrier methods
+on the constraints' spans with Newton systems of the small sizes (svm.norms solves them
+through these, cvxpy + Clarabel being the reference and the logged fallback):
+
+  nuclear   in its dual, max sum(lambda) s.t. ||G(lambda)||_2 <= 1, lambda >= 0,
+            G = sum_k lambda_k a_k b_k^T. The LMI [[I, G], [G^T, I]] >= 0 that cvxpy
+            writes (r_a + r_b rows) has log-determinant logdet(I - G^T G), and G^T G =
+            c_b^T Lambda K_a Lambda c_b is r_b x r_b (r_b <= n = 20; K_a = a a^T, c_b the
+            b_k in an orthonormal basis of their span): the barrier, its gradient and its
+            Hessian in the m duals cost m x m and r_b x r_b algebra. The central point's
+            LMI multiplier gives the primal, W = (2 / t) a^T Lambda c_b (I - G^T G)^-1 U_b^T
+            (cvxpy's C = -2 times the multiplier's off-diagonal block), whose margins
+            are 1 + 1 / (t lambda_k): feasible on the way.
+  spectral  in the primal, max gamma s.t. margins(C) >= gamma, ||C||_2 <= 1 over C =
+            U_a^T W U_b (r_a x r_b; W = U_a C U_b^T / gamma), barrier
+            -logdet(I - C^T C) - sum log(margin_k - gamma). That barrier's Hessian in C
+            is, in C's singular bases, diagonal but for 2 x 2 blocks pairing C_ij with
+            C_ji, so it is inverted in closed form and the m margins enter by Woodbury:
+            an m x m system a Newton step. The duals are lambda_k = 1 / (t (margin_k -
+            gamma)), G(lambda) = 2 C (I - C^T C)^-1 / t.
+
+Both follow the central path (t grows by T_GROWTH a round; Newton steps, each kept
+strictly feasible) until the measured duality gap of the answer is GAP (_follow). Each
+returns (W, lambda) or raises DualSolveError saying why (the Newton budget spent, no
+feasible step, no finite gap); the caller (svm.norms) certifies the answer with the KKT
+check, which alone decides whether it is used (else cvxpy, with a logged line). Why
+barrier methods: at these optima the duals are not smooth (few active constraints leave G
+of low rank; the spectral optimum's top singular values coalesce), which is why no smooth
+dual method had been found (docs/speed.md); a barrier keeps every iterate inside, where
+all is smooth, and ends near the face's analytic centre like Clarabel's interior point.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attnbias.svm.dual_solves import DualSolveError, gram_dual
+from attnbias.svm.norm_values import dual_norm_value, norm_value
+
+KINDS = ("spectral", "nuclear")
+# the central path: t multiplied by T_GROWTH per round, until the measured relative duality
+# gap is GAP (Clarabel's default relative gap 1e-8, ten times tighter; the KKT check allows
+# 1e-6); the Newton budget over all rounds, and each centring's stop (half the squared
+# Newton decrement)
+T_GROWTH = 100.0
+GAP = 1e-9
+# a centring's budget: where it is spent and the gap no longer falls, rounding has taken
+# over (measured: 25 to 50 steps a round at t * 100 on fig2's and DM's seed 1 before
+# _long_step, up to ~150 on DM's seed 4, where a budget of 40 stalled the gap at 9e-4)
+ROUND_STEPS = 200
+NEWTON_BUDGET = 2000
+CENTRED = 1e-10
+SHRINK = 0.5  # a step that leaves the domain (rounding) is halved
+# a squared Newton decrement below this that no longer halves in 5 steps: rounding (at t ~
+# 1e11 the decrement stalls near 1e-9, where 200 further steps gained nothing)
+STALLED = 1e-6
+
+
+def _basis(rows: np.ndarray) -> np.ndarray:
+    from attnbias.svm.norms import _orthonormal_basis
+
+    return _orthonormal_basis(rows)
+
+
+def _follow(x, problem, nu: float, t: float, gap):
+    """The central path from the strictly feasible x: minimise problem.barrier(x, t) (inf
+    outside) by damped Newton steps (problem.newton(x, t) -> (gradient, step)), t *=
+    T_GROWTH until the answer's measured duality gap, gap(*problem.answer(x, t)), is
+    within GAP, or stops falling (rounding in the ill-conditioned systems of large t: the
+    best round's answer, which the KKT check judges). Both
+    barriers are self-concordant (log-determinants of LMIs affine in x, logs of affine
+    margins): the step 1 / (1 + delta) (delta the Newton decrement) stays inside and
+    decreases the barrier, and from delta < 1/4 on full steps converge quadratically; no
+    function values are compared, which at large t could not resolve the last decreases.
+    Far from the centre the step is longer where it stays inside (_long_step).
+    problem.answer(x, t) at the end."""
+    steps, best = 0, (np.inf, None)
+    while True:
+        centring, smallest, since = 0, np.inf, 0
+        while True:
+            gradient, step = problem.newton(x, t)
+            delta = np.sqrt(max(-float(gradient @ step), 0.0))
+            if delta**2 < smallest / 2:
+                smallest, since = delta**2, centring
+            stalled = delta**2 < STALLED and centring - since >= 5  # rounding: no more halving
+            if delta**2 / 2 <= CENTRED or stalled or centring >= ROUND_STEPS:
+                break  # centred, or as far as rounding lets it be: the gap will judge
+            centring += 1
+            size = 1.0 if delta < 0.25 else _long_step(problem, x, step, t, 1.0 / (1.0 + delta))
+            while not np.isfinite(problem.barrier(x + size * step, t)):  # rounding at the edge
+                size *= SHRINK
+                if size < 1e-12:
+                    raise DualSolveError(f"no feasible step at t={t:.3g} (decrement {delta:.2g})")
+            x = x + size * step
+            steps += 1
+            if steps > NEWTON_BUDGET:
+                raise DualSolveError(f"{NEWTON_BUDGET} Newton steps without reaching the gap")
+        answer = problem.answer(x, t)
+        found = gap(*answer)
+        if found <= GAP:
+            return answer
+        if found >= best[0] and (centring >= ROUND_STEPS or stalled):  # rounding: the best
+            if best[1] is None:
+                raise DualSolveError(f"no round reached a finite gap (t={t:.3g})")
+            return best[1]
+        best = (found, answer)
+        t *= T_GROWTH
+
+
+def _long_step(problem, x, step, t: float, safe: float) -> float:
+    """Far from the centre: half the longest step of 1, 1/2, 1/4, ... that stays inside,
+    not less than the self-concordant `safe` = 1 / (1 + delta). Not guaranteed to decrease
+    the barrier, but measured: fig2's spectral SVM in 94 Newton steps instead of 224 (DM
+    seed 1: 75 for 86), the nuclear ones in 134 and 128 for 183 and 251; the Newton budget
+    bounds it and the KKT check judges the answer."""
+    size = 1.0
+    while size > safe and not np.isfinite(problem.barrier(x + size * step, t)):
+        size *= SHRINK
+    return max(size / 2, safe)
+
+
+def _measured_gap(a, b, norm: str):
+    """(W, lambda) -> ||W|| / sum(lambda) - 1 after scaling W onto feasibility (smallest
+    margin 1) and lambda onto the dual norm's unit ball: both feasible, so >= 0 and 0
+    only at the optimum (the KKT check's other conditions follow within it)."""
+
+    def gap(W, lam):
+        low = float(((a @ W) * b).sum(axis=1).min())
+        dual = dual_norm_value((a * lam[:, None]).T @ b, norm)
+        if not (low > 0 and dual > 0 and np.all(np.isfinite(W))):
+            return np.inf
+        return norm_value(W, norm) / low / (lam.sum() / dual) - 1.0
+
+    return gap
+
+
+# ---- nuclear: the dual, lambda in R^m ---------------------------------------------------
+
+
+class _NuclearDual:
+    def __init__(self, a: np.ndarray, b: np.ndarray):
+        self.a, self.Ub = a, _basis(b)
+        self.cb, self.Ka = b @ self.Ub, a @ a.T
+
+    def gram(self, lam):
+        """I - G^T G (r_b x r_b) and H = K_a Lambda c_b."""
+        H = self.Ka @ (lam[:, None] * self.cb)
+        return np.eye(self.cb.shape[1]) - self.cb.T @ (lam[:, None] * H), H
+
+    def barrier(self, lam, t):
+        if not np.all(lam > 0):
+            return np.inf
+        S, _ = self.gram(lam)
+        sign, logdet = np.linalg.slogdet(S)
+        if sign <= 0 or not np.all(np.linalg.eigvalsh(S) > 0):
+            return np.inf
+        return -t * lam.sum() - logdet - np.log(lam).sum()
+
+    def newton(self, lam, t):
+        S, H = self.gram(lam)
+        R = np.linalg.inv(S)
+        cR, hR = self.cb @ R, H @ R
+        P = hR @ self.cb.T  # P_kl = h_k^T R c_l
+        gradient = -t + 2.0 * np.diag(P) - 1.0 / lam
+        Qc = cR @ self.cb.T
+        hessian = 2.0 * (self.Ka * Qc + P * P.T + (hR @ H.T) * Qc) + np.diag(1.0 / lam**2)
+        return gradient, -_solve_psd(hessian, gradient)
+
+    def answer(self, lam, t):
+        S, _ = self.gram(lam)
+        return (2.0 / t) * (self.a.T @ (lam[:, None] * self.cb)) @ np.linalg.solve(
+            S, self.Ub.T
+        ), lam
+
+
+def nuclear(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(W, lambda) of min ||W||_* s.t. a_k^T W b_k >= 1 (module doc)."""
+    problem = _NuclearDual(a, b)
+    start = gram_dual((a @ a.T) * (b @ b.T))
+    lam = start + 0.1 * start.mean()
+    S, _ = problem.gram(lam)
+    lam = lam * 0.5 / np.sqrt(max(1.0 - np.linalg.eigvalsh(S).min(), 1e-300))  # ||G||_2 = 1/2
+    nu = 2.0 * problem.cb.shape[1] + len(lam)
+    return _follow(lam, problem, nu, nu / lam.sum(), _measured_gap(a, b, "nuclear"))
+
+
+# ---- spectral: the primal, (C, gamma) ---------------------------------------------------
+
+
+class _SpectralPrimal:
+    """x = (vec C (r_a x r_b, C order), gamma), r_a >= r_b."""
+
+    def __init__(self, a: np.ndarray, b: np.ndarray):
+        self.Ua, self.Ub = _basis(a), _basis(b)
+        self.ca, self.cb = a @ self.Ua, b @ self.Ub
+        self.shape = (self.Ua.shape[1], self.Ub.shape[1])
+
+    def split(self, x):
+        return x[:-1].reshape(self.shape), x[-1]
+
+    def answer(self, x, t):
+        C, gamma = self.split(x)
+        lam = 1.0 / (t * (self.margins(C) - gamma))
+        return self.Ua @ (C / gamma) @ self.Ub.T, lam
+
+    def margins(self, C):
+        return ((self.ca @ C) * self.cb).sum(axis=1)
+
+    def barrier(self, x, t):
+        C, gamma = self.split(x)
+        slack = self.margins(C) - gamma
+        if not np.all(slack > 0):
+            return np.inf
+        S = np.eye(self.shape[1]) - C.T @ C
+        sign, logdet = np.linalg.slogdet(S)
+        if sign <= 0 or not np.all(np.linalg.eigvalsh(S) > 0):
+            return np.inf
+        return -t * gamma - logdet - np.log(slack).sum()
+
+    def _gram_in_inverse(self, U, sigma, s, V):
+        """<A_k, Hf^-1 A_l> (m x m) from the rotated rows alpha = c_a U, beta = c_b V
+        (A_k = alpha_k beta_k^T there): rows i >= r_b weigh 1 / (2 s_j); the top r_b rows
+        pair entries ij and ji (_spectral_hessian_inverse)."""
+        alpha, beta = self.ca @ U, self.cb @ V
+        r = len(sigma)
+        a, c, det = _pair_weights(sigma, s)
+        bottom = (alpha[:, r:] @ alpha[:, r:].T) * ((beta / (2.0 * s)) @ beta.T)
+        P = (alpha[:, :r, None] * beta[:, None, :]).reshape(len(alpha), r, r)  # alpha_i beta_j
+        paired = P * (a.T / det) - P.transpose(0, 2, 1) * (c / det)  # ij with ji
+        return bottom + P.reshape(len(alpha), -1) @ paired.reshape(len(alpha), -1).T
+
+    def newton(self, x, t):
+        C, gamma = self.split(x)
+        w = 1.0 / (self.margins(C) - gamma)
+        U, sigma, Vt = np.linalg.svd(C, full_matrices=True)
+        s = 1.0 / ((1.0 - sigma) * (1.0 + sigma))
+        inverse = _spectral_hessian_inverse(U, sigma, s, Vt.T)
+        gC = 2.0 * C @ (Vt.T * s) @ Vt - (self.ca * w[:, None]).T @ self.cb
+        gg = -t + w.sum()
+        # E = Hf + A^T D A (D = w^2); by Woodbury, E^-1 V = Hf^-1 (V - A^T (D^-1 +
+        # A Hf^-1 A^T)^-1 A Hf^-1 V)
+        inner = np.diag(1.0 / w**2) + self._gram_in_inverse(U, sigma, s, Vt.T)
+
+        def solve_E(V):  # E^-1 V, V (r_a, r_b)
+            coefficients = _solve_psd(inner, self.margins(inverse(V[None])[0]))
+            return inverse((V - (self.ca * coefficients[:, None]).T @ self.cb)[None])[0]
+
+        h = -(self.ca * (w**2)[:, None]).T @ self.cb  # H_{C gamma}
+        Eg, Eh = solve_E(gC), solve_E(h)
+        schur = (w**2).sum() - float(np.vdot(h, Eh))
+        dgamma = (-gg + float(np.vdot(h, Eg))) / schur
+        dC = -Eg - dgamma * Eh
+        return np.append(gC.ravel(), gg), np.append(dC.ravel(), dgamma)
+
+
+def _pair_weights(sigma, s):
+    """The 2 x 2 blocks of the Hessian of -logdet(I - C^T C) in C's singular bases and
+    their determinants, with the sigma^2 s^2 terms cancelled by hand (they grow as t^2)."""
+    si, sj = s[:, None], s[None, :]
+    a = 2.0 * sj + 2.0 * (sigma**2)[:, None] * si * sj  # coefficient of D_ij in H_ij
+    c = 2.0 * sigma[:, None] * sigma[None, :] * si * sj  # of D_ji in H_ij
+    det = 4.0 * si * sj * (1.0 + (sigma**2 * s)[None, :] + (sigma**2 * s)[:, None])
+    return a, c, det
+
+
+def _spectral_hessian_inverse(U, sigma, s, V):
+    """V -> Hf^-1 V for Hf the Hessian of -logdet(I - C^T C) at C = U diag(sigma) V^T
+    (module doc): in the singular bases, H_ij = 2 s_j D_ij + 2 sigma_i s_i s_j
+    (sigma_j D_ji + sigma_i D_ij) for i < r_b, 2 s_j D_ij below; inverted per pair."""
+    r = len(sigma)
+    a, c, det = _pair_weights(sigma, s)
+
+    def apply(Vs):  # Vs: (k, r_a, r_b)
+        X = U.T @ Vs @ V
+        D = X / (2.0 * s)[None, None, :]
+        top = X[:, :r, :]
+        D[:, :r, :] = (a.T[None] * top - c[None] * top.transpose(0, 2, 1)) / det[None]
+        return U @ D @ V.T
+
+    return apply
+
+
+def spectral(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(W, lambda) of min ||W||_2 s.t. a_k^T W b_k >= 1 (module doc)."""
+    if np.linalg.matrix_rank(a) < np.linalg.matrix_rank(b):  # the pairs below need r_a >= r_b
+        W, lam = spectral(b, a)
+        return W.T, lam
+    problem = _SpectralPrimal(a, b)
+    W0 = (a * gram_dual((a @ a.T) * (b @ b.T))[:, None]).T @ b  # the Frobenius SVM
+    C0 = problem.Ua.T @ W0 @ problem.Ub
+    C0 = 0.5 * C0 / np.linalg.norm(C0, 2)
+    gamma0 = 0.5 * problem.margins(C0).min()
+    x = np.append(C0.ravel(), gamma0)
+    nu = float(sum(problem.shape) + len(a))
+    return _follow(x, problem, nu, nu / gamma0, _measured_gap(a, b, "spectral"))
+
+
+def solve(a: np.ndarray, b: np.ndarray, kind: str) -> tuple[np.ndarray, np.ndarray]:
+    """(W, lambda) of the spectral or nuclear W-SVM of the rows a_k, b_k (uncertified)."""
+    if kind not in KINDS:
+        raise ValueError(f"svm.spectral_nuclear solves {KINDS}, not {kind!r}")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (spectral if kind == "spectral" else nuclear)(a, b)
+
+
+def _solve_psd(matrix: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """matrix^-1 rhs for a symmetric positive definite matrix (Cholesky; lstsq where it is
+    numerically singular)."""
+    try:
+        factor = np.linalg.cholesky(matrix)
+        return np.linalg.solve(factor.T, np.linalg.solve(factor, rhs))
+    except np.linalg.LinAlgError:
+        return np.linalg.lstsq(matrix, rhs, rcond=None)[0]
