@@ -8,7 +8,8 @@ import pytest
 from geometry_tables import NORMS, OPTIMIZERS, geometry_table
 
 from attnbias.claims import layouts, write
-from attnbias.claims.beyond import BEYOND, MARGIN_FRACTION
+from attnbias.claims.beyond import BEYOND
+from attnbias.claims.beyond_rows import MARGIN_FRACTION
 
 
 def beyond(table: pd.DataFrame) -> pd.DataFrame:
