@@ -116,11 +116,22 @@ def their_scs_rank(st, tables: dict) -> list:
     nuclear SVM, rank at their absolute 1e-7, against the exact rank; holds where the two
     agree on every feasible instance."""
     table = tables[SCS]
-    solved = table[~table["infeasible"].astype(bool) & table["scs_rank"].notna()]
+    infeasible = table[table["infeasible"].astype(bool)]
+    solved = table[~table["infeasible"].astype(bool) & table["scs_min_margin"].notna()]
     theirs, exact = solved["scs_rank"].to_numpy(float), solved["exact_rank"].to_numpy(float)
     bound = np.minimum(solved["n"], solved["d"]).to_numpy(float)
     wrong, over = int(np.sum(theirs != exact)), int(np.sum(theirs > bound))
     sizes = ", ".join(sorted({f"n = {r.n}, T = {r.T}, d = {r.d}" for r in solved.itertuples()}))
+    # where no W is feasible, what their reading records (matrix_rank of cvxpy's None: 1)
+    unranked = (
+        ""
+        if infeasible.empty
+        else (
+            f"; on {len(infeasible)} infeasible instances SCS says "
+            f"{', '.join(sorted(set(infeasible['scs_status'])))} and their reading is rank "
+            f"{spread(infeasible['scs_rank'])}"
+        )
+    )
     return [row(
         st, SCS, theirs - exact, holds=not wrong, algorithm="cvxpy's SCS at its default settings",
         detail=f"their reading differs from the exact rank on {wrong} of {theirs.size} "
@@ -128,8 +139,9 @@ def their_scs_rank(st, tables: dict) -> list:
         f"{solved['scs_min_margin'].min():.7g}" if wrong else "their reading is the exact rank",
         quantity="SCS's nuclear SVM rank at an absolute 1e-7 minus the exact rank at 1e-4 sigma_1",
         window=f"{theirs.size} feasible instances ({sizes})",
-        value_text=f"theirs {spread(theirs)}, exact {spread(exact)}, min(n, d) {spread(bound)}",
-        reference="equal on every instance",
+        value_text=f"theirs {spread(theirs)}, exact {spread(exact)}, min(n, d) {spread(bound)}"
+        + unranked,
+        reference="equal on every feasible instance",
     )]  # fmt: skip
 
 

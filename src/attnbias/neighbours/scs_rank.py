@@ -22,7 +22,9 @@ THEIR_ABSOLUTE = 1e-7  # svm_rank.ipynb's threshold on the singular values
 
 def scs_nuclear(data: dict, tokens) -> tuple[np.ndarray | None, str]:
     """argmin ||W||_* over the W-SVM constraints of `tokens`, by cvxpy's SCS at its default
-    settings (theirs): (W, or None where SCS returns none, and SCS's status)."""
+    settings (their base.py's W_svm_solver: cp.norm(W, "nuc"), (x_t - x_alpha)^T W z <= -1,
+    prob.solve(), whose default for this cone program is SCS): (W, or None where SCS
+    returns none, and SCS's status)."""
     import cvxpy as cp
 
     X = np.asarray(data["X"], float)
@@ -32,33 +34,34 @@ def scs_nuclear(data: dict, tokens) -> tuple[np.ndarray | None, str]:
     diffs = X[samples, tokens[samples]] - X[samples, positions]  # (k, d)
     d = X.shape[-1]
     W = cp.Variable((d, d))
-    margins = cp.sum(cp.multiply(diffs @ W, queries[samples]), axis=1)
-    problem = cp.Problem(cp.Minimize(cp.normNuc(W)), [margins >= 1])
+    scores = cp.sum(cp.multiply(-diffs @ W, queries[samples]), axis=1)  # (x_t - x_alpha)^T W z
+    problem = cp.Problem(cp.Minimize(cp.norm(W, "nuc")), [scores <= -1])
     problem.solve(solver=cp.SCS)
     return (None if W.value is None else np.asarray(W.value)), str(problem.status)
 
 
-def absolute_rank(S: np.ndarray, threshold: float = THEIR_ABSOLUTE) -> int:
-    """The number of singular values of S above an absolute `threshold` (theirs)."""
-    return int(np.count_nonzero(np.linalg.svd(np.asarray(S, float), compute_uv=False) > threshold))
+def their_rank(W) -> int:
+    """svm_rank.ipynb's reading: np.linalg.matrix_rank(W, tol=1e-7), W as cvxpy returns it;
+    on an infeasible instance cvxpy returns None, whose matrix_rank is 1."""
+    return int(np.linalg.matrix_rank(W, tol=THEIR_ABSOLUTE))
 
 
 def instance_row(seed: int, sizes: dict) -> dict:
     """One instance of their generator (cross_gaussian, seed `seed`, their globally optimal
-    tokens): SCS's status, its smallest margin and smallest singular value, its rank at
-    their 1e-7, and the exact solution's rank at 1e-4 sigma_1 (NaN where infeasible)."""
+    tokens): SCS's status, its smallest margin and smallest singular value (NaN where it
+    returns no W), their rank reading (their_rank: 1 where no W), and the exact solution's
+    rank at 1e-4 sigma_1 (NaN where infeasible)."""
     data = models.generate("cross_gaussian", seed, sizes)
     row = {"seed": seed, **sizes}
     W, status = scs_nuclear(data, data["opt"])
-    row["scs_status"] = status
+    row.update(scs_status=status, scs_rank=their_rank(W))
     if W is None:
-        row.update(scs_min_margin=np.nan, scs_sigma_min=np.nan, scs_rank=np.nan)
+        row.update(scs_min_margin=np.nan, scs_sigma_min=np.nan)
     else:
         sigma = np.linalg.svd(W, compute_uv=False)
         row.update(
             scs_min_margin=float(svms.margins(data, data["opt"], W).min()),
             scs_sigma_min=float(sigma[-1]),
-            scs_rank=absolute_rank(W),
         )
     found = ranks.count_ranks({f"seed {seed}": data}, ("nuclear",))
     row["infeasible"] = bool(found.infeasible)
