@@ -75,7 +75,7 @@ def threshold_words(values, threshold: float, what: str) -> tuple[bool, str]:
     values = np.asarray(values, dtype=float)
     short = int(np.sum(values < threshold))
     if not short:
-        return True, f"{what} at least {threshold:g} on every run ({spread(values, '.4g')})"
+        return True, f"{what} at least {threshold:g} on every run ({spread(values, '.6g')})"
     return (
         False,
         f"{what} below {threshold:g} on {short} of {values.size} runs (least {values.min():.4g})",

@@ -28,11 +28,12 @@ def converges(st, tables: dict, *, param: str, covered: bool = False) -> list:
     ok, hypotheses = local_optimality(runs)
     norm, algorithm = PARAM[param]
     values = runs.loc[ok, f"corr_{norm}"].to_numpy(float)
-    holds, detail = threshold_words(values, DIRECTION, f"the correlation with the {norm} SVM")
+    what = f"the correlation with the {NAME[norm]} SVM"
+    holds, detail = threshold_words(values, DIRECTION, what)
     return [row(
         st, LOCAL, values, holds=holds, detail=detail, covered=covered,
         algorithm=f"{algorithm} from {RANDOM_START}", hypotheses=hypotheses,
-        quantity=f"correlation of the last iterate with the {norm} W-SVM of its tokens",
+        quantity=f"correlation of the last iterate with the {NAME[norm]} W-SVM of its tokens",
         window="the last step (t = 2,000)", value_text=spread(values, ".4g"),
         reference=f">= {DIRECTION:g} on every run (ours: 'converges' at a finite horizon)",
     )]  # fmt: skip
