@@ -18,7 +18,7 @@ RANDOM_START = (
 )
 
 
-def _decade(curve: pd.Series) -> tuple[float, float, int]:
+def decade(curve: pd.Series) -> tuple[float, float, int]:
     """(value at the logged iteration nearest t_last / 10, value at t_last, that iteration)
     of one run's curve indexed by iteration."""
     t_last = int(curve.index.max())
@@ -38,7 +38,7 @@ def converges(st, tables: dict) -> list:
         before, last, fell = [], [], []
         for seed in runs.loc[ok, "seed"]:
             mine = curves[(curves["seed"] == seed) & (curves["p"] == p)]
-            a, b, t_before = _decade(mine.set_index("iteration")["divergence"])
+            a, b, t_before = decade(mine.set_index("iteration")["divergence"])
             before.append(a)
             last.append(b)
             fell.append(b < a)
@@ -118,7 +118,7 @@ def their_step_stalls(st, tables: dict) -> list:
     curves = tables[JOINT]
     values, words, stalled = [], [], []
     for (run, block), mine in curves.groupby(["run", "block"]):
-        a, b, t_before = _decade(1 - mine.set_index("iteration")["cos"])
+        a, b, t_before = decade(1 - mine.set_index("iteration")["cos"])
         fall = 1 - b / a
         if run == "theirs":
             values.append(fall)

@@ -12,6 +12,7 @@ import json
 import numpy as np
 import pandas as pd
 
+from attnbias.claims.neighbours_attentionmd import decade
 from attnbias.quotes.quote import Page
 from attnbias.quotes.sources import computed
 from attnbias.workflow import csvcells
@@ -26,6 +27,7 @@ TARGET = {
     "attentionmd_local.json": "results/attentionmd_local.pdf",
     "attentionmd_local_final.csv": "results/attentionmd_local.pdf",
     "attentionmd_joint.json": "results/attentionmd_joint.pdf",
+    "attentionmd_joint.csv": "results/attentionmd_joint.pdf",
     "claims_neighbours.csv": "results/claims_neighbours.md",
 }
 
@@ -108,9 +110,24 @@ def divergence(p: str, q: str):
     )
 
 
+def decade_fall(run: str, block: str):
+    """The fraction by which the joint run's 1 - cos falls over its last decade of steps
+    (the claims row amd-defect-eps's measure)."""
+
+    def reduce(curves):
+        mine = curves[(curves["run"] == run) & (curves["block"] == block)]
+        before, last, _ = decade(1 - mine.set_index("iteration")["cos"])
+        return 1 - last / before
+
+    return read("attentionmd_joint.csv", f"{run}'s fall of 1 - cos({block})", reduce)
+
+
 JOINT = {
     f"joint.{run}.{block}": read("attentionmd_joint.json", f"{run}'s final cos of {block}",
                                  lambda s, k=f"{run}_{block}": s["final_cos"][k])
+    for run in ("ours", "theirs") for block in ("W", "v")
+} | {
+    f"joint.fall.{run}.{block}": decade_fall(run, block)
     for run in ("ours", "theirs") for block in ("W", "v")
 }  # fmt: skip
 RANK = {
