@@ -39,8 +39,8 @@ TARGETS = {
     "attentionmd_joint": "results/attentionmd_joint.pdf",
 }
 UNSEEDED = (
-    "not measurable: their starts come from torch's unseeded global stream, so no build can "
-    "regenerate their curves; ours are seeded (the run's seed), the same distribution"
+    "their starts come from torch's unseeded global stream, so no build can regenerate their "
+    "curves; ours are seeded (the run's seed), the same distribution"
 )
 
 

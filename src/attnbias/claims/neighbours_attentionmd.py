@@ -52,7 +52,8 @@ def converges(st, tables: dict) -> list:
             window=f"t = {t_before} to {t_last}",
             detail=f"falls over the last decade on every run (to {spread(last)})" if fell.all()
             else f"does not fall over the last decade on {int((~fell).sum())} of {fell.size} runs",
-            value_text=f"{spread(last)} at t = {t_last} ({spread(before)} at t = {t_before})",
+            value_text=f"{spread(last)} at t = {t_last} ({spread(before)} at t = {t_before}); "
+            + hypotheses,
             reference="lower at t_last than at t_last / 10 on every run",
         ))  # fmt: skip
     return rows

@@ -34,7 +34,7 @@ def converges(st, tables: dict, *, param: str, covered: bool = False) -> list:
         st, LOCAL, values, holds=holds, detail=detail, covered=covered,
         algorithm=f"{algorithm} from {RANDOM_START}", hypotheses=hypotheses,
         quantity=f"correlation of the last iterate with the {NAME[norm]} W-SVM of its tokens",
-        window="the last step (t = 2,000)", value_text=spread(values, ".4g"),
+        window="the last step (t = 2,000)", value_text=f"{spread(values, '.4g')}; {hypotheses}",
         reference=f">= {DIRECTION:g} on every run (ours: 'converges' at a finite horizon)",
     )]  # fmt: skip
 
@@ -63,7 +63,7 @@ def nearer_own(st, tables: dict) -> list:
             f"than with the {NAME[OTHER[norm]]} one.", algorithm=algorithm,
             quantity=f"correlation with the {norm} SVM minus that with the {OTHER[norm]} SVM",
             window="the last step (t = 2,000)",
-            value_text=f"own ({norm}) {spread(own, '.4g')}; other ({OTHER[norm]}) "
+            value_text=f"own ({NAME[norm]}) {spread(own, '.4g')}; other ({NAME[OTHER[norm]]}) "
             f"{spread(other, '.4g')}; lead {spread(lead)}",
             reference="lead > 0 on every seed",
         ))  # fmt: skip
