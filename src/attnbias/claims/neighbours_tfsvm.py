@@ -77,11 +77,16 @@ def lower_rank(st, tables: dict) -> list:
     feasible = cells[cells["instances"] > cells["infeasible"]]
     lead = (feasible["mean_fro"] - feasible["mean_nuclear"]).to_numpy(float)
     behind = feasible[lead <= 0]
+    equal = int(np.sum(lead == 0))
+
+    def cells_text(rows) -> str:
+        return "; ".join(f"n = {r.n}, T = {r.T}, d = {r.d}" for r in rows.itertuples())
+
     detail = (
         f"lower in all {lead.size} cells with a feasible instance"
         if behind.empty
-        else f"not lower in {len(behind)} of {lead.size} cells: "
-        + ", ".join(f"n = {r.n}, T = {r.T}, d = {r.d}" for r in behind.itertuples())
+        else f"not lower in {len(behind)} of {lead.size} cells ({equal} equal, "
+        f"{len(behind) - equal} higher): {cells_text(behind)}"
     )
     infeasible, instances = int(cells["infeasible"].sum()), int(cells["instances"].sum())
     return [row(

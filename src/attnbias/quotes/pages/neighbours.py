@@ -186,7 +186,7 @@ TF = {
 }  # fmt: skip
 FACTS = {
     "claims.tfsvm-fig-local": outcome("tfsvm-fig-local", "holds"),
-    "claims.tfsvm-rank": outcome("tfsvm-rank", "holds"),
+    "claims.tfsvm-rank": outcome("tfsvm-rank", "does not hold"),
     "claims.amd-own-p": outcome("amd-own-p", "holds"),
     "claims.amd-joint": outcome("amd-joint", "holds"),
     "claims.tfsvm-defect-scs": outcome("tfsvm-defect-scs", "does not hold"),
