@@ -66,9 +66,25 @@ def test_run_svms_are_those_of_the_selected_tokens():
 def test_a_runs_report_says_whether_it_ended_on_globally_optimal_tokens():
     data = models.generate("cross_gaussian", 2, dict(n=5, T=6, d=8))
     at_opt = 3.0 * svms.w_svm(data, data["opt"], "fro").solution
-    found, solutions = local_tokens.run_report(data, at_opt, ["nuclear"])
+    found, solutions = local_tokens.run_report(data, at_opt, ["nuclear"], own="fro")
     assert found.verdict() == "globally optimal tokens" and set(solutions) == {"nuclear"}
     other = (data["opt"] + 1) % 6  # control: a run ending elsewhere says so
-    found, _ = local_tokens.run_report(data, svms.w_svm(data, other, "fro").solution, ["fro"])
+    found, _ = local_tokens.run_report(
+        data, svms.w_svm(data, other, "fro").solution, ["fro"], own="fro"
+    )
     assert not found.globally_optimal
     np.testing.assert_array_equal(found.tokens, other)
+
+
+def test_the_check_reads_the_support_of_the_runs_own_norm():
+    # TF-as-SVM's data of seed 2 and the tokens its K, Q run ends on (tfsvm_local's build):
+    # sample 5's token 1 is a support token of the Frobenius SVM that outscores the
+    # selected one, but not of the nuclear SVM, the norm K Q^T's bias is toward
+    data = models.generate("cross_gaussian", 2, {"init": "zero", "n": 6, "T": 8, "d": 10})
+    tokens = np.array([7, 6, 3, 3, 5, 5]) - 1
+    W = svms.w_svm(data, tokens, "nuclear").solution
+    found, _ = local_tokens.run_report(data, 5.0 * W, ["fro"], own="nuclear")
+    assert found.svm_norm == "nuclear" and found.locally_optimal
+    # control: the same tokens against the Frobenius support fail the check
+    found, _ = local_tokens.run_report(data, 5.0 * W, ["fro"], own="fro")
+    assert found.violations == ((4, 0),)

@@ -191,3 +191,42 @@ rule tfsvm_local:
         target="tfsvm_local",  # the report caption's switch (neighbours.rst)
     script:
         "../scripts/tfsvm_local_figure.py"
+
+
+rule tfsvm_scs_table:
+    input:
+        code=code("tfsvm_scs.py"),
+    output:
+        csv=results("tfsvm_scs.csv"),
+    log:
+        results("logs/neighbours/tfsvm_scs_table.log"),
+    benchmark:
+        results("benchmarks/neighbours/tfsvm_scs_table.tsv")
+    conda:
+        "../../envs/train.yaml"
+    params:
+        settings=lambda wildcards: at(config["neighbours"], "tfsvm_scs"),
+    script:
+        "../scripts/tfsvm_scs.py"
+
+
+# their statements as claims (docs/claims.md, "The neighbours' statements"): a target of its
+# own, so that the default build's claims.md stays as it is where these tables are not built
+rule claims_neighbours:
+    input:
+        tfsvm_local=rules.tfsvm_local_run.output.final,
+        tfsvm_rank=rules.tfsvm_rank_table.output.csv,
+        tfsvm_scs=rules.tfsvm_scs_table.output.csv,
+        attentionmd_local=rules.attentionmd_local_run.output.final,
+        attentionmd_local_curves=rules.attentionmd_local_run.output.csv,
+        attentionmd_joint=rules.attentionmd_joint_run.output.csv,
+        code=code("claims_neighbours.py"),
+    output:
+        md=results("claims_neighbours.md"),
+        csv=results("claims_neighbours.csv"),
+    log:
+        results("logs/claims_neighbours.log"),
+    conda:
+        "../../envs/plot.yaml"
+    script:
+        "../scripts/claims_neighbours.py"

@@ -40,7 +40,7 @@ def seed_rows(seed: int, settings: dict) -> tuple[list[dict], list[dict]]:
         logged = joint_run.log_iterations(int(epochs), settings["log_points"])
         W = _run(data, p, settings["lr"], int(epochs), logged)
         found, solutions = local_tokens.run_report(
-            data, W[-1], [joint_run.svm_norm(q) for q in ps], name=name
+            data, W[-1], [joint_run.svm_norm(q) for q in ps], own=joint_run.svm_norm(p), name=name
         )
         own = solutions[joint_run.svm_norm(p)].solution
         curves += [

@@ -7,7 +7,11 @@ earlier than ours).
 
 The check (Tarzanagh et al.'s definition of locally optimal token indices, in "Max-Margin
 Token Selection in Attention Mechanism", arXiv 2306.13596, and "Transformers as Support
-Vector Machines", arXiv 2308.16898): solve the W-SVM of alpha; its support tokens T_i
+Vector Machines", arXiv 2308.16898, stated there for the SVM in any norm, as Julistiono et
+al. state it for the l_p SVM): solve the W-SVM of alpha in the norm the run's bias is
+toward (its own: Frobenius for W by GD, nuclear for K Q^T, l_p for l_p mirror descent; the
+support differs between norms, so a run read against another norm's support can fail a
+check its own passes); its support tokens T_i
 are the t != alpha_i whose constraint is active, (x_{i,alpha_i} - x_{i,t})^T W^mm z_i = 1;
 alpha is locally optimal when, in every sample, the selected token scores above each of its
 support tokens: gamma_{i,alpha_i} > gamma_{i,t} for all t in T_i, with the token scores
@@ -112,11 +116,12 @@ def run_svms(data: dict, W: np.ndarray, norm_names, *, name: str = "dataset") ->
 
 
 def run_report(
-    data: dict, W: np.ndarray, norm_names, *, decoder=None, name: str = "dataset"
+    data: dict, W: np.ndarray, norm_names, *, own: str, decoder=None, name: str = "dataset"
 ) -> tuple[TokenCheck, dict]:
     """One run's end, as the neighbours read it: the check of the tokens its final W
-    selects (on the Frobenius W-SVM) and {norm: the W-SVM of those tokens} for each norm."""
-    solutions = run_svms(data, W, sorted({"fro", *norm_names}), name=name)
+    selects, on the W-SVM of the run's `own` norm (the one its bias is toward: module doc),
+    and {norm: the W-SVM of those tokens} for each norm."""
+    solutions = run_svms(data, W, sorted({own, *norm_names}), name=name)
     tokens = selected_tokens(data, W)
-    found = check(data, tokens, decoder=decoder, name=name, solution=solutions["fro"])
+    found = check(data, tokens, decoder=decoder, norm=own, name=name, solution=solutions[own])
     return found, {norm: solutions[norm] for norm in norm_names}

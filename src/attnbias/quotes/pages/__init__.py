@@ -3,7 +3,16 @@ numbers and facts by marker name, its generated sections; attnbias.quotes.quote)
 
 from __future__ import annotations
 
-from attnbias.quotes.pages import claims, config, findings, geometry, readme, realdata, regime
+from attnbias.quotes.pages import (
+    claims,
+    config,
+    findings,
+    geometry,
+    neighbours,
+    readme,
+    realdata,
+    regime,
+)
 
 # config.yaml's comments state numbers too (fig2's caps): held to the build as a page
 PAGES = [
@@ -14,4 +23,5 @@ PAGES = [
     geometry.PAGE,
     config.PAGE,
     realdata.PAGE,
+    neighbours.PAGE,
 ]
