@@ -251,3 +251,25 @@ def test_selected_tokens_with_a_trained_decoder_are_refused():
         measures.extra_metrics([data], [{}], ["fro"], train_u=True, tokens="selected")
     with pytest.raises(ValueError, match="'optimal' or 'selected'"):
         measures.extra_metrics([data], [{}], ["fro"], tokens="local")
+
+
+def test_a_selected_token_set_is_checked_on_the_support_of_the_runs_own_norm():
+    # tests/neighbours/test_local_tokens.py's case: TF-as-SVM's data of seed 2 and the tokens
+    # its K, Q run ends on, locally optimal on the nuclear SVM's support, not on the
+    # Frobenius one's (sample 5's token 1 outscores the selected one there)
+    from attnbias.data import models
+
+    data = models.generate("cross_gaussian", 2, {"init": "zero", "n": 6, "T": 8, "d": 10})
+    tokens = np.array([7, 6, 3, 3, 5, 5]) - 1
+    norms = ["fro", "nuclear"]
+    stored = {n: solve_w_svm_norm(data["X"], data["opt"], n, queries=data["Z"]).solution
+              for n in norms}  # fmt: skip
+    W = solve_w_svm_norm(data["X"], tokens, "nuclear", queries=data["Z"]).solution
+    np.testing.assert_array_equal(measures.selected_tokens(data, 5.0 * W), tokens)
+
+    def local(own):
+        measure = measures.extra_metrics([data], [stored], norms, tokens="selected", own=own)
+        return measure(5.0 * W[None], data["u"][None])[geometry_names.TOKENS_LOCAL][0]
+
+    assert local("nuclear") == 1.0
+    assert local(None) == 0.0  # control: the Frobenius support (the default) fails it

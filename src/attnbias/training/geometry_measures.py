@@ -119,10 +119,11 @@ def selected_tokens(data: dict, W: np.ndarray) -> np.ndarray:
     return np.where(tied, data["opt"], np.argmax(scores, axis=1))
 
 
-def locally_optimal(data: dict, opt: np.ndarray, W_fro: np.ndarray) -> bool:
+def locally_optimal(data: dict, opt: np.ndarray, W_star: np.ndarray) -> bool:
     """Tarzanagh et al.'s check of the tokens `opt` (neighbours.local_tokens.check) on the
-    support of their Frobenius W-SVM W_fro, with the data's fixed decoder u."""
-    support = SimpleNamespace(margins=constraint_values(data, opt, W_fro))  # all check reads
+    support of the W-SVM W_star of the run's own norm (theirs: the Frobenius one for W; for
+    K Q^T the nuclear one), with the data's fixed decoder u."""
+    support = SimpleNamespace(margins=constraint_values(data, opt, W_star))  # all check reads
     return local_tokens.check(data, opt, solution=support).locally_optimal
 
 
@@ -159,10 +160,12 @@ class OptimalTokens:
     a probe costs a solve or more, and the claims read the expected norm's)."""
 
     def __init__(self, datasets, solutions, faces, norms: list[str], probe: list[str],
-                 cache: TokenSetCache | None = None, check_local: bool = False):  # fmt: skip
+                 cache: TokenSetCache | None = None, check_local: bool = False,
+                 own: str = "fro"):  # fmt: skip
         self.datasets, self.norms, self.probe = datasets, norms, probe
         self.cache = TokenSetCache() if cache is None else cache
         self.check_local = check_local  # tokens: selected (then each set is checked)
+        self.own = own  # the norm whose SVM's support the check reads
         self.solved = [
             {tuple(data["opt"]): self._svms(sol, face, data, f"run {run}")}
             for run, (data, sol, face) in enumerate(zip(datasets, solutions, faces, strict=True))
@@ -171,8 +174,9 @@ class OptimalTokens:
     def _svms(self, stars: dict, faces: dict, data: dict, name: str) -> TokenSetSVMs:
         local = np.nan
         if self.check_local:
-            W_fro = stars["fro"] if "fro" in stars else self.cache.w_star(data, "fro", name)
-            local = float(locally_optimal(data, data["opt"], W_fro))
+            own = self.own
+            W_own = stars[own] if own in stars else self.cache.w_star(data, own, name)
+            local = float(locally_optimal(data, data["opt"], W_own))
         return TokenSetSVMs.of(stars, faces, data, data["opt"], local)
 
     def solutions(self, run: int, opt: np.ndarray) -> TokenSetSVMs:
@@ -205,6 +209,7 @@ def extra_metrics(
     probe: tuple[str, ...] = (),
     cache: TokenSetCache | None = None,
     tokens: str = "optimal",
+    own: str | None = None,
 ) -> Callable[[np.ndarray, np.ndarray], dict[str, np.ndarray]]:
     """The measures of a batch of runs as the backends' extra_metrics hook.
 
@@ -214,7 +219,9 @@ def extra_metrics(
     the optimal tokens follow it, and `probe` names the norms whose new SVMs are probed);
     cache: where a new token set's SVMs are read or solved (None: in this job only);
     tokens: "optimal" (the data's, or the decoder's where u trains) or "selected" (each
-    run's attention's, fixed decoder only: see the module doc)."""
+    run's attention's, fixed decoder only: see the module doc); own: the optimizer's
+    expected norm, whose SVM's support the local-optimality check of a selected token set
+    reads (None: the Frobenius one, as Tarzanagh et al. for W)."""
     selected = tokens == "selected"
     if selected and train_u:
         raise ValueError("tokens 'selected' reads the data's fixed decoder: u must not train")
@@ -228,7 +235,8 @@ def extra_metrics(
         )
     if faces is None:
         faces = [dict.fromkeys(norms, np.nan) for _ in datasets]
-    sets = OptimalTokens(datasets, solutions, faces, norms, list(probe), cache, selected)
+    sets = OptimalTokens(datasets, solutions, faces, norms, list(probe), cache, selected,
+                         own or "fro")  # fmt: skip
 
     def measure(W: np.ndarray, u: np.ndarray) -> dict[str, np.ndarray]:
         W, u = np.asarray(W, dtype=float), np.asarray(u, dtype=float)

@@ -76,10 +76,10 @@ class GeometrySVMs:
         """train_job.train_seeds's extra_metrics for the runs of `spec` (the optimizer's
         OptimizerSpec) on `seeds` (keys of `datasets`, in the batch's order): each norm's
         measures (attnbias.training.geometry_measures), the SVMs of a new token set probed in the
-        optimizer's expected norm."""
+        optimizer's expected norm, and a selected set checked on that norm's support."""
         return extra_metrics(
             [datasets[s] for s in seeds], [self.solutions[s] for s in seeds], list(self.norms),
             self.train_u, faces=[self.faces[s] for s in seeds],
             probe=tuple(n for n in (spec.implicit_norm(),) if n is not None),
-            cache=self.cache, tokens=self.tokens,
+            cache=self.cache, tokens=self.tokens, own=spec.implicit_norm(),
         )  # fmt: skip
