@@ -32,7 +32,11 @@ def built_project(tmp_path_factory):
     test_refusals_in_builds.py; tests/workflow/test_provenance.py, tests/figures/test_style.py)
     share it."""
     from project import copy_project, snakemake
+    from shared_build import once_per_run
 
-    workdir = copy_project(tmp_path_factory.mktemp("project"))
-    snakemake(workdir, "-c2", "-q")
-    return workdir
+    def build(workdir):
+        copy_project(workdir)
+        snakemake(workdir, "-c2", "-q")
+
+    # under pytest-xdist, built once for all workers, each given a copy (shared_build)
+    return once_per_run(tmp_path_factory, "project", build)
