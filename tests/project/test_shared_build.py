@@ -1,85 +1,34 @@
-"""tests/support/shared_build.py: a session fixture's build, once for all xdist workers."""
+"""tests/support/shared_build.py: the tiny build's test files, one unit of work for xdist."""
 
 from __future__ import annotations
 
-import multiprocessing
-import time
-from functools import partial
-from pathlib import Path
+from types import SimpleNamespace
 
-import pytest
-from shared_build import DONE, once_per_run
+from project import REPO
+from shared_build import BUILT_PROJECT_FILES, SCOPE, scope, unlisted
 
 
-class Factory:
-    """pytest's tmp_path_factory as a worker sees it: its own base folder under the run's."""
-
-    def __init__(self, run: Path, worker: str):
-        self.base = run / worker
-        self.base.mkdir(parents=True, exist_ok=True)
-        self.count = 0
-
-    def getbasetemp(self) -> Path:
-        return self.base
-
-    def mktemp(self, name: str) -> Path:
-        self.count += 1
-        path = self.base / f"{name}{self.count}"
-        path.mkdir()
-        return path
+def test_the_builds_files_are_one_scope_and_the_others_their_own():
+    for file in BUILT_PROJECT_FILES:
+        assert scope(f"{file}::test_x[a-b]") == SCOPE
+        assert (REPO / file).exists(), file
+    assert scope("tests/svm/test_norms.py::test_x") == "tests/svm/test_norms.py"
+    assert scope("tests/svm/test_norms.py") == "tests/svm/test_norms.py"
 
 
-def build(folder: Path, log: Path) -> None:
-    """Counts its calls in `log` and takes a while, so that a second worker arrives while
-    the first builds."""
-    with open(log, "a") as f:
-        f.write(f"{folder}\n")
-    time.sleep(0.3)
-    (folder / "result.txt").write_text("built")
+def test_a_file_using_the_build_unlisted_is_named():
+    item = SimpleNamespace
+    items = [
+        item(nodeid="tests/figures/test_style.py::test_a", fixturenames=["built_project"]),
+        item(nodeid="tests/svm/test_new.py::test_b", fixturenames=["tmp_path", "built_project"]),
+        item(nodeid="tests/svm/test_new.py::test_c", fixturenames=["built_project"]),
+        item(nodeid="tests/svm/test_other.py::test_d", fixturenames=["tmp_path"]),
+    ]
+    assert unlisted(items) == ["tests/svm/test_new.py"]
+    assert unlisted(items[:1] + items[3:]) == []
 
 
-def worker(run: Path, name: str, out) -> None:
-    import os
-
-    os.environ["PYTEST_XDIST_WORKER"] = name
-    out.put(str(once_per_run(Factory(run, name), "project", partial(build, log=run / "log"))))
-
-
-def test_two_workers_build_once_and_each_gets_its_own_copy(tmp_path):
-    ctx = multiprocessing.get_context("fork")
-    out = ctx.Queue()
-    procs = [ctx.Process(target=worker, args=(tmp_path, f"gw{i}", out)) for i in range(2)]
-    for p in procs:
-        p.start()
-    for p in procs:
-        p.join(60)
-        assert p.exitcode == 0
-    copies = {Path(out.get(timeout=5)) for _ in procs}
-    assert len((tmp_path / "log").read_text().splitlines()) == 1
-    assert len(copies) == 2 and all(c.parent.parent.name in ("gw0", "gw1") for c in copies)
-    for copy in copies:
-        assert (copy / "result.txt").read_text() == "built" and not (copy / DONE).exists()
-
-
-def test_without_xdist_each_session_builds_its_own(tmp_path, monkeypatch):
-    """The control: the counting sees every build (here two sessions, two builds)."""
-    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
-    log = tmp_path / "log"
-    for name in ("a", "b"):
-        folder = once_per_run(Factory(tmp_path, name), "project", partial(build, log=log))
-        assert (folder / "result.txt").read_text() == "built"
-    assert len(log.read_text().splitlines()) == 2
-
-
-def test_a_failed_build_is_built_again_by_the_next_worker(tmp_path, monkeypatch):
-    monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw0")
-
-    def failing(folder: Path) -> None:
-        (folder / "half.txt").write_text("cut short")
-        raise RuntimeError("the build failed")
-
-    with pytest.raises(RuntimeError, match="the build failed"):
-        once_per_run(Factory(tmp_path, "gw0"), "project", failing)
-    monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw1")
-    copy = once_per_run(Factory(tmp_path, "gw1"), "project", partial(build, log=tmp_path / "log"))
-    assert sorted(p.name for p in copy.iterdir()) == ["result.txt"]  # nothing half-built kept
+def test_every_listed_file_uses_the_build():
+    """No stale entry (a run refuses an unlisted file itself: conftest.py)."""
+    for file in BUILT_PROJECT_FILES:
+        assert "built_project" in (REPO / file).read_text(), file

@@ -1,39 +1,54 @@
-"""A session fixture's build done once for every pytest-xdist worker of a run.
+"""The tiny build's tests in one pytest-xdist worker, so that it is built once per run.
 
-Under `pytest -n N` each worker is a process with its own session, so a session-scoped
-fixture that builds something (the tiny build: tests/conftest.py's built_project) would
-build it once per worker that asks for it. `once_per_run` builds it once, in a folder that
-the run's workers share (their base temporary folders' parent), under a file lock; each
-worker then takes a copy of its own (mtimes kept, so Snakemake sees it up to date), which
-its tests may change without touching another worker's. Without xdist it builds in the
-session's own temporary folder, as a plain session fixture does.
+Under `pytest -n N --dist loadfile` (pyproject.toml) each test file runs in one worker, a
+process with its own session: the session fixture built_project (tests/conftest.py: the
+project built on config/tiny.yaml) would be built again by each worker given a file that
+uses it. A copy of one build does not serve instead (Snakemake plans a copied build anew:
+its records name the folder), and the slow tests change the build while they run. So the
+files that use it form one scope, BUILT_PROJECT_FILES, which the scheduler hands to a
+single worker, where they run one after the other on one build, as without xdist. A test
+file that uses the fixture and is not listed stops the run at collection (unlisted).
 """
 
 from __future__ import annotations
 
-import fcntl
-import os
-import shutil
-from collections.abc import Callable
-from pathlib import Path
+SCOPE = "built_project"
+FIXTURE = "built_project"
+BUILT_PROJECT_FILES = frozenset(
+    {
+        "tests/figures/test_style.py",
+        "tests/project/test_refusals_in_builds.py",
+        "tests/project/test_report.py",
+        "tests/project/test_snakefile_build.py",
+        "tests/workflow/test_provenance.py",
+    }
+)
 
-DONE = ".built"  # written last: a folder without it is a build that failed or was cut short
+
+def scope(nodeid: str) -> str:
+    """A test's unit of work: its file, or SCOPE for the files that use the tiny build."""
+    file = nodeid.split("::", 1)[0]
+    return SCOPE if file in BUILT_PROJECT_FILES else file
 
 
-def once_per_run(tmp_path_factory, name: str, build: Callable[[Path], None]) -> Path:
-    """The folder `build(folder)` fills, built once per run (module doc); `name` names it."""
-    if not os.environ.get("PYTEST_XDIST_WORKER"):
-        folder = tmp_path_factory.mktemp(name)
-        build(folder)
-        return folder
-    shared = tmp_path_factory.getbasetemp().parent / f"shared-{name}"
-    with open(shared.with_name(shared.name + ".lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # the other workers wait here while one builds
-        if not (shared / DONE).exists():
-            shutil.rmtree(shared, ignore_errors=True)  # a failed build: again, its error raised
-            shared.mkdir()
-            build(shared)
-            (shared / DONE).touch()
-    own = tmp_path_factory.mktemp(name) / name
-    shutil.copytree(shared, own, symlinks=True, ignore=shutil.ignore_patterns(DONE))
-    return own
+def unlisted(items) -> list[str]:
+    """The files of `items` (pytest's) that use the fixture but are not listed."""
+    return sorted(
+        {
+            item.nodeid.split("::", 1)[0]
+            for item in items
+            if FIXTURE in getattr(item, "fixturenames", ())
+            and item.nodeid.split("::", 1)[0] not in BUILT_PROJECT_FILES
+        }
+    )
+
+
+def scheduler(config, log):
+    """xdist's file scheduler with the tiny build's files as one scope."""
+    from xdist.scheduler import LoadFileScheduling
+
+    class OneScopeForTheBuild(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return scope(nodeid)
+
+    return OneScopeForTheBuild(config, log)
