@@ -208,11 +208,15 @@ def _too_deep(node, depth: int, seen: set) -> bool:
     if depth >= MAX_DEPTH:
         return True
     seen.add(id(node))
+    return any(_too_deep(child, depth + 1, seen) for child in _children(node))
+
+
+def _children(node) -> list:
+    """A node's nodes in the document's order: a mapping's keys and values, a sequence's
+    items; none for a scalar."""
     if isinstance(node, yaml.MappingNode):
-        children = [child for pair in node.value for child in pair]
-    else:
-        children = node.value
-    return any(_too_deep(child, depth + 1, seen) for child in children)
+        return [child for pair in node.value for child in pair]
+    return node.value if isinstance(node, yaml.SequenceNode) else []
 
 
 def _expanded(node, sizes: dict, open_: set) -> int:
@@ -230,11 +234,7 @@ def _expanded(node, sizes: dict, open_: set) -> int:
     if id(node) in open_:
         raise _Refused(f"an alias that contains itself (line {line}): not loaded")
     open_.add(id(node))
-    if isinstance(node, yaml.MappingNode):
-        children = [child for pair in node.value for child in pair]
-    else:
-        children = node.value if isinstance(node, yaml.SequenceNode) else []
-    size = 1 + sum(_expanded(child, sizes, open_) for child in children)
+    size = 1 + sum(_expanded(child, sizes, open_) for child in _children(node))
     if size > MAX_NODES:
         raise _Refused(
             f"composes more than {MAX_NODES} YAML nodes (MAX_NODES), an alias counted as the "
