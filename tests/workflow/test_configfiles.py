@@ -288,3 +288,56 @@ def _depth(value) -> int:
     if isinstance(value, dict | list):
         return 1 + max((_depth(v) for v in children), default=0)
     return 0
+
+
+# Each refusal of the pure-Python loader; libyaml's (configfiles._FastLoader) must refuse
+# each too, so that reading with it first never lets one through.
+REFUSED_TEXTS = {
+    "key twice": "a: 1\nb:\n  c: 1\n  c: 2\n",
+    "key twice in JSON": '{"a": 1, "a": 2}',
+    "past the depth": "a:\n  - "
+    + "[" * (configkeys.MAX_DEPTH - 1)
+    + "]" * (configkeys.MAX_DEPTH - 1),
+    "a Python tag": "a: !!python/object/apply:os.getcwd []\n",
+    "billion laughs": billion_laughs(),
+    "an alias in itself": "a: &a [1, *a]\n",
+    "not YAML": "a: [1, 2\n",
+}
+
+
+@pytest.mark.skipif(not yaml.__with_libyaml__, reason="PyYAML built without libyaml")
+@pytest.mark.parametrize("case", sorted(REFUSED_TEXTS))
+def test_libyaml_refuses_what_the_pure_loader_refuses(case):
+    text = REFUSED_TEXTS[case]
+    for loader in (configfiles._Loader, configfiles._FastLoader):
+        with pytest.raises((configfiles._Refused, yaml.YAMLError)):
+            configfiles._load_with(loader, text, deep_check=loader is configfiles._FastLoader)
+
+
+@pytest.mark.skipif(not yaml.__with_libyaml__, reason="PyYAML built without libyaml")
+def test_libyaml_reads_the_configs_as_the_pure_loader_does(tmp_path, monkeypatch):
+    """The shipped configs, nesting at the limit, a merge and aliases: the same data from
+    both loaders; read_plain takes libyaml's (the pure loader, broken here, is not called),
+    and a refusal is still worded by the pure loader (its line, as before)."""
+    limit = configkeys.MAX_DEPTH
+    texts = [p.read_text() for p in sorted((REPO / "config").glob("*.yaml"))]
+    texts += [
+        "a:\n  - " + "[" * (limit - 2) + "]" * (limit - 2) + "\n",
+        "base: &b {lr: 1, seeds: 2}\nrun:\n  <<: *b\n  lr: 3\nc: [*b, *b]\n",
+        # an anchor nested deep, its alias shallow: the alias is not nesting (_Loader's count)
+        "a:\n  - " + "[" * (limit - 3) + "&x [1]" + "]" * (limit - 3) + "\nb: *x\n",
+    ]
+    assert len(texts) > 3
+    for text in texts:
+        fast = configfiles._load_with(configfiles._FastLoader, text, deep_check=True)
+        assert fast == configfiles._load_with(configfiles._Loader, text, deep_check=False)
+    path = tmp_path / "c.yaml"
+    path.write_text(texts[0])
+    slow = configfiles._Loader
+    monkeypatch.setattr(configfiles, "_Loader", None)  # calling it would raise TypeError
+    assert configfiles.read_plain(path) == yaml.safe_load(texts[0])
+    path.write_text("a: 1\na: 2\n")
+    with pytest.raises(TypeError):
+        configfiles.read_plain(path)  # refused by libyaml's pass, then worded by _Loader
+    monkeypatch.setattr(configfiles, "_Loader", slow)
+    assert "the key 'a' is given twice in one mapping (lines 1 and 2)" in refused(path)

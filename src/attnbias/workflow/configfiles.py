@@ -117,27 +117,9 @@ def _read_bounded(path) -> str:
         ) from None
 
 
-class _Loader(yaml.SafeLoader):
-    """PyYAML's safe loader that refuses a key given twice in one mapping (checked before
-    SafeLoader flattens a merge `<<`, whose keys the mapping may give again), and nesting
-    deeper than MAX_DEPTH, with its line, before its recursive composer could overflow."""
-
-    _depth = 0
-
-    def compose_node(self, parent, index):
-        if self.check_event(yaml.CollectionStartEvent):
-            if self._depth >= MAX_DEPTH:
-                line = self.peek_event().start_mark.line + 1
-                raise _Refused(
-                    f"nested more than {MAX_DEPTH} levels deep (MAX_DEPTH) on line {line}, "
-                    "where the default config nests 7: remove the nesting"
-                )
-            self._depth += 1
-            try:
-                return super().compose_node(parent, index)
-            finally:
-                self._depth -= 1
-        return super().compose_node(parent, index)
+class _NoKeyTwice:
+    """A constructor that refuses a key given twice in one mapping, with its lines (checked
+    before SafeLoader flattens a merge `<<`, whose keys the mapping may give again)."""
 
     def construct_mapping(self, node, deep=False):
         if isinstance(node, yaml.MappingNode):
@@ -159,17 +141,82 @@ class _Loader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
+class _Loader(_NoKeyTwice, yaml.SafeLoader):
+    """PyYAML's safe loader (pure Python) that refuses a key given twice (_NoKeyTwice), and
+    nesting deeper than MAX_DEPTH, with its line, before its recursive composer could
+    overflow. It words every refusal (_load)."""
+
+    _depth = 0
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.CollectionStartEvent):
+            if self._depth >= MAX_DEPTH:
+                line = self.peek_event().start_mark.line + 1
+                raise _Refused(
+                    f"nested more than {MAX_DEPTH} levels deep (MAX_DEPTH) on line {line}, "
+                    "where the default config nests 7: remove the nesting"
+                )
+            self._depth += 1
+            try:
+                return super().compose_node(parent, index)
+            finally:
+                self._depth -= 1
+        return super().compose_node(parent, index)
+
+
+# libyaml's parser (about 6 times faster on the default config: 36 KiB, read by every run;
+# docs/speed.md), where PyYAML was built with it. It composes in C (libyaml stops past 1,000
+# levels), so the depth is checked on the composed nodes (_too_deep).
+_FastLoader = (
+    type("_FastLoader", (_NoKeyTwice, yaml.CSafeLoader), {}) if yaml.__with_libyaml__ else None
+)
+
+
 def _load(text: str):
-    """The YAML document `text`, composed, its size checked (_expanded), then built."""
-    loader = _Loader(text)
+    """The YAML document `text`, composed, its size checked (_expanded), then built.
+
+    Read by libyaml where it can; whatever it refuses or cannot read is read again by
+    _Loader, whose refusal names what and where, as the only loader did before (so each
+    message is the same, whichever loader came first)."""
+    if _FastLoader is not None:
+        try:
+            return _load_with(_FastLoader, text, deep_check=True)
+        except (_Refused, RecursionError, yaml.YAMLError):
+            pass
+    return _load_with(_Loader, text, deep_check=False)
+
+
+def _load_with(loader_class, text: str, deep_check: bool):
+    loader = loader_class(text)
     try:
         node = loader.get_single_node()
         if node is None:  # an empty file
             return None
+        if deep_check and _too_deep(node, 0, set()):
+            raise _Refused("nested past MAX_DEPTH")  # _load words it (_Loader)
         _expanded(node, {}, set())
         return loader.construct_document(node)
     finally:
         loader.dispose()
+
+
+def _too_deep(node, depth: int, seen: set) -> bool:
+    """Whether a collection under `node` lies inside MAX_DEPTH others (as _Loader counts:
+    an alias is not followed, being its anchor's node seen before)."""
+    if id(node) in seen or not isinstance(node, yaml.CollectionNode):
+        return False
+    if depth >= MAX_DEPTH:
+        return True
+    seen.add(id(node))
+    return any(_too_deep(child, depth + 1, seen) for child in _children(node))
+
+
+def _children(node) -> list:
+    """A node's nodes in the document's order: a mapping's keys and values, a sequence's
+    items; none for a scalar."""
+    if isinstance(node, yaml.MappingNode):
+        return [child for pair in node.value for child in pair]
+    return node.value if isinstance(node, yaml.SequenceNode) else []
 
 
 def _expanded(node, sizes: dict, open_: set) -> int:
@@ -187,11 +234,7 @@ def _expanded(node, sizes: dict, open_: set) -> int:
     if id(node) in open_:
         raise _Refused(f"an alias that contains itself (line {line}): not loaded")
     open_.add(id(node))
-    if isinstance(node, yaml.MappingNode):
-        children = [child for pair in node.value for child in pair]
-    else:
-        children = node.value if isinstance(node, yaml.SequenceNode) else []
-    size = 1 + sum(_expanded(child, sizes, open_) for child in children)
+    size = 1 + sum(_expanded(child, sizes, open_) for child in _children(node))
     if size > MAX_NODES:
         raise _Refused(
             f"composes more than {MAX_NODES} YAML nodes (MAX_NODES), an alias counted as the "
