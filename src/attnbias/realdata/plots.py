@@ -21,6 +21,7 @@ from attnbias.figures.overlap import (
 from attnbias.figures.save import save_figure
 from attnbias.figures.style import FULL_WIDTH, LINE_STYLES, apply_theme
 from attnbias.realdata import cap_bound
+from attnbias.realdata.metric_names import PROBE_METRIC
 from attnbias.realdata.tuning import RULES
 
 NORM_PREFIX = "norm/"
@@ -41,6 +42,8 @@ def _stamp(fig, fixture: bool) -> None:
 def _metric_panels(table: pd.DataFrame) -> list[tuple[str, str, str]]:
     """(metric, y label, y scale) for each metric the table holds, in reading order."""
     panels = [("train_loss", "train loss (window mean)", "linear")]
+    if PROBE_METRIC in set(table["metric"]):  # what the races and the tuning rule read
+        panels.append((PROBE_METRIC, "probe loss (fixed training subset)", "linear"))
     panels.append(("test_accuracy", "test accuracy", "linear"))
     if "worst_group_accuracy" in set(table["metric"]):
         panels.append(("worst_group_accuracy", "worst-group accuracy (WILDS)", "linear"))
@@ -172,9 +175,20 @@ def training_caption(
         f"{train['epochs']} epoch{'s' if train['epochs'] != 1 else ''}, batch size "
         f"{train['batch_size']}, logged every "
         f"{train['log_every']} steps; lines: {lines}. Train loss: mean mini-batch "
-        f"cross-entropy since the previous log point; test accuracy on "
+        f"cross-entropy since the previous log point;{_probe_words(train)} test accuracy on "
         f"{TEST_SPLITS[settings['dataset']]}.{subset} Optimizers: {optimizers}.{tuned}"
         + (f" {caps}" if caps else "")
+    )
+
+
+def _probe_words(train: dict) -> str:
+    """The probe panel in the caption's words ("" where no probe is logged)."""
+    if not train.get("probe_samples"):
+        return ""
+    return (
+        f" probe loss: the loss on a fixed subset of {train['probe_samples']:,} training "
+        "samples at each log point, the same for every run (what the races and the tuning "
+        "rule read);"
     )
 
 
