@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -25,6 +26,8 @@ from attnbias.realdata.metric_names import PROBE_METRIC
 from attnbias.realdata.tuning import RULES
 
 NORM_PREFIX = "norm/"
+LEGEND_COLUMNS = 4  # optimizers per line of the legend above the panels
+PANEL_TITLE_WIDTH = 34  # characters a layer-norm panel's title takes before it wraps
 FIXTURE_STAMP = "FIXTURE RUN (tiny test data and model, not the paper's experiment)"
 
 
@@ -231,9 +234,14 @@ def draw_training(
     norms = _layer_order(m for m in set(table["metric"]) if m.startswith(NORM_PREFIX))
     cols = len(panels)
     rows = 1 + (int(np.ceil(len(labels) / cols)) if norms else 0)
+    # a sweep's many optimizers: the legend above the panels takes a line per 4 of them
+    legend_lines = int(np.ceil(len(labels) / LEGEND_COLUMNS))
     fig, axes = plt.subplots(
-        rows, cols, figsize=(FULL_WIDTH, 2.1 * rows + 0.5), squeeze=False, layout="constrained"
-    )
+        rows, cols, figsize=(FULL_WIDTH, 2.1 * rows + 0.25 + 0.25 * legend_lines),
+        squeeze=False, layout="constrained",
+    )  # fmt: skip
+    # the notes on coinciding curves name each run without its cap's words (the legend has them)
+    short = {name: label.split(" (cap bound")[0] for name, label in labels.items()}
     for i, (ax, (metric, ylabel, yscale)) in enumerate(zip(axes[0], panels, strict=True)):
         ax.set_yscale(yscale)
         data = table[table["metric"] == metric]
@@ -248,24 +256,34 @@ def draw_training(
             handles, texts = ax.get_legend_handles_labels()
             ax.get_legend().remove()
             legend = fig.legend(
-                handles, texts, loc="outside upper center", ncol=min(len(texts), 4), frameon=False,
+                handles, texts, loc="outside upper center", ncol=min(len(texts), LEGEND_COLUMNS),
+                frameon=False,
                 title=FIXTURE_STAMP if fixture else dataset and f"data: {dataset}",
             )  # fmt: skip
             if fixture:
                 legend.get_title().set_color("firebrick")
         # lines that cover each other (a flat accuracy) are named where they do
-        say_coinciding(ax, coinciding_groups(coinciding(data, yscale, OVERLAP_HEIGHT)), labels)
+        say_coinciding(ax, coinciding_groups(coinciding(data, yscale, OVERLAP_HEIGHT)), short)
     if norms:
         layer_palette = dict(zip(norms, sns.color_palette("viridis", len(norms)), strict=True))
         layer_dashes = {n: LINE_STYLES[i % len(LINE_STYLES)] for i, n in enumerate(norms)}
+        relative = {
+            name: relative_to_start(
+                table[(table["optimizer"] == name) & table["metric"].isin(norms)]
+            )
+            for name in labels
+        }
+        # one y axis for every optimizer's panel, wide enough for all of them (Adam's
+        # layers grow far more than SGD's)
+        means = [d.groupby(["metric", "iteration"])["value"].mean() for d in relative.values()]
+        low, high = min(m.min() for m in means), max(m.max() for m in means)
+        margin = 0.05 * (high - low or 1.0)
         for k, ax in enumerate(axes[1:].flat):
             if k >= len(labels):
                 ax.set_visible(False)
                 continue
             name, label = list(labels.items())[k]
-            data = relative_to_start(
-                table[(table["optimizer"] == name) & table["metric"].isin(norms)]
-            )
+            data = relative[name]
             sns.lineplot(
                 data=data, x="iteration", y="value", hue="metric", hue_order=norms,
                 palette=layer_palette, errorbar=None, ax=ax, legend=k == 0,
@@ -275,7 +293,9 @@ def draw_training(
             last_row = k >= len(labels) - cols
             ax.set_xlabel("iteration" if last_row else "")
             ax.set_ylabel("layer norm / its start" if k % cols == 0 else "")
-            ax.set_title(f"({chr(97 + cols + k)}) {label}", loc="left", fontweight="bold")
+            title = textwrap.fill(f"({chr(97 + cols + k)}) {label}", PANEL_TITLE_WIDTH)
+            ax.set_title(title, loc="left", fontweight="bold")
+            ax.set_ylim(low - margin, high + margin)
             if k == 0:  # the layers' legend goes below the panels
                 handles, names = ax.get_legend_handles_labels()
                 ax.get_legend().remove()
