@@ -27,6 +27,7 @@ from attnbias.realdata.tuning import RULES
 
 NORM_PREFIX = "norm/"
 LEGEND_COLUMNS = 4  # optimizers per line of the legend above the panels
+SHORT_LABEL = 24  # characters of the longest label that still fits 4 to a line
 PANEL_TITLE_WIDTH = 34  # characters a layer-norm panel's title takes before it wraps
 FIXTURE_STAMP = "FIXTURE RUN (tiny test data and model, not the paper's experiment)"
 
@@ -234,8 +235,10 @@ def draw_training(
     norms = _layer_order(m for m in set(table["metric"]) if m.startswith(NORM_PREFIX))
     cols = len(panels)
     rows = 1 + (int(np.ceil(len(labels) / cols)) if norms else 0)
-    # a sweep's many optimizers: the legend above the panels takes a line per 4 of them
-    legend_lines = int(np.ceil(len(labels) / LEGEND_COLUMNS))
+    # a sweep's many optimizers: the legend above the panels takes a line per 4 of them,
+    # per 2 where a label is long (a capped run named as the SGD it became)
+    columns = LEGEND_COLUMNS if max(map(len, labels.values())) <= SHORT_LABEL else 2
+    legend_lines = int(np.ceil(len(labels) / columns))
     fig, axes = plt.subplots(
         rows, cols, figsize=(FULL_WIDTH, 2.1 * rows + 0.25 + 0.25 * legend_lines),
         squeeze=False, layout="constrained",
@@ -256,7 +259,7 @@ def draw_training(
             handles, texts = ax.get_legend_handles_labels()
             ax.get_legend().remove()
             legend = fig.legend(
-                handles, texts, loc="outside upper center", ncol=min(len(texts), LEGEND_COLUMNS),
+                handles, texts, loc="outside upper center", ncol=min(len(texts), columns),
                 frameon=False,
                 title=FIXTURE_STAMP if fixture else dataset and f"data: {dataset}",
             )  # fmt: skip
