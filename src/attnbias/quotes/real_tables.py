@@ -49,7 +49,10 @@ def sweep_table(b: Build, sweep: str, figure: str) -> str:
         "|---|---|---|---|---|---|---|",
     ]
     order = {rule: i for i, rule in enumerate(RULE_ORDER)}
-    ranked = table.assign(_order=table["rule"].map(order)).sort_values("_order", kind="stable")
+    # by rule, then by the setting's first number (its rate or cap)
+    first = table["settings"].str.extract(r"=([0-9.e+-]+)")[0].astype(float)
+    ranked = table.assign(_order=table["rule"].map(order), _first=first)
+    ranked = ranked.sort_values(["_order", "_first"], kind="stable")
     for row in ranked.itertuples():
         bold = "**" if row.best_of_rule else ""
         used = "yes" if (row.rule, row.settings) in runs else ""
@@ -103,7 +106,8 @@ def races_table(b: Build, figure: str) -> str:
     for row in mine.itertuples():
         low, high = f"{row.low:.4f}", f"{row.high:.4f}"
         difference = low if low == high else f"{row.mean:.4f} ({low} to {high})"
-        detail = f"; {row.detail}" if isinstance(row.detail, str) and row.detail else ""
+        said = isinstance(row.detail, str) and row.detail and row.detail not in row.verdict
+        detail = f"; {row.detail}" if said else ""  # where the verdict does not say it
         lines.append(
             f"| {row.claim} | {difference} | {race_p(str(row.value_text))} | "
             f"{row.verdict}{detail} |"
