@@ -105,3 +105,29 @@ def test_the_caption_names_the_reported_seeds_and_where_the_settings_were_tuned(
     )
     assert "lowest mean probe loss" in caption
     assert "tuned" not in plots.training_caption(settings, LEGEND, source)  # the control
+
+
+def test_the_probe_loss_the_races_read_has_its_panel_and_caption(monkeypatch, tmp_path):
+    """Where the runs log the probe loss, the figure draws it (the quantity of the races and
+    of the tuning rule) and the caption says what it is; without it, neither (the control)."""
+    table = run_table(0.5)
+    probe = table[table["metric"] == "train_loss"].assign(metric="probe_loss")
+    drawn = []
+    monkeypatch.setattr(plots, "save_figure", lambda fig, *a, **k: drawn.append(fig))
+    for data in (pd.concat([table, probe]), table):
+        plots.draw_training(
+            data, title="t", legend=LEGEND, algorithms={n: n for n in LEGEND},
+            caption="c", fixture=False, outputs=[tmp_path / "f.pdf"],
+        )  # fmt: skip
+    labels = [[ax.get_ylabel() for ax in fig.axes] for fig in drawn]
+    assert "probe loss (fixed training subset)" in labels[0]
+    assert "probe loss (fixed training subset)" not in labels[1]
+    for fig in drawn:
+        plt.close(fig)
+    settings = {"train": {"epochs": 1, "batch_size": 16, "log_every": 16, "probe_samples": 256},
+                "seeds": 5, "first_seed": 1, "dataset": "rotten_tomatoes"}  # fmt: skip
+    source = {"datasets": [{"name": "Rotten Tomatoes", "path": "data/rt"}]}
+    caption = plots.training_caption(settings, LEGEND, source)
+    assert "probe loss: the loss on a fixed subset of 256 training samples" in caption
+    del settings["train"]["probe_samples"]
+    assert "probe loss" not in plots.training_caption(settings, LEGEND, source)

@@ -44,6 +44,17 @@ def test_the_claims_name_where_a_figure_was_tuned(wf):
     assert real.tuning("fig1") == {} and tuning_words({}) == ""  # no sweep tuned the paper's
 
 
+def test_the_claims_read_the_constants_their_rows_name(wf):
+    """What claims.real_constants names from the config: the tuning rule and seed, and the
+    probe subset; none where no sweep chose the settings."""
+    real = RealDataConfig(wf)
+    minilm, mnist = real.claims_real("fig1_minilm"), real.claims_real("fig6_mnist5k")
+    assert minilm["chosen_by"] == {"seed": 0, "sweeps": ["fig1_minilm_lr"], "rule": "probe_area"}
+    assert minilm["probe_samples"] == mnist["probe_samples"] == 256
+    assert real.claims_real("fig1")["chosen_by"] == {}
+    assert real.claims_real("fig1")["probe_samples"] == 0
+
+
 def test_sweeps_are_not_read_by_the_claims(wf):
     claimed = RealDataConfig(wf).claimed_real_experiments()
     assert "fig1_minilm" in claimed and "fig4_minilm" in claimed

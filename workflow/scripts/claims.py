@@ -9,7 +9,7 @@ where this build holds it; without, the default build's constants' (fig2's caps:
 claims_robustness_default.parquet), naming the constants left unmeasured; without either,
 the column says why."""
 
-from attnbias.claims import beyond_seeds, layouts, robustness, write
+from attnbias.claims import beyond_seeds, layouts, real_constants, robustness, write
 from attnbias.claims import inputs as claims_inputs
 from attnbias.workflow import io, joblog, parquet, provenance, store
 
@@ -63,7 +63,9 @@ if "table" in found:
 # where only the default build's constants are measured: the others, and how to measure them
 unmeasured = (found.get("unmeasured", []), found.get("hint", "")) if robust is not None else None
 table = robustness.annotate(table, robust, absent, unmeasured)
-table = robustness.named(table, snakemake.params.constants, experiments | geometry)
+# the constants each row names; a real-data race's horizon is its table's last step
+real = real_constants.with_horizon(real, tables)
+table = robustness.named(table, snakemake.params.constants, experiments | real | geometry)
 # as the figures' footnotes say it: where the runs trained, from the aggregates' records
 aggregates = [claims_inputs.named(i, name)("metrics") for name in experiments]
 records = [record for table_path in aggregates for record in parquet.run_records(table_path)]

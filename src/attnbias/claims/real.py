@@ -24,13 +24,11 @@ from dataclasses import replace
 import numpy as np
 
 from attnbias.claims.paired_race import paired_race_row
+from attnbias.claims.real_constants import ADAM_GAP
 from attnbias.claims.rows import Measured, Rows, Said, Verdict, spread
 from attnbias.claims.thresholds import threshold_row
 from attnbias.realdata.cap_bound import became_runs, bound_share, run_text
 
-ADAM_GAP = (
-    2.0  # "no significant gap between Adam and SGD": final train losses within this factor (ours)
-)
 # Fig. 10's "a significant fraction of all the cosine similarities fall within a small range
 # around 0": read as at least this share of the pairs inside the figure's band (ours)
 ORTHOGONAL_SHARE = 0.5

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from attnbias.claims import real_constants
+
 COUNTED = ("covered", "comparison", "outside")  # the categories whose verdicts are counted
 CHANGES = ("outcome", "mean", "low", "high", "value_text")  # what a depending row changes
 COLUMNS = ("key", "experiment", "claim", "constant", "label", "ours", "values", "outcomes",
@@ -193,7 +195,9 @@ def named(table: pd.DataFrame, described: dict, experiments: dict) -> pd.DataFra
     them) is built: every number in the settings of an optimizer the row reads (named in its
     key; `experiments`: the claims settings) and each constant of the config's
     claims_robustness (`described`: RobustnessConfig.described) set in the training settings
-    of the row's experiment, on the row's kind of test (t_last)."""
+    of the row's experiment, on the row's kind of test (t_last); for a real-data row, also
+    those of claims.real_constants (the race's level, probe subset, horizon and the rule
+    that chose the settings; Adam's gap factor)."""
     table = table.copy()
 
     def constants(row) -> str:
@@ -213,6 +217,8 @@ def named(table: pd.DataFrame, described: dict, experiments: dict) -> pd.DataFra
             kinds = entry.get("kinds")
             if any(p.startswith("train.") for p in paths) and (not kinds or row.kind in kinds):
                 found.append(f"{entry['label']} = {number(float(entry['ours']))}")
+        if settings.get("layout") == "real":  # the race's test, probe, horizon and tuning
+            found += real_constants.words(settings, row.kind)
         return "; ".join(found)
 
     table["constants"] = [constants(r) for r in table.itertuples()]

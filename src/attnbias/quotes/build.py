@@ -89,6 +89,11 @@ class Build:
         values = self.series(experiment, optimizer, metric)
         return values.loc[values.index.max()].to_numpy()
 
+    def final_table(self, experiment: str) -> pd.DataFrame:
+        """A real-data figure's or sweep's end points, one row per optimizer, with the
+        tuning rule's choice (results/<experiment>_final.csv: realdata.final_values)."""
+        return self._read(f"{experiment}_final.csv", pd.read_csv)
+
     def seeds(self, experiment: str) -> list:
         return sorted(self.metrics(experiment)["seed"].unique())
 
@@ -135,12 +140,14 @@ class Build:
     def benchmarks(self, rule: str, pattern: str = "*") -> pd.DataFrame:
         """Snakemake's benchmark files of `rule` (results/benchmarks/<rule>/<pattern>.tsv),
         one row per file (a file of several rows, benchmark repeats: their sum), indexed
-        by the file's name without .tsv: s (wall), cpu_time (user + sys), ..."""
-        files = sorted(self.path(f"benchmarks/{rule}").glob(f"{pattern}.tsv"))
+        by the file's path under the rule's folder without .tsv (a pattern of folders,
+        "fig6_mnist5k/*/*", keeps every job apart): s (wall), cpu_time (user + sys), ..."""
+        folder = self.path(f"benchmarks/{rule}")
+        files = sorted(folder.glob(f"{pattern}.tsv"))
         if not files:
             raise Unbuilt(str(self.results / f"benchmarks/{rule}/{pattern}.tsv"))
-        sums = {f.name.removesuffix(".tsv"): pd.read_csv(f, sep="\t").sum(numeric_only=True)
-                for f in files}  # fmt: skip
+        sums = {str(f.relative_to(folder)).removesuffix(".tsv"):
+                pd.read_csv(f, sep="\t").sum(numeric_only=True) for f in files}  # fmt: skip
         return pd.DataFrame(sums).T
 
     def sweep_runs(self, name: str) -> pd.DataFrame:

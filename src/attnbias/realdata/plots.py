@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -21,9 +22,13 @@ from attnbias.figures.overlap import (
 from attnbias.figures.save import save_figure
 from attnbias.figures.style import FULL_WIDTH, LINE_STYLES, apply_theme
 from attnbias.realdata import cap_bound
+from attnbias.realdata.metric_names import PROBE_METRIC
 from attnbias.realdata.tuning import RULES
 
 NORM_PREFIX = "norm/"
+LEGEND_COLUMNS = 4  # optimizers per line of the legend above the panels
+SHORT_LABEL = 24  # characters of the longest label that still fits 4 to a line
+PANEL_TITLE_WIDTH = 34  # characters a layer-norm panel's title takes before it wraps
 FIXTURE_STAMP = "FIXTURE RUN (tiny test data and model, not the paper's experiment)"
 
 
@@ -41,6 +46,8 @@ def _stamp(fig, fixture: bool) -> None:
 def _metric_panels(table: pd.DataFrame) -> list[tuple[str, str, str]]:
     """(metric, y label, y scale) for each metric the table holds, in reading order."""
     panels = [("train_loss", "train loss (window mean)", "linear")]
+    if PROBE_METRIC in set(table["metric"]):  # what the races and the tuning rule read
+        panels.append((PROBE_METRIC, "probe loss (fixed training subset)", "linear"))
     panels.append(("test_accuracy", "test accuracy", "linear"))
     if "worst_group_accuracy" in set(table["metric"]):
         panels.append(("worst_group_accuracy", "worst-group accuracy (WILDS)", "linear"))
@@ -172,9 +179,20 @@ def training_caption(
         f"{train['epochs']} epoch{'s' if train['epochs'] != 1 else ''}, batch size "
         f"{train['batch_size']}, logged every "
         f"{train['log_every']} steps; lines: {lines}. Train loss: mean mini-batch "
-        f"cross-entropy since the previous log point; test accuracy on "
+        f"cross-entropy since the previous log point;{_probe_words(train)} test accuracy on "
         f"{TEST_SPLITS[settings['dataset']]}.{subset} Optimizers: {optimizers}.{tuned}"
         + (f" {caps}" if caps else "")
+    )
+
+
+def _probe_words(train: dict) -> str:
+    """The probe panel in the caption's words ("" where no probe is logged)."""
+    if not train.get("probe_samples"):
+        return ""
+    return (
+        f" probe loss: the loss on a fixed subset of {train['probe_samples']:,} training "
+        "samples at each log point, the same for every run (what the races and the tuning "
+        "rule read);"
     )
 
 
@@ -217,9 +235,16 @@ def draw_training(
     norms = _layer_order(m for m in set(table["metric"]) if m.startswith(NORM_PREFIX))
     cols = len(panels)
     rows = 1 + (int(np.ceil(len(labels) / cols)) if norms else 0)
+    # a sweep's many optimizers: the legend above the panels takes a line per 4 of them,
+    # per 2 where a label is long (a capped run named as the SGD it became)
+    columns = LEGEND_COLUMNS if max(map(len, labels.values())) <= SHORT_LABEL else 2
+    legend_lines = int(np.ceil(len(labels) / columns))
     fig, axes = plt.subplots(
-        rows, cols, figsize=(FULL_WIDTH, 2.1 * rows + 0.5), squeeze=False, layout="constrained"
-    )
+        rows, cols, figsize=(FULL_WIDTH, 2.1 * rows + 0.25 + 0.25 * legend_lines),
+        squeeze=False, layout="constrained",
+    )  # fmt: skip
+    # the notes on coinciding curves name each run without its cap's words (the legend has them)
+    short = {name: label.split(" (cap bound")[0] for name, label in labels.items()}
     for i, (ax, (metric, ylabel, yscale)) in enumerate(zip(axes[0], panels, strict=True)):
         ax.set_yscale(yscale)
         data = table[table["metric"] == metric]
@@ -234,24 +259,34 @@ def draw_training(
             handles, texts = ax.get_legend_handles_labels()
             ax.get_legend().remove()
             legend = fig.legend(
-                handles, texts, loc="outside upper center", ncol=min(len(texts), 4), frameon=False,
+                handles, texts, loc="outside upper center", ncol=min(len(texts), columns),
+                frameon=False,
                 title=FIXTURE_STAMP if fixture else dataset and f"data: {dataset}",
             )  # fmt: skip
             if fixture:
                 legend.get_title().set_color("firebrick")
         # lines that cover each other (a flat accuracy) are named where they do
-        say_coinciding(ax, coinciding_groups(coinciding(data, yscale, OVERLAP_HEIGHT)), labels)
+        say_coinciding(ax, coinciding_groups(coinciding(data, yscale, OVERLAP_HEIGHT)), short)
     if norms:
         layer_palette = dict(zip(norms, sns.color_palette("viridis", len(norms)), strict=True))
         layer_dashes = {n: LINE_STYLES[i % len(LINE_STYLES)] for i, n in enumerate(norms)}
+        relative = {
+            name: relative_to_start(
+                table[(table["optimizer"] == name) & table["metric"].isin(norms)]
+            )
+            for name in labels
+        }
+        # one y axis for every optimizer's panel, wide enough for all of them (Adam's
+        # layers grow far more than SGD's)
+        means = [d.groupby(["metric", "iteration"])["value"].mean() for d in relative.values()]
+        low, high = min(m.min() for m in means), max(m.max() for m in means)
+        margin = 0.05 * (high - low or 1.0)
         for k, ax in enumerate(axes[1:].flat):
             if k >= len(labels):
                 ax.set_visible(False)
                 continue
             name, label = list(labels.items())[k]
-            data = relative_to_start(
-                table[(table["optimizer"] == name) & table["metric"].isin(norms)]
-            )
+            data = relative[name]
             sns.lineplot(
                 data=data, x="iteration", y="value", hue="metric", hue_order=norms,
                 palette=layer_palette, errorbar=None, ax=ax, legend=k == 0,
@@ -261,7 +296,9 @@ def draw_training(
             last_row = k >= len(labels) - cols
             ax.set_xlabel("iteration" if last_row else "")
             ax.set_ylabel("layer norm / its start" if k % cols == 0 else "")
-            ax.set_title(f"({chr(97 + cols + k)}) {label}", loc="left", fontweight="bold")
+            title = textwrap.fill(f"({chr(97 + cols + k)}) {label}", PANEL_TITLE_WIDTH)
+            ax.set_title(title, loc="left", fontweight="bold")
+            ax.set_ylim(low - margin, high + margin)
             if k == 0:  # the layers' legend goes below the panels
                 handles, names = ax.get_legend_handles_labels()
                 ax.get_legend().remove()

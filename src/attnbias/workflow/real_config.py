@@ -58,6 +58,9 @@ class RealDataConfig:
             "scale": self.real_scale(experiment),
             "seeds": e["seeds"],
             "tuning": tuning_words(self.tuning(experiment)),
+            # the constants its rows name (claims.real_constants; the horizon: its table's)
+            "chosen_by": self.tuning(experiment),
+            "probe_samples": e["train"].get("probe_samples", 0),
             "optimizers": {o: self.wf.optimizer(experiment, o) for o in e["optimizers"]},
             "labels": {o: opt.get("label", o) for o, opt in e["optimizers"].items()},
             "paper_figure": None,

@@ -1,0 +1,63 @@
+"""The constants of ours that a real-data row's verdict may depend on beyond its optimizers'
+settings (which claims.robustness.named reads from every experiment alike), in words, as the
+claims' column `constants` names them: for a race, the paired test's level
+(claims.paired_race.ALPHA), the curve it reads (the probe subset's size, the horizon) and the
+rule that chose the settings on the tuning seed (realdata.tuning, with the cap rule's
+limit realdata.cap_bound.MAX_CAP_SHARE); for Adam's gap, its factor (claims.real.ADAM_GAP).
+
+An experiment here is what the claims read of a real-data experiment
+(workflow.real_config.RealDataConfig.claims_real): `probe_samples`, `chosen_by` ({seed,
+sweeps, rule}; {} where no sweep chose the settings) and, once its table is read, `steps`
+(with_horizon).
+"""
+
+from __future__ import annotations
+
+from attnbias.claims.paired_race import ALPHA
+from attnbias.realdata.cap_bound import MAX_CAP_SHARE
+
+# "no significant gap between Adam and SGD": final train losses within this factor (ours);
+# claims.real reads it from here, so the row and its constants cell say one number
+ADAM_GAP = 2.0
+
+
+def with_horizon(experiments: dict, tables: dict) -> dict:
+    """`experiments` (name -> what the claims read of it), each with `steps`: the last
+    logged step of its table in `tables` (the horizon its races read)."""
+    return {
+        name: {**e, "steps": int(tables[name]["iteration"].max())} if name in tables else e
+        for name, e in experiments.items()
+    }
+
+
+def race_words(experiment: dict) -> list[str]:
+    """The constants of a paired race on `experiment`'s runs."""
+    found = [f"paired t-test's one-sided level = {ALPHA:g}"]
+    probe = experiment.get("probe_samples")
+    found.append(
+        f"probe subset = {probe:,} training samples" if probe else "curve = train loss (no probe)"
+    )
+    if experiment.get("steps"):
+        found.append(f"horizon = {experiment['steps']:,} steps")
+    return found + tuning_words(experiment)
+
+
+def tuning_words(experiment: dict) -> list[str]:
+    """The rule that chose the settings and the seed it read; [] where none did."""
+    tuning = experiment.get("chosen_by") or {}
+    if not tuning:
+        return []
+    return [
+        f"settings chosen by the rule {tuning['rule']} on seed {tuning['seed']} "
+        f"({', '.join(tuning['sweeps'])}), cap bound at <= {MAX_CAP_SHARE:.0%} of the steps"
+    ]
+
+
+def words(experiment: dict, kind: str) -> list[str]:
+    """The constants of ours beyond the optimizers' settings that a real-data row of test
+    `kind` (claims.claim.KINDS) depends on; [] for other kinds."""
+    if kind == "race":
+        return race_words(experiment)
+    if kind == "threshold":
+        return [f"Adam/SGD final-loss factor = {ADAM_GAP:g}", *tuning_words(experiment)]
+    return []
