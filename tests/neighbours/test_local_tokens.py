@@ -8,6 +8,7 @@ import pytest
 
 from attnbias.data import models
 from attnbias.neighbours import local_tokens, svms
+from attnbias.svm import local_optimality
 
 # One sample, self-attention: query x_1 = (0, 1), x_2 = (1, 0), x_3 = (3, 0). Selecting
 # x_3, the W-SVM is W = w x_1^T with w the least-norm vector meeting (3, -1).w >= 1 and
@@ -59,7 +60,7 @@ def test_run_svms_are_those_of_the_selected_tokens():
     W = svms.w_svm(data, other, "fro").solution
     found = local_tokens.run_svms(data, W, ["fro", "nuclear"])
     np.testing.assert_allclose(found["fro"].solution, W, atol=1e-9)
-    margins = svms.margins(data, other, found["nuclear"].solution)
+    margins = local_optimality.margins(data, other, found["nuclear"].solution)
     assert abs(margins.min() - 1) < 1e-9
 
 

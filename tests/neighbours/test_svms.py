@@ -7,7 +7,7 @@ import pytest
 
 from attnbias.data import models
 from attnbias.neighbours import svms
-from attnbias.svm import norms
+from attnbias.svm import local_optimality, norms
 
 
 @pytest.mark.parametrize("norm", ["fro", "nuclear", "l3"])
@@ -17,12 +17,12 @@ def test_cross_attention_svm_meets_the_cross_constraints(norm):
     self-attention SVM of the same tokens (queries x_{i,1}) breaks some cross constraint."""
     data = models.generate("cross_gaussian", 1, dict(n=4, T=5, d=6))
     solution = svms.w_svm(data, data["opt"], norm)
-    margins = svms.margins(data, data["opt"], solution.solution)
+    margins = local_optimality.margins(data, data["opt"], solution.solution)
     np.testing.assert_allclose(margins, solution.margins, rtol=0, atol=1e-12)
     assert abs(margins.min() - 1) < 1e-12
     self_attention = {k: v for k, v in data.items() if k != "Z"}
     other = svms.w_svm(self_attention, data["opt"], norm).solution
-    assert svms.margins(data, data["opt"], other).min() < 0.99
+    assert local_optimality.margins(data, data["opt"], other).min() < 0.99
 
 
 def test_self_attention_is_svm_norms_own_problem():
@@ -40,7 +40,7 @@ def test_the_translation_keeps_constraints_and_order():
     Xs, chosen = svms.as_self_attention(X, Z, tokens)
     np.testing.assert_array_equal(chosen, [0, 0])
     np.testing.assert_array_equal(Xs[:, 0], Z)
-    samples, positions = svms.constraint_index(tokens, 4)
+    samples, positions = local_optimality.constraint_index(tokens, 4)
     np.testing.assert_array_equal(positions, [0, 1, 3, 1, 2, 3])
     diffs = (Xs[:, :1] - Xs[:, 1:]).reshape(-1, 3)
     expected = X[samples, tokens[samples]] - X[samples, positions]

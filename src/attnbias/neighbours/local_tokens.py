@@ -21,62 +21,16 @@ alpha_i is a best-scoring token of its sample (opt of the data contract).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from attnbias.neighbours import svms
-
-# a constraint is active when its margin is within this of 1, relative: svm.norms checks
-# its solutions' KKT conditions to 1e-6, so margins are known to about that
-ACTIVE_TOLERANCE = 1e-6
-
-
-def attention_scores(data: dict, W: np.ndarray) -> np.ndarray:
-    """x_{i,t}^T W z_i (n, T), z_i = Z's row i (cross-attention) or x_{i,1}."""
-    X = np.asarray(data["X"], float)
-    queries = np.asarray(data["Z"], float) if "Z" in data else X[:, 0]
-    return np.einsum("ntd,de,ne->nt", X, np.asarray(W, float), queries)
+from attnbias.svm import local_optimality
+from attnbias.svm.local_optimality import TokenCheck, attention_scores
 
 
 def selected_tokens(data: dict, W: np.ndarray) -> np.ndarray:
     """alpha_i = argmax_t of the softmax at W (n,)."""
     return np.argmax(attention_scores(data, W), axis=1)
-
-
-def token_scores(data: dict, decoder: np.ndarray | None = None) -> np.ndarray:
-    """gamma_{i,t} = y_i v^T x_{i,t} (n, T) of `decoder` (default: the data's fixed u)."""
-    if decoder is None:
-        if "u" not in data:
-            raise ValueError(
-                "token scores need a decoder: these data train u, so pass the run's final u"
-            )
-        decoder = data["u"]
-    return np.asarray(data["y"], float)[:, None] * (np.asarray(data["X"], float) @ decoder)
-
-
-@dataclass(frozen=True)
-class TokenCheck:
-    """Tarzanagh et al.'s check of one run's selected tokens (see the module doc)."""
-
-    tokens: np.ndarray  # alpha (n,)
-    support: tuple[np.ndarray, ...]  # T_i: the active constraints' tokens, per sample
-    violations: tuple[tuple[int, int], ...]  # (i, t): t in T_i scoring >= alpha_i's
-    globally_optimal: bool  # every alpha_i a best-scoring token of its sample
-    svm_norm: str  # the norm of the W-SVM whose support was read
-
-    @property
-    def locally_optimal(self) -> bool:
-        return not self.violations
-
-    def verdict(self) -> str:
-        """One phrase for a table or caption."""
-        if self.globally_optimal:
-            return "globally optimal tokens"
-        if self.locally_optimal:
-            return "locally (not globally) optimal tokens"
-        pairs = ", ".join(f"sample {i + 1} token {t + 1}" for i, t in self.violations)
-        return f"not locally optimal: support tokens outscore the selected ones ({pairs})"
 
 
 def check(
@@ -91,21 +45,10 @@ def check(
     """Tarzanagh et al.'s check of `tokens` (one per sample) on `data` (module doc), with
     the support of the W-SVM in `norm` (theirs: the Frobenius one for W) and the scores of
     `decoder` (default the data's u; a joint run passes its final u); `solution`: that
-    W-SVM where already solved."""
-    tokens = np.asarray(tokens, np.int64)
-    gamma = token_scores(data, decoder)
+    W-SVM where already solved (svm.local_optimality.check)."""
     if solution is None:
         solution = svms.w_svm(data, tokens, norm, name=name)
-    samples, positions = svms.constraint_index(tokens, gamma.shape[1])
-    active = solution.margins <= 1.0 + ACTIVE_TOLERANCE
-    rows = np.arange(len(tokens))
-    chosen = gamma[rows, tokens]
-    support = tuple(positions[active & (samples == i)] for i in rows)
-    violations = tuple(
-        (int(i), int(t)) for i in rows for t in support[i] if gamma[i, t] >= chosen[i]
-    )
-    best = bool(np.all(chosen >= gamma.max(axis=1)))
-    return TokenCheck(tokens, support, violations, best, norm)
+    return local_optimality.check(data, tokens, solution, decoder=decoder, norm=norm)
 
 
 def run_svms(data: dict, W: np.ndarray, norm_names, *, name: str = "dataset") -> dict:

@@ -15,7 +15,8 @@ import numpy as np
 import pandas as pd
 
 from attnbias.data import models
-from attnbias.neighbours import ranks, svms
+from attnbias.neighbours import ranks
+from attnbias.svm import local_optimality
 
 THEIR_ABSOLUTE = 1e-7  # svm_rank.ipynb's threshold on the singular values
 
@@ -30,7 +31,7 @@ def scs_nuclear(data: dict, tokens) -> tuple[np.ndarray | None, str]:
     X = np.asarray(data["X"], float)
     queries = np.asarray(data["Z"], float) if "Z" in data else X[:, 0]
     tokens = np.asarray(tokens, np.int64)
-    samples, positions = svms.constraint_index(tokens, X.shape[1])
+    samples, positions = local_optimality.constraint_index(tokens, X.shape[1])
     diffs = X[samples, tokens[samples]] - X[samples, positions]  # (k, d)
     d = X.shape[-1]
     W = cp.Variable((d, d))
@@ -60,7 +61,7 @@ def instance_row(seed: int, sizes: dict) -> dict:
     else:
         sigma = np.linalg.svd(W, compute_uv=False)
         row.update(
-            scs_min_margin=float(svms.margins(data, data["opt"], W).min()),
+            scs_min_margin=float(local_optimality.margins(data, data["opt"], W).min()),
             scs_sigma_min=float(sigma[-1]),
         )
     found = ranks.count_ranks({f"seed {seed}": data}, ("nuclear",))

@@ -30,15 +30,6 @@ def as_self_attention(X: np.ndarray, Z: np.ndarray, tokens: np.ndarray):
     return np.concatenate([Z[:, None, :], shifted], axis=1), np.zeros(n, dtype=np.int64)
 
 
-def constraint_index(tokens: np.ndarray, T: int) -> tuple[np.ndarray, np.ndarray]:
-    """(i_k, t_k) of each constraint k, in svm.norms' order (sample-major, t ascending,
-    t != alpha_i)."""
-    tokens = np.asarray(tokens, np.int64)
-    others = np.arange(T)[None, :] != tokens[:, None]
-    samples, positions = np.nonzero(others)
-    return samples, positions
-
-
 def w_svm(data: dict, tokens, norm: str, *, name: str = "dataset") -> norms.NormSVMSolution:
     """argmin ||W|| over the W-SVM constraints of `tokens` (one per sample) in `norm`, with
     the queries `Z` where the data carry them (else x_{i,1}); checked against KKT by
@@ -49,13 +40,3 @@ def w_svm(data: dict, tokens, norm: str, *, name: str = "dataset") -> norms.Norm
     if "Z" in data:
         X, tokens = as_self_attention(X, data["Z"], tokens)
     return norms.solve_w_svm_norm(X, tokens, norm, name=name)
-
-
-def margins(data: dict, tokens, W: np.ndarray) -> np.ndarray:
-    """(x_{i,alpha_i} - x_{i,t})^T W z_i for every constraint, in svm.norms' order."""
-    X = np.asarray(data["X"], float)
-    queries = np.asarray(data["Z"], float) if "Z" in data else X[:, 0]
-    tokens = np.asarray(tokens, np.int64)
-    samples, positions = constraint_index(tokens, X.shape[1])
-    a = X[samples, tokens[samples]] - X[samples, positions]
-    return np.einsum("kd,de,ke->k", a, W, queries[samples])

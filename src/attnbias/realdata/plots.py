@@ -296,8 +296,8 @@ def draw_training(
             last_row = k >= len(labels) - cols
             ax.set_xlabel("iteration" if last_row else "")
             ax.set_ylabel("layer norm / its start" if k % cols == 0 else "")
-            title = textwrap.fill(f"({chr(97 + cols + k)}) {label}", PANEL_TITLE_WIDTH)
-            ax.set_title(title, loc="left", fontweight="bold")
+            panel_title = textwrap.fill(f"({chr(97 + cols + k)}) {label}", PANEL_TITLE_WIDTH)
+            ax.set_title(panel_title, loc="left", fontweight="bold")
             ax.set_ylim(low - margin, high + margin)
             if k == 0:  # the layers' legend goes below the panels
                 handles, names = ax.get_legend_handles_labels()

@@ -143,11 +143,7 @@ def optimality_defect(solution, X, opt, norm, *, y=None, queries=None) -> str | 
 # ---- the solves --------------------------------------------------------------------------
 
 
-def _orthonormal_basis(rows: np.ndarray) -> np.ndarray:
-    """(d, r): an orthonormal basis of the span of `rows` (m, d)."""
-    U, s, _ = np.linalg.svd(rows.T, full_matrices=False)
-    keep = s > s.max(initial=0.0) * max(rows.shape) * np.finfo(float).eps
-    return U[:, keep]
+_orthonormal_basis = spectral_nuclear.orthonormal_basis  # canonical.py, uniqueness.py read it
 
 
 def _objective(variable, norm: Norm):

@@ -56,10 +56,12 @@ SHRINK = 0.5  # a step that leaves the domain (rounding) is halved
 STALLED = 1e-6
 
 
-def _basis(rows: np.ndarray) -> np.ndarray:
-    from attnbias.svm.norms import _orthonormal_basis
-
-    return _orthonormal_basis(rows)
+def orthonormal_basis(rows: np.ndarray) -> np.ndarray:
+    """(d, r): an orthonormal basis of the span of `rows` (m, d) (svm.norms' reduction to
+    the constraints' spans, and this module's)."""
+    U, s, _ = np.linalg.svd(rows.T, full_matrices=False)
+    keep = s > s.max(initial=0.0) * max(rows.shape) * np.finfo(float).eps
+    return U[:, keep]
 
 
 def _follow(x, problem, nu: float, t: float, gap):
@@ -139,7 +141,7 @@ def _measured_gap(a, b, norm: str):
 
 class _NuclearDual:
     def __init__(self, a: np.ndarray, b: np.ndarray):
-        self.a, self.Ub = a, _basis(b)
+        self.a, self.Ub = a, orthonormal_basis(b)
         self.cb, self.Ka = b @ self.Ub, a @ a.T
 
     def gram(self, lam):
@@ -191,7 +193,7 @@ class _SpectralPrimal:
     """x = (vec C (r_a x r_b, C order), gamma), r_a >= r_b."""
 
     def __init__(self, a: np.ndarray, b: np.ndarray):
-        self.Ua, self.Ub = _basis(a), _basis(b)
+        self.Ua, self.Ub = orthonormal_basis(a), orthonormal_basis(b)
         self.ca, self.cb = a @ self.Ua, b @ self.Ub
         self.shape = (self.Ua.shape[1], self.Ub.shape[1])
 

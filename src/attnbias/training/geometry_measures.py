@@ -52,8 +52,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from attnbias.model.queries import queries_of
-from attnbias.neighbours import local_tokens
-from attnbias.neighbours.svms import margins as constraint_values
+from attnbias.svm import local_optimality
 from attnbias.svm.max_margin import w_svm_constraints
 from attnbias.svm.norm_values import norm_value, parse_norm
 from attnbias.svm.token_set_cache import TokenSetCache
@@ -114,17 +113,19 @@ def optimal_tokens(data: dict, u: np.ndarray) -> np.ndarray:
 def selected_tokens(data: dict, W: np.ndarray) -> np.ndarray:
     """The tokens the attention selects at W, argmax_t x_{i,t}^T W z_i per sequence, the
     data's opt_i where that maximum is tied (W = 0: no token is selected yet)."""
-    scores = local_tokens.attention_scores(data, W)
+    scores = local_optimality.attention_scores(data, W)
     tied = np.sum(scores == scores.max(axis=1, keepdims=True), axis=1) > 1
     return np.where(tied, data["opt"], np.argmax(scores, axis=1))
 
 
 def locally_optimal(data: dict, opt: np.ndarray, W_star: np.ndarray) -> bool:
-    """Tarzanagh et al.'s check of the tokens `opt` (neighbours.local_tokens.check) on the
+    """Tarzanagh et al.'s check of the tokens `opt` (svm.local_optimality.check) on the
     support of the W-SVM W_star of the run's own norm (theirs: the Frobenius one for W; for
     K Q^T the nuclear one), with the data's fixed decoder u."""
-    support = SimpleNamespace(margins=constraint_values(data, opt, W_star))  # all check reads
-    return local_tokens.check(data, opt, solution=support).locally_optimal
+    support = SimpleNamespace(
+        margins=local_optimality.margins(data, opt, W_star)
+    )  # all check reads
+    return local_optimality.check(data, opt, support).locally_optimal
 
 
 @dataclass(frozen=True)
