@@ -7,8 +7,9 @@ on d^2 = 10^4 entries. Each solve's answer passes the KKT check (svm.norms
 
 Goal: ours at least 20x faster for every norm but fro (already solved in its dual).
 Prints one row per (size, W or u, norm): medians of the repeats, and the ratio; for the
-max norm also its canonical point (svm.canonical) and face probe (svm.uniqueness),
-svm.max_norm against cvxpy + Clarabel.
+max and spectral norms also their canonical point (svm.canonical: svm.max_norm,
+svm.spectral_face), for the max norm its face probe (svm.uniqueness), against cvxpy +
+Clarabel.
 
 With --stored: instead, every SVM of built svm-geometry files (results/svm_geometry/*.npz,
 solved by the solvers of their build) solved again from their data files
@@ -87,35 +88,44 @@ def compare(data: dict, what: str, norm: str, repeats: int, reference_repeats: i
     )
 
 
-def compare_max_face(data: dict, repeats: int, reference_repeats: int) -> list[str]:
-    """The max norm's canonical point (svm.canonical) and face probe (svm.uniqueness):
-    svm.max_norm against cvxpy + Clarabel, each from the same W-SVM solution."""
+# the norms whose canonical point avoids cvxpy, and whose face probe does
+FACE_NORMS, PROBE_NORMS = ("max", "spectral"), ("max",)
+
+
+def compare_face(data: dict, norm: str, repeats: int, reference_repeats: int) -> list[str]:
+    """The norm's canonical point (svm.canonical; svm.max_norm, svm.spectral_face) and, in
+    PROBE_NORMS, face probe (svm.uniqueness; svm.max_norm) against cvxpy + Clarabel, each
+    from the same W-SVM solution; each point passes the KKT check with the SVM's duals."""
     X, opt = data["X"], data["opt"]
-    found = norms.solve_w_svm_norm(X, opt, "max", name="benchmark")
+    found = norms.solve_w_svm_norm(X, opt, norm, name="benchmark")
     timed = {}
     for fast, count in ((True, repeats), (False, reference_repeats)):
         timed[fast] = median_time(
-            lambda fast=fast: canonical.least_norm_point(X, opt, "max", found.value, fast=fast),
+            lambda fast=fast: canonical.least_norm_point(
+                X, opt, norm, found.value, fast=fast, start=found.solution
+            ),
             count,
         )
-    W = {fast: canonical._checked_point(timed[fast][1], found, X, opt, parse_norm("max"),
+    W = {fast: canonical._checked_point(timed[fast][1], found, X, opt, parse_norm(norm),
                                         "benchmark", None) for fast in timed}  # fmt: skip
     distance = np.linalg.norm(W[True].solution - W[False].solution)
     lines = [
-        f"| W canonical point | max | {timed[True][0] * 1e3:.1f} ms | {timed[False][0] * 1e3:.0f} "
-        f"ms | {timed[False][0] / timed[True][0]:.0f}x | distance "
+        f"| W canonical point | {norm} | {timed[True][0] * 1e3:.1f} ms | "
+        f"{timed[False][0] * 1e3:.0f} ms | {timed[False][0] / timed[True][0]:.0f}x | distance "
         f"{distance / np.linalg.norm(W[False].solution):.1e} |"
     ]
+    if norm not in PROBE_NORMS:
+        return lines
     probes = {}
     for fast, count in ((True, repeats), (False, reference_repeats)):
         probes[fast] = median_time(
-            lambda fast=fast: uniqueness.face_cosine(X, opt, "max", W[False].solution, fast=fast),
+            lambda fast=fast: uniqueness.face_cosine(X, opt, norm, W[False].solution, fast=fast),
             count,
         )
     lines.append(
-        f"| W face probe | max | {probes[True][0] * 1e3:.1f} ms | {probes[False][0] * 1e3:.0f} ms "
-        f"| {probes[False][0] / probes[True][0]:.0f}x | cosines {probes[True][1]:.6f}, "
-        f"{probes[False][1]:.6f} |"
+        f"| W face probe | {norm} | {probes[True][0] * 1e3:.1f} ms | "
+        f"{probes[False][0] * 1e3:.0f} ms | {probes[False][0] / probes[True][0]:.0f}x | "
+        f"cosines {probes[True][1]:.6f}, {probes[False][1]:.6f} |"
     )
     return lines
 
@@ -184,8 +194,9 @@ def main() -> None:
         for what in ("W", "u"):
             for norm in args.norms:
                 print(compare(data, what, norm, args.repeats, args.reference_repeats), flush=True)
-        if "max" in args.norms:
-            print(*compare_max_face(data, args.repeats, args.reference_repeats), sep="\n")
+        for norm in FACE_NORMS:
+            if norm in args.norms:
+                print(*compare_face(data, norm, args.repeats, args.reference_repeats), sep="\n")
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ import logging
 
 import numpy as np
 
-from attnbias.svm import max_norm
+from attnbias.svm import max_norm, spectral_face
 from attnbias.svm.dual_solves import DualSolveError
 from attnbias.svm.norm_values import norm_value, parse_norm
 from attnbias.svm.norms import (
@@ -63,6 +63,8 @@ SLACK = 1e-7
 # 0.28). A subspace taken too large still gives an optimum to
 # the slack; one too small gives none, and the KKT check refuses it.
 NUCLEAR_TOP_GAP = 1e-4
+# the norms whose point is solved without cvxpy where `fast`: by which module
+FAST = {"max": "svm.max_norm", "spectral": "svm.spectral_face"}
 
 
 def _nuclear_face(a, b, dual, top_gap: float = NUCLEAR_TOP_GAP):
@@ -117,13 +119,15 @@ def _nuclear_least_norm_point(a, b, dual, slack: float, solver: str) -> np.ndarr
 
 def least_norm_point(
     X, opt, norm: str, value: float, slack: float = SLACK, solver: str = "CLARABEL",
-    dual: np.ndarray | None = None, queries=None, fast: bool = True,
+    dual: np.ndarray | None = None, queries=None, fast: bool = True, start=None,
 ) -> np.ndarray | None:  # fmt: skip
     """argmin ||W||_F s.t. the margins >= 1 and ||W||_N <= (1 + slack) value (module
     doc); None where the solver fails. The nuclear norm's needs the solver's duals.
-    queries: the data's Z (cross-attention), None for the first tokens. The max norm's by
-    svm.max_norm's interior-point method where `fast` (DualSolveError where it fails),
-    else by cvxpy (the reference and the fallback)."""
+    queries: the data's Z (cross-attention), None for the first tokens. Where `fast`, the
+    max norm's by svm.max_norm's interior-point method, the spectral norm's by
+    svm.spectral_face's barrier method from `start` (the SVM's solution, of value `value`;
+    without it, cvxpy) (DualSolveError where they fail); else by cvxpy (the reference and
+    the fallback)."""
     import cvxpy as cp
 
     parsed = parse_norm(norm)
@@ -132,6 +136,8 @@ def least_norm_point(
     if parsed.kind == "max" and fast:
         d = a.shape[1]
         return max_norm.least_norm_point(max_norm.RankOneRows(a, b), bound).reshape(d, d)
+    if parsed.kind == "spectral" and fast and start is not None:
+        return spectral_face.least_norm_point(a, b, bound, start)
     if parsed.kind == "nuclear":
         return _nuclear_least_norm_point(a, b, dual, slack, solver)
     if parsed.kind in UNITARILY_INVARIANT:
@@ -164,14 +170,15 @@ def canonical(
     a, b = _w_rows(X, opt, queries)
     if parsed.kind == "nuclear" and _nuclear_face_is_a_point(a, b, solution.dual):
         return solution  # a single optimum: the solver's is it
-    if parsed.kind == "max":  # svm.max_norm; cvxpy below where it fails (a logged line)
+    if parsed.kind in FAST:  # cvxpy below where it fails (a logged line)
         try:
-            W = least_norm_point(X, opt, norm, solution.value, queries=queries, fast=True)
+            W = least_norm_point(X, opt, norm, solution.value, queries=queries, fast=True,
+                                 start=solution.solution)  # fmt: skip
             return _checked_point(W, solution, X, opt, parsed, name, queries)
         except (DualSolveError, RuntimeError) as why:
             subject = subject_of("W-SVM", parsed, name, opt)
-            LOG.warning("%s: svm.max_norm's least-norm point failed (%s); solved by cvxpy",
-                        subject, why)  # fmt: skip
+            LOG.warning("%s: %s's least-norm point failed (%s); solved by cvxpy",
+                        subject, FAST[parsed.kind], why)  # fmt: skip
     W = least_norm_point(
         X, opt, norm, solution.value, dual=solution.dual, queries=queries, fast=False
     )

@@ -64,17 +64,20 @@ def orthonormal_basis(rows: np.ndarray) -> np.ndarray:
     return U[:, keep]
 
 
-def _follow(x, problem, nu: float, t: float, gap):
+def _follow(
+    x, problem, nu: float, t: float, gap, tolerance=GAP, round_steps=ROUND_STEPS, growth=T_GROWTH
+):
     """The central path from the strictly feasible x: minimise problem.barrier(x, t) (inf
     outside) by damped Newton steps (problem.newton(x, t) -> (gradient, step)), t *=
     T_GROWTH until the answer's measured duality gap, gap(*problem.answer(x, t)), is
-    within GAP, or stops falling (rounding in the ill-conditioned systems of large t: the
-    best round's answer, which the KKT check judges). Both
+    within `tolerance` (GAP), or stops falling (rounding in the ill-conditioned systems of
+    large t: the best round's answer, which the KKT check judges). Both
     barriers are self-concordant (log-determinants of LMIs affine in x, logs of affine
     margins): the step 1 / (1 + delta) (delta the Newton decrement) stays inside and
     decreases the barrier, and from delta < 1/4 on full steps converge quadratically; no
     function values are compared, which at large t could not resolve the last decreases.
-    Far from the centre the step is longer where it stays inside (_long_step).
+    Far from the centre the step is longer where it stays inside (_long_step). A centring
+    stops after `round_steps` Newton steps (ROUND_STEPS); t grows by `growth` (T_GROWTH).
     problem.answer(x, t) at the end."""
     steps, best = 0, (np.inf, None)
     while True:
@@ -85,7 +88,7 @@ def _follow(x, problem, nu: float, t: float, gap):
             if delta**2 < smallest / 2:
                 smallest, since = delta**2, centring
             stalled = delta**2 < STALLED and centring - since >= 5  # rounding: no more halving
-            if delta**2 / 2 <= CENTRED or stalled or centring >= ROUND_STEPS:
+            if delta**2 / 2 <= CENTRED or stalled or centring >= round_steps:
                 break  # centred, or as far as rounding lets it be: the gap will judge
             centring += 1
             size = 1.0 if delta < 0.25 else _long_step(problem, x, step, t, 1.0 / (1.0 + delta))
@@ -99,14 +102,14 @@ def _follow(x, problem, nu: float, t: float, gap):
                 raise DualSolveError(f"{NEWTON_BUDGET} Newton steps without reaching the gap")
         answer = problem.answer(x, t)
         found = gap(*answer)
-        if found <= GAP:
+        if found <= tolerance:
             return answer
-        if found >= best[0] and (centring >= ROUND_STEPS or stalled):  # rounding: the best
+        if found >= best[0] and (centring >= round_steps or stalled):  # rounding: the best
             if best[1] is None:
                 raise DualSolveError(f"no round reached a finite gap (t={t:.3g})")
             return best[1]
         best = (found, answer)
-        t *= T_GROWTH
+        t *= growth
 
 
 def _long_step(problem, x, step, t: float, safe: float) -> float:
@@ -219,34 +222,39 @@ class _SpectralPrimal:
             return np.inf
         return -t * gamma - logdet - np.log(slack).sum()
 
-    def _gram_in_inverse(self, U, sigma, s, V):
+    def _gram_in_inverse(self, U, sigma, s, V, q: float = 0.0):
         """<A_k, Hf^-1 A_l> (m x m) from the rotated rows alpha = c_a U, beta = c_b V
-        (A_k = alpha_k beta_k^T there): rows i >= r_b weigh 1 / (2 s_j); the top r_b rows
-        pair entries ij and ji (_spectral_hessian_inverse)."""
+        (A_k = alpha_k beta_k^T there): rows i >= r_b weigh 1 / (2 s_j + q); the top r_b
+        rows pair entries ij and ji (_spectral_hessian_inverse, q as there)."""
         alpha, beta = self.ca @ U, self.cb @ V
         r = len(sigma)
-        a, c, det = _pair_weights(sigma, s)
-        bottom = (alpha[:, r:] @ alpha[:, r:].T) * ((beta / (2.0 * s)) @ beta.T)
+        a, c, det = _pair_weights(sigma, s, q)
+        bottom = (alpha[:, r:] @ alpha[:, r:].T) * ((beta / (2.0 * s + q)) @ beta.T)
         P = (alpha[:, :r, None] * beta[:, None, :]).reshape(len(alpha), r, r)  # alpha_i beta_j
         paired = P * (a.T / det) - P.transpose(0, 2, 1) * (c / det)  # ij with ji
         return bottom + P.reshape(len(alpha), -1) @ paired.reshape(len(alpha), -1).T
+
+    def margin_solver(self, U, sigma, s, V, w, q: float = 0.0):
+        """V -> E^-1 V for E = Hf + A^T D A (D = w^2, Hf _spectral_hessian_inverse's at
+        C = U diag(sigma) V^T, with q): by Woodbury, E^-1 V = Hf^-1 (V - A^T (D^-1 +
+        A Hf^-1 A^T)^-1 A Hf^-1 V)."""
+        inverse = _spectral_hessian_inverse(U, sigma, s, V, q)
+        inner = np.diag(1.0 / w**2) + self._gram_in_inverse(U, sigma, s, V, q)
+
+        def solve_E(R):  # R (r_a, r_b)
+            coefficients = _solve_psd(inner, self.margins(inverse(R[None])[0]))
+            return inverse((R - (self.ca * coefficients[:, None]).T @ self.cb)[None])[0]
+
+        return solve_E
 
     def newton(self, x, t):
         C, gamma = self.split(x)
         w = 1.0 / (self.margins(C) - gamma)
         U, sigma, Vt = np.linalg.svd(C, full_matrices=True)
         s = 1.0 / ((1.0 - sigma) * (1.0 + sigma))
-        inverse = _spectral_hessian_inverse(U, sigma, s, Vt.T)
+        solve_E = self.margin_solver(U, sigma, s, Vt.T, w)
         gC = 2.0 * C @ (Vt.T * s) @ Vt - (self.ca * w[:, None]).T @ self.cb
         gg = -t + w.sum()
-        # E = Hf + A^T D A (D = w^2); by Woodbury, E^-1 V = Hf^-1 (V - A^T (D^-1 +
-        # A Hf^-1 A^T)^-1 A Hf^-1 V)
-        inner = np.diag(1.0 / w**2) + self._gram_in_inverse(U, sigma, s, Vt.T)
-
-        def solve_E(V):  # E^-1 V, V (r_a, r_b)
-            coefficients = _solve_psd(inner, self.margins(inverse(V[None])[0]))
-            return inverse((V - (self.ca * coefficients[:, None]).T @ self.cb)[None])[0]
-
         h = -(self.ca * (w**2)[:, None]).T @ self.cb  # H_{C gamma}
         Eg, Eh = solve_E(gC), solve_E(h)
         schur = (w**2).sum() - float(np.vdot(h, Eh))
@@ -255,26 +263,30 @@ class _SpectralPrimal:
         return np.append(gC.ravel(), gg), np.append(dC.ravel(), dgamma)
 
 
-def _pair_weights(sigma, s):
-    """The 2 x 2 blocks of the Hessian of -logdet(I - C^T C) in C's singular bases and
-    their determinants, with the sigma^2 s^2 terms cancelled by hand (they grow as t^2)."""
+def _pair_weights(sigma, s, q: float = 0.0):
+    """The 2 x 2 blocks of the Hessian of -logdet(I - C^T C) + (q / 2) ||C||_F^2 in C's
+    singular bases and their determinants, with the sigma^2 s^2 terms cancelled by hand
+    (they grow as t^2)."""
     si, sj = s[:, None], s[None, :]
     a = 2.0 * sj + 2.0 * (sigma**2)[:, None] * si * sj  # coefficient of D_ij in H_ij
     c = 2.0 * sigma[:, None] * sigma[None, :] * si * sj  # of D_ji in H_ij
     det = 4.0 * si * sj * (1.0 + (sigma**2 * s)[None, :] + (sigma**2 * s)[:, None])
+    if q:  # q I is q I in any orthonormal bases: on each block's diagonal
+        det, a = det + q * (a + a.T) + q**2, a + q
     return a, c, det
 
 
-def _spectral_hessian_inverse(U, sigma, s, V):
-    """V -> Hf^-1 V for Hf the Hessian of -logdet(I - C^T C) at C = U diag(sigma) V^T
-    (module doc): in the singular bases, H_ij = 2 s_j D_ij + 2 sigma_i s_i s_j
-    (sigma_j D_ji + sigma_i D_ij) for i < r_b, 2 s_j D_ij below; inverted per pair."""
+def _spectral_hessian_inverse(U, sigma, s, V, q: float = 0.0):
+    """V -> Hf^-1 V for Hf the Hessian of -logdet(I - C^T C) + (q / 2) ||C||_F^2 at C =
+    U diag(sigma) V^T (module doc): in the singular bases, H_ij = (2 s_j + q) D_ij + 2
+    sigma_i s_i s_j (sigma_j D_ji + sigma_i D_ij) for i < r_b, (2 s_j + q) D_ij below;
+    inverted per pair."""
     r = len(sigma)
-    a, c, det = _pair_weights(sigma, s)
+    a, c, det = _pair_weights(sigma, s, q)
 
     def apply(Vs):  # Vs: (k, r_a, r_b)
         X = U.T @ Vs @ V
-        D = X / (2.0 * s)[None, None, :]
+        D = X / (2.0 * s + q)[None, None, :]
         top = X[:, :r, :]
         D[:, :r, :] = (a.T[None] * top - c[None] * top.transpose(0, 2, 1)) / det[None]
         return U @ D @ V.T
