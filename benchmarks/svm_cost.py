@@ -35,7 +35,7 @@ def seed_seconds(d: int) -> dict[str, float]:
         found = canonical(found, X, opt, norm, name="cost")
         face_cosine(X, opt, norm, found.solution)
         norms.solve_u_svm_norm(X, y, opt, norm, name="cost")
-        out[norm] = round(time.process_time() - start, 2)
+        out[norm] = round(time.process_time() - start, 3)
     return out
 
 

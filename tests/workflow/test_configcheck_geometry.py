@@ -65,6 +65,9 @@ def test_a_geometry_experiment_past_the_limit_on_d_is_refused_with_its_estimate(
     params = cfg["experiments"]["geometry_example1"]["data"]["params"]
     params["d"] = cost.MAX_NORMS_D
     _check(cfg)
+    params["d"] = cost.MAX_NORMS_D + 1
+    with pytest.raises(configkeys.ConfigError, match=f"is above {cost.MAX_NORMS_D}"):
+        _check(cfg)
     params["d"] = 4096
     with pytest.raises(configkeys.ConfigError) as err:
         _check(cfg)
