@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from attnbias.svm.dual_solves import DualSolveError
-from attnbias.svm.spectral_nuclear import _follow, _SpectralPrimal
+from attnbias.svm.spectral_nuclear import _follow, _SpectralPrimal, ball_and_margins_barrier
 
 # the relative duality gap at which the path stops (the SVM's svm.spectral_nuclear.GAP);
 # measured, rounding stops it earlier: at 2e-7 on fig2's seed 1 (the point then 3e-6 from
@@ -49,14 +49,7 @@ class _Face(_SpectralPrimal):
 
     def barrier(self, x, t):
         Y = x.reshape(self.shape)
-        slack = self.margins(Y) - self.low
-        if not np.all(slack > 0):
-            return np.inf
-        S = np.eye(self.shape[1]) - Y.T @ Y
-        sign, logdet = np.linalg.slogdet(S)
-        if sign <= 0 or not np.all(np.linalg.eigvalsh(S) > 0):
-            return np.inf
-        return t * float((Y * Y).sum()) - logdet - np.log(slack).sum()
+        return ball_and_margins_barrier(t * float((Y * Y).sum()), Y, self.margins(Y) - self.low)
 
     def newton(self, x, t):
         Y = x.reshape(self.shape)

@@ -192,6 +192,19 @@ def nuclear(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 # ---- spectral: the primal, (C, gamma) ---------------------------------------------------
 
 
+def ball_and_margins_barrier(objective: float, C: np.ndarray, slack: np.ndarray) -> float:
+    """objective - logdet(I - C^T C) - sum(log slack): a t-scaled objective plus the barrier
+    of the spectral-norm ball ||C||_2 < 1 and of the margins' slacks; inf outside (the
+    spectral SVM's and its face's problems)."""
+    if not np.all(slack > 0):
+        return np.inf
+    S = np.eye(C.shape[1]) - C.T @ C
+    sign, logdet = np.linalg.slogdet(S)
+    if sign <= 0 or not np.all(np.linalg.eigvalsh(S) > 0):
+        return np.inf
+    return objective - logdet - np.log(slack).sum()
+
+
 class _SpectralPrimal:
     """x = (vec C (r_a x r_b, C order), gamma), r_a >= r_b."""
 
@@ -213,14 +226,7 @@ class _SpectralPrimal:
 
     def barrier(self, x, t):
         C, gamma = self.split(x)
-        slack = self.margins(C) - gamma
-        if not np.all(slack > 0):
-            return np.inf
-        S = np.eye(self.shape[1]) - C.T @ C
-        sign, logdet = np.linalg.slogdet(S)
-        if sign <= 0 or not np.all(np.linalg.eigvalsh(S) > 0):
-            return np.inf
-        return -t * gamma - logdet - np.log(slack).sum()
+        return ball_and_margins_barrier(-t * gamma, C, self.margins(C) - gamma)
 
     def _gram_in_inverse(self, U, sigma, s, V, q: float = 0.0):
         """<A_k, Hf^-1 A_l> (m x m) from the rotated rows alpha = c_a U, beta = c_b V
