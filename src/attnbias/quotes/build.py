@@ -153,3 +153,8 @@ class Build:
     def sweep_runs(self, name: str) -> pd.DataFrame:
         """One row per point x optimizer x seed: grid values and the sweep's metrics."""
         return self._read(f"sweeps/{name}.csv", pd.read_csv)
+
+    def similarity(self, figure: str, dataset: str) -> pd.DataFrame:
+        """A token-similarity figure's histogram of one dataset (one row per bin of cos,
+        with the dataset's texts, pairs, identical-token pairs and share in the band)."""
+        return self._read(f"{figure}/similarity/{dataset}.parquet", pd.read_parquet)

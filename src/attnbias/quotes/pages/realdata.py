@@ -65,12 +65,75 @@ NUMBERS = {
     for short, reduce in (("total", np.sum), ("run", _cpu_range), ("runs", np.size))
 }
 
+# fig10_minilm: Fig. 10's measurement on MiniLM's embeddings, per corpus (its histograms)
+SIMILARITY = "fig10_minilm"
+CORPORA = {"rt": "rotten_tomatoes", "sms": "sms_spam"}
+
+
+def similarity(dataset: str, what: str, read) -> Source:
+    return computed(
+        f"{SIMILARITY}, {dataset}: {what}",
+        lambda b: read(b.similarity(SIMILARITY, dataset)),
+        target=f"results/{SIMILARITY}.pdf",
+    )
+
+
+def _above(table, cos: float):
+    return table[table["lo"] >= cos - 1e-9]  # bin edges are rounded floats
+
+
+def _first(column: str):
+    return lambda table: table[column].iloc[0]
+
+
+def _identical_share(table) -> float:
+    return table["identical_pairs"].iloc[0] / table["pairs"].iloc[0]
+
+
+def _last_bin(table) -> int:
+    return _above(table, 0.999)["count"].sum()
+
+
+SIMILARITY_NUMBERS = {
+    "texts": ("texts", _first("texts")),
+    "pairs": ("token pairs", _first("pairs")),
+    "band": ("share of the pairs with |cos| below the band", _first("within_band")),
+    "identical": ("share of identical-token pairs", _identical_share),
+    "last-bin": ("pairs in the last bin (cos 0.999 to 1)", _last_bin),
+}
+NUMBERS |= {
+    f"{SIMILARITY}.{short}.{name}": similarity(dataset, what, read)
+    for short, dataset in CORPORA.items()
+    for name, (what, read) in SIMILARITY_NUMBERS.items()
+}
+NUMBERS[f"{SIMILARITY}.cpu.job"] = computed(
+    f"{SIMILARITY}: its histogram jobs' CPU seconds (benchmark files)",
+    lambda b: _cpu_range(
+        b.benchmarks("token_similarity", f"{SIMILARITY}/*")["cpu_time"].to_numpy()
+    ),
+    target=f"results/{SIMILARITY}.pdf",
+)
+
+
+def _only_identical_above(table, cos: float) -> bool:
+    return bool(_above(table, cos)["count"].sum() == table["identical_pairs"].iloc[0])
+
+
 FACTS = {f"{figure}.tuned": tuned(figure, sweep) for figure, sweep in FIGURES.items()}
 # how fig6_mnist5k's races came out, as the page's words say it
 FACTS |= {
     "fig6_mnist5k-sps.undecided": race("fig6_mnist5k", "sps faster than sgd", "undecided"),
     "fig6_mnist5k-sngd.undecided": race("fig6_mnist5k", "sgd faster than sngd", "undecided"),
     "fig6_mnist5k-adam.fails": race("fig6_mnist5k", "adam like sgd", "fails"),
+}
+# "no other pair lies above 0.99": the last bin holds the identical pairs, the nine below it none
+FACTS |= {
+    f"{SIMILARITY}.{short}.only-identical-above-0.99": similarity(
+        dataset,
+        "the last bin holds exactly the identical-token pairs and the nine below it none",
+        lambda t: _only_identical_above(t, 0.999) and _only_identical_above(t, 0.99),
+    )
+    for short, dataset in CORPORA.items()
 }
 
 SECTIONS = tuple(s for figure, sweep in FIGURES.items() for s in sections(figure, sweep))
