@@ -61,7 +61,7 @@ def main(name: str, iterations: int, tries: list[str]) -> None:
             if TOKENS_LOCAL in metrics:
                 tokens = (f"; {int(metrics[OPT_MOVED][-1])} sequence(s) not globally optimal, "
                           f"locally optimal {bool(metrics[TOKENS_LOCAL][-1])}")  # fmt: skip
-            print(f"{opt} lr {lr}: align with {norm} {align.get(norm, float('nan')):.4f}, best "
+            print(f"{opt} lr {lr}: align with {norm} {align.get(norm, float('nan')):.5f}, best "
                   f"{max(align, key=align.get)}; {norm} margin ratio {ratio:.3f}{tokens} "
                   f"({time.process_time() - start:.1f} CPU-s)", flush=True)  # fmt: skip
     print(svms.cache.summary())
