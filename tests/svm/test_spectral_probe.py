@@ -103,3 +103,4 @@ def test_an_unclear_active_set_falls_back_to_cvxpy_with_a_line_naming_the_svm(mo
     (line,) = [r.getMessage() for r in caplog.records]
     assert "experiment e, seed 3" in line and "spectral" in line
     assert "optimal tokens [0 0]" in line and "not clear-cut" in line
+    assert "spectral-norm face probe by svm.spectral_probe" in line

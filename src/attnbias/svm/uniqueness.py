@@ -83,8 +83,9 @@ def face_cosine(
             if spectral_probe.face_is_a_point(a, b):
                 return 1.0
         except DualSolveError as why:
-            LOG.warning("%s: the face probe by %s failed (%s); solved by cvxpy",
-                        subject_of("W-SVM", parsed, name, opt), FAST[parsed.kind], why)  # fmt: skip
+            LOG.warning("%s: the %s-norm face probe by %s failed (%s); solved by cvxpy",
+                        subject_of("W-SVM", parsed, name, opt), parsed.name, FAST[parsed.kind],
+                        why)  # fmt: skip
     if parsed.kind in UNITARILY_INVARIANT:  # as svm.norms: an optimum lies in the spans
         Ua, Ub = _orthonormal_basis(a), _orthonormal_basis(b)
         coefficients = np.einsum("kj,ki->kji", b @ Ub, a @ Ua).reshape(len(a), -1)
