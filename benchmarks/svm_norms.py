@@ -8,15 +8,17 @@ on d^2 = 10^4 entries. Each solve's answer passes the KKT check (svm.norms
 Goal: ours at least 20x faster for every norm but fro (already solved in its dual).
 Prints one row per (size, W or u, norm): medians of the repeats, and the ratio; for the
 max and spectral norms also their canonical point (svm.canonical: svm.max_norm,
-svm.spectral_face), for the max norm its face probe (svm.uniqueness), against cvxpy +
-Clarabel.
+svm.spectral_face) and face probe (svm.uniqueness: svm.max_norm; the spectral norm's point
+test of svm.spectral_probe, cvxpy where the face is not a point), against cvxpy +
+Clarabel, and for the spectral norm the probe on the exact face (svm.spectral_probe
+.face_cosine, measured, not used: its cosine and time, or why it failed).
 
 With --stored: instead, every SVM of built svm-geometry files (results/svm_geometry/*.npz,
 solved by the solvers of their build) solved again from their data files
 (results/data/<experiment>.npz) as the svm_geometry job solves it (svm.geometry), and
 compared: the relative Frobenius distance of the solutions, the relative gap of the
-values, whether the new one passes the KKT check, and the face cosines (for the max norm
-also the new probe of the stored W*).
+values, whether the new one passes the KKT check, and the face cosines (for the max and
+spectral norms also the new probe of the stored W*).
 
 Usage: python benchmarks/svm_norms.py [--repeats N (default 5)] [--reference-repeats N
        (default 3)] [--norms fro max spectral nuclear l3] [--seed S (default 1)]
@@ -39,7 +41,8 @@ import yaml
 
 from attnbias.data import models
 from attnbias.model.queries import queries_of
-from attnbias.svm import canonical, geometry, norms, uniqueness
+from attnbias.svm import canonical, geometry, norms, spectral_probe, uniqueness
+from attnbias.svm.dual_solves import DualSolveError
 from attnbias.svm.norm_values import norm_value, parse_norm
 from attnbias.workflow import npz
 
@@ -89,7 +92,7 @@ def compare(data: dict, what: str, norm: str, repeats: int, reference_repeats: i
 
 
 # the norms whose canonical point avoids cvxpy, and whose face probe does
-FACE_NORMS, PROBE_NORMS = ("max", "spectral"), ("max",)
+FACE_NORMS, PROBE_NORMS = ("max", "spectral"), ("max", "spectral")
 
 
 def compare_face(data: dict, norm: str, repeats: int, reference_repeats: int) -> list[str]:
@@ -122,12 +125,27 @@ def compare_face(data: dict, norm: str, repeats: int, reference_repeats: int) ->
             lambda fast=fast: uniqueness.face_cosine(X, opt, norm, W[False].solution, fast=fast),
             count,
         )
+    exact = ""
+    if norm == "spectral":
+        exact = "; on the exact face " + exact_face_probe(X, opt, W[False].solution, repeats)
     lines.append(
         f"| W face probe | {norm} | {probes[True][0] * 1e3:.1f} ms | "
         f"{probes[False][0] * 1e3:.0f} ms | {probes[False][0] / probes[True][0]:.0f}x | "
-        f"cosines {probes[True][1]:.6f}, {probes[False][1]:.6f} |"
+        f"cosines {probes[True][1]:.6f}, {probes[False][1]:.6f}{exact} |"
     )
     return lines
+
+
+def exact_face_probe(X, opt, W_star, repeats: int) -> str:
+    """svm.spectral_probe.face_cosine of W* (the exact face's probe): its cosine and time,
+    or why it failed."""
+    a, b = norms._w_rows(X, opt)
+    bound = (1.0 + uniqueness.FACE_TOLERANCE) * norm_value(W_star, "spectral")
+    try:
+        took, cosine = median_time(lambda: spectral_probe.face_cosine(a, b, W_star, bound), repeats)
+    except DualSolveError as why:
+        return f"failed ({why})"
+    return f"{cosine:.6f} in {took * 1e3:.0f} ms"
 
 
 def compare_stored(path: Path, only: list[str] | None = None) -> None:
@@ -156,7 +174,7 @@ def compare_stored(path: Path, only: list[str] | None = None) -> None:
                 if key.startswith("W_")
                 else ""
             )
-            if key == "W_max":  # the new probe of the stored W*: the probe alone compared
+            if key in ("W_max", "W_spectral"):  # the new probe of the stored W*, alone
                 Z = queries_of(data[seed])
                 again = uniqueness.face_cosine(data[seed]["X"], data[seed]["opt"], norm, old, Z)
                 face += f" (of the stored W*: {again:.4g})"

@@ -34,9 +34,9 @@ def solves(monkeypatch):
         calls.append(("W", norm, tuple(data["opt"])))
         return solve_w(data, norm, name)
 
-    def counted_face(X, opt, norm, W_star, queries=None):
+    def counted_face(X, opt, norm, W_star, queries=None, name="dataset"):
         calls.append(("face", norm, tuple(opt)))
-        return face_cosine(X, opt, norm, W_star, queries)
+        return face_cosine(X, opt, norm, W_star, queries, name=name)
 
     monkeypatch.setattr(token_set_cache, "solve_w", counted_w)
     monkeypatch.setattr(token_set_cache, "face_cosine", counted_face)
@@ -50,12 +50,12 @@ def _entries(folder):
 def test_a_second_job_reuses_the_first_s_solution_bit_for_bit(tmp_path, solves):
     first = TokenSetCache(tmp_path)
     W = first.w_star(DATA, "max", "run 0")
-    face = first.face_cosine(DATA, "max", W)
+    face = first.face_cosine(DATA, "max", W, "run 0")
     assert solves == [("W", "max", (0, 0)), ("face", "max", (0, 0))]
     assert first.counts["solved"] == 2 and len(_entries(tmp_path)) == 2
     second = TokenSetCache(tmp_path)  # another job: nothing in its memory
     again = second.w_star(DATA, "max", "run 0")
-    assert second.face_cosine(DATA, "max", again) == face
+    assert second.face_cosine(DATA, "max", again, "run 0") == face
     assert len(solves) == 2  # nothing solved again
     assert second.counts == {"solved": 0, "reused": 2, "refused": 0, "remembered": 0}
     assert again.tobytes() == W.tobytes()
@@ -214,14 +214,14 @@ def test_the_control_an_untouched_entry_passes_every_check(tmp_path):
 def test_a_face_probe_outside_minus_one_to_one_is_refused(tmp_path, solves):
     cache = TokenSetCache(tmp_path)
     W = cache.w_star(DATA, "max", "run 0")
-    face = cache.face_cosine(DATA, "max", W)
+    face = cache.face_cosine(DATA, "max", W, "run 0")
     (entry,) = [p for p in _entries(tmp_path) if "cosine" in np.load(p).files]
     _rewrite(entry, lambda p: {"cosine": np.array(1.5)}, keep_digest=False)
     again = TokenSetCache(tmp_path)
-    assert again.face_cosine(DATA, "max", W) == face
+    assert again.face_cosine(DATA, "max", W, "run 0") == face
     assert again.counts["refused"] == 1
     # a strictly convex norm's optimum is unique: 1, nothing solved or stored
-    assert TokenSetCache(tmp_path).face_cosine(DATA, "fro", W) == 1.0
+    assert TokenSetCache(tmp_path).face_cosine(DATA, "fro", W, "run 0") == 1.0
     assert len(_entries(tmp_path)) == 2
 
 

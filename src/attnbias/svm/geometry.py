@@ -41,10 +41,14 @@ def solve_for_dataset(
     return solutions
 
 
-def face_cosines(data: dict, solutions: dict, norm_names: list[str]) -> dict[str, float]:
-    """{norm: the face cosine of its W-SVM} (svm.uniqueness)."""
+def face_cosines(
+    data: dict, solutions: dict, norm_names: list[str], name: str = "dataset"
+) -> dict[str, float]:
+    """{norm: the face cosine of its W-SVM} (svm.uniqueness; `name` for its log lines)."""
     X, opt, Z = data["X"], data["opt"], queries_of(data)
-    return {n: face_cosine(X, opt, n, solutions[f"W_{n}"].solution, Z) for n in norm_names}
+    return {
+        n: face_cosine(X, opt, n, solutions[f"W_{n}"].solution, Z, name=name) for n in norm_names
+    }
 
 
 def timed_solve(data: dict, norm_names: list[str], train_u: bool, name: str):
@@ -52,7 +56,7 @@ def timed_solve(data: dict, norm_names: list[str], train_u: bool, name: str):
     that describe each solution for the job's log."""
     start = time.perf_counter()
     solutions = solve_for_dataset(data, norm_names, train_u, name)
-    faces = face_cosines(data, solutions, norm_names)
+    faces = face_cosines(data, solutions, norm_names, name)
     lines = [
         f"{key}: norm {s.value:.6g}, {np.count_nonzero(s.dual > 1e-9 * s.dual.max())} "
         f"active of {len(s.dual)} constraints, KKT residual {s.optimality_residual:.2e}"

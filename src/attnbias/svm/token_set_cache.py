@@ -135,14 +135,15 @@ class TokenSetCache:
 
         return self._entry(entry_key("W", norm, X, opt, Z), solve, certify)["solution"]
 
-    def face_cosine(self, data: dict, norm: str, W_star: np.ndarray) -> float:
-        """svm.uniqueness.face_cosine of W* in `norm` (NaN where not probed)."""
+    def face_cosine(self, data: dict, norm: str, W_star: np.ndarray, name: str) -> float:
+        """svm.uniqueness.face_cosine of W* in `norm` (NaN where not probed); `name`, the
+        dataset and run, for its log lines."""
         X, opt, Z = data["X"], data["opt"], queries_of(data)
         if not needs_probe(norm):  # 1: unique, nothing solved
-            return face_cosine(X, opt, norm, W_star, Z)
+            return face_cosine(X, opt, norm, W_star, Z, name=name)
 
         def solve():
-            return {"cosine": np.array(face_cosine(X, opt, norm, W_star, Z))}
+            return {"cosine": np.array(face_cosine(X, opt, norm, W_star, Z, name=name))}
 
         def check(arrays):  # no certificate for a probe: its digest and range only
             cosine = arrays.get("cosine", np.array([]))

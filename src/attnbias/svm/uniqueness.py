@@ -12,7 +12,12 @@ and its cosine with W*: 1 (up to the tolerance) where the optimum is unique, far
 where it is not (training.geometry_names.is_unique reads it). The Frobenius and l_p (p > 1)
 norms are strictly convex: their optimum is unique and nothing is solved. The nuclear
 norm's probe is a semidefinite program of the size the solver avoids (svm.norms: 66 s at
-fig2's size): it is not probed (NaN).
+fig2's size): it is not probed (NaN). Where `fast`: the max norm's probe by svm.max_norm;
+the spectral norm's face, where svm.spectral_probe finds it one point (G of full rank on
+the constraints' spans, as on three of Example 1's five seeds), reads 1 without a solve,
+else cvxpy (svm.spectral_probe's solve on the exact face is measured, not used:
+docs/speed.md, "The spectral face probe"). A fast route that fails falls back to cvxpy with
+a logged line naming the dataset, token set, norm and why.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ import math
 
 import numpy as np
 
-from attnbias.svm import max_norm
+from attnbias.svm import max_norm, spectral_probe
 from attnbias.svm.dual_solves import DualSolveError
 from attnbias.svm.norm_values import norm_value, parse_norm
 from attnbias.svm.norms import (
@@ -33,7 +38,7 @@ from attnbias.svm.norms import (
     _query_margins,
     _w_rows,
 )
-from attnbias.svm.token_sets import token_set
+from attnbias.svm.token_sets import subject_of
 
 # a W within this relative distance of the optimal value counts as optimal: the accuracy
 # the solutions are certified to (svm.norms.OPTIMALITY_TOLERANCE). Measured on DM (seed 0):
@@ -41,6 +46,8 @@ from attnbias.svm.token_sets import token_set
 # near-optimal set around one optimum), the spectral norm's 0.548 at all three (a face)
 FACE_TOLERANCE = 1e-6
 STRICTLY_CONVEX = ("fro", "lp")
+# the norms whose probe has a fast route where `fast`: by which module
+FAST = {"max": "svm.max_norm", "spectral": "svm.spectral_probe"}
 
 LOG = logging.getLogger(__name__)
 
@@ -51,12 +58,15 @@ def needs_probe(norm: str) -> bool:
     return parse_norm(norm).kind not in STRICTLY_CONVEX
 
 
-def face_cosine(X, opt, norm: str, W_star: np.ndarray, queries=None, fast=True) -> float:
+def face_cosine(
+    X, opt, norm: str, W_star: np.ndarray, queries=None, fast=True, name: str = "dataset"
+) -> float:
     """cos(W', W*) of the optimal W' least aligned with W* (module doc); 1.0 for a strictly
-    convex norm, NaN where not probed (nuclear) or where the solver fails. queries: the
-    data's Z (cross-attention), None for the first tokens. The max norm's probe by
-    svm.max_norm's interior-point method where `fast` (cvxpy where it fails, with a logged
-    line), else by cvxpy (the reference)."""
+    convex norm or a face that is one point, NaN where not probed (nuclear) or where the
+    solver fails. queries: the data's Z (cross-attention), None for the first tokens. The
+    max norm's probe by svm.max_norm's interior-point method and the spectral norm's point
+    test by svm.spectral_probe where `fast` (cvxpy where they fail, with a logged line
+    naming `name`, the dataset and seed or run), else by cvxpy (the reference)."""
     import cvxpy as cp
 
     parsed = parse_norm(norm)
@@ -66,12 +76,16 @@ def face_cosine(X, opt, norm: str, W_star: np.ndarray, queries=None, fast=True) 
         return math.nan
     bound = (1.0 + FACE_TOLERANCE) * norm_value(W_star, parsed)
     a, b = _w_rows(X, opt, queries)
-    if parsed.kind == "max" and fast:
+    if parsed.kind in FAST and fast:
         try:
-            return max_norm.face_cosine(max_norm.RankOneRows(a, b), W_star, bound)
+            if parsed.kind == "max":
+                return max_norm.face_cosine(max_norm.RankOneRows(a, b), W_star, bound)
+            if spectral_probe.face_is_a_point(a, b):
+                return 1.0
         except DualSolveError as why:
-            LOG.warning("the max-norm face probe for %s failed in svm.max_norm (%s); solved "
-                        "by cvxpy", token_set(opt), why)  # fmt: skip
+            LOG.warning("%s: the %s-norm face probe by %s failed (%s); solved by cvxpy",
+                        subject_of("W-SVM", parsed, name, opt), parsed.name, FAST[parsed.kind],
+                        why)  # fmt: skip
     if parsed.kind in UNITARILY_INVARIANT:  # as svm.norms: an optimum lies in the spans
         Ua, Ub = _orthonormal_basis(a), _orthonormal_basis(b)
         coefficients = np.einsum("kj,ki->kji", b @ Ub, a @ Ua).reshape(len(a), -1)

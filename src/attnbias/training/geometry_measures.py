@@ -191,7 +191,7 @@ class OptimalTokens:
             faces = dict.fromkeys(self.norms, np.nan)
             for norm in self.norms:  # unique where strictly convex: nothing to solve
                 if not needs_probe(norm) or norm in self.probe:
-                    faces[norm] = self.cache.face_cosine(data, norm, stars[norm])
+                    faces[norm] = self.cache.face_cosine(data, norm, stars[norm], name)
             self.solved[run][key] = self._svms(stars, faces, data, name)
         return self.solved[run][key]
 
