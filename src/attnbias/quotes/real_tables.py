@@ -18,6 +18,7 @@ import re
 
 import numpy as np
 
+from attnbias.optim import rules
 from attnbias.quotes.build import Build, Unbuilt
 from attnbias.quotes.numbers import NUMBER
 from attnbias.quotes.quote import Section, Source, markers
@@ -25,6 +26,12 @@ from attnbias.realdata import cap_bound
 from attnbias.realdata.tuning import probe_area
 
 RULE_ORDER = ("sgd", "sngd", "sps", "adam")
+_SETTING = re.compile(r"=([0-9.e+-]+)")
+
+
+def _rule_name(rule: str) -> str:
+    """How the claims table names the rule (its module's `names`: SGD, ..., Adam)."""
+    return rules.RULES[rule].names.get(rule, rule.upper())
 
 
 def spread(values, fmt: str = ".3f") -> str:
@@ -49,15 +56,15 @@ def sweep_table(b: Build, sweep: str, figure: str) -> str:
         "|---|---|---|---|---|---|---|",
     ]
     order = {rule: i for i, rule in enumerate(RULE_ORDER)}
-    # by rule, then by the setting's first number (its rate or cap)
-    first = table["settings"].str.extract(r"=([0-9.e+-]+)")[0].astype(float)
-    ranked = table.assign(_order=table["rule"].map(order), _first=first)
-    ranked = ranked.sort_values(["_order", "_first"], kind="stable")
+    # by rule, then by the setting's numbers in order (SPS: c, then its cap eta_max)
+    numbers = table["settings"].map(lambda text: tuple(map(float, _SETTING.findall(text))))
+    ranked = table.assign(_order=table["rule"].map(order), _numbers=numbers)
+    ranked = ranked.sort_values(["_order", "_numbers"], kind="stable")
     for row in ranked.itertuples():
         bold = "**" if row.best_of_rule else ""
         used = "yes" if (row.rule, row.settings) in runs else ""
         lines.append(
-            f"| {row.rule.upper()} | {bold}{row.settings}{bold} | {bold}{row.probe_area:.4f}"
+            f"| {_rule_name(row.rule)} | {bold}{row.settings}{bold} | {bold}{row.probe_area:.4f}"
             f"{bold} | {row.final_train_loss:.3f} | {row.final_test_accuracy:.3f} | "
             f"{_share(row.cap_bound_share)} | {used} |"
         )
