@@ -19,10 +19,14 @@ O(d^2 n^2 + m^2 d) instead of O(m^2 d^2) (RankOneRows). Mehrotra's predictor-cor
 (Wright, Primal-Dual Interior-Point Methods, ch. 10) from the box's centre; it stops at
 relative dual and complementarity residuals of TOLERANCE, a hundred times inside
 Clarabel's 1e-8, and a primal one of PRIMAL_TOLERANCE, and raises DualSolveError where
-ITERATIONS do not get there (or, stalled, answers its best iterate: STALLED, NEAR). The
-caller (svm.norms, svm.canonical, svm.uniqueness) certifies the answer with the KKT check
-(the probe: its point's feasibility) and falls back to cvxpy, with a logged line, where
-it fails.
+ITERATIONS (the probe: PROBE_ITERATIONS) do not get there (or, stalled, answers its best
+iterate: STALLED, NEAR), or where its duals prove the constraints infeasible (a Farkas
+certificate, before they overflow). The caller (svm.norms, svm.canonical, svm.uniqueness)
+certifies the answer with the KKT check (the probe: its point's feasibility) and falls
+back to cvxpy, with a logged line, where it fails.
+
+The u-SVM's LP (n rows, d + 1 + n variables) is too small for that method's per-step
+overhead: simplex_svm solves it by a dense bounded simplex (below).
 """
 
 from __future__ import annotations
@@ -356,7 +360,8 @@ def u_svm(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 # simplex's pivots are a rank-one update of an m x (d + 1 + m) tableau each.
 
 # pivots allowed per variable before the simplex is refused (DualSolveError: cycling on a
-# degenerate vertex, or rounding); fig2's and DM's instances take 35 to 58 for 121 variables
+# degenerate vertex, or rounding); fig2's and DM's seeds 1 to 5 take 36 to 60 steps (pivots
+# and bound flips) for 121 variables
 PIVOTS_PER_VARIABLE = 5
 # a tableau entry below this fraction of its column's largest does not bound a step
 PIVOT_TOLERANCE = 1e-11
@@ -368,12 +373,13 @@ def simplex_svm(Z: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
     """max gamma s.t. Z w - gamma 1 - s = 0, |w| <= 1, s >= 0 (gamma free) by the
     bounded-variable primal simplex (Chvatal, Linear Programming, ch. 8) on the dense
     tableau B^-1 [Z, -1, -I], with steepest-edge pricing (each column's reduced cost over
-    its tableau column's norm: 35 to 58 pivots instead of Dantzig's 55 to 120). From w =
-    the signs of Z^T 1, gamma = the smallest margin (basic, never leaving: it is free) and
-    the other rows' slacks basic. The answer is recomputed from the final basis (one m x m
-    solve each for the point and the multipliers) and checked for primal and dual
-    feasibility there: (w, gamma, the rows' multipliers y >= 0, sum(y) = 1).
-    DualSolveError where the pivots run out or the final basis fails its check."""
+    its tableau column's norm: 36 to 60 steps on fig2's and DM's seeds 1 to 5, where
+    Dantzig's took 55 to 120). From w = the signs of Z^T 1, gamma = the smallest margin
+    (basic, never leaving: it is free) and the other rows' slacks basic. The answer is
+    recomputed from the final basis (one m x m solve each for the point and the
+    multipliers) and checked for primal and dual feasibility there: (w, gamma, the rows'
+    multipliers y >= 0, sum(y) = 1). DualSolveError where the pivots run out or the final
+    basis fails its check."""
     Z = np.asarray(Z, float)
     m, d = Z.shape
     N, g = d + 1 + m, d  # variables [w, gamma, s]; gamma's index
