@@ -11,7 +11,10 @@ max and spectral norms also their canonical point (svm.canonical: svm.max_norm,
 svm.spectral_face) and face probe (svm.uniqueness: svm.max_norm; the spectral norm's point
 test of svm.spectral_probe, cvxpy where the face is not a point), against cvxpy +
 Clarabel, and for the spectral norm the probe on the exact face (svm.spectral_probe
-.face_cosine, measured, not used: its cosine and time, or why it failed).
+.face_cosine, measured, not used: its cosine and time, or why it failed); for the max
+u-SVM also where its time goes (the LP alone by the simplex and by the interior-point
+method it replaced, and the call around the LP with the LP's answer given: the floor of
+any LP solver behind this call).
 
 With --stored: instead, every SVM of built svm-geometry files (results/svm_geometry/*.npz,
 solved by the solvers of their build) solved again from their data files
@@ -41,7 +44,7 @@ import yaml
 
 from attnbias.data import models
 from attnbias.model.queries import queries_of
-from attnbias.svm import canonical, geometry, norms, spectral_probe, uniqueness
+from attnbias.svm import canonical, geometry, max_norm, norms, spectral_probe, uniqueness
 from attnbias.svm.dual_solves import DualSolveError
 from attnbias.svm.norm_values import norm_value, parse_norm
 from attnbias.workflow import npz
@@ -89,6 +92,27 @@ def compare(data: dict, what: str, norm: str, repeats: int, reference_repeats: i
         f"| {what} | {norm} | {fast * 1e3:.1f} ms | {ref * 1e3:.0f} ms | {ref / fast:.0f}x "
         f"| {gap:.1e} |"
     )
+
+
+def u_max_parts(data: dict, repeats: int) -> list[str]:
+    """The max u-SVM's call split: its LP by svm.max_norm's simplex (and its pivots), the
+    same LP by the interior-point method it replaced, and everything else the call does
+    (rows, checks, rescaling, the KKT certificate) with the LP's answer given."""
+    X, y, opt = data["X"], data["y"], data["opt"]
+    z = norms._u_rows(X, y, opt)
+    simplex, _ = median_time(lambda: max_norm.simplex_svm(z), repeats)
+    interior, _ = median_time(lambda: max_norm.svm(max_norm.DenseRows(z)), repeats)
+    answer, solve = max_norm.u_svm(z), max_norm.u_svm
+    max_norm.u_svm = lambda z: answer  # the LP's answer given: the call's floor
+    try:
+        floor, _ = median_time(lambda: norms.solve_u_svm_norm(X, y, opt, "max"), repeats)
+    finally:
+        max_norm.u_svm = solve
+    return [
+        f"| u | max: its LP by the simplex | {simplex * 1e3:.2f} ms | | | |",
+        f"| u | max: its LP by the interior point | {interior * 1e3:.2f} ms | | | |",
+        f"| u | max: the call, its LP's answer given | {floor * 1e3:.2f} ms | | | |",
+    ]
 
 
 # the norms whose canonical point avoids cvxpy, and whose face probe does
@@ -212,6 +236,8 @@ def main() -> None:
         for what in ("W", "u"):
             for norm in args.norms:
                 print(compare(data, what, norm, args.repeats, args.reference_repeats), flush=True)
+        if "max" in args.norms:
+            print(*u_max_parts(data, args.repeats), sep="\n", flush=True)
         for norm in FACE_NORMS:
             if norm in args.norms:
                 print(*compare_face(data, norm, args.repeats, args.reference_repeats), sep="\n")
