@@ -1,0 +1,111 @@
+"""The max-norm u-SVM's LP, max gamma s.t. Z w >= gamma 1, |w| <= 1, by a dense
+bounded-variable primal simplex (svm.max_norm.u_svm reads it). The LP is small (m = n
+rows, d + 1 + m = 121 variables at fig2's size) and svm.max_norm's interior-point method's
+per-step numpy overhead dominated it (19 steps, 2.2 ms); a pivot here is a rank-one update
+of an m x (d + 1 + m) tableau."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attnbias.svm.dual_solves import DualSolveError
+
+# pivots allowed per variable before the simplex is refused (DualSolveError: cycling on a
+# degenerate vertex, or rounding); fig2's and DM's seeds 1 to 5 take 36 to 60 steps (pivots
+# and bound flips) for 121 variables
+PIVOTS_PER_VARIABLE = 5
+# a tableau entry below this fraction of its column's largest does not bound a step
+PIVOT_TOLERANCE = 1e-11
+# the final basis's primal and dual feasibility, relative to the data's scale
+BASIS_TOLERANCE = 1e-9
+
+
+def simplex_svm(Z: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
+    """max gamma s.t. Z w - gamma 1 - s = 0, |w| <= 1, s >= 0 (gamma free) by the
+    bounded-variable primal simplex (Chvatal, Linear Programming, ch. 8) on the dense
+    tableau B^-1 [Z, -1, -I], with steepest-edge pricing (each column's reduced cost over
+    its tableau column's norm: 36 to 60 steps on fig2's and DM's seeds 1 to 5, where
+    Dantzig's took 55 to 120). From w = the signs of Z^T 1, gamma = the smallest margin
+    (basic, never leaving: it is free) and the other rows' slacks basic. The answer is
+    recomputed from the final basis (one m x m solve each for the point and the
+    multipliers) and checked for primal and dual feasibility there: (w, gamma, the rows'
+    multipliers y >= 0, sum(y) = 1). DualSolveError where the pivots run out or the final
+    basis fails its check."""
+    Z = np.asarray(Z, float)
+    m, d = Z.shape
+    N, g = d + 1 + m, d  # variables [w, gamma, s]; gamma's index
+    A = np.hstack([Z, -np.ones((m, 1)), -np.eye(m)])
+    lower = np.concatenate([-np.ones(d), [-np.inf], np.zeros(m)])
+    upper = np.concatenate([np.ones(d), [np.inf], np.full(m, np.inf)])
+    scale = float(np.abs(Z).max())
+    w = np.where(Z.sum(axis=0) >= 0.0, 1.0, -1.0)
+    margins = Z @ w
+    k = int(np.argmin(margins))
+    x = np.concatenate([w, [margins[k]], margins - margins[k]])
+    basis = np.arange(d + 1, N)
+    basis[k] = g
+    # +1: nonbasic at its lower bound, -1: at its upper, 0: basic
+    direction = np.concatenate([-w, np.zeros(1 + m)])
+    direction[d + 1 + k] = 1.0
+    T = np.linalg.solve(A[:, basis], A)
+    r = T[k].copy()  # reduced costs c - c_B T with c = -e_gamma, c_B = -e_k
+    r[g] = 0.0
+    lower_b, upper_b = lower[basis], upper[basis]
+    optimal = 1e-12 * scale
+    budget = round(PIVOTS_PER_VARIABLE * N)
+    for _ in range(budget):
+        score = (direction * r) / np.sqrt(1.0 + np.einsum("ij,ij->j", T, T))
+        q = int(np.argmin(score))
+        if score[q] >= -optimal:
+            break
+        dq = direction[q]
+        rate = -dq * T[:, q]  # of the basic variables, as x_q moves away from its bound
+        tiny = PIVOT_TOLERANCE * float(np.abs(rate).max())
+        x_b = x[basis]
+        limits = np.full(m, np.inf)
+        np.divide(lower_b - x_b, rate, out=limits, where=rate < -tiny)
+        np.divide(upper_b - x_b, rate, out=limits, where=rate > tiny)
+        p = int(np.argmin(limits))
+        own = upper[q] - lower[q]
+        theta = max(min(float(limits[p]), own), 0.0)
+        if not np.isfinite(theta):
+            raise DualSolveError("the max-norm LP's simplex found an unbounded edge")
+        x[basis] = x_b + theta * rate
+        x[q] += theta * dq
+        if own <= limits[p]:  # x_q reaches its other bound first: a bound flip
+            direction[q] = -dq
+            continue
+        leaving = basis[p]
+        at_lower = bool(rate[p] < 0)
+        x[leaving] = lower[leaving] if at_lower else upper[leaving]
+        direction[leaving], direction[q] = (1.0 if at_lower else -1.0), 0.0
+        row = T[p] / T[p, q]
+        column = T[:, q].copy()
+        column[p] = 0.0
+        T -= np.outer(column, row)
+        T[p] = row
+        r -= r[q] * row
+        basis[p], lower_b[p], upper_b[p] = q, lower[q], upper[q]
+    else:
+        raise DualSolveError(f"the max-norm LP's simplex did not finish in {budget} pivots")
+    return _basic_solution(A, basis, direction, x, lower, upper, g, scale)
+
+
+def _basic_solution(A, basis, direction, x, lower, upper, g, scale):
+    """(w, gamma, y) of the final basis, recomputed from it (the tableau's updates carry
+    rounding), after checking its primal and dual feasibility (simplex_svm)."""
+    B = A[:, basis]
+    x = x.copy()
+    x[basis] = 0.0
+    x[basis] = np.linalg.solve(B, -(A @ x))
+    c_b = np.where(basis == g, -1.0, 0.0)
+    y = np.linalg.solve(B.T, c_b)
+    reduced = -A.T @ y
+    reduced[g] -= 1.0
+    primal = float(np.max(np.maximum(lower - x, x - upper)))
+    dual = float(np.max(-direction * reduced))
+    allowed = BASIS_TOLERANCE * (1.0 + scale)
+    if not (primal <= allowed and dual <= allowed):
+        raise DualSolveError(f"the max-norm LP's final basis fails its check (primal "
+                             f"{primal:.2g}, dual {dual:.2g}; allowed {allowed:.2g})")  # fmt: skip
+    return x[:g], float(x[g]), y
