@@ -8,6 +8,7 @@ import pandas as pd
 from capped_runs import OPTIMIZERS, run_table
 from project import REPO
 
+from attnbias.figures.overlap import ALMOST
 from attnbias.realdata import plots
 
 LEGEND = {"sgd": ("SGD", "SGD lr=0.1"), "sngd": ("SNGD", "SNGD ..."), "sps": ("SPS", "SPS ...")}
@@ -20,7 +21,8 @@ def _drawn_legend(monkeypatch, tmp_path, legend, table) -> list[str]:
         table, title="t", legend=legend, algorithms={n: n for n in legend},
         caption="c", fixture=False, outputs=[tmp_path / "f.pdf"],
     )  # fmt: skip
-    texts = [t.get_text() for t in drawn[0].legends[0].get_texts()]
+    # a long label is wrapped to fit two to a line: its words, not its line breaks
+    texts = [" ".join(t.get_text().split()) for t in drawn[0].legends[0].get_texts()]
     plt.close(drawn[0])
     return texts
 
@@ -131,3 +133,30 @@ def test_the_probe_loss_the_races_read_has_its_panel_and_caption(monkeypatch, tm
     assert "probe loss: the loss on a fixed subset of 256 training samples" in caption
     del settings["train"]["probe_samples"]
     assert "probe loss" not in plots.training_caption(settings, LEGEND, source)
+
+
+def test_a_crowded_panels_coinciding_curves_are_named_in_the_caption(monkeypatch, tmp_path):
+    """A sweep's runs that cover each other are named in the caption, not over the data
+    (more than MOST_NAMED_IN_PANEL in a panel); the control: three are named in it."""
+
+    def drawn(runs: int) -> tuple[list[str], str]:
+        legend = {f"sgd-{k}": (f"SGD lr {k}", "SGD") for k in range(runs)}
+        one = run_table(0.5).query("optimizer == 'sgd'")
+        table = pd.concat([one.assign(optimizer=name) for name in legend])
+        saved = {}
+        monkeypatch.setattr(plots, "save_figure", lambda fig, *a, caption: saved.update(
+            fig=fig, caption=caption))  # fmt: skip
+        plots.draw_training(
+            table, title="t", legend=legend, algorithms=dict.fromkeys(legend, "sgd"),
+            caption="c", fixture=False, outputs=[tmp_path / "f.pdf"],
+        )  # fmt: skip
+        notes = [t.get_text() for ax in saved["fig"].axes if ax.get_legend()
+                 for t in ax.get_legend().get_texts()]  # fmt: skip
+        plt.close(saved["fig"])
+        return notes, saved["caption"]
+
+    notes, caption = drawn(3)
+    assert any(ALMOST in note for note in notes) and "too many to name" not in caption
+    notes, caption = drawn(plots.MOST_NAMED_IN_PANEL + 2)
+    assert not any(ALMOST in note for note in notes)
+    assert f"too many to name in the panels: SGD lr 0{ALMOST}SGD lr 1" in caption

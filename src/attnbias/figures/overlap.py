@@ -119,3 +119,15 @@ def overlap_note(overlaps: dict, labels: dict) -> str:
         "named in their panels (A \u2248 B), where the markers tell them apart: "
         f"{'; '.join(overlap_labels(overlaps, labels))}."
     )
+
+
+def crowded_note(overlaps: dict, labels: dict) -> str:
+    """The caption's note on coinciding curves too many to name in their panels (a sweep's
+    runs), {(a, b, ...): [panel letters]}; empty where there are none."""
+    if not overlaps:
+        return ""
+    return (
+        f" Curves whose means lie within {OVERLAP_HEIGHT:.0%} of a panel's height of each "
+        "other at every logged step, too many to name in the panels: "
+        f"{'; '.join(overlap_labels(overlaps, labels))}."
+    )

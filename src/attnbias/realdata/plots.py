@@ -17,6 +17,7 @@ from attnbias.figures.overlap import (
     OVERLAP_HEIGHT,
     coinciding,
     coinciding_groups,
+    crowded_note,
     say_coinciding,
 )
 from attnbias.figures.save import save_figure
@@ -29,6 +30,8 @@ NORM_PREFIX = "norm/"
 LEGEND_COLUMNS = 4  # optimizers per line of the legend above the panels
 SHORT_LABEL = 24  # characters of the longest label that still fits 4 to a line
 PANEL_TITLE_WIDTH = 34  # characters a layer-norm panel's title takes before it wraps
+LEGEND_LABEL_WIDTH = 46  # characters a legend label takes before it wraps (2 to a line)
+MOST_NAMED_IN_PANEL = 4  # coinciding curves named in a panel; more go to the caption
 FIXTURE_STAMP = "FIXTURE RUN (tiny test data and model, not the paper's experiment)"
 
 
@@ -225,7 +228,9 @@ def draw_training(
     if missing:
         raise ValueError(f"the metrics table has no rows for optimizer(s) {sorted(missing)}")
     apply_theme()
-    labels = {name: label for name, (label, _) in legend.items()}
+    # the notes on coinciding curves name each run without its cap's words (the legend has them)
+    short = {name: label.split(" (cap bound")[0] for name, (label, _) in legend.items()}
+    labels = {name: textwrap.fill(label, LEGEND_LABEL_WIDTH) for name, (label, _) in legend.items()}
     # each optimizer as its algorithm is drawn in every figure (SGD as GD, dotted, ...);
     # one algorithm at several learning rates: shades of its colour
     looks = figure_looks({name: algorithms[name] for name in labels})
@@ -238,13 +243,14 @@ def draw_training(
     # a sweep's many optimizers: the legend above the panels takes a line per 4 of them,
     # per 2 where a label is long (a capped run named as the SGD it became)
     columns = LEGEND_COLUMNS if max(map(len, labels.values())) <= SHORT_LABEL else 2
-    legend_lines = int(np.ceil(len(labels) / columns))
+    legend_lines = int(np.ceil(len(labels) / columns)) * max(
+        label.count("\n") + 1 for label in labels.values()
+    )
     fig, axes = plt.subplots(
         rows, cols, figsize=(FULL_WIDTH, 2.1 * rows + 0.25 + 0.25 * legend_lines),
         squeeze=False, layout="constrained",
     )  # fmt: skip
-    # the notes on coinciding curves name each run without its cap's words (the legend has them)
-    short = {name: label.split(" (cap bound")[0] for name, label in labels.items()}
+    crowded: dict[tuple, list[str]] = {}  # notes moved to the caption: group -> panels
     for i, (ax, (metric, ylabel, yscale)) in enumerate(zip(axes[0], panels, strict=True)):
         ax.set_yscale(yscale)
         data = table[table["metric"] == metric]
@@ -265,8 +271,13 @@ def draw_training(
             )  # fmt: skip
             if fixture:
                 legend.get_title().set_color("firebrick")
-        # lines that cover each other (a flat accuracy) are named where they do
-        say_coinciding(ax, coinciding_groups(coinciding(data, yscale, OVERLAP_HEIGHT)), short)
+        # lines that cover each other (a flat accuracy) are named where they do, or in the
+        # caption where there are too many to name without hiding the data
+        groups = coinciding_groups(coinciding(data, yscale, OVERLAP_HEIGHT))
+        in_panel = sum(map(len, groups)) <= MOST_NAMED_IN_PANEL
+        say_coinciding(ax, groups if in_panel else [], short)
+        for group in [] if in_panel else groups:
+            crowded.setdefault(group, []).append(f"({chr(97 + i)})")
     if norms:
         layer_palette = dict(zip(norms, sns.color_palette("viridis", len(norms)), strict=True))
         layer_dashes = {n: LINE_STYLES[i % len(LINE_STYLES)] for i, n in enumerate(norms)}
@@ -320,7 +331,9 @@ def draw_training(
         else ""
     )
     text = captions.compose(
-        stamped(title, fixture), caption + norms_note, variants_note(looks.values())
+        stamped(title, fixture),
+        caption + norms_note + crowded_note(crowded, short),
+        variants_note(looks.values()),
     )
     save_figure(fig, outputs, provenance, caption=text)
 
