@@ -243,9 +243,8 @@ def draw_training(
     # a sweep's many optimizers: the legend above the panels takes a line per 4 of them,
     # per 2 where a label is long (a capped run named as the SGD it became)
     columns = LEGEND_COLUMNS if max(map(len, labels.values())) <= SHORT_LABEL else 2
-    legend_lines = int(np.ceil(len(labels) / columns)) * max(
-        label.count("\n") + 1 for label in labels.values()
-    )
+    label_lines = max(label.count("\n") + 1 for label in labels.values())
+    legend_lines = int(np.ceil(len(labels) / columns)) * label_lines
     fig, axes = plt.subplots(
         rows, cols, figsize=(FULL_WIDTH, 2.1 * rows + 0.25 + 0.25 * legend_lines),
         squeeze=False, layout="constrained",
@@ -271,8 +270,7 @@ def draw_training(
             )  # fmt: skip
             if fixture:
                 legend.get_title().set_color("firebrick")
-        # lines that cover each other (a flat accuracy) are named where they do, or in the
-        # caption where there are too many to name without hiding the data
+        # lines that cover each other (a flat accuracy) are named there, or in the caption
         groups = coinciding_groups(coinciding(data, yscale, OVERLAP_HEIGHT))
         in_panel = sum(map(len, groups)) <= MOST_NAMED_IN_PANEL
         say_coinciding(ax, groups if in_panel else [], short)
@@ -330,11 +328,8 @@ def draw_training(
         if norms
         else ""
     )
-    text = captions.compose(
-        stamped(title, fixture),
-        caption + norms_note + crowded_note(crowded, short),
-        variants_note(looks.values()),
-    )
+    notes = caption + norms_note + crowded_note(crowded, short)
+    text = captions.compose(stamped(title, fixture), notes, variants_note(looks.values()))
     save_figure(fig, outputs, provenance, caption=text)
 
 
