@@ -274,8 +274,8 @@ def test_default_config_plans_every_real_figure(tmp_path):
         assert f"results/{name}.pdf" in out, name
     jobs = planned_jobs(workdir, config="config/config.yaml", target="real")
     # the paper's four figures, 4 runs each; fig6_mnist5k, 4 x 5 (seeds 1 to 5); its sweep,
-    # 16 runs (seed 0); fig1_minilm and fig4_minilm, 4 x 5 each; their sweeps, 12 runs each
-    assert jobs["train_real"] == 16 + 20 + 16 + 2 * 20 + 2 * 12
+    # 16 runs (seed 0); fig1_minilm and fig4_minilm, 4 x 5 each; their sweeps, 16 runs each
+    assert jobs["train_real"] == 16 + 20 + 16 + 2 * 20 + 2 * 16
     assert jobs["check_real_data"] == 5 + 2 + 4 + 1  # fig10_minilm's too
     assert jobs["figure_real"] == 4 + 2 + 4 and jobs["figure_similarity"] == 2
     assert jobs["token_similarity"] == 2 + 2
