@@ -117,6 +117,7 @@ def test_the_caption_names_the_rule_only_where_the_record_was_checked(tmp_path):
         (lambda t: t.drop(columns="best_of_rule"), "the columns final_values_real writes"),
         (lambda t: t.rename(columns={"settings": "setting"}), "not \\['optimizer'"),
         (lambda t: t.assign(best_of_rule="yes"), "best_of_rule is True or False, not \\['yes'\\]"),
+        (lambda t: t.iloc[0:0, 0:0], "not a sweep's record"),  # an empty file
     ],
 )
 def test_a_record_not_written_by_final_values_real_is_refused_naming_the_file(
@@ -129,5 +130,6 @@ def test_a_record_not_written_by_final_values_real_is_refused_naming_the_file(
     with pytest.raises(ValueError, match=message) as refused:
         tuning_record.read(path)
     assert str(refused.value).startswith(f"{path}: ")
+    assert str(refused.value).endswith(f"delete it, then rebuild it (snakemake {path})")
     with pytest.raises(ValueError, match=message):
         _tuning(pattern)  # at planning time too

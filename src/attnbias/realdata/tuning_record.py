@@ -60,15 +60,20 @@ def configured(optimizers: dict) -> list[tuple[str, str, str]]:
 def read(path: str) -> dict[str, str]:
     """The choice (chosen) of the sweep record at `path`; a file whose columns are not those
     final_values_real writes, or whose best_of_rule is not True/False, is refused by name."""
-    record = pd.read_csv(path, dtype=str, keep_default_na=False)
+    # read at planning time, so every run stops here until the file is rebuilt
+    again = f"delete it, then rebuild it (snakemake {path})"
+    try:
+        record = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
+        raise ValueError(f"{path}: not a sweep's record ({e}); {again}") from e
     if list(record.columns) != COLUMNS:
         raise ValueError(
             f"{path}: a sweep's record has the columns final_values_real writes ({COLUMNS}), "
-            f"not {list(record.columns)}; rebuild it (snakemake {path})"
+            f"not {list(record.columns)}; {again}"
         )
     odd = sorted(set(record["best_of_rule"]) - {"True", "False"})
     if odd:
-        raise ValueError(f"{path}: best_of_rule is True or False, not {odd}")
+        raise ValueError(f"{path}: best_of_rule is True or False, not {odd}; {again}")
     return chosen(record)
 
 
