@@ -182,8 +182,10 @@ def test_the_where_names_the_reported_seeds_and_the_tuning_seed():
     table = real_table({"sgd": decay(1), "sngd": decay(2), "sps": decay(3), "adam": decay(1)})
     table["seed"] += 1  # seeds 1 and 2 reported
     experiment = {"layout": "real", "dataset": "mnli", "optimizers": REAL_OPTS, "seeds": 2,
-                  "tuning": "settings tuned on seed 0 by r_lr (rule probe_area)"}  # fmt: skip
+                  "tuning": "settings chosen by probe_area on seed 0 (r_lr, checked against "
+                            "its record)"}  # fmt: skip
     out = layouts.claims({"r": experiment}, {"r": table})
     measured = out[out["kind"] != "not measured"]
     assert set(measured["experiment"]) == {
-        "r (mnli, seeds 1 to 2, settings tuned on seed 0 by r_lr (rule probe_area))"}  # fmt: skip
+        "r (mnli, seeds 1 to 2, settings chosen by probe_area on seed 0 (r_lr, checked against "
+        "its record))"}  # fmt: skip

@@ -273,9 +273,10 @@ def test_default_config_plans_every_real_figure(tmp_path):
     for name in REAL_FIGURES:  # each target, by name
         assert f"results/{name}.pdf" in out, name
     jobs = planned_jobs(workdir, config="config/config.yaml", target="real")
-    # the paper's four figures, 4 runs each; fig6_mnist5k, 4 x 5 (seeds 1 to 5); its sweep,
-    # 16 runs (seed 0); fig1_minilm and fig4_minilm, 4 x 5 each; their sweeps, 16 runs each
-    assert jobs["train_real"] == 16 + 20 + 16 + 2 * 20 + 2 * 16
-    assert jobs["check_real_data"] == 5 + 2 + 4 + 1  # fig10_minilm's too
-    assert jobs["figure_real"] == 4 + 2 + 4 and jobs["figure_similarity"] == 2
+    # the paper's four figures, 4 x 5 each (seeds 1 to 5); their sweeps (fig1_lr..fig7_lr),
+    # 17 runs each (seed 0); fig6_mnist5k, 4 x 5; its sweep, 16 runs (seed 0); fig1_minilm
+    # and fig4_minilm, 4 x 5 each; their sweeps, 16 runs each
+    assert jobs["train_real"] == 4 * 20 + 4 * 17 + 20 + 16 + 2 * 20 + 2 * 16
+    assert jobs["check_real_data"] == 5 + 4 + 2 + 4 + 1  # fig10_minilm's too
+    assert jobs["figure_real"] == 4 + 4 + 2 + 4 and jobs["figure_similarity"] == 2
     assert jobs["token_similarity"] == 2 + 2

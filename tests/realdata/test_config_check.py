@@ -30,9 +30,12 @@ def _config(**edits) -> dict:
 def test_the_default_config_tunes_on_held_out_seeds():
     checked_config(copy.deepcopy(DEFAULT))  # the control: nothing below is refused here
     experiments = DEFAULT["real_data"]["experiments"]
-    for name in ("fig1_minilm", "fig4_minilm", "fig6_mnist5k"):
+    for name in ("fig1_minilm", "fig4_minilm", "fig6_mnist5k", "fig1", "fig4", "fig6", "fig7"):
         assert experiments[name]["first_seed"] > experiments[name]["tuning_seed"] == 0
         assert experiments[name]["seeds"] >= 5  # five paired races at least
+        assert experiments[name]["train"]["probe_samples"] > 0  # what the races read
+        sweeps = [s for s in experiments.values() if s.get("sweep_of") == name]
+        assert [s["seeds"] for s in sweeps] == [1] and "first_seed" not in sweeps[0]
 
 
 @pytest.mark.parametrize(
@@ -43,7 +46,9 @@ def test_the_default_config_tunes_on_held_out_seeds():
         ({"fig1_minilm__tuning_seed": 1}, ("fig1_minilm", "tuning_seed"), "must not be reported"),
         ({"fig1_minilm__tuning_seed": 3, "fig1_minilm__first_seed": 4},
          ("fig1_minilm", "tuning_seed"), "its sweep fig1_minilm_lr runs seed"),
-        ({"fig4_minilm_lr__sweep_of": "fig4"}, ("fig4_minilm_lr", "first_seed"), "which fig4"),
+        # the paper-scale sweeps likewise: fig4_lr on seeds 0 and 1, fig1_lr on seed 1
+        ({"fig4_lr__seeds": 2}, ("fig4_lr", "first_seed"), r"seed\(s\) \[1\], which fig4 "),
+        ({"fig1_lr__first_seed": 1}, ("fig1_lr", "first_seed"), r"\[1\], which fig1 reports"),
         ({"fig4_minilm_lr__sweep_of": "fig1_minilm_lr"}, ("fig4_minilm_lr", "sweep_of"),
          "not a real-data figure"),
         ({"fig1_minilm__train__probe_samples": 1281}, ("fig1_minilm", "train", "probe_samples"),

@@ -99,14 +99,23 @@ def test_the_caption_names_the_reported_seeds_and_where_the_settings_were_tuned(
     settings = {"train": {"epochs": 1, "batch_size": 16, "log_every": 16}, "seeds": 5,
                 "first_seed": 1, "dataset": "rotten_tomatoes"}  # fmt: skip
     source = {"datasets": [{"name": "Rotten Tomatoes", "path": "data/rt"}]}
-    tuning = {"seed": 0, "sweeps": ["fig1_minilm_lr"], "rule": "probe_area"}
+    tuning = {"seed": 0, "sweeps": ["fig1_minilm_lr"], "rule": "probe_area", "state": "checked"}
     caption = plots.training_caption(settings, LEGEND, source, tuning=tuning)
     assert "mean over 5 seeds (1 to 5)" in caption
     assert (
-        "Settings tuned on seed 0, never reported, by fig1_minilm_lr's rule probe_area: " in caption
+        "Settings chosen by probe_area on seed 0 (fig1_minilm_lr, checked against its record); "
+        "seed 0 is never reported; probe_area: per update rule" in caption
     )
     assert "lowest mean probe loss" in caption
-    assert "tuned" not in plots.training_caption(settings, LEGEND, source)  # the control
+    assert "Settings" not in plots.training_caption(settings, LEGEND, source)  # the control
+    # no record in the results folder: as configured, no rule claimed
+    missing = {**tuning, "state": "not built", "records": ["results/fig1_minilm_lr_final.csv"]}
+    caption = plots.training_caption(settings, LEGEND, source, tuning=missing)
+    assert caption.endswith(
+        " Settings as configured: their sweep fig1_minilm_lr is not in this results folder "
+        "(snakemake results/fig1_minilm_lr_final.csv)."
+    )
+    assert "chosen by" not in caption and "lowest mean probe loss" not in caption
 
 
 def test_the_probe_loss_the_races_read_has_its_panel_and_caption(monkeypatch, tmp_path):

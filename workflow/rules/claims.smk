@@ -121,7 +121,10 @@ rule claims:
         # layouts, optimizers, labels and paper_figure: a change to any reruns this job only
         experiments=WF.claims_settings(),
         # the real-data tables this build holds (Sec. 5, App. C), read where they exist
-        real=JOB.real.claims_real_built(results("{figure}/metrics.parquet")),
+        # (with each figure's settings checked against its sweep's record where built)
+        real=JOB.real.claims_real_built(
+            results("{figure}/metrics.parquet"), results("{figure}_final.csv")
+        ),
         similarity=JOB.real.claims_similarity_built(
             results("{figure}/similarity/{dataset}.parquet")
         ),

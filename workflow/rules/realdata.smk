@@ -109,7 +109,8 @@ rule figure_real:
         legend=JOB.legend,
         settings=JOB.real_settings,
         config=JOB.figure_config,
-        tuning=JOB.real_tuning,
+        # checked against the sweep's record where built (realdata.tuning_record)
+        tuning=JOB.real_tuning(results("{figure}_final.csv")),
         identity=JOB.metrics_identity,
     script:
         "../scripts/figure_real.py"

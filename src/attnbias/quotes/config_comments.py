@@ -110,6 +110,7 @@ EXCEPTIONS = {
     "The default lr 1 is the largest of them: on fig3, at lr 0.1": SETTING
     + " (the sweep's values; the comparison is marked)",
     "sgd at lr 1 is left out": "a value left out of the grid",
+    "1/sqrt(2048) ~ 1/45 of one": ARITHMETIC + " (train.probe_samples' standard error)",
 }
 
 

@@ -22,9 +22,8 @@ from attnbias.figures.overlap import (
 )
 from attnbias.figures.save import save_figure
 from attnbias.figures.style import FULL_WIDTH, LINE_STYLES, apply_theme
-from attnbias.realdata import cap_bound
+from attnbias.realdata import cap_bound, tuning_record
 from attnbias.realdata.metric_names import PROBE_METRIC
-from attnbias.realdata.tuning import RULES
 
 NORM_PREFIX = "norm/"
 LEGEND_COLUMNS = 4  # optimizers per line of the legend above the panels
@@ -151,8 +150,8 @@ def training_caption(
 ) -> str:
     """What a real-data figure shows and with which settings, for the figure's foot; `caps`
     says at how many steps each capped run's cap bound (realdata.cap_bound.caption_text),
-    `tuning` where the settings were chosen (RealDataConfig.tuning: the tuning seed, never
-    reported, the sweeps and their rule, realdata.tuning.RULES)."""
+    `tuning` where the settings were chosen, checked against the sweep's record
+    (RealDataConfig.tuning, in words by realdata.tuning_record.caption)."""
     train = settings["train"]
     model = _model_name(settings, source)
     subset = ""
@@ -171,20 +170,14 @@ def training_caption(
         if seeds == 1
         else f"mean over {seeds} seeds ({first} to {first + seeds - 1}), band min to max"
     )
-    tuned = ""
-    if tuning:
-        tuned = (
-            f" Settings tuned on seed {tuning['seed']}, never reported, by "
-            f"{', '.join(tuning['sweeps'])}'s rule {tuning['rule']}: {RULES[tuning['rule']]}."
-        )
     return (
         f"Data: {data_name(settings, source)} from {_data_origin(source)}; model: {model}. "
         f"{train['epochs']} epoch{'s' if train['epochs'] != 1 else ''}, batch size "
         f"{train['batch_size']}, logged every "
         f"{train['log_every']} steps; lines: {lines}. Train loss: mean mini-batch "
         f"cross-entropy since the previous log point;{_probe_words(train)} test accuracy on "
-        f"{TEST_SPLITS[settings['dataset']]}.{subset} Optimizers: {optimizers}.{tuned}"
-        + (f" {caps}" if caps else "")
+        f"{TEST_SPLITS[settings['dataset']]}.{subset} Optimizers: {optimizers}."
+        f"{tuning_record.caption(tuning or {})}" + (f" {caps}" if caps else "")
     )
 
 

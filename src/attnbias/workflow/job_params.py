@@ -191,9 +191,11 @@ class JobParams:
     def real_optimizers(self, wildcards) -> dict:
         return at(self.wf.real_experiments[wildcards.figure], "optimizers")
 
-    def real_tuning(self, wildcards) -> dict:
-        """Where the figure's settings were tuned (its caption says it)."""
-        return self.real.tuning(wildcards.figure)
+    def real_tuning(self, record: str):
+        """Params: where the figure's settings were tuned, checked against its sweeps'
+        records (`record`, final_values_real's output) where built: its caption says it, and
+        a record that appears or changes redraws the figure only."""
+        return lambda wildcards: self.real.tuning(wildcards.figure, record)
 
     def real_sweep(self, wildcards) -> str | None:
         """The figure's name where it is a learning-rate sweep (sweep_of), else None."""

@@ -10,16 +10,8 @@ from __future__ import annotations
 
 import os
 
+from attnbias.realdata import tuning_record
 from attnbias.workflow.config import WorkflowConfig, canonical
-
-
-def tuning_words(tuning: dict) -> str:
-    """RealDataConfig.tuning in words: "settings tuned on seed 0 by fig1_minilm_lr (rule
-    probe_area)"; "" for {}."""
-    if not tuning:
-        return ""
-    sweeps = ", ".join(tuning["sweeps"])
-    return f"settings tuned on seed {tuning['seed']} by {sweeps} (rule {tuning['rule']})"
 
 
 class RealDataConfig:
@@ -49,17 +41,19 @@ class RealDataConfig:
         which records a figure's rates, not a verdict."""
         return [n for n, e in self.wf.real_experiments.items() if "sweep_of" not in e]
 
-    def claims_real(self, experiment: str) -> dict:
-        """What the claims read of a real-data experiment besides its table."""
+    def claims_real(self, experiment: str, record: str) -> dict:
+        """What the claims read of a real-data experiment besides its table; `record`: the
+        sweeps' records (a pattern of {figure}: tuning)."""
         e = self.wf.real_experiments[experiment]
+        tuning = self.tuning(experiment, record)
         return {
             "layout": "real",
             "dataset": e["dataset"],
             "scale": self.real_scale(experiment),
             "seeds": e["seeds"],
-            "tuning": tuning_words(self.tuning(experiment)),
+            "tuning": tuning_record.words(tuning),
             # the constants its rows name (claims.real_constants; the horizon: its table's)
-            "chosen_by": self.tuning(experiment),
+            "chosen_by": tuning,
             "probe_samples": e["train"].get("probe_samples", 0),
             "optimizers": {o: self.wf.optimizer(experiment, o) for o in e["optimizers"]},
             "labels": {o: opt.get("label", o) for o, opt in e["optimizers"].items()},
@@ -67,25 +61,30 @@ class RealDataConfig:
             "identity": self.wf.identity("metrics", experiment),
         }
 
-    def tuning(self, experiment: str) -> dict:
-        """Where a figure's settings were chosen: {seed, sweeps, rule} (the tuning seed, the
-        sweeps that ran on it, real_data.tuning.rule); {} where no sweep tuned them."""
+    def tuning(self, experiment: str, record: str) -> dict:
+        """Where a figure's settings were chosen, checked against its sweeps' records
+        (`record`, results/{figure}_final.csv, read where built: realdata.tuning_record):
+        {seed, sweeps, rule} (the tuning seed, the sweeps that run on it,
+        real_data.tuning.rule) and the check's state, records, choice and mismatches; {}
+        where no sweep tunes them. Read at planning time: the jobs' params."""
         e = self.wf.real_experiments[experiment]
         sweeps = [n for n, s in self.wf.real_experiments.items() if s.get("sweep_of") == experiment]
         if e.get("tuning_seed") is None or not sweeps:
             return {}
         rule = self.real.get("tuning", {}).get("rule", "probe_area")
-        return {"seed": e["tuning_seed"], "sweeps": sweeps, "rule": rule}
+        checked = tuning_record.check(e["optimizers"], sweeps, record)
+        return {"seed": e["tuning_seed"], "sweeps": sweeps, "rule": rule, **checked}
 
-    def claims_real_built(self, table: str) -> dict:
+    def claims_real_built(self, table: str, record: str) -> dict:
         """Claims params: what the claims read of each real-data experiment whose aggregate
         table (`table`, a pattern of {figure}) this build holds; the others are "not
-        measured". Params, not inputs: the claims never ask for a real-data training job,
-        and a table that appears reruns the claims job only."""
+        measured"; `record`: the sweeps' records (tuning). Params, not inputs: the claims
+        never ask for a real-data training job, and a table or sweep record that appears
+        reruns the claims job only."""
         built = {}
         for name in self.claimed_real_experiments():
             if os.path.exists(path := table.format(figure=name)):
-                built[name] = {**self.claims_real(name), "table": path}
+                built[name] = {**self.claims_real(name, record), "table": path}
         return built
 
     def claims_similarity_built(self, table: str) -> dict:

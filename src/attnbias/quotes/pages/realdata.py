@@ -13,6 +13,7 @@ from attnbias.quotes.build import Build
 from attnbias.quotes.quote import Page, Source
 from attnbias.quotes.real_tables import sections
 from attnbias.quotes.sources import computed, outcome
+from attnbias.realdata import tuning_record
 
 REAL_DATA = "docs/real-data.md"
 FIGURES = {"fig1_minilm": "fig1_minilm_lr", "fig4_minilm": "fig4_minilm_lr",
@@ -23,15 +24,12 @@ OUTCOMES = {"holds": ("holds",), "fails": ("does not hold",), "undecided": ("und
 
 
 def tuned(figure: str, sweep: str) -> Source:
-    """True where, for every update rule of `sweep`, the figure runs the setting the
-    tuning rule chose (the bold row of <sweep>_final.csv): the figure is what was tuned."""
+    """True where the figure runs exactly the settings the tuning rule chose (the bold rows
+    of <sweep>_final.csv; realdata.tuning_record.mismatches): the figure is what was tuned."""
 
     def read(b: Build) -> bool:
-        chosen = b.final_table(sweep)
-        chosen = chosen[chosen["best_of_rule"].astype(bool)]
-        runs = set(zip(b.final_table(figure)["rule"], b.final_table(figure)["settings"],
-                       strict=True))  # fmt: skip
-        return all((r.rule, r.settings) in runs for r in chosen.itertuples())
+        runs = b.final_table(figure)[["optimizer", "rule", "settings"]].itertuples(index=False)
+        return not tuning_record.mismatches(tuning_record.chosen(b.final_table(sweep)), runs)
 
     what = f"{figure} runs, for every rule, the setting {sweep}'s tuning rule chose"
     return Source(what, read, f"results/{sweep}_final.csv")
