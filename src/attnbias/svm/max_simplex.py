@@ -29,6 +29,9 @@ UNBOUNDED = "the max-norm LP's simplex found an unbounded edge"
 PIVOTS_PER_VARIABLE = 5
 # a tableau entry below this fraction of its column's largest does not bound a step
 PIVOT_TOLERANCE = 1e-11
+# optimal where no step improves gamma by more than this, relative to the data's scale
+# (steepest edge: per unit length of the step's tableau column)
+OPTIMAL = 1e-12
 # the final basis's primal and dual feasibility, relative to the data's scale
 BASIS_TOLERANCE = 1e-9
 
@@ -106,7 +109,7 @@ def _numpy_pivots(t: _Tableau, budget: int) -> int | None:
     m = len(t.basis)
     lower, upper, x, direction, T, r, basis = t.lower, t.upper, t.x, t.direction, t.T, t.r, t.basis
     lower_b, upper_b = lower[basis], upper[basis]
-    optimal = 1e-12 * t.scale
+    optimal = OPTIMAL * t.scale
     for step in range(budget):
         score = (direction * r) / np.sqrt(1.0 + np.einsum("ij,ij->j", T, T))
         q = int(np.argmin(score))
@@ -178,7 +181,7 @@ def _compiled_pivots(t: _Tableau, budget: int) -> int | None:
     t.basis = t.basis.astype(np.int64)
     norms, rate, steps = np.empty(N), np.empty(m), ctypes.c_long(0)
     data = [a.ctypes.data for a in (t.T, t.r, t.x, t.direction, t.basis, t.lower, t.upper)]
-    status = function(m, N, *data, budget, 1e-12 * t.scale, PIVOT_TOLERANCE,
+    status = function(m, N, *data, budget, OPTIMAL * t.scale, PIVOT_TOLERANCE,
                       norms.ctypes.data, rate.ctypes.data, ctypes.byref(steps))  # fmt: skip
     if status == 2:
         raise DualSolveError(UNBOUNDED)
