@@ -74,7 +74,10 @@ def _start(Z: np.ndarray) -> _Tableau:
     basis[k] = g
     direction = np.concatenate([-w, np.zeros(1 + m)])
     direction[d + 1 + k] = 1.0
-    T = np.linalg.solve(A[:, basis], A)
+    # B = A[:, basis] is -I with its column k -1: B^-1 a = (a_k - a_j for row j, -a_k for
+    # row k), exact and a third of the start's time where a solve took 25 us
+    T = A[k] - A
+    T[k] = -A[k]
     r = T[k].copy()  # c - c_B T with c = -e_gamma, c_B = -e_k
     r[g] = 0.0
     return _Tableau(A, lower, upper, x, basis, direction, T, r, float(np.abs(Z).max()))
