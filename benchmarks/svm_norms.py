@@ -12,9 +12,9 @@ svm.spectral_face) and face probe (svm.uniqueness: svm.max_norm; the spectral no
 test of svm.spectral_probe, cvxpy where the face is not a point), against cvxpy +
 Clarabel, and for the spectral norm the probe on the exact face (svm.spectral_probe
 .face_cosine, measured, not used: its cosine and time, or why it failed); for the max
-u-SVM also where its time goes (the LP alone by the simplex and by the interior-point
-method it replaced, and the call around the LP with the LP's answer given: the floor of
-any LP solver behind this call).
+u-SVM also where its time goes (the LP alone by the simplex with compiled and with numpy
+pivots, by HiGHS and by the interior-point method it replaced, and the call around the LP
+with the LP's answer given: the floor of any LP solver behind this call).
 
 With --stored: instead, every SVM of built svm-geometry files (results/svm_geometry/*.npz,
 solved by the solvers of their build) solved again from their data files
@@ -44,7 +44,15 @@ import yaml
 
 from attnbias.data import models
 from attnbias.model.queries import queries_of
-from attnbias.svm import canonical, geometry, max_norm, norms, spectral_probe, uniqueness
+from attnbias.svm import (
+    canonical,
+    geometry,
+    max_norm,
+    max_simplex,
+    norms,
+    spectral_probe,
+    uniqueness,
+)
 from attnbias.svm.dual_solves import DualSolveError
 from attnbias.svm.norm_values import norm_value, parse_norm
 from attnbias.workflow import npz
@@ -89,18 +97,28 @@ def compare(data: dict, what: str, norm: str, repeats: int, reference_repeats: i
     gap = abs(found.value - reference.value) / reference.value
     assert gap < 1e-6, (what, norm, found.value, reference.value)
     return (
-        f"| {what} | {norm} | {fast * 1e3:.1f} ms | {ref * 1e3:.0f} ms | {ref / fast:.0f}x "
+        f"| {what} | {norm} | {fast * 1e3:.3g} ms | {ref * 1e3:.3g} ms | {ref / fast:.0f}x "
         f"| {gap:.1e} |"
     )
 
 
 def u_max_parts(data: dict, repeats: int) -> list[str]:
-    """The max u-SVM's call split: its LP by svm.max_norm's simplex (and its pivots), the
-    same LP by the interior-point method it replaced, and everything else the call does
-    (rows, checks, rescaling, the KKT certificate) with the LP's answer given."""
+    """The max u-SVM's call split: its LP by svm.max_simplex with compiled pivots (the
+    default) and with numpy's (the fallback), how many steps they take, the same LP by
+    HiGHS (highspy's direct API, cvxpy's dependency: a library's simplex without cvxpy's
+    layer) and by the interior-point method the simplex replaced, and everything else the
+    call does (rows, checks, rescaling, the KKT certificate) with the LP's answer given."""
     X, y, opt = data["X"], data["y"], data["opt"]
     z = norms._u_rows(X, y, opt)
-    simplex, _ = median_time(lambda: max_norm.simplex_svm(z), repeats)
+    tableau = max_simplex._start(z)
+    steps = max_simplex._numpy_pivots(
+        tableau, round(max_simplex.PIVOTS_PER_VARIABLE * tableau.A.shape[1])
+    )
+    compiled = max_simplex.compiled_pivots() is not None
+    simplex, _ = median_time(lambda: max_simplex.simplex_svm(z, "c" if compiled else "numpy"),
+                             repeats)  # fmt: skip
+    in_numpy, _ = median_time(lambda: max_simplex.simplex_svm(z, "numpy"), repeats)
+    highs, gamma = median_time(lambda: highs_lp(z), repeats)
     interior, _ = median_time(lambda: max_norm.svm(max_norm.DenseRows(z)), repeats)
     answer, solve = max_norm.u_svm(z), max_norm.u_svm
     max_norm.u_svm = lambda z: answer  # the LP's answer given: the call's floor
@@ -108,11 +126,47 @@ def u_max_parts(data: dict, repeats: int) -> list[str]:
         floor, _ = median_time(lambda: norms.solve_u_svm_norm(X, y, opt, "max"), repeats)
     finally:
         max_norm.u_svm = solve
+    gap = abs(gamma * np.abs(answer[0]).max() - 1.0)
     return [
-        f"| u | max: its LP by the simplex | {simplex * 1e3:.2f} ms | | | |",
+        f"| u | max: its LP by the simplex, {'compiled' if compiled else 'NO COMPILER: numpy'} "
+        f"pivots ({steps} steps) | {simplex * 1e3:.3f} ms | | | |",
+        f"| u | max: its LP by the simplex, numpy pivots | {in_numpy * 1e3:.3f} ms | | | |",
+        f"| u | max: its LP by HiGHS (highspy, dual simplex, no presolve) | {highs * 1e3:.3f} ms "
+        f"| | | {gap:.1e} |",
         f"| u | max: its LP by the interior point | {interior * 1e3:.2f} ms | | | |",
-        f"| u | max: the call, its LP's answer given | {floor * 1e3:.2f} ms | | | |",
+        f"| u | max: the call, its LP's answer given | {floor * 1e3:.3f} ms | | | |",
     ]
+
+
+HIGHS: dict = {}  # one HiGHS object, reused as a caller calling it thousands of times would
+
+
+def highs_lp(z: np.ndarray) -> float:
+    """gamma of max gamma s.t. z w >= gamma, |w| <= 1 by HiGHS (model passed, run, the
+    solution read: what a caller would time; presolve off, which only slows this dense LP)."""
+    import highspy
+
+    m, d = z.shape
+    highs = HIGHS.get("solver")
+    if highs is None:
+        highs = HIGHS["solver"] = highspy.Highs()
+        highs.setOptionValue("output_flag", False)
+        highs.setOptionValue("presolve", "off")
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = d + 1, m
+    lp.col_cost_ = np.r_[np.zeros(d), -1.0]
+    lp.col_lower_, lp.col_upper_ = np.r_[-np.ones(d), -np.inf], np.r_[np.ones(d), np.inf]
+    lp.row_lower_, lp.row_upper_ = np.zeros(m), np.full(m, np.inf)
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_ = np.arange(0, m * (d + 1) + 1, m, dtype=np.int32)
+    lp.a_matrix_.index_ = np.tile(np.arange(m, dtype=np.int32), d + 1)
+    lp.a_matrix_.value_ = np.hstack([z, -np.ones((m, 1))]).T.ravel()
+    highs.clearSolver()
+    highs.passModel(lp)
+    highs.run()
+    solution = highs.getSolution()
+    np.asarray(solution.row_dual)  # the multipliers, read as a caller would
+    return float(np.asarray(solution.col_value)[d])
 
 
 # the norms whose canonical point avoids cvxpy, and whose face probe does

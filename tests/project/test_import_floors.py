@@ -180,6 +180,7 @@ def test_the_backends_shared_definitions_are_a_leaf():
 FLOORS = (
     "attnbias",  # the package's face: __version__
     "source_digest",  # a leaf: sha256 of sources and library versions (the caches' keys)
+    "c_library",  # a leaf: a C source compiled, cached and loaded (the kernel, the simplex)
     "model",  # the paper's model: attention, losses, gradients
     "optim",  # the optimizers: each rule's module, its expected norm, the direction arithmetic
     "svm",  # rule svm: the max-margin problems, in each norm

@@ -13,6 +13,7 @@ import stat
 
 import pytest
 
+from attnbias import c_library
 from attnbias.training import dispatch, kernel_library
 
 pytestmark = pytest.mark.skipif(
@@ -57,7 +58,7 @@ def test_a_cached_library_without_the_kernels_function_is_rebuilt(cache):
     path = kernel_library.kernel_path()
     other = cache.parent / "other.c"
     other.write_text("int other(void) { return 0; }\n")
-    kernel_library.subprocess.run(
+    c_library.subprocess.run(
         [kernel_library.compiler(), "-shared", "-fPIC", "-o", str(path), str(other)], check=True
     )
     assert not _has_segment(path)  # the case itself
@@ -122,7 +123,7 @@ def test_an_unwritable_cache_falls_back_to_torch_naming_the_folder(cache, monkey
         def read_only(*args, **kwargs):
             raise PermissionError(13, "Permission denied", str(cache))
 
-        monkeypatch.setattr(kernel_library.tempfile, "mkstemp", read_only)
+        monkeypatch.setattr(c_library.tempfile, "mkstemp", read_only)
     reason = kernel_library.unavailable_reason()
     assert reason is not None
     assert f"the kernel cache {folder} cannot be written" in reason

@@ -57,14 +57,17 @@ LIBRARIES = ("numpy", "scipy", "cvxpy", "clarabel")
 FOLDER = "token_sets"
 SVM_PACKAGE = Path(__file__).resolve().parent
 # the package modules outside svm/ that a solve runs (the queries of cross-attention, the
-# l_p norms' spellings): hashed with it (tests/svm/test_token_set_cache.py checks the list)
-OUTSIDE_SVM = ("model/__init__.py", "model/queries.py", "optim/__init__.py", "optim/lp_norm.py")
+# l_p norms' spellings, the C simplex's build): hashed with it (tests/svm/test_token_set_cache.py
+# checks the list)
+OUTSIDE_SVM = ("c_library.py", "model/__init__.py", "model/queries.py", "optim/__init__.py",
+               "optim/lp_norm.py")  # fmt: skip
 
 
 def solver_sources() -> list[Path]:
-    """The source files a solve runs: the svm package and OUTSIDE_SVM."""
+    """The source files a solve runs: the svm package (its C source too) and OUTSIDE_SVM."""
     package = SVM_PACKAGE.parent
-    return sorted(SVM_PACKAGE.glob("*.py")) + [package / p for p in OUTSIDE_SVM]
+    own = [*SVM_PACKAGE.glob("*.py"), *SVM_PACKAGE.glob("*.c")]
+    return sorted(own) + [package / p for p in OUTSIDE_SVM]
 
 
 @cache

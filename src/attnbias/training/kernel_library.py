@@ -1,4 +1,5 @@
-"""The compiled training kernel: _kernel.c built, cached and loaded, and its one entry.
+"""The compiled training kernel: _kernel.c built, cached and loaded (attnbias.c_library),
+and its one entry.
 
 The kernel (_kernel.c, C99 and libm) is compiled on first use with the machine's C compiler
 ($CC, else cc), cached (kernel_path) and loaded with ctypes: a later process loads it in
@@ -9,129 +10,32 @@ steps between two logged iterations in one call; training.kernel is the loop aro
 
 from __future__ import annotations
 
-import _ctypes
 import ctypes
-import hashlib
 import logging
-import os
-import platform
-import shutil
-import subprocess
-import tempfile
 from pathlib import Path
 
+from attnbias import c_library
+from attnbias.c_library import compiler
+
 KERNEL_SOURCE = Path(__file__).with_name("_kernel.c")
-# No -ffast-math and no FMA contraction: every operation rounds as IEEE says, so -inf and
-# NaN behave as in the torch reference and the vector width (-march) changes no result.
-CFLAGS = ("-O3", "-ffp-contract=off", "-fno-math-errno", "-std=c99", "-fPIC", "-shared")
-NATIVE = ("-march=native",)  # tried first; the key holds the CPU's flags (shared homes)
-
-
-def _cache_dir() -> Path:
-    """Where the compiled kernel is kept: $ATTNBIAS_CACHE, else ~/.cache/attnbias."""
-    if os.environ.get("ATTNBIAS_CACHE"):
-        return Path(os.environ["ATTNBIAS_CACHE"])
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "attnbias"
-
-
-def compiler() -> str:
-    """The C compiler that builds the kernel: $CC, else cc (or gcc) on the PATH."""
-    return os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc") or "cc"
+LABEL = "the training kernel"
+# The kernel could not be built or loaded (no working C compiler, or no writable cache).
+KernelError = c_library.LibraryError
 
 
 def kernel_path(rebuild: bool = False) -> Path:
-    """The shared library of _kernel.c for this source, compiler and flags; built if absent.
-
-    Built once per machine (about 0.3 s), then only loaded (about a millisecond). The name
-    holds a hash of the source and flags, so an edit builds a new one. `rebuild` replaces a
-    cached file that would not load. Raises KernelError when no C compiler works.
-    """
-    source = KERNEL_SOURCE.read_bytes()
-    cc = compiler()
-    ident = repr((cc, CFLAGS, NATIVE, platform.machine(), _cpu_flags())).encode()
-    key = hashlib.sha256(source + ident).hexdigest()[:16]
-    target = _cache_dir() / f"attnbias_kernel_{key}.so"
-    if rebuild or not target.exists():
-        _build(cc, target)
-    return target
-
-
-def _build(compiler: str, target: Path) -> None:
-    """Compile _kernel.c into `target`, atomically: concurrent jobs may build it at once."""
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".kernel.", suffix=".so")
-    except OSError as err:  # read-only, not a folder, no space: say which and how to fix
-        raise KernelError(
-            f"the kernel cache {target.parent} cannot be written ({err.strerror or err}); "
-            "set ATTNBIAS_CACHE to a writable folder"
-        ) from None
-    os.close(fd)
-    try:
-        errors = []
-        for flags in ((*CFLAGS, *NATIVE), CFLAGS):
-            cmd = [compiler, *flags, "-o", tmp, str(KERNEL_SOURCE), "-lm"]
-            try:
-                result = subprocess.run(cmd, capture_output=True, text=True)
-            except OSError as err:
-                raise KernelError(f"no C compiler ({compiler!r}: {err})") from None
-            if result.returncode == 0:
-                os.replace(tmp, target)
-                return
-            errors.append(f"{' '.join(cmd)}:\n{result.stderr}")
-        raise KernelError("building the training kernel failed:\n" + "\n".join(errors))
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-
-
-def _cpu_flags() -> str:
-    """The CPU's feature flags (Linux), so that a shared cache never serves a foreign build."""
-    try:
-        with open("/proc/cpuinfo") as fh:
-            return next((line for line in fh if line.startswith("flags")), "")
-    except OSError:
-        return platform.processor()
-
-
-class KernelError(RuntimeError):
-    """The C kernel could not be built (no working C compiler, or no writable cache)."""
+    """The shared library of _kernel.c for this source, compiler and flags; built if absent
+    (c_library.library_path). Raises KernelError when no C compiler works."""
+    return c_library.library_path(KERNEL_SOURCE, LABEL, rebuild)
 
 
 _LIB = None
 
 
-def _open(path: Path) -> ctypes.CDLL:
-    """`path` loaded; OSError where it does not load, or loads but lacks the kernel's entry
-    `segment` (another library in its place). That one is closed again: the loader would
-    otherwise hand the same stale library back for the rebuilt file at the same path."""
-    lib = ctypes.CDLL(str(path))
-    if not hasattr(lib, "segment"):
-        if hasattr(_ctypes, "dlclose"):  # POSIX, where the kernel is built
-            _ctypes.dlclose(lib._handle)
-        raise OSError(f"{path} loads but has no function 'segment': not this kernel")
-    return lib
-
-
-def _load() -> ctypes.CDLL:
-    """The kernel loaded; a cached file that does not load (truncated, overwritten, built
-    for another libc) or is another library is rebuilt once, so that it never downgrades
-    later builds to torch."""
-    path = kernel_path()
-    try:
-        return _open(path)
-    except OSError as err:
-        logging.getLogger(__name__).warning("rebuilding the cached kernel %s: %s", path, err)
-    try:
-        return _open(kernel_path(rebuild=True))
-    except OSError as err:
-        raise KernelError(f"the freshly built kernel does not load: {err}") from None
-
-
 def _segment_fn():
     global _LIB
     if _LIB is None:
-        lib = _load()
+        lib = c_library.load(KERNEL_SOURCE, "segment", LABEL)
         lib.segment.restype = ctypes.c_int
         long, ptr = ctypes.c_long, ctypes.c_void_p
         # t0, t1, settings, B, n, T, Bp, 21 arrays (P .. mm_norm), n_thr, 3 arrays

@@ -26,8 +26,8 @@ from attnbias.data.models import SEPARATE_GENERATORS
 PACKAGE = "attnbias"
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 # Sources that a module reads rather than imports: training/kernel_library.py compiles
-# _kernel.c.
-COMPANIONS = {"kernel_library.py": ("_kernel.c",)}
+# _kernel.c, svm/max_simplex.py _max_simplex.c.
+COMPANIONS = {"kernel_library.py": ("_kernel.c",), "max_simplex.py": ("_max_simplex.c",)}
 # The registry that imports each module of its folder by file name (a rule is a file
 # there): those modules are code inputs of the jobs that train with them (rule_files) only.
 RULES_PACKAGE = "attnbias.optim.rules"
@@ -149,9 +149,9 @@ def module_files(script: str) -> tuple[str, ...]:
     """Source files of the package that `script` imports, directly or not, sorted.
 
     The package's __init__.py is always included, since every import runs it, and so are
-    the COMPANIONS of a module (the C source that training/kernel_library.py compiles); the
-    modules the rules' registry imports by file name are not (rule_files: the jobs that
-    train with a rule list its module).
+    the COMPANIONS of a module (the C sources that kernel_library.py and max_simplex.py
+    compile); the modules the rules' registry imports by file name are not (rule_files: the
+    jobs that train with a rule list its module).
     """
     seen: set[Path] = set()
     todo = [Path(script)]
