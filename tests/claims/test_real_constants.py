@@ -8,8 +8,8 @@ from claims_tables import REAL_OPTS, decay, real_table
 
 from attnbias.claims import layouts, real_constants, robustness
 from attnbias.claims.paired_race import ALPHA
-from attnbias.realdata import tuning_record
 from attnbias.realdata.cap_bound import MAX_CAP_SHARE
+from attnbias.workflow import tuning_record
 
 TUNED = {"seed": 0, "sweeps": ["r_lr"], "rule": "probe_area", "state": tuning_record.CHECKED}
 

@@ -94,7 +94,7 @@ def test_only_the_figures_whose_table_is_built_carry_their_tuning_to_the_claims(
 
 def test_the_claims_read_the_constants_their_rows_name(wf, tmp_path):
     """What claims.real_constants names from the config: the tuning rule and seed with the
-    record's state (realdata.tuning_record), and the probe subset."""
+    record's state (workflow.tuning_record), and the probe subset."""
     real, record = RealDataConfig(wf), str(tmp_path / "{figure}_final.csv")
     minilm, mnist = (
         real.claims_real("fig1_minilm", record),

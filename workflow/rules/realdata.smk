@@ -109,7 +109,7 @@ rule figure_real:
         legend=JOB.legend,
         settings=JOB.real_settings,
         config=JOB.figure_config,
-        # checked against the sweep's record where built (realdata.tuning_record)
+        # checked against the sweep's record where built (workflow.tuning_record)
         tuning=JOB.real_tuning(results("{figure}_final.csv")),
         identity=JOB.metrics_identity,
     script:

@@ -8,15 +8,15 @@ limit realdata.cap_bound.MAX_CAP_SHARE); for Adam's gap, its factor (claims.real
 An experiment here is what the claims read of a real-data experiment
 (workflow.real_config.RealDataConfig.claims_real): `probe_samples`, `chosen_by` ({seed,
 sweeps, rule} and the state of the check against the sweep's record,
-realdata.tuning_record; {} where no sweep tunes the settings) and, once its table is read, `steps`
+workflow.tuning_record; {} where no sweep tunes the settings) and, once its table is read, `steps`
 (with_horizon).
 """
 
 from __future__ import annotations
 
 from attnbias.claims.paired_race import ALPHA
-from attnbias.realdata import tuning_record
 from attnbias.realdata.cap_bound import MAX_CAP_SHARE
+from attnbias.workflow import tuning_record
 
 # "no significant gap between Adam and SGD": final train losses within this factor (ours);
 # claims.real reads it from here, so the row and its constants cell say one number
@@ -46,7 +46,7 @@ def race_words(experiment: dict) -> list[str]:
 
 def tuning_words(experiment: dict) -> list[str]:
     """The rule that chose the settings and the seed it read, where the sweep's record says
-    the figure runs exactly its choice (realdata.tuning_record.CHECKED); otherwise that the
+    the figure runs exactly its choice (workflow.tuning_record.CHECKED); otherwise that the
     settings are not the tuned ones, or are as configured with no record to check them
     against (never "chosen by"); [] where no sweep tunes them."""
     tuning = experiment.get("chosen_by") or {}

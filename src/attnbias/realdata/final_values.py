@@ -15,11 +15,7 @@ import pandas as pd
 
 from attnbias.optim.spec import resolve
 from attnbias.realdata import tuning
-
-COLUMNS = [
-    "optimizer", "label", "rule", "settings", "seeds", "final_iteration",
-    "final_train_loss", "final_test_accuracy", "probe_area", "cap_bound_share", "best_of_rule",
-]  # fmt: skip
+from attnbias.workflow.tuning_record import COLUMNS  # the record's columns
 
 
 def final_values(

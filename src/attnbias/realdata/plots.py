@@ -22,8 +22,9 @@ from attnbias.figures.overlap import (
 )
 from attnbias.figures.save import save_figure
 from attnbias.figures.style import FULL_WIDTH, LINE_STYLES, apply_theme
-from attnbias.realdata import cap_bound, tuning_record
+from attnbias.realdata import cap_bound
 from attnbias.realdata.metric_names import PROBE_METRIC
+from attnbias.realdata.tuning import caption as tuning_caption
 
 NORM_PREFIX = "norm/"
 LEGEND_COLUMNS = 4  # optimizers per line of the legend above the panels
@@ -151,7 +152,7 @@ def training_caption(
     """What a real-data figure shows and with which settings, for the figure's foot; `caps`
     says at how many steps each capped run's cap bound (realdata.cap_bound.caption_text),
     `tuning` where the settings were chosen, checked against the sweep's record
-    (RealDataConfig.tuning, in words by realdata.tuning_record.caption)."""
+    (RealDataConfig.tuning, in words by realdata.tuning.caption)."""
     train = settings["train"]
     model = _model_name(settings, source)
     subset = ""
@@ -177,7 +178,7 @@ def training_caption(
         f"{train['log_every']} steps; lines: {lines}. Train loss: mean mini-batch "
         f"cross-entropy since the previous log point;{_probe_words(train)} test accuracy on "
         f"{TEST_SPLITS[settings['dataset']]}.{subset} Optimizers: {optimizers}."
-        f"{tuning_record.caption(tuning or {})}" + (f" {caps}" if caps else "")
+        f"{tuning_caption(tuning or {})}" + (f" {caps}" if caps else "")
     )
 
 

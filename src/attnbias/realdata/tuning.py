@@ -17,6 +17,7 @@ import pandas as pd
 
 from attnbias.realdata import cap_bound
 from attnbias.realdata.metric_names import PROBE_METRIC
+from attnbias.workflow import tuning_record
 
 RULES = {
     "probe_area": (
@@ -90,3 +91,16 @@ def choose(
         best = eligible["probe_area"].idxmin() if eligible["probe_area"].notna().any() else None
         out.loc[best if best is not None else eligible.index[0], "chosen"] = True
     return out
+
+
+def caption(tuning: dict) -> str:
+    """workflow.tuning_record.words as a figure caption's sentence (with a space before
+    it), and where checked the tuning rule in words; "" for {}."""
+    if not tuning:
+        return ""
+    said = tuning_record.words(tuning)
+    said = said[0].upper() + said[1:]
+    if tuning["state"] != tuning_record.CHECKED:
+        return f" {said}."
+    rule = tuning["rule"]
+    return f" {said}; seed {tuning['seed']} is never reported; {rule}: {RULES[rule]}."

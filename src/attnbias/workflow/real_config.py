@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-from attnbias.realdata import tuning_record
+from attnbias.workflow import tuning_record
 from attnbias.workflow.config import WorkflowConfig, canonical
 
 
@@ -63,7 +63,7 @@ class RealDataConfig:
 
     def tuning(self, experiment: str, record: str) -> dict:
         """Where a figure's settings were chosen, checked against its sweeps' records
-        (`record`, results/{figure}_final.csv, read where built: realdata.tuning_record):
+        (`record`, results/{figure}_final.csv, read where built: workflow.tuning_record):
         {seed, sweeps, rule} (the tuning seed, the sweeps that run on it,
         real_data.tuning.rule) and the check's state, records, choice and mismatches; {}
         where no sweep tunes them. Read at planning time: the jobs' params."""

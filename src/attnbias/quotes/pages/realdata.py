@@ -13,7 +13,7 @@ from attnbias.quotes.build import Build
 from attnbias.quotes.quote import Page, Source
 from attnbias.quotes.real_tables import sections
 from attnbias.quotes.sources import computed, outcome
-from attnbias.realdata import tuning_record
+from attnbias.workflow import tuning_record
 
 REAL_DATA = "docs/real-data.md"
 FIGURES = {"fig1_minilm": "fig1_minilm_lr", "fig4_minilm": "fig4_minilm_lr",
@@ -25,7 +25,7 @@ OUTCOMES = {"holds": ("holds",), "fails": ("does not hold",), "undecided": ("und
 
 def tuned(figure: str, sweep: str) -> Source:
     """True where the figure runs exactly the settings the tuning rule chose (the bold rows
-    of <sweep>_final.csv; realdata.tuning_record.mismatches): the figure is what was tuned."""
+    of <sweep>_final.csv; workflow.tuning_record.mismatches): the figure is what was tuned."""
 
     def read(b: Build) -> bool:
         runs = b.final_table(figure)[["optimizer", "rule", "settings"]].itertuples(index=False)

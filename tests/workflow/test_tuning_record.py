@@ -1,4 +1,4 @@
-"""A figure's settings checked against its sweep's record (attnbias.realdata.tuning_record):
+"""A figure's settings checked against its sweep's record (attnbias.workflow.tuning_record):
 checked where the record marks exactly the figure's settings, "not the tuned ones" where it
 marks others (each control of the other), "as configured" where no record is built, and a
 record that is not final_values_real's refused naming its file. The records here are
@@ -9,9 +9,10 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from attnbias.realdata import tuning_record
+from attnbias.realdata import tuning
 from attnbias.realdata.final_values import final_values
 from attnbias.realdata.tuning import RULES
+from attnbias.workflow import tuning_record
 
 SWEEP = {
     "sgd-1e-1": {"label": "SGD lr 0.1", "rule": "sgd", "lr": 0.1},
@@ -102,13 +103,13 @@ def test_a_rule_the_sweep_did_not_tune_or_a_choice_no_run_runs_is_a_mismatch():
 
 
 def test_the_caption_names_the_rule_only_where_the_record_was_checked(tmp_path):
-    checked = tuning_record.caption(_tuning(write_record(tmp_path, CHOOSES_FIGURE)))
+    checked = tuning.caption(_tuning(write_record(tmp_path, CHOOSES_FIGURE)))
     assert checked.startswith(" Settings chosen by probe_area on seed 0 (fig_lr, checked")
     assert "seed 0 is never reported" in checked and RULES["probe_area"] in checked
-    differs = tuning_record.caption(_tuning(write_record(tmp_path, CHOOSES_OTHER)))
+    differs = tuning.caption(_tuning(write_record(tmp_path, CHOOSES_OTHER)))
     assert differs.startswith(" Settings not the tuned ones: sgd runs lr=0.3")
     assert RULES["probe_area"] not in differs
-    assert tuning_record.caption({}) == tuning_record.words({}) == ""
+    assert tuning.caption({}) == tuning_record.words({}) == ""
 
 
 @pytest.mark.parametrize(

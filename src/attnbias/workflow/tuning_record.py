@@ -7,7 +7,7 @@ Three states, in the figure's caption and its claims rows: CHECKED (the record i
 results folder and marks exactly the figure's settings), DIFFERS (it is there and marks other
 settings: which optimizer's, and what the sweep chose) and NOT_BUILT (no record: the
 settings are as configured). The workflow reads the record when it plans the jobs
-(workflow.real_config.RealDataConfig.tuning), so a record that appears or changes reruns the
+(RealDataConfig.tuning), so a record that appears or changes reruns the
 jobs that print these words, never a training job.
 """
 
@@ -18,10 +18,15 @@ import os
 import pandas as pd
 
 from attnbias.optim.spec import resolve
-from attnbias.realdata.final_values import COLUMNS
-from attnbias.realdata.tuning import RULES
 
 CHECKED, DIFFERS, NOT_BUILT = "checked", "differs", "not built"
+
+# a sweep's record's columns, as realdata.final_values writes them (defined here, where the
+# workflow reads the record when it plans the jobs, below realdata's floor)
+COLUMNS = [
+    "optimizer", "label", "rule", "settings", "seeds", "final_iteration",
+    "final_train_loss", "final_test_accuracy", "probe_area", "cap_bound_share", "best_of_rule",
+]  # fmt: skip
 
 
 def chosen(record: pd.DataFrame) -> dict[str, str]:
@@ -116,16 +121,3 @@ def words(tuning: dict) -> str:
         f"settings as configured: {their.format(sweeps)} not in this results folder "
         f"(snakemake {' '.join(tuning['records'])})"
     )
-
-
-def caption(tuning: dict) -> str:
-    """words as a figure caption's sentence (with a space before it), and where checked the
-    tuning rule in words; "" for {}."""
-    if not tuning:
-        return ""
-    said = words(tuning)
-    said = said[0].upper() + said[1:]
-    if tuning["state"] != CHECKED:
-        return f" {said}."
-    rule = tuning["rule"]
-    return f" {said}; seed {tuning['seed']} is never reported; {rule}: {RULES[rule]}."
