@@ -20,7 +20,7 @@ import pytest
 
 from attnbias.svm import spectral_nuclear, spectral_probe, uniqueness
 from attnbias.svm.dual_solves import DualSolveError
-from attnbias.svm.norms import _w_rows
+from attnbias.svm.norms import w_rows
 
 pytest.importorskip("cvxpy")
 
@@ -41,7 +41,7 @@ W_STAR = np.eye(2)
 
 def _rows(instance):
     X, Z = instance
-    return _w_rows(X, OPT, Z)
+    return w_rows(X, OPT, Z)
 
 
 def _cvxpy(instance) -> float:

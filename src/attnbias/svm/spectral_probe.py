@@ -37,7 +37,11 @@ import numpy as np
 
 from attnbias.svm import spectral_nuclear
 from attnbias.svm.dual_solves import DualSolveError
-from attnbias.svm.spectral_nuclear import _follow, _SpectralPrimal, ball_and_margins_barrier
+from attnbias.svm.spectral_nuclear import (
+    SpectralPrimal,
+    ball_and_margins_barrier,
+    follow_central_path,
+)
 
 # measured on the stored SVMs of geometry_dm and geometry_example1 (10 seeds): G's
 # singular values over the largest are >= 1.5e-3 or <= 4.4e-7, the duals over the largest
@@ -61,7 +65,7 @@ def _decided(values: np.ndarray, cut: float, what: str) -> np.ndarray:
     return ratio > cut
 
 
-class _FaceLP(_SpectralPrimal):
+class _FaceLP(SpectralPrimal):
     """x = vec B (C order), p x q (p >= q): min <D, B> s.t. ||B||_2 < 1, the inactive
     margins' rows (alpha_k, beta_k) at least `low`, R vec B fixed (R orthonormal rows)."""
 
@@ -115,7 +119,7 @@ class Face:
     ||B||_2 <= 1, rows @ vec B = low[active] (their directions R, orthonormal) and the
     inactive margins alpha_k^T B beta_k >= low_k; start: the SVM's central point (C)."""
 
-    problem: _SpectralPrimal
+    problem: SpectralPrimal
     value: float
     P: np.ndarray
     Pp: np.ndarray
@@ -137,7 +141,7 @@ def describe(a: np.ndarray, b: np.ndarray) -> Face:
     """The spectral SVM's optimal face (module doc) from its barrier solution and duals, r_a
     >= r_b; DualSolveError where a decision is not clear-cut."""
     W, lam = spectral_nuclear.solve(a, b, "spectral")
-    problem = _SpectralPrimal(a, b)
+    problem = SpectralPrimal(a, b)
     ca, cb = problem.ca, problem.cb
     start = problem.Ua.T @ W @ problem.Ub  # the SVM's central point: inside the face
     start = start / problem.margins(start).min()
@@ -190,7 +194,7 @@ def least_aligned_point(a: np.ndarray, b: np.ndarray, W_star: np.ndarray):
         if not np.isfinite(lp.barrier(B0.ravel(), 1.0)):
             raise DualSolveError("the SVM's central point is not strictly inside the face")
         scale = np.linalg.svd(D, compute_uv=False).sum()
-        B = _follow(B0.ravel(), lp, nu, nu / scale, lp.gap, GAP)[0]
+        B = follow_central_path(B0.ravel(), lp, nu, nu / scale, lp.gap, GAP)[0]
     return Ua @ (face.value * (face.P @ face.Q.T + Pp @ B @ Qp.T)) @ Ub.T
 
 

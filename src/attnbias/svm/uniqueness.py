@@ -32,12 +32,12 @@ from attnbias.svm.dual_solves import DualSolveError
 from attnbias.svm.norm_values import norm_value, parse_norm
 from attnbias.svm.norms import (
     UNITARILY_INVARIANT,
-    _dense_margins,
-    _objective,
-    _orthonormal_basis,
-    _query_margins,
-    _w_rows,
+    cvxpy_norm,
+    dense_margins,
+    query_margins,
+    w_rows,
 )
+from attnbias.svm.spectral_nuclear import orthonormal_basis
 from attnbias.svm.token_sets import subject_of
 
 # a W within this relative distance of the optimal value counts as optimal: the accuracy
@@ -75,7 +75,7 @@ def face_cosine(
     if parsed.kind == "nuclear":
         return math.nan
     bound = (1.0 + FACE_TOLERANCE) * norm_value(W_star, parsed)
-    a, b = _w_rows(X, opt, queries)
+    a, b = w_rows(X, opt, queries)
     if parsed.kind in FAST and fast:
         try:
             if parsed.kind == "max":
@@ -87,16 +87,16 @@ def face_cosine(
                         subject_of("W-SVM", parsed, name, opt), parsed.name, FAST[parsed.kind],
                         why)  # fmt: skip
     if parsed.kind in UNITARILY_INVARIANT:  # as svm.norms: an optimum lies in the spans
-        Ua, Ub = _orthonormal_basis(a), _orthonormal_basis(b)
+        Ua, Ub = orthonormal_basis(a), orthonormal_basis(b)
         coefficients = np.einsum("kj,ki->kji", b @ Ub, a @ Ua).reshape(len(a), -1)
         V = cp.Variable((Ua.shape[1], Ub.shape[1]))
-        margins, definitions = _dense_margins(coefficients)(V)
+        margins, definitions = dense_margins(coefficients)(V)
         target = Ua.T @ W_star @ Ub
     else:
         V = cp.Variable(W_star.shape)
-        margins, definitions = _query_margins(X, opt, a, queries)(V)
+        margins, definitions = query_margins(X, opt, a, queries)(V)
         target = W_star
-    constraints = [margins >= 1, _objective(V, parsed) <= bound, *definitions]
+    constraints = [margins >= 1, cvxpy_norm(V, parsed) <= bound, *definitions]
     problem = cp.Problem(cp.Minimize(cp.sum(cp.multiply(target, V))), constraints)
     problem.solve(solver=cp.CLARABEL)
     if problem.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) or V.value is None:
