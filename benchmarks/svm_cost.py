@@ -33,7 +33,7 @@ def seed_seconds(d: int) -> dict[str, float]:
         start = time.process_time()
         found = norms.solve_w_svm_norm(X, opt, norm, name="cost")
         found = canonical(found, X, opt, norm, name="cost")
-        face_cosine(X, opt, norm, found.solution)
+        face_cosine(X, opt, norm, found.solution, dual=found.dual)
         norms.solve_u_svm_norm(X, y, opt, norm, name="cost")
         out[norm] = round(time.process_time() - start, 3)
     return out

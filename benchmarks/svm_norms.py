@@ -217,7 +217,7 @@ def compare_face(data: dict, norm: str, repeats: int, reference_repeats: int) ->
 def exact_face_probe(X, opt, W_star, repeats: int) -> str:
     """svm.spectral_probe.face_cosine of W* (the exact face's probe): its cosine and time,
     or why it failed."""
-    a, b = norms._w_rows(X, opt)
+    a, b = norms.w_rows(X, opt)
     bound = (1.0 + uniqueness.FACE_TOLERANCE) * norm_value(W_star, "spectral")
     try:
         took, cosine = median_time(lambda: spectral_probe.face_cosine(a, b, W_star, bound), repeats)

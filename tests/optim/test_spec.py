@@ -3,8 +3,12 @@ how a config entry becomes a spec."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
+from attnbias.optim import rules
+from attnbias.optim.rule import Look, Rule, TorchOptimizer
 from attnbias.optim.spec import OptimizerSpec, StochasticSpec, config_settings, resolve, spec_of
 
 
@@ -95,3 +99,23 @@ def test_a_real_data_entry_becomes_its_rule_and_constructor_settings():
     assert spec.settings_text() == "c=0.5, eta_max=0.5"  # sorted by name
     assert spec.caption() == "SPS c=0.5, eta_max=0.5"
     assert spec_of({"rule": "sgd"}, real=True).caption() == "SGD"  # none set
+
+
+def test_a_real_data_caption_prints_the_rules_own_name(monkeypatch):
+    """The caption names the rule as its module does (Rule.display_name), never the config's
+    `rule` upper-cased: "Adam", not "ADAM"."""
+    assert spec_of({"rule": "adam", "lr": 2e-5}, real=True).caption() == "Adam lr=2e-05"
+    assert spec_of({"rule": "sngd", "lr": 1}, real=True).caption() == "SNGD lr=1"
+    # the control: a module whose name for the rule is no case of its key
+    renamed = dataclasses.replace(rules.RULES["sgd"], names={"sgd": "plain SGD"})
+    monkeypatch.setitem(rules.RULES, "sgd", renamed)
+    assert spec_of({"rule": "sgd", "lr": 0.1}, real=True).caption() == "plain SGD lr=0.1"
+
+
+def test_a_rule_on_torch_parameters_without_its_own_name_is_refused():
+    """A real-data run's algorithm is its rule, so its module names it (names[name])."""
+    torch_optimizer = TorchOptimizer("torch.optim:SGD", {"lr": {}})
+    looks = {"x": Look("gd", "o")}
+    assert Rule("x", {"x": "X"}, looks, torch=torch_optimizer).display_name == "X"  # control
+    with pytest.raises(ValueError, match="rule 'x': a rule on torch parameters names its own"):
+        Rule("x", {"y": "Y"}, looks, torch=torch_optimizer)

@@ -65,7 +65,7 @@ def test_its_step_as_computed_by_hand(registered):
     p = torch.nn.Parameter(torch.tensor([1.0, -2.0, 0.5], dtype=torch.float64))
     spec = spec_of(yaml.safe_load(LINE)[NAME], real=True)
     optimizer = stochastic.make_optimizer(spec.rule, [p], **spec.settings)
-    assert type(optimizer) is torch.optim.Adagrad and spec.caption() == "ADAGRAD lr=0.05"
+    assert type(optimizer) is torch.optim.Adagrad and spec.caption() == "Adagrad lr=0.05"
     grads = [torch.tensor([0.5, -1.0, 2.0]), torch.tensor([-1.5, 1.0, 0.0])]
     want, total = p.detach().clone(), torch.zeros(3, dtype=torch.float64)
     for g in grads:
@@ -152,7 +152,7 @@ def test_nothing_else_is_edited(built):
 def test_the_figure_trains_and_draws_it(built):
     caption = (built / RESULTS / f"{FIGURE}.caption.md").read_text()
     label = yaml.safe_load(LINE)[NAME]["label"]
-    assert label in caption and "ADAGRAD lr=0.05" in caption
+    assert label in caption and "Adagrad lr=0.05" in caption
     runs = sorted((built / RESULTS / "train" / FIGURE / NAME).glob("seed*.parquet"))
     assert runs and all(run.stat().st_size > 0 for run in runs)
 

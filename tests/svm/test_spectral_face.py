@@ -11,7 +11,7 @@ import pytest
 from attnbias.data import models
 from attnbias.svm import canonical, norms, spectral_face, spectral_nuclear
 from attnbias.svm.norm_values import parse_norm
-from attnbias.svm.norms import _w_rows
+from attnbias.svm.norms import w_rows
 
 cp = pytest.importorskip("cvxpy")
 
@@ -47,7 +47,7 @@ def test_objective_hessian_shift_inverts_the_shifted_hessian():
     plain = spectral_nuclear._spectral_hessian_inverse(U, sigma, s, Vt.T)
     assert np.abs(plain(H[None])[0] - D).max() > 1e-2
     a, b = rng.standard_normal((9, 7)), rng.standard_normal((9, 4))
-    problem = spectral_nuclear._SpectralPrimal(a, b)
+    problem = spectral_nuclear.SpectralPrimal(a, b)
     Cr = problem.Ua.T @ C @ problem.Ub
     Ur, sr, Vr = np.linalg.svd(Cr, full_matrices=True)
     inv = spectral_nuclear._spectral_hessian_inverse(Ur, sr, 1 / (1 - sr**2), Vr.T, q)
@@ -126,5 +126,5 @@ def test_fast_path_logs_nothing_and_falls_back_with_a_named_line(monkeypatch, ca
 
 
 def _margins(X, opt, W):
-    a, b = _w_rows(X, opt, None)
+    a, b = w_rows(X, opt, None)
     return ((a @ W) * b).sum(axis=1)

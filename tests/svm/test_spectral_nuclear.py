@@ -58,7 +58,7 @@ def _nuclear_point(small):
 
 
 def _spectral_point(small):
-    problem = spectral_nuclear._SpectralPrimal(*small)
+    problem = spectral_nuclear.SpectralPrimal(*small)
     C = np.random.default_rng(2).standard_normal(problem.shape)
     C *= 0.5 / np.linalg.norm(C, 2)
     return problem, np.append(C.ravel(), problem.margins(C).min() - 1.0)
@@ -97,7 +97,7 @@ def test_spectral_hessian_inverse_inverts_the_hessian():
     unpaired = (U.T @ H @ Vt.T) / (2 * s + 4 * sigma**2 * s**2)[None, :]  # diagonal only
     assert np.abs(U @ unpaired @ Vt - D).max() > 1e-2
     a, b = rng.standard_normal((9, 7)), rng.standard_normal((9, 4))
-    problem = spectral_nuclear._SpectralPrimal(a, b)
+    problem = spectral_nuclear.SpectralPrimal(a, b)
     Cr = problem.Ua.T @ C @ problem.Ub
     Ur, sr, Vr = np.linalg.svd(Cr, full_matrices=True)
     inv = spectral_nuclear._spectral_hessian_inverse(Ur, sr, 1 / (1 - sr**2), Vr.T)

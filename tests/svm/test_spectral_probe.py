@@ -18,14 +18,17 @@ import math
 import numpy as np
 import pytest
 
-from attnbias.svm import spectral_nuclear, spectral_probe, uniqueness
+from attnbias.data import models
+from attnbias.svm import geometry, spectral_nuclear, spectral_probe, uniqueness
 from attnbias.svm.dual_solves import DualSolveError
-from attnbias.svm.norms import _w_rows
+from attnbias.svm.norms import w_rows
 
 pytest.importorskip("cvxpy")
 
 OPT = np.array([0, 0])
 SLAB = 3e-3  # the slab's width off the face, ~ sqrt(svm.uniqueness.FACE_TOLERANCE)
+# geometry_example1's data (config/config.yaml): seeds 2 to 4 are points, 1 and 5 faces
+EXAMPLE1 = dict(n=20, T=5, d=100, opt_signal=1.0, query_signal=0.0, noise_orthogonal_to_u=True)
 
 
 def _instance(second: list[float]):
@@ -41,7 +44,7 @@ W_STAR = np.eye(2)
 
 def _rows(instance):
     X, Z = instance
-    return _w_rows(X, OPT, Z)
+    return w_rows(X, OPT, Z)
 
 
 def _cvxpy(instance) -> float:
@@ -104,3 +107,62 @@ def test_an_unclear_active_set_falls_back_to_cvxpy_with_a_line_naming_the_svm(mo
     assert "experiment e, seed 3" in line and "spectral" in line
     assert "optimal tokens [0 0]" in line and "not clear-cut" in line
     assert "spectral-norm face probe by svm.spectral_probe" in line
+
+
+@pytest.fixture(scope="module")
+def example1():
+    """{seed: (data, its spectral W-SVM as the svm_geometry job solves it)}, seeds 1 to 5."""
+    found = {}
+    for seed in range(1, 6):
+        data = models.generate("example1", seed, EXAMPLE1)
+        found[seed] = data, geometry.solve_w(data, "spectral", f"seed {seed}")
+    return found
+
+
+@pytest.fixture
+def svm_solves(monkeypatch):
+    """How many times the spectral SVM is solved (the probe's own solve for its duals)."""
+    calls = []
+    solve = spectral_nuclear.solve
+
+    def counted(a, b, kind):
+        calls.append(kind)
+        return solve(a, b, kind)
+
+    monkeypatch.setattr(spectral_nuclear, "solve", counted)
+    return calls
+
+
+def test_the_duals_the_svm_found_give_the_answer_of_the_probe_that_solves(example1, svm_solves):
+    """On Example 1's seeds (points and faces both met), face_is_a_point from the duals the
+    SVM's solve found equals face_is_a_point solving the SVM again for its own."""
+    answers = {}
+    for seed, (data, found) in example1.items():
+        a, b = w_rows(data["X"], data["opt"])
+        answers[seed] = spectral_probe.face_is_a_point(a, b, found.dual)
+        assert not svm_solves  # the duals passed: nothing solved
+        assert answers[seed] == spectral_probe.face_is_a_point(a, b)
+        assert svm_solves.pop() == "spectral"  # the control: this one solves
+    assert answers == {1: False, 2: True, 3: True, 4: True, 5: False}
+
+
+def test_uniqueness_reads_the_passed_duals_and_refuses_wrong_ones(example1, svm_solves, caplog):
+    """svm.uniqueness hands the SVM's duals to the probe (no solve); a dual vector that fails
+    the KKT check with W* is refused with a logged line and not used: the probe solves for
+    its own and answers as without it."""
+    data, found = example1[2]
+    X, opt, W = data["X"], data["opt"], found.solution
+    assert uniqueness.face_cosine(X, opt, "spectral", W, dual=found.dual) == 1.0
+    assert not svm_solves
+    # one active constraint: a G of rank 1, which would call this point a face
+    wrong = np.where(np.arange(len(found.dual)) == np.argmax(found.dual), found.dual.max(), 0.0)
+    a, b = w_rows(X, opt)
+    assert not spectral_probe.face_is_a_point(a, b, wrong)  # used, it would mislead
+    svm_solves.clear()
+    with caplog.at_level(logging.WARNING, logger="attnbias.svm.uniqueness"):
+        cosine = uniqueness.face_cosine(X, opt, "spectral", W, dual=wrong, name="seed 2")
+    assert cosine == 1.0 and svm_solves == ["spectral"]  # solved for its own
+    (line,) = [r.getMessage() for r in caplog.records]
+    assert "seed 2" in line and "refused" in line and "not optimal" in line
+    with pytest.raises(ValueError, match=r"\(3,\) duals for 80 constraints"):
+        spectral_probe.face_is_a_point(a, b, found.dual[:3])

@@ -34,9 +34,9 @@ def solves(monkeypatch):
         calls.append(("W", norm, tuple(data["opt"])))
         return solve_w(data, norm, name)
 
-    def counted_face(X, opt, norm, W_star, queries=None, name="dataset"):
+    def counted_face(X, opt, norm, W_star, queries=None, name="dataset", dual=None):
         calls.append(("face", norm, tuple(opt)))
-        return face_cosine(X, opt, norm, W_star, queries, name=name)
+        return face_cosine(X, opt, norm, W_star, queries, name=name, dual=dual)
 
     monkeypatch.setattr(token_set_cache, "solve_w", counted_w)
     monkeypatch.setattr(token_set_cache, "face_cosine", counted_face)
@@ -64,6 +64,31 @@ def test_a_second_job_reuses_the_first_s_solution_bit_for_bit(tmp_path, solves):
     assert not list(tmp_path.glob("*.tmp"))
     mode = _entries(tmp_path)[0].stat().st_mode & 0o777
     assert mode == 0o666 & ~token_set_cache._umask()  # not mkstemp's 0o600
+
+
+def test_the_duals_stored_with_w_star_reach_the_face_probe(tmp_path, monkeypatch):
+    """w_svm gives W* with the SVM's duals, as solved and as read back (re-certified) by
+    another job, and face_cosine hands them to the probe (svm.uniqueness), keyed with them."""
+    W, dual = TokenSetCache(tmp_path).w_svm(DATA, "spectral", "run 0")
+    assert dual.tobytes() == geometry.solve_w(DATA, "spectral", "run 0").dual.tobytes()
+    second = TokenSetCache(tmp_path)
+    again, read = second.w_svm(DATA, "spectral", "run 0")
+    assert second.counts["reused"] == 1 and (again.tobytes(), read.tobytes()) == (
+        W.tobytes(),
+        dual.tobytes(),
+    )
+    passed = []
+    face_cosine = token_set_cache.face_cosine
+
+    def recorded(X, opt, norm, W_star, queries=None, name="dataset", dual=None):
+        passed.append(dual)
+        return face_cosine(X, opt, norm, W_star, queries, name=name, dual=dual)
+
+    monkeypatch.setattr(token_set_cache, "face_cosine", recorded)
+    second.face_cosine(DATA, "spectral", again, "run 0", dual=read)
+    second.face_cosine(DATA, "spectral", again, "run 0")  # the control: none passed
+    assert passed[0] is read and passed[1] is None
+    assert len(_entries(tmp_path)) == 3  # one W entry, a face entry with and one without
 
 
 def test_within_a_job_a_set_is_read_once(tmp_path, solves):

@@ -57,8 +57,8 @@ def test_a_tuning_seed_among_the_reported_seeds_is_refused():
 
 def test_a_geometry_experiment_past_the_limit_on_d_is_refused_with_its_estimate():
     """d = 4096 was inside the documented limit and ran its SVMs for minutes unannounced;
-    the limit of an experiment with norms is one whose SVMs take minutes a seed. The
-    control: d at the limit is accepted."""
+    the limit of an experiment with norms is the largest d whose SVMs were measured within
+    minutes a seed. The control: d at the limit is accepted."""
     from attnbias.svm import cost
 
     cfg = checked_tiny_geometry()

@@ -9,7 +9,7 @@ import pandas as pd
 from attnbias.claims.claim import by_result
 from attnbias.claims.neighbours import DEFECTS, NEIGHBOURS, PAPERS
 from attnbias.claims.summary import as_claims
-from attnbias.claims.write import _markdown_groups, registry_lines
+from attnbias.claims.write import markdown_groups, registry_lines
 
 TITLE = "The neighbours' statements, measured"
 HOW_TO_READ = (
@@ -58,6 +58,6 @@ def to_markdown(table: pd.DataFrame) -> str:
         entries = [s for s in NEIGHBOURS if s.section == paper]
         mine = table[table["statement"].isin({s.key for s in entries})]
         lines += [f"# {paper}", "", f"**{summary_line(mine)}**", ""]
-        lines += _markdown_groups(mine)
+        lines += markdown_groups(mine)
         lines += registry_lines(mine, entries, f"The registry: {paper.split(' (')[0]}")
     return "\n".join(lines)

@@ -27,6 +27,7 @@ from attnbias.claims.paired_race import paired_race_row
 from attnbias.claims.real_constants import ADAM_GAP
 from attnbias.claims.rows import Measured, Rows, Said, Verdict, spread
 from attnbias.claims.thresholds import threshold_row
+from attnbias.optim import rules
 from attnbias.realdata.cap_bound import became_runs, bound_share, run_text
 
 # Fig. 10's "a significant fraction of all the cosine similarities fall within a small range
@@ -48,7 +49,7 @@ def as_became(rows: Rows, opt: str, said: Said) -> Said:
     plain = became_runs({opt: settings}, rows.run.table).get(opt)
     if plain is None:
         return said
-    rule = settings["rule"].upper()
+    rule = rules.get(settings["rule"]).display_name
     share = bound_share(rows.run.table, opt)
     return replace(
         said,
@@ -62,7 +63,8 @@ def cap_note(rows: Rows, opt: str) -> str:
     named by its rule (its label may already say "cap bound at 99% of its steps"); "" for an
     uncapped run."""
     settings = rows.run.optimizers[opt]
-    return run_text(opt, settings, rows.run.table, settings["rule"].upper()) or ""
+    name = rules.get(settings["rule"]).display_name
+    return run_text(opt, settings, rows.run.table, name) or ""
 
 
 def faster_than_sgd_rows(rows: Rows) -> None:

@@ -194,7 +194,7 @@ def _markdown_beyond(table: pd.DataFrame, seeds: str = "") -> list[str]:
     robust = robustness.summary(table, "we chose")  # the geometry runs' steps, Adam's beta2, eps
     lines += [markdown_cell(robust), ""] if robust else []
     lines += [BEYOND_HOW_TO_READ, ""]
-    lines += _markdown_groups(table)
+    lines += markdown_groups(table)
     return lines + registry_lines(table, BEYOND, "The registry of results beyond the paper")
 
 
@@ -209,7 +209,7 @@ def _markdown_part(table: pd.DataFrame, backend: str, optional=()) -> list[str]:
         lines += [f"The runs trained on {backend}.", ""]
     lines += ["Every column (measured quantity, window, reference, R^2, hypotheses, algorithm) "
               "is in claims.csv and claims.html.", ""]  # fmt: skip
-    lines += _markdown_groups(table)
+    lines += markdown_groups(table)
     if "study" not in set(table["statement"]):  # the study's own table lists no registry
         lines += registry_lines(table)
     return lines
@@ -228,7 +228,9 @@ def _compact_columns(table: pd.DataFrame) -> tuple[str, ...]:
     return tuple(c for c in COMPACT if c not in unfilled)
 
 
-def _markdown_groups(table: pd.DataFrame) -> list[str]:
+def markdown_groups(table: pd.DataFrame) -> list[str]:
+    """The claims `table` as markdown: one `## result` heading and table per result, in the
+    compact columns it fills (claims.md's body; claims.neighbours_write's too)."""
     lines = []
     compact = _compact_columns(table)
     for result, group in _groups(table):

@@ -133,7 +133,7 @@ class Rule:
 
     name: the config's `rule`; settings: the OptimizerSpec settings it reads (besides
     SHARED for a step-length rule); caption: spec -> the head of its figure caption
-    (full-batch; a real-data run's caption is its rule and torch settings); check: spec ->
+    (full-batch; a real-data run's caption is its display_name and torch settings); check: spec ->
     ValueError for a combination it refuses; check_start: (spec, a run's initial loss) ->
     ValueError for a start it refuses (training.loop asks it of every run at t = 0); cap:
     the setting that caps its step length, if any; implicit_norm: spec -> the norm whose
@@ -180,6 +180,11 @@ class Rule:
             raise ValueError(f"rule {self.name!r}: the C kernel runs step-length rules only")
         if self.torch is not None and not isinstance(self.torch, TorchOptimizer):
             raise ValueError(f"rule {self.name!r}: torch must be a rule.TorchOptimizer")
+        if self.torch is not None and self.name not in self.names:
+            raise ValueError(
+                f"rule {self.name!r}: a rule on torch parameters names its own algorithm "
+                f"(names={{{self.name!r}: ...}}: a real-data run's algorithm is its rule)"
+            )
 
     @property
     def full_batch(self) -> bool:
@@ -196,6 +201,15 @@ class Rule:
     def shared(self) -> tuple[str, ...]:
         """The settings full_batch.Optimizer adds to its step (step-length rules)."""
         return SHARED if self.gradient_multiple else ()
+
+    @property
+    def display_name(self) -> str:
+        """The rule's own name as captions and the claims print it, from its module
+        (names[name]: "Adam", "SGD", "SNGD"), never a transform of the config's `rule`; every
+        rule on torch parameters has one (a real-data run's algorithm is its rule)."""
+        if self.name not in self.names:
+            raise ValueError(f"rule {self.name!r} names no algorithm {self.name!r} (names)")
+        return self.names[self.name]
 
     def algorithm_of(self, spec, layout: str) -> str:
         """The algorithm key of this rule at `spec`'s settings in an experiment of `layout`."""

@@ -178,8 +178,9 @@ class StochasticSpec:
         return ", ".join(f"{k}={v:g}" for k, v in sorted(self.settings.items()))
 
     def caption(self) -> str:
-        """A short description for figure captions: `RULE k=v, ...`."""
-        return f"{self.rule.upper()} {self.settings_text()}".strip()
+        """A short description for figure captions: `Name k=v, ...`, the rule's own name
+        from its module (Rule.display_name: "Adam", "SGD")."""
+        return f"{self.definition.display_name} {self.settings_text()}".strip()
 
 
 Spec = OptimizerSpec | StochasticSpec

@@ -29,11 +29,6 @@ RULE_ORDER = ("sgd", "sngd", "sps", "adam")
 _SETTING = re.compile(r"=([0-9.e+-]+)")
 
 
-def _rule_name(rule: str) -> str:
-    """How the claims table names the rule (its module's `names`: SGD, ..., Adam)."""
-    return rules.RULES[rule].names.get(rule, rule.upper())
-
-
 def spread(values, fmt: str = ".3f") -> str:
     """Values over seeds as "mean (min to max)", or one value where they all write alike."""
     values = np.asarray(values, dtype=float)
@@ -62,9 +57,10 @@ def sweep_table(b: Build, sweep: str, figure: str) -> str:
     ranked = ranked.sort_values(["_order", "_numbers"], kind="stable")
     for row in ranked.itertuples():
         bold = "**" if row.best_of_rule else ""
+        name = rules.get(row.rule).display_name
         used = "yes" if (row.rule, row.settings) in runs else ""
         lines.append(
-            f"| {_rule_name(row.rule)} | {bold}{row.settings}{bold} | {bold}{row.probe_area:.4f}"
+            f"| {name} | {bold}{row.settings}{bold} | {bold}{row.probe_area:.4f}"
             f"{bold} | {row.final_train_loss:.3f} | {row.final_test_accuracy:.3f} | "
             f"{_share(row.cap_bound_share)} | {used} |"
         )

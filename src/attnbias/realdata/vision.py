@@ -18,8 +18,8 @@ import torch
 from attnbias.data.idx import read_mnist
 from attnbias.realdata import mnist5k
 from attnbias.realdata.vision_files import (
-    _check_name,
     channel_stats,
+    check_name,
     read_cifar10,
 )
 
@@ -52,7 +52,7 @@ def load_vision(name: str, root: str | Path) -> dict[str, VisionSplit]:
     if name == mnist5k.DATASET:
         raw = mnist5k.load_mnist5k()
     else:
-        _check_name(name)
+        check_name(name)
         raw = read_mnist(root) if name == "mnist" else read_cifar10(root)
     if name in ("mnist", mnist5k.DATASET):  # add the channel axis: (N, 28, 28) -> (N, 1, 28, 28)
         raw = {split: (images[:, None], labels) for split, (images, labels) in raw.items()}

@@ -54,11 +54,12 @@ HOW_TO_GET = {
 
 def dataset_folder(name: str, root: str | Path) -> Path:
     """The folder holding `name`'s files (and the fixture marker) under `root`."""
-    _check_name(name)
+    check_name(name)
     return Path(root) / (MNIST_DIR if name == "mnist" else "cifar-10-batches-py")
 
 
-def _check_name(name: str) -> None:
+def check_name(name: str) -> None:
+    """A ValueError naming the known vision datasets where `name` is none of them."""
     if name not in DATASETS:
         raise ValueError(f"unknown vision dataset {name!r}; choose one of {DATASETS}")
 
@@ -81,7 +82,7 @@ def _cifar_paths(root: str | Path) -> dict[str, tuple[Path, ...]]:
 def vision_source(name: str, root: str | Path) -> dict:
     """{"path": the dataset folder, "fixture": written by the tests?}; raises MissingDataError
     when a file is missing. Reads no data."""
-    _check_name(name)
+    check_name(name)
     (mnist_paths if name == "mnist" else _cifar_paths)(root)  # raises MissingDataError
     folder = dataset_folder(name, root)
     return {"path": str(folder), "fixture": is_fixture(folder)}

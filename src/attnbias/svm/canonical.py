@@ -36,14 +36,14 @@ from attnbias.svm.norm_values import norm_value, parse_norm
 from attnbias.svm.norms import (
     UNITARILY_INVARIANT,
     NormSVMSolution,
-    _dense_margins,
-    _objective,
-    _orthonormal_basis,
-    _query_margins,
-    _w_rows,
+    cvxpy_norm,
+    dense_margins,
     kkt_violations,
     optimality_defect,
+    query_margins,
+    w_rows,
 )
+from attnbias.svm.spectral_nuclear import orthonormal_basis
 from attnbias.svm.token_sets import subject_of
 from attnbias.svm.uniqueness import needs_probe
 
@@ -71,7 +71,7 @@ def _nuclear_face(a, b, dual, top_gap: float = NUCLEAR_TOP_GAP):
     """(Pa, Pb), orthonormal (d, r): where every nuclear-norm optimum lies, W = Pa P Pb^T
     with P >= 0 (module doc), from the singular vectors of G = sum_k lambda_k a_k b_k^T at
     its top singular value (1, the duals being scaled so), those within `top_gap`."""
-    Ua, Ub = _orthonormal_basis(a), _orthonormal_basis(b)
+    Ua, Ub = orthonormal_basis(a), orthonormal_basis(b)
     G = (a @ Ua * dual[:, None]).T @ (b @ Ub)
     U, S, Vt = np.linalg.svd(G, full_matrices=False)
     top = S >= S[0] * (1.0 - top_gap)
@@ -131,7 +131,7 @@ def least_norm_point(
     import cvxpy as cp
 
     parsed = parse_norm(norm)
-    a, b = _w_rows(X, opt, queries)
+    a, b = w_rows(X, opt, queries)
     bound = (1.0 + slack) * value
     if parsed.kind == "max" and fast:
         d = a.shape[1]
@@ -141,14 +141,14 @@ def least_norm_point(
     if parsed.kind == "nuclear":
         return _nuclear_least_norm_point(a, b, dual, slack, solver)
     if parsed.kind in UNITARILY_INVARIANT:
-        Ua, Ub = _orthonormal_basis(a), _orthonormal_basis(b)
+        Ua, Ub = orthonormal_basis(a), orthonormal_basis(b)
         coefficients = np.einsum("kj,ki->kji", b @ Ub, a @ Ua).reshape(len(a), -1)
         V = cp.Variable((Ua.shape[1], Ub.shape[1]))
-        margins, definitions = _dense_margins(coefficients)(V)
+        margins, definitions = dense_margins(coefficients)(V)
     else:
         V = cp.Variable((a.shape[1], a.shape[1]))
-        margins, definitions = _query_margins(X, opt, a, queries)(V)
-    constraints = [margins >= 1, _objective(V, parsed) <= bound, *definitions]
+        margins, definitions = query_margins(X, opt, a, queries)(V)
+    constraints = [margins >= 1, cvxpy_norm(V, parsed) <= bound, *definitions]
     problem = cp.Problem(cp.Minimize(cp.sum_squares(V)), constraints)
     problem.solve(solver=getattr(cp, solver))
     if problem.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) or V.value is None:
@@ -167,7 +167,7 @@ def canonical(
     if not needs_probe(norm):  # strictly convex: the optimum is unique
         return solution
     parsed = parse_norm(norm)
-    a, b = _w_rows(X, opt, queries)
+    a, b = w_rows(X, opt, queries)
     if parsed.kind == "nuclear" and _nuclear_face_is_a_point(a, b, solution.dual):
         return solution  # a single optimum: the solver's is it
     if parsed.kind in FAST:  # cvxpy below where it fails (a logged line)
@@ -189,7 +189,7 @@ def canonical(
 
 def _checked_point(W, solution, X, opt, parsed, name, queries) -> NormSVMSolution:
     """W rescaled onto exact feasibility, checked against KKT with the SVM's duals."""
-    a, b = _w_rows(X, opt, queries)
+    a, b = w_rows(X, opt, queries)
     margins = ((a @ W) * b).sum(axis=1)
     low = float(margins.min())
     W, margins = W / low, margins / low

@@ -21,30 +21,80 @@ import math
 MEASURED_N, MEASURED_T = 20, 5  # DM's sizes of the table (fig3's, geometry_dm's)
 MEASURED_M = MEASURED_N * (MEASURED_T - 1)
 TABLE_NORMS = ("fro", "max", "spectral", "nuclear", "l3")
-# 2026-11-29, the 2-core VM under load 1 to 8 (process CPU time, one thread), with every
-# norm's fast solver (svm.dual_solves, svm.max_norm, svm.spectral_nuclear); 25 to 800 in
-# one run, 600 in a second (the first was stopped at 1600: its cvxpy fallback, below, had
-# used 7.8 GB). At 600 and 800 the max-norm face probe's interior point did not converge
-# and cvxpy solved it (logged): the max column's jump there is that fallback's cost.
-# Before these solvers (2026-11-28, cvxpy for max, spectral, nuclear, l3): 4.9, 11.2,
-# 16.2, 43.4 and 182.3 s for all five at d = 25 to 400 (docs/speed.md)
+# 2026-11-29, the 2-core VM (process CPU time, one thread), with every norm's fast solver
+# (svm.dual_solves, svm.max_norm, svm.spectral_nuclear): d = 25 to 400 in one run (00:32 to
+# 00:43 UTC, load 1 to 8); 600 and 800 again once the max-norm face probe had its own
+# budget of 300 steps (03:48 to 03:52, load 7 to 12: the first run's 189 and 325 s there
+# were its cvxpy fallback); 1000 and 1200 at 05:36 to 05:38 (load 1.2 to 1.5), no fallback
+# logged. Before these solvers (2026-11-28, cvxpy for max, spectral, nuclear, l3): 4.9,
+# 11.2, 16.2, 43.4 and 182.3 s for all five at d = 25 to 400 (docs/speed.md)
 MEASURED = "2026-11-29, 2-core VM, one thread, CPU time"
 PER_SEED = {
-    "fro": {25: 0.001, 50: 0.002, 100: 0.002, 200: 0.023, 400: 0.114, 600: 0.532, 800: 0.339},
-    "max": {25: 0.037, 50: 0.064, 100: 0.126, 200: 0.442, 400: 2.091, 600: 189.144, 800: 324.727},
-    "spectral": {25: 2.742, 50: 4.88, 100: 7.761, 200: 7.026, 400: 7.4, 600: 11.129, 800: 8.492},
-    "nuclear": {25: 0.035, 50: 0.033, 100: 0.041, 200: 0.074, 400: 0.219, 600: 0.585, 800: 1.211},
-    "l3": {25: 0.011, 50: 0.011, 100: 0.025, 200: 0.19, 400: 1.298, 600: 2.803, 800: 4.66},
+    "fro": {
+        25: 0.001,
+        50: 0.002,
+        100: 0.002,
+        200: 0.023,
+        400: 0.114,
+        600: 0.546,
+        800: 0.073,
+        1000: 1.472,
+        1200: 0.166,
+    },
+    "max": {
+        25: 0.037,
+        50: 0.064,
+        100: 0.126,
+        200: 0.442,
+        400: 2.091,
+        600: 6.645,
+        800: 13.336,
+        1000: 21.627,
+        1200: 31.465,
+    },
+    "spectral": {
+        25: 2.742,
+        50: 4.88,
+        100: 7.761,
+        200: 7.026,
+        400: 7.4,
+        600: 4.961,
+        800: 5.104,
+        1000: 10.111,
+        1200: 10.792,
+    },
+    "nuclear": {
+        25: 0.035,
+        50: 0.033,
+        100: 0.041,
+        200: 0.074,
+        400: 0.219,
+        600: 0.528,
+        800: 1.212,
+        1000: 2.196,
+        1200: 3.154,
+    },
+    "l3": {
+        25: 0.011,
+        50: 0.011,
+        100: 0.025,
+        200: 0.19,
+        400: 1.298,
+        600: 2.574,
+        800: 4.358,
+        1000: 7.353,
+        1200: 10.296,
+    },
 }
 ANNOUNCE_SECONDS = 60  # an svm_geometry job estimated longer says so before it starts
 # the documented limit on d of an experiment with `norms` (docs/workflow.md): the largest
-# measured d whose seed costs about what one cost at the old limit (400, 3.0 CPU-minutes
-# with cvxpy). Up to 400 a seed's SVMs in the five norms of config/config.yaml now take 11
-# CPU-s (fro, max, nuclear, l3 growing as d^1.6 to d^2.8 from 200 to 400; spectral flat,
-# its problem on the tokens' span); from 400 to 600 the max column grows as d^11, its face
-# probe falling back to cvxpy (seeds 1 and 2), and one seed took 3.4 CPU-minutes at 600
-# (seed 2: 3.3), 5.7 at 800; about 2 CPU-hours at 4096 by the estimate; docs/speed.md
-MAX_NORMS_D = 600
+# measured d whose seed takes at most LIMIT_SECONDS in the five norms of config/config.yaml
+# (the old limit's, 400, took 3.0 CPU-minutes with cvxpy). Every measured d does now: a
+# seed takes 11 CPU-s at 400, 24 at 800 and 56 at 1200 (the max column, about d^2 from 800
+# on, over half of it: its face probe 21 CPU-s at 1200), so the limit is the largest d
+# measured, not a cost; moving it needs a measured d past 1200 (docs/speed.md)
+LIMIT_SECONDS = 5 * 60
+MAX_NORMS_D = 1200
 
 
 def _table(norm: str) -> dict[int, float]:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from attnbias.svm.max_margin import _least_distance_dual
+from attnbias.svm.max_margin import least_distance_dual
 
 # L-BFGS-B's budget and stopping point before the Newton polish; the polish's budget
 LBFGS_ITERATIONS = 5000
@@ -45,7 +45,7 @@ def gram_dual(K: np.ndarray) -> np.ndarray:
     """The Frobenius (l2) SVM's duals from the constraints' Gram matrix K; whether any point
     meets the constraints does not depend on the norm, so this decides feasibility for all
     (InfeasibleConstraints where none does)."""
-    dual = _least_distance_dual(K)
+    dual = least_distance_dual(K)
     if dual is None:
         raise InfeasibleConstraints("the constraints' Gram system has no feasible point")
     return dual

@@ -44,11 +44,14 @@ def solve_for_dataset(
 def face_cosines(
     data: dict, solutions: dict, norm_names: list[str], name: str = "dataset"
 ) -> dict[str, float]:
-    """{norm: the face cosine of its W-SVM} (svm.uniqueness; `name` for its log lines)."""
+    """{norm: the face cosine of its W-SVM} (svm.uniqueness; `name` for its log lines), the
+    probe reading the duals the SVM's solve found rather than solving it again."""
     X, opt, Z = data["X"], data["opt"], queries_of(data)
-    return {
-        n: face_cosine(X, opt, n, solutions[f"W_{n}"].solution, Z, name=name) for n in norm_names
-    }
+    faces = {}
+    for n in norm_names:
+        found = solutions[f"W_{n}"]
+        faces[n] = face_cosine(X, opt, n, found.solution, Z, name=name, dual=found.dual)
+    return faces
 
 
 def timed_solve(data: dict, norm_names: list[str], train_u: bool, name: str):

@@ -60,7 +60,7 @@ def w_svm_constraints(
     return a, b
 
 
-def _least_distance_dual(K: np.ndarray) -> np.ndarray:
+def least_distance_dual(K: np.ndarray) -> np.ndarray:
     """Dual variables of min ||w|| s.t. <w, z_k> >= 1, from the Gram matrix K of the z_k.
 
     Returns None when the problem is infeasible.
@@ -146,7 +146,7 @@ def solve_w_svm(
     InfeasibleSVMError naming `name` and the sizes."""
     a, b = w_svm_constraints(X, opt, queries)
     K = (a @ a.T) * (b @ b.T)
-    dual = _least_distance_dual(K)
+    dual = least_distance_dual(K)
     if dual is None:
         raise infeasible_error("W-SVM", name, X.shape)
     W = (a * dual[:, None]).T @ b
@@ -165,7 +165,7 @@ def solve_u_svm(
 ) -> SVMSolution:
     """u_mm by the Gram-space solver."""
     z = u_svm_constraints(X, y, opt)
-    dual = _least_distance_dual(z @ z.T)
+    dual = least_distance_dual(z @ z.T)
     if dual is None:
         raise infeasible_error("u-SVM", name, X.shape)
     u = z.T @ dual

@@ -68,14 +68,16 @@ class NormSVMSolution:
 # ---- the constraints as one linear map: <A_k, W> = (M @ vec(W))_k, G = M^T lambda ------
 
 
-def _w_rows(X: np.ndarray, opt: np.ndarray, queries=None) -> tuple[np.ndarray, np.ndarray]:
+def w_rows(X: np.ndarray, opt: np.ndarray, queries=None) -> tuple[np.ndarray, np.ndarray]:
+    """The W-SVM's constraints <a_k b_k^T, W> >= 1 as the rows (a (m, d), b (m, d)) of
+    max_margin.w_svm_constraints, from any array-likes (every solver and check reads these)."""
     X, opt = np.asarray(X, dtype=float), np.asarray(opt).astype(np.int64)
     return w_svm_constraints(X, opt, None if queries is None else np.asarray(queries, float))
 
 
 def _constraint_values(solution: np.ndarray, X, opt, y, queries=None) -> np.ndarray:
     if solution.ndim == 2:
-        a, b = _w_rows(X, opt, queries)
+        a, b = w_rows(X, opt, queries)
         return ((a @ solution) * b).sum(axis=1)
     return _u_rows(X, y, opt) @ solution
 
@@ -83,7 +85,7 @@ def _constraint_values(solution: np.ndarray, X, opt, y, queries=None) -> np.ndar
 def _dual_combination(dual: np.ndarray, X, opt, y, shape, queries=None) -> np.ndarray:
     """G = sum_k lambda_k A_k."""
     if len(shape) == 2:
-        a, b = _w_rows(X, opt, queries)
+        a, b = w_rows(X, opt, queries)
         return (a * dual[:, None]).T @ b
     return _u_rows(X, y, opt).T @ dual
 
@@ -143,10 +145,9 @@ def optimality_defect(solution, X, opt, norm, *, y=None, queries=None) -> str | 
 # ---- the solves --------------------------------------------------------------------------
 
 
-_orthonormal_basis = spectral_nuclear.orthonormal_basis  # canonical.py, uniqueness.py read it
-
-
-def _objective(variable, norm: Norm):
+def cvxpy_norm(variable, norm: Norm):
+    """||variable|| in `norm` as a cvxpy expression (the reference solves here, and the
+    cvxpy problems of svm.canonical and svm.uniqueness bound it)."""
     import cvxpy as cp
 
     if norm.kind == "max":
@@ -166,7 +167,7 @@ def _solve(shape: tuple, norm: Norm, margins_of):
     V = cp.Variable(shape)
     margins, definitions = margins_of(V)
     constraint = margins >= 1
-    problem = cp.Problem(cp.Minimize(_objective(V, norm)), [constraint, *definitions])
+    problem = cp.Problem(cp.Minimize(cvxpy_norm(V, norm)), [constraint, *definitions])
     # Clarabel (interior point) for every norm, the max norm's linear program too: HiGHS's
     # simplex takes minutes on it at fig2's size
     problem.solve(solver=cp.CLARABEL)
@@ -195,14 +196,15 @@ def _solve_nuclear_by_its_dual(coefficients: np.ndarray, shape: tuple):
     return -2.0 * np.asarray(lmi.dual_value)[:r, r:], np.asarray(lam.value), problem.status
 
 
-def _dense_margins(coefficients: np.ndarray):
-    """margins = coefficients @ vec_F(V)."""
+def dense_margins(coefficients: np.ndarray):
+    """The cvxpy margins of V on the constraints' spans (V = U_a^T W U_b): V -> (coefficients
+    @ vec_F(V), no defining constraints); query_margins' form on the full W."""
     import cvxpy as cp
 
     return lambda V: (coefficients @ cp.vec(V, order="F"), [])
 
 
-def _query_margins(X, opt, a: np.ndarray, queries=None):
+def query_margins(X, opt, a: np.ndarray, queries=None):
     """margins a_k^T Y[:, i_k] with Y = V Q, Q (d, n) the queries z_i: the constraints
     touch W through its n products with the queries, a sparse system (d^2 n + m d entries)
     where writing each margin out in W's d^2 entries would couple all of them (m d^2 dense
@@ -281,7 +283,7 @@ def solve_w_svm_norm(X, opt, norm, *, name: str = "dataset", queries=None) -> No
     RuntimeError where no solver's answer passes the KKT check. fro, l_p: svm.dual_solves;
     spectral, nuclear: svm.spectral_nuclear (cvxpy: a logged fallback); max: cvxpy."""
     norm = parse_norm(norm)
-    a, b = _w_rows(X, opt, queries)
+    a, b = w_rows(X, opt, queries)
     subject = subject_of("W-SVM", norm, name, opt)
     refuse_zero_rows([a, b], "W-SVM", norm, name, opt, np.shape(X))
     d = a.shape[1]
@@ -317,17 +319,17 @@ def _solve_w_by_cvxpy(X, opt, a, b, norm: Norm, subject: str, queries=None):
         # b_k = P_b b_k) and does not raise a unitarily invariant norm (its singular values
         # only shrink), so an optimum lies there and ||W|| = ||C||. At fig2's size C is at most
         # 80 x 20 instead of 100 x 100: a small SDP for the spectral and nuclear norms.
-        Ua, Ub = _orthonormal_basis(a), _orthonormal_basis(b)
+        Ua, Ub = spectral_nuclear.orthonormal_basis(a), spectral_nuclear.orthonormal_basis(b)
         ca, cb = a @ Ua, b @ Ub
         coefficients = np.einsum("kj,ki->kji", cb, ca).reshape(len(a), -1)  # vec_F(c_a c_b^T)
         shape = (Ua.shape[1], Ub.shape[1])
         if norm.kind == "nuclear":
             C, dual, status = _solve_nuclear_by_its_dual(coefficients, shape)
         else:
-            C, dual, status = _solve(shape, norm, _dense_margins(coefficients))
+            C, dual, status = _solve(shape, norm, dense_margins(coefficients))
         W = None if C is None else Ua @ C @ Ub.T
     else:
-        W, dual, status = _solve((d, d), norm, _query_margins(X, opt, a, queries))
+        W, dual, status = _solve((d, d), norm, query_margins(X, opt, a, queries))
     if W is None:
         raise _failure(subject, status)
     return W, dual
@@ -362,13 +364,13 @@ def solve_svm_norm_reference(
     u-SVM, as solved before svm.dual_solves (the tests' and the benchmark's comparison)."""
     norm = parse_norm(norm)
     if y is None:
-        a, b = _w_rows(X, opt, queries)
+        a, b = w_rows(X, opt, queries)
         subject = subject_of("W-SVM", norm, name, opt)
         W, dual = _solve_w_by_cvxpy(X, opt, a, b, norm, subject, queries)
         return _finish(W, dual, ((a @ W) * b).sum(axis=1), norm, X, opt, None, subject, queries)
     z = _u_rows(X, y, opt)
     subject = subject_of("u-SVM", norm, name, opt)
-    u, dual, status = _solve((z.shape[1],), norm, _dense_margins(z))
+    u, dual, status = _solve((z.shape[1],), norm, dense_margins(z))
     if u is None:
         raise _failure(subject, status)
     return _finish(u, dual, z @ u, norm, X, opt, y, subject)

@@ -27,7 +27,11 @@ from __future__ import annotations
 import numpy as np
 
 from attnbias.svm.dual_solves import DualSolveError
-from attnbias.svm.spectral_nuclear import _follow, _SpectralPrimal, ball_and_margins_barrier
+from attnbias.svm.spectral_nuclear import (
+    SpectralPrimal,
+    ball_and_margins_barrier,
+    follow_central_path,
+)
 
 # the relative duality gap at which the path stops (the SVM's svm.spectral_nuclear.GAP);
 # measured, rounding stops it earlier: at 2e-7 on fig2's seed 1 (the point then 3e-6 from
@@ -40,7 +44,7 @@ GROWTH = 10.0
 ROUND_STEPS = 50
 
 
-class _Face(_SpectralPrimal):
+class _Face(SpectralPrimal):
     """x = vec Y (C order), the margins' bound low = 1 / B."""
 
     def __init__(self, a, b, bound: float):
@@ -94,6 +98,7 @@ def least_norm_point(a, b, bound: float, start: np.ndarray) -> np.ndarray:
     Y = C / np.sqrt(smallest * largest)
     nu = float(sum(problem.shape) + len(a))
     with np.errstate(divide="ignore", invalid="ignore"):
-        found = _follow(Y.ravel(), problem, nu, nu / float((Y * Y).sum()), problem.gap, GAP,
-                        ROUND_STEPS, GROWTH)[0]  # fmt: skip
-    return problem.Ua @ (found / problem.low) @ problem.Ub.T
+        t = nu / float((Y * Y).sum())
+        x = Y.ravel()
+        found = follow_central_path(x, problem, nu, t, problem.gap, GAP, ROUND_STEPS, GROWTH)
+    return problem.Ua @ (found[0] / problem.low) @ problem.Ub.T

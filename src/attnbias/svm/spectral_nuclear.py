@@ -20,7 +20,7 @@ through these, cvxpy + Clarabel being the reference and the logged fallback):
             gamma)), G(lambda) = 2 C (I - C^T C)^-1 / t.
 
 Both follow the central path (t grows by T_GROWTH a round; Newton steps, each kept
-strictly feasible) until the measured duality gap of the answer is GAP (_follow). Each
+strictly feasible) until the measured duality gap of the answer is GAP (follow_central_path). Each
 returns (W, lambda) or raises DualSolveError saying why (the Newton budget spent, no
 feasible step, no finite gap); the caller (svm.norms) certifies the answer with the KKT
 check, which alone decides whether it is used (else cvxpy, with a logged line). Why
@@ -64,7 +64,7 @@ def orthonormal_basis(rows: np.ndarray) -> np.ndarray:
     return U[:, keep]
 
 
-def _follow(
+def follow_central_path(
     x, problem, nu: float, t: float, gap, tolerance=GAP, round_steps=ROUND_STEPS, growth=T_GROWTH
 ):
     """The central path from the strictly feasible x: minimise problem.barrier(x, t) (inf
@@ -78,7 +78,8 @@ def _follow(
     function values are compared, which at large t could not resolve the last decreases.
     Far from the centre the step is longer where it stays inside (_long_step). A centring
     stops after `round_steps` Newton steps (ROUND_STEPS); t grows by `growth` (T_GROWTH).
-    problem.answer(x, t) at the end."""
+    problem.answer(x, t) at the end. This module's two barriers and those built on
+    SpectralPrimal (svm.spectral_face, svm.spectral_probe) all follow their paths here."""
     steps, best = 0, (np.inf, None)
     while True:
         centring, smallest, since = 0, np.inf, 0
@@ -186,7 +187,7 @@ def nuclear(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     S, _ = problem.gram(lam)
     lam = lam * 0.5 / np.sqrt(max(1.0 - np.linalg.eigvalsh(S).min(), 1e-300))  # ||G||_2 = 1/2
     nu = 2.0 * problem.cb.shape[1] + len(lam)
-    return _follow(lam, problem, nu, nu / lam.sum(), _measured_gap(a, b, "nuclear"))
+    return follow_central_path(lam, problem, nu, nu / lam.sum(), _measured_gap(a, b, "nuclear"))
 
 
 # ---- spectral: the primal, (C, gamma) ---------------------------------------------------
@@ -205,8 +206,11 @@ def ball_and_margins_barrier(objective: float, C: np.ndarray, slack: np.ndarray)
     return objective - logdet - np.log(slack).sum()
 
 
-class _SpectralPrimal:
-    """x = (vec C (r_a x r_b, C order), gamma), r_a >= r_b."""
+class SpectralPrimal:
+    """The spectral SVM's primal on the constraints' spans (module doc) as a problem for
+    follow_central_path: x = (vec C (r_a x r_b, C order), gamma), r_a >= r_b. Its bases,
+    margins and Newton system (margin_solver) are shared by the barriers built on the same
+    C (svm.spectral_face's canonical point, svm.spectral_probe's face LP)."""
 
     def __init__(self, a: np.ndarray, b: np.ndarray):
         self.Ua, self.Ub = orthonormal_basis(a), orthonormal_basis(b)
@@ -305,14 +309,14 @@ def spectral(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if np.linalg.matrix_rank(a) < np.linalg.matrix_rank(b):  # the pairs below need r_a >= r_b
         W, lam = spectral(b, a)
         return W.T, lam
-    problem = _SpectralPrimal(a, b)
+    problem = SpectralPrimal(a, b)
     W0 = (a * gram_dual((a @ a.T) * (b @ b.T))[:, None]).T @ b  # the Frobenius SVM
     C0 = problem.Ua.T @ W0 @ problem.Ub
     C0 = 0.5 * C0 / np.linalg.norm(C0, 2)
     gamma0 = 0.5 * problem.margins(C0).min()
     x = np.append(C0.ravel(), gamma0)
     nu = float(sum(problem.shape) + len(a))
-    return _follow(x, problem, nu, nu / gamma0, _measured_gap(a, b, "spectral"))
+    return follow_central_path(x, problem, nu, nu / gamma0, _measured_gap(a, b, "spectral"))
 
 
 def solve(a: np.ndarray, b: np.ndarray, kind: str) -> tuple[np.ndarray, np.ndarray]:

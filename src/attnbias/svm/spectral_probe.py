@@ -11,7 +11,9 @@ set is exactly these B with alpha_k^T B beta_k = 1 / v - c_k (k active) and >= (
 inactive), alpha_k = P_perp^T c_a,k, beta_k = Q_perp^T c_b,k, c_k = c_a,k^T P Q^T c_b,k.
 
 face_is_a_point: where r = r_b (G of full rank on the spans) or the equalities fix B, the
-optimum is unique, said without a solve (svm.uniqueness then reads cosine 1).
+optimum is unique, said without a solve (svm.uniqueness then reads cosine 1) from the duals
+the SVM's solve found (svm.uniqueness passes them, KKT-certified), or from the SVM solved
+again for its duals where none are given.
 least_aligned_point: min <C*, C> over the face, the linear objective <D, B> (D = P_perp^T
 C* Q_perp) over a spectral ball of (r_a - r) x (r_b - r), an affine subspace and
 halfspaces, by the spectral SVM's barrier (svm.spectral_nuclear: the ball's Hessian
@@ -37,7 +39,11 @@ import numpy as np
 
 from attnbias.svm import spectral_nuclear
 from attnbias.svm.dual_solves import DualSolveError
-from attnbias.svm.spectral_nuclear import _follow, _SpectralPrimal, ball_and_margins_barrier
+from attnbias.svm.spectral_nuclear import (
+    SpectralPrimal,
+    ball_and_margins_barrier,
+    follow_central_path,
+)
 
 # measured on the stored SVMs of geometry_dm and geometry_example1 (10 seeds): G's
 # singular values over the largest are >= 1.5e-3 or <= 4.4e-7, the duals over the largest
@@ -61,7 +67,7 @@ def _decided(values: np.ndarray, cut: float, what: str) -> np.ndarray:
     return ratio > cut
 
 
-class _FaceLP(_SpectralPrimal):
+class _FaceLP(SpectralPrimal):
     """x = vec B (C order), p x q (p >= q): min <D, B> s.t. ||B||_2 < 1, the inactive
     margins' rows (alpha_k, beta_k) at least `low`, R vec B fixed (R orthonormal rows)."""
 
@@ -115,7 +121,7 @@ class Face:
     ||B||_2 <= 1, rows @ vec B = low[active] (their directions R, orthonormal) and the
     inactive margins alpha_k^T B beta_k >= low_k; start: the SVM's central point (C)."""
 
-    problem: _SpectralPrimal
+    problem: SpectralPrimal
     value: float
     P: np.ndarray
     Pp: np.ndarray
@@ -130,40 +136,64 @@ class Face:
     start: np.ndarray
 
     def is_a_point(self) -> bool:
-        return self.Qp.shape[1] == 0 or len(self.R) == self.Pp.shape[1] * self.Qp.shape[1]
+        return _one_point(self.Pp, self.Qp, self.R)
 
 
-def describe(a: np.ndarray, b: np.ndarray) -> Face:
-    """The spectral SVM's optimal face (module doc) from its barrier solution and duals, r_a
-    >= r_b; DualSolveError where a decision is not clear-cut."""
-    W, lam = spectral_nuclear.solve(a, b, "spectral")
-    problem = _SpectralPrimal(a, b)
+def _exposed(problem: SpectralPrimal, lam: np.ndarray):
+    """What the SVM's duals `lam` say of its optimal face (module doc): the active set, G's
+    singular bases split at its rank (P, Pp, Q, Qp), the margins' rows in B (alpha, beta),
+    the active ones as rows of vec B and those rows' directions R; DualSolveError where a
+    decision is not clear-cut."""
     ca, cb = problem.ca, problem.cb
-    start = problem.Ua.T @ W @ problem.Ub  # the SVM's central point: inside the face
-    start = start / problem.margins(start).min()
-    value = float(np.linalg.norm(start, 2))
     active = _decided(lam, ACTIVE_CUT, "the active set")
     lam = np.where(active, lam, 0.0)  # the inactive duals' rounding would tilt G's vectors
     U, s, Vt = np.linalg.svd((ca * lam[:, None]).T @ cb, full_matrices=True)
     r = int(_decided(s, RANK_CUT, "G's rank").sum())
     P, Pp, Q, Qp = U[:, :r], U[:, r:], Vt[:r].T, Vt[r:].T
     alpha, beta = ca @ Pp, cb @ Qp
-    low = 1.0 / value - ((ca @ P) * (cb @ Q)).sum(axis=1)  # 1 / v - c_k
     rows = (alpha[active, :, None] * beta[active, None, :]).reshape(int(active.sum()), -1)
     # the equalities' directions: singular values of their rows against the rows' own
     # scale before the reduction (on DM the active rows share b_k, so beta_k is rounding)
     _, sv, Vr = np.linalg.svd(rows, full_matrices=False)
     scale = np.linalg.norm(ca[active], axis=1) * np.linalg.norm(cb[active], axis=1)
     R = Vr[_decided(np.append(sv, scale.max()), RANK_CUT, "the equalities' rank")[:-1]]
+    return active, P, Pp, Q, Qp, alpha, beta, rows, R
+
+
+def _one_point(Pp: np.ndarray, Qp: np.ndarray, R: np.ndarray) -> bool:
+    """The face is one point: G of full rank on the spans, or the equalities fix B."""
+    return Qp.shape[1] == 0 or len(R) == Pp.shape[1] * Qp.shape[1]
+
+
+def describe(a: np.ndarray, b: np.ndarray) -> Face:
+    """The spectral SVM's optimal face (module doc) from its barrier solution and duals, r_a
+    >= r_b; DualSolveError where a decision is not clear-cut."""
+    W, lam = spectral_nuclear.solve(a, b, "spectral")
+    problem = SpectralPrimal(a, b)
+    ca, cb = problem.ca, problem.cb
+    start = problem.Ua.T @ W @ problem.Ub  # the SVM's central point: inside the face
+    start = start / problem.margins(start).min()
+    value = float(np.linalg.norm(start, 2))
+    active, P, Pp, Q, Qp, alpha, beta, rows, R = _exposed(problem, lam)
+    low = 1.0 / value - ((ca @ P) * (cb @ Q)).sum(axis=1)  # 1 / v - c_k
     return Face(problem, value, P, Pp, Q, Qp, active, rows, R, alpha, beta, low, start)
 
 
-def face_is_a_point(a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether the spectral SVM's optimum is unique (module doc); DualSolveError where G's
-    rank or the active set is not clear-cut."""
+def face_is_a_point(a: np.ndarray, b: np.ndarray, dual: np.ndarray | None = None) -> bool:
+    """Whether the spectral SVM's optimum is unique (module doc), from `dual`, the SVM's
+    duals where its solve found them (one per row of a, b; certified by the caller, as
+    svm.uniqueness does), else from the SVM solved again here for them (about 0.1 CPU-s at
+    fig2's size). Any optimal duals will do: every optimum lies on the face each one's G
+    exposes. DualSolveError where G's rank or the active set is not clear-cut."""
     if np.linalg.matrix_rank(a) < np.linalg.matrix_rank(b):  # the pairs need r_a >= r_b
-        a, b = b, a
-    return describe(a, b).is_a_point()
+        a, b = b, a  # the same constraints transposed: the same duals
+    if dual is None:
+        return describe(a, b).is_a_point()
+    dual = np.asarray(dual, dtype=float)
+    if dual.shape != (len(a),):
+        raise ValueError(f"{dual.shape} duals for {len(a)} constraints")
+    _, _, Pp, _, Qp, _, _, _, R = _exposed(SpectralPrimal(a, b), dual)
+    return _one_point(Pp, Qp, R)
 
 
 def least_aligned_point(a: np.ndarray, b: np.ndarray, W_star: np.ndarray):
@@ -190,7 +220,7 @@ def least_aligned_point(a: np.ndarray, b: np.ndarray, W_star: np.ndarray):
         if not np.isfinite(lp.barrier(B0.ravel(), 1.0)):
             raise DualSolveError("the SVM's central point is not strictly inside the face")
         scale = np.linalg.svd(D, compute_uv=False).sum()
-        B = _follow(B0.ravel(), lp, nu, nu / scale, lp.gap, GAP)[0]
+        B = follow_central_path(B0.ravel(), lp, nu, nu / scale, lp.gap, GAP)[0]
     return Ua @ (face.value * (face.P @ face.Q.T + Pp @ B @ Qp.T)) @ Ub.T
 
 

@@ -7,7 +7,8 @@ sets. Each such (dataset, token set, norm) is solved once per results folder and
 content-addressed entry beside the svm-geometry files (results/svm_geometry/token_sets/):
 
   key    sha256 of everything the answer depends on: the entry's kind (a W-SVM's canonical
-         point, or a face probe of a given W*), the norm, the dataset's tokens X, its queries
+         point and its duals, or a face probe of a given W*, with the duals it read where
+         given), the norm, the dataset's tokens X, its queries
          (x_{i,1}, or Z for cross-attention) and the token set opt (the solver's whole
          input: the constraint arrays are a function of them), and the solver's version
          (solver_version: the svm package's source, where every solve runs, and the
@@ -124,6 +125,11 @@ class TokenSetCache:
     def w_star(self, data: dict, norm: str, name: str) -> np.ndarray:
         """The canonical W-SVM solution in `norm` of `data`'s tokens X and token set opt
         (svm.geometry.solve_w), its KKT conditions certified wherever it was read."""
+        return self.w_svm(data, norm, name)[0]
+
+    def w_svm(self, data: dict, norm: str, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """(W*, its duals): w_star's solution and the SVM's duals stored with it, the pair
+        certified by the KKT check wherever it was read (what face_cosine's probe reads)."""
         X, opt, Z = data["X"], data["opt"], queries_of(data)
 
         def solve():
@@ -136,17 +142,22 @@ class TokenSetCache:
             found = svm_norms.NormSVMSolution(arrays["solution"], arrays["dual"], None, None, None)
             return svm_norms.optimality_defect(found, X, opt, norm, queries=Z)
 
-        return self._entry(entry_key("W", norm, X, opt, Z), solve, certify)["solution"]
+        arrays = self._entry(entry_key("W", norm, X, opt, Z), solve, certify)
+        return arrays["solution"], arrays["dual"]
 
-    def face_cosine(self, data: dict, norm: str, W_star: np.ndarray, name: str) -> float:
+    def face_cosine(
+        self, data: dict, norm: str, W_star: np.ndarray, name: str, dual: np.ndarray | None = None
+    ) -> float:
         """svm.uniqueness.face_cosine of W* in `norm` (NaN where not probed); `name`, the
-        dataset and run, for its log lines."""
+        dataset and run, for its log lines; `dual`, W*'s SVM duals (w_svm), which the probe
+        reads once certified instead of solving the SVM again (a key input where given)."""
         X, opt, Z = data["X"], data["opt"], queries_of(data)
         if not needs_probe(norm):  # 1: unique, nothing solved
             return face_cosine(X, opt, norm, W_star, Z, name=name)
 
         def solve():
-            return {"cosine": np.array(face_cosine(X, opt, norm, W_star, Z, name=name))}
+            cosine = face_cosine(X, opt, norm, W_star, Z, name=name, dual=dual)
+            return {"cosine": np.array(cosine)}
 
         def check(arrays):  # no certificate for a probe: its digest and range only
             cosine = arrays.get("cosine", np.array([]))
@@ -154,7 +165,8 @@ class TokenSetCache:
                 return f"a cosine {cosine!r} outside [-1, 1]"
             return None
 
-        arrays = self._entry(entry_key("face", norm, X, opt, Z, W_star), solve, check)
+        given = () if dual is None else (dual,)
+        arrays = self._entry(entry_key("face", norm, X, opt, Z, W_star, *given), solve, check)
         return float(arrays["cosine"])
 
     def summary(self) -> str:

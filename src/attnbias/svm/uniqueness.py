@@ -14,7 +14,8 @@ norms are strictly convex: their optimum is unique and nothing is solved. The nu
 norm's probe is a semidefinite program of the size the solver avoids (svm.norms: 66 s at
 fig2's size): it is not probed (NaN). Where `fast`: the max norm's probe by svm.max_norm;
 the spectral norm's face, where svm.spectral_probe finds it one point (G of full rank on
-the constraints' spans, as on three of Example 1's five seeds), reads 1 without a solve,
+the constraints' spans, as on three of Example 1's five seeds) from the duals the SVM's
+solve found (passed in, and certified here), reads 1 without a solve,
 else cvxpy (svm.spectral_probe's solve on the exact face is measured, not used:
 docs/speed.md, "The spectral face probe"). A fast route that fails falls back to cvxpy with
 a logged line naming the dataset, token set, norm and why.
@@ -32,12 +33,14 @@ from attnbias.svm.dual_solves import DualSolveError
 from attnbias.svm.norm_values import norm_value, parse_norm
 from attnbias.svm.norms import (
     UNITARILY_INVARIANT,
-    _dense_margins,
-    _objective,
-    _orthonormal_basis,
-    _query_margins,
-    _w_rows,
+    NormSVMSolution,
+    cvxpy_norm,
+    dense_margins,
+    optimality_defect,
+    query_margins,
+    w_rows,
 )
+from attnbias.svm.spectral_nuclear import orthonormal_basis
 from attnbias.svm.token_sets import subject_of
 
 # a W within this relative distance of the optimal value counts as optimal: the accuracy
@@ -52,6 +55,21 @@ FAST = {"max": "svm.max_norm", "spectral": "svm.spectral_probe"}
 LOG = logging.getLogger(__name__)
 
 
+def certified_dual(dual, W_star, X, opt, norm, queries=None, name: str = "dataset"):
+    """`dual` where (W*, dual) passes the SVM's KKT check (norms.optimality_defect, as every
+    reader of stored SVMs), else None with a logged line saying why; None where none given."""
+    if dual is None:
+        return None
+    norm = parse_norm(norm)
+    defect = optimality_defect(NormSVMSolution(W_star, dual, None, None, None), X, opt, norm,
+                               queries=queries)  # fmt: skip
+    if defect is None:
+        return dual
+    LOG.warning("%s: the duals passed to the face probe are refused (%s); not used",
+                subject_of("W-SVM", norm, name, opt), defect)  # fmt: skip
+    return None
+
+
 def needs_probe(norm: str) -> bool:
     """Whether the norm's optimum may not be unique (not strictly convex): only then does
     face_cosine solve anything."""
@@ -59,14 +77,24 @@ def needs_probe(norm: str) -> bool:
 
 
 def face_cosine(
-    X, opt, norm: str, W_star: np.ndarray, queries=None, fast=True, name: str = "dataset"
+    X,
+    opt,
+    norm: str,
+    W_star: np.ndarray,
+    queries=None,
+    fast=True,
+    name: str = "dataset",
+    dual: np.ndarray | None = None,
 ) -> float:
     """cos(W', W*) of the optimal W' least aligned with W* (module doc); 1.0 for a strictly
     convex norm or a face that is one point, NaN where not probed (nuclear) or where the
     solver fails. queries: the data's Z (cross-attention), None for the first tokens. The
     max norm's probe by svm.max_norm's interior-point method and the spectral norm's point
     test by svm.spectral_probe where `fast` (cvxpy where they fail, with a logged line
-    naming `name`, the dataset and seed or run), else by cvxpy (the reference)."""
+    naming `name`, the dataset and seed or run), else by cvxpy (the reference). dual: the
+    SVM's duals where its solve found them (NormSVMSolution.dual), which the spectral point
+    test then reads instead of solving the SVM again, once they pass the KKT check with W*
+    (certified_dual: refused with a logged line otherwise, and not used)."""
     import cvxpy as cp
 
     parsed = parse_norm(norm)
@@ -75,28 +103,29 @@ def face_cosine(
     if parsed.kind == "nuclear":
         return math.nan
     bound = (1.0 + FACE_TOLERANCE) * norm_value(W_star, parsed)
-    a, b = _w_rows(X, opt, queries)
+    a, b = w_rows(X, opt, queries)
     if parsed.kind in FAST and fast:
         try:
             if parsed.kind == "max":
                 return max_norm.face_cosine(max_norm.RankOneRows(a, b), W_star, bound)
-            if spectral_probe.face_is_a_point(a, b):
+            dual = certified_dual(dual, W_star, X, opt, parsed, queries, name)
+            if spectral_probe.face_is_a_point(a, b, dual):
                 return 1.0
         except DualSolveError as why:
             LOG.warning("%s: the %s-norm face probe by %s failed (%s); solved by cvxpy",
                         subject_of("W-SVM", parsed, name, opt), parsed.name, FAST[parsed.kind],
                         why)  # fmt: skip
     if parsed.kind in UNITARILY_INVARIANT:  # as svm.norms: an optimum lies in the spans
-        Ua, Ub = _orthonormal_basis(a), _orthonormal_basis(b)
+        Ua, Ub = orthonormal_basis(a), orthonormal_basis(b)
         coefficients = np.einsum("kj,ki->kji", b @ Ub, a @ Ua).reshape(len(a), -1)
         V = cp.Variable((Ua.shape[1], Ub.shape[1]))
-        margins, definitions = _dense_margins(coefficients)(V)
+        margins, definitions = dense_margins(coefficients)(V)
         target = Ua.T @ W_star @ Ub
     else:
         V = cp.Variable(W_star.shape)
-        margins, definitions = _query_margins(X, opt, a, queries)(V)
+        margins, definitions = query_margins(X, opt, a, queries)(V)
         target = W_star
-    constraints = [margins >= 1, _objective(V, parsed) <= bound, *definitions]
+    constraints = [margins >= 1, cvxpy_norm(V, parsed) <= bound, *definitions]
     problem = cp.Problem(cp.Minimize(cp.sum(cp.multiply(target, V))), constraints)
     problem.solve(solver=cp.CLARABEL)
     if problem.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) or V.value is None:

@@ -187,11 +187,13 @@ class OptimalTokens:
             data = dict(self.datasets[run], opt=np.asarray(opt))
             whose = "selected by its attention" if self.check_local else "of its trained decoder"
             name = f"run {run} with the optimal tokens {whose}"
-            stars = {norm: self.cache.w_star(data, norm, name) for norm in self.norms}
+            svms = {norm: self.cache.w_svm(data, norm, name) for norm in self.norms}
+            stars = {norm: W for norm, (W, _) in svms.items()}
             faces = dict.fromkeys(self.norms, np.nan)
             for norm in self.norms:  # unique where strictly convex: nothing to solve
                 if not needs_probe(norm) or norm in self.probe:
-                    faces[norm] = self.cache.face_cosine(data, norm, stars[norm], name)
+                    W, dual = svms[norm]
+                    faces[norm] = self.cache.face_cosine(data, norm, W, name, dual=dual)
             self.solved[run][key] = self._svms(stars, faces, data, name)
         return self.solved[run][key]
 

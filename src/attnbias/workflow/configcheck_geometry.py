@@ -68,7 +68,8 @@ def _check_expected(name: str, experiment: dict, norms: list, specs: dict) -> No
 
 
 def _check_size(name: str, experiment: dict) -> None:
-    """d within the limit whose SVMs in other norms take minutes a seed (svm.cost)."""
+    """d within the limit on an experiment with norms: the largest d at which its SVMs in
+    other norms were measured within minutes a seed (svm.cost)."""
     from attnbias.svm import cost
     from attnbias.workflow.svm_cost_lines import sizes
 
@@ -77,9 +78,10 @@ def _check_size(name: str, experiment: dict) -> None:
         seconds = cost.seed_seconds(experiment["norms"], d)
         raise ConfigError(
             ("experiments", name, "data", "params", "d"),
-            f"{d} is above {cost.MAX_NORMS_D}, the limit of an experiment with norms: its "
-            f"SVMs in {experiment['norms']} would take about {seconds / 60:.0f} CPU-minutes "
-            f"a seed (attnbias.svm.cost's estimate from measured costs); lower d",
+            f"{d} is above {cost.MAX_NORMS_D}, the limit of an experiment with norms (the "
+            f"largest d their cost was measured at): its SVMs in {experiment['norms']} would "
+            f"take about {seconds / 60:.0f} CPU-minutes a seed (attnbias.svm.cost's estimate "
+            "from measured costs); lower d",
         )
 
 
