@@ -109,7 +109,7 @@ def u_max_parts(data: dict, repeats: int) -> list[str]:
     layer) and by the interior-point method the simplex replaced, and everything else the
     call does (rows, checks, rescaling, the KKT certificate) with the LP's answer given."""
     X, y, opt = data["X"], data["y"], data["opt"]
-    z = norms._u_rows(X, y, opt)
+    z = norms.u_rows(X, y, opt)
     tableau = max_simplex._start(z)
     steps = max_simplex._numpy_pivots(
         tableau, round(max_simplex.PIVOTS_PER_VARIABLE * tableau.A.shape[1])
@@ -187,7 +187,7 @@ def compare_face(data: dict, norm: str, repeats: int, reference_repeats: int) ->
             ),
             count,
         )
-    W = {fast: canonical._checked_point(timed[fast][1], found, X, opt, parse_norm(norm),
+    W = {fast: canonical.checked_point(timed[fast][1], found, X, opt, parse_norm(norm),
                                         "benchmark", None) for fast in timed}  # fmt: skip
     distance = np.linalg.norm(W[True].solution - W[False].solution)
     lines = [

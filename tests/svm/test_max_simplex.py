@@ -61,7 +61,7 @@ def test_the_final_basis_is_checked(dm):
     of a real instance (w = the signs of Z^T 1, gamma and the other rows' slacks basic) is
     feasible but not optimal and fails the dual check; the control: the simplex's own
     answer, the reference's optimum."""
-    z = norms._u_rows(dm["X"], dm["y"], dm["opt"])
+    z = norms.u_rows(dm["X"], dm["y"], dm["opt"])
     m, d = z.shape
     A = np.hstack([z, -np.ones((m, 1)), -np.eye(m)])
     lower = np.concatenate([-np.ones(d), [-np.inf], np.zeros(m)])
@@ -85,7 +85,7 @@ def test_an_exhausted_simplex_falls_back_with_a_logged_line(dm, monkeypatch, cap
     """Five pivots are not enough: the simplex says so, the u-SVM is cvxpy's with a line
     naming the dataset; the control: the default budget answers without one."""
     assert not _logged_lines(dm, caplog)
-    z = norms._u_rows(dm["X"], dm["y"], dm["opt"])
+    z = norms.u_rows(dm["X"], dm["y"], dm["opt"])
     monkeypatch.setattr(max_simplex, "PIVOTS_PER_VARIABLE", 5 / (z.shape[1] + 1 + len(z)))
     with pytest.raises(DualSolveError, match="did not finish in 5 pivots"):
         max_simplex.simplex_svm(z)
@@ -181,7 +181,7 @@ def test_fig2_and_dm_sized_u_svms_are_the_references(experiment, seed, pivots):
     assert norms.optimality_defect(s, X, opt, "max", y=y) is None
     reference = norms.solve_svm_norm_reference(X, opt, "max", y=y)
     assert s.value == pytest.approx(reference.value, rel=1e-7)
-    z = norms._u_rows(X, y, opt)
+    z = norms.u_rows(X, y, opt)
     ours = max_simplex.simplex_svm(z, pivots)
     numpy = max_simplex.simplex_svm(z, "numpy")
     np.testing.assert_allclose(ours[0], numpy[0], rtol=0, atol=1e-12)
@@ -226,7 +226,7 @@ def test_no_compiler_pivots_in_numpy_with_one_logged_line(dm, tmp_path, monkeypa
     """$CC names no compiler (and the cache is empty): the simplex pivots in numpy, says so
     once with the reason, and answers as the compiled pivots do; the control: with a
     compiler, no line."""
-    z = norms._u_rows(dm["X"], dm["y"], dm["opt"])
+    z = norms.u_rows(dm["X"], dm["y"], dm["opt"])
     monkeypatch.setenv("ATTNBIAS_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("CC", str(tmp_path / "no-such-compiler"))
     monkeypatch.setattr(max_simplex, "_PIVOTS", None)

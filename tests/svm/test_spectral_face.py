@@ -91,7 +91,7 @@ def test_canonical_point_is_certified_and_cvxpys(solved):
     X, opt, s = solved
     spectral = parse_norm("spectral")
     fast = canonical.least_norm_point(X, opt, "spectral", s.value, start=s.solution)
-    checked = canonical._checked_point(fast, s, X, opt, spectral, "test", None)
+    checked = canonical.checked_point(fast, s, X, opt, spectral, "test", None)
     reference = canonical.least_norm_point(X, opt, "spectral", s.value, fast=False)
     reference = reference / _margins(X, opt, reference).min()
     distance = np.linalg.norm(checked.solution - reference) / np.linalg.norm(reference)

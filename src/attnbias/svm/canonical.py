@@ -174,7 +174,7 @@ def canonical(
         try:
             W = least_norm_point(X, opt, norm, solution.value, queries=queries, fast=True,
                                  start=solution.solution)  # fmt: skip
-            return _checked_point(W, solution, X, opt, parsed, name, queries)
+            return checked_point(W, solution, X, opt, parsed, name, queries)
         except (DualSolveError, RuntimeError) as why:
             subject = subject_of("W-SVM", parsed, name, opt)
             LOG.warning("%s: %s's least-norm point failed (%s); solved by cvxpy",
@@ -184,10 +184,10 @@ def canonical(
     )
     if W is None:
         raise RuntimeError(f"W-SVM for {name}: the {parsed.name} face's least-norm point failed")
-    return _checked_point(W, solution, X, opt, parsed, name, queries)
+    return checked_point(W, solution, X, opt, parsed, name, queries)
 
 
-def _checked_point(W, solution, X, opt, parsed, name, queries) -> NormSVMSolution:
+def checked_point(W, solution, X, opt, parsed, name, queries) -> NormSVMSolution:
     """W rescaled onto exact feasibility, checked against KKT with the SVM's duals."""
     a, b = w_rows(X, opt, queries)
     margins = ((a @ W) * b).sum(axis=1)

@@ -79,7 +79,7 @@ def _constraint_values(solution: np.ndarray, X, opt, y, queries=None) -> np.ndar
     if solution.ndim == 2:
         a, b = w_rows(X, opt, queries)
         return ((a @ solution) * b).sum(axis=1)
-    return _u_rows(X, y, opt) @ solution
+    return u_rows(X, y, opt) @ solution
 
 
 def _dual_combination(dual: np.ndarray, X, opt, y, shape, queries=None) -> np.ndarray:
@@ -87,10 +87,11 @@ def _dual_combination(dual: np.ndarray, X, opt, y, shape, queries=None) -> np.nd
     if len(shape) == 2:
         a, b = w_rows(X, opt, queries)
         return (a * dual[:, None]).T @ b
-    return _u_rows(X, y, opt).T @ dual
+    return u_rows(X, y, opt).T @ dual
 
 
-def _u_rows(X, y, opt) -> np.ndarray:
+def u_rows(X, y, opt) -> np.ndarray:
+    """The u-SVM's constraint rows y_i x_{i, opt_i} (n, d): one per sample."""
     if y is None:
         raise ValueError("the u-SVM's constraints need the labels y")
     X, y, opt = np.asarray(X, float), np.asarray(y, float), np.asarray(opt).astype(np.int64)
@@ -339,7 +340,7 @@ def solve_u_svm_norm(X, y, opt, norm, *, name: str = "dataset") -> NormSVMSoluti
     """argmin ||u|| s.t. y_i u^T x_{i,opt_i} >= 1 (spectral, nuclear: l2 on a vector), by
     svm.dual_solves (cvxpy only as a logged fallback); errors as solve_w_svm_norm's."""
     norm = parse_norm(norm)
-    z = _u_rows(X, y, opt)
+    z = u_rows(X, y, opt)
     subject = subject_of("u-SVM", norm, name, opt)
     refuse_zero_rows([z], "u-SVM", norm, name, opt, np.shape(X))
 
@@ -368,7 +369,7 @@ def solve_svm_norm_reference(
         subject = subject_of("W-SVM", norm, name, opt)
         W, dual = _solve_w_by_cvxpy(X, opt, a, b, norm, subject, queries)
         return _finish(W, dual, ((a @ W) * b).sum(axis=1), norm, X, opt, None, subject, queries)
-    z = _u_rows(X, y, opt)
+    z = u_rows(X, y, opt)
     subject = subject_of("u-SVM", norm, name, opt)
     u, dual, status = _solve((z.shape[1],), norm, dense_margins(z))
     if u is None:
