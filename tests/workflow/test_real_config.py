@@ -10,8 +10,10 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 import yaml
+from claims_tables import decay, real_table
 from project import REPO, copy_project, planned_jobs
 
+from attnbias.claims import layouts
 from attnbias.realdata.final_values import COLUMNS
 from attnbias.workflow.job_params import JobParams
 from attnbias.workflow.real_config import RealDataConfig
@@ -82,6 +84,24 @@ def test_the_claims_and_caption_say_whether_the_sweeps_record_confirms_the_setti
     # fig4 shares fig1's settings but not its sweep: its own record is not built
     assert real.tuning("fig4", record)["state"] == "not built"
     assert real.tuning("fig1_lr", record) == {}  # a sweep is tuned by nothing
+
+
+def test_a_record_that_marks_other_settings_leaves_the_figures_races_undecided(wf, tmp_path):
+    """What claims_real gives the claims decides a race's verdict (claims.real_tuning): the
+    same table holds on fig1's checked settings and is undecided where the record marks
+    another Adam, naming it."""
+    real, record = RealDataConfig(wf), str(tmp_path / "{figure}_final.csv")
+    table = real_table({"sgd": decay(1), "sngd": decay(2), "sps": decay(3), "adam": decay(1)})
+    outcomes = {}
+    for adam in ("lr=2e-05", "lr=5e-05"):
+        _write_record(tmp_path / "fig1_lr_final.csv", {**FIG1_CHOSEN, "adam": adam})
+        rows = layouts.claims({"fig1": real.claims_real("fig1", record)}, {"fig1": table})
+        rows = rows[rows["statement"] == "real-mnli"].set_index("key")
+        outcomes[adam] = rows["outcome"].to_dict()
+    races = ["fig1 sngd faster than sgd", "fig1 sps faster than sgd"]
+    assert outcomes["lr=2e-05"] == dict.fromkeys(races, "holds")
+    assert outcomes["lr=5e-05"] == dict.fromkeys(races, "undecided")  # the control
+    assert "adam runs lr=2e-05 where fig1_lr chose lr=5e-05" in rows.loc[races[0], "verdict"]
 
 
 def test_only_the_figures_whose_table_is_built_carry_their_tuning_to_the_claims(wf, tmp_path):

@@ -23,7 +23,8 @@ function in the module of its result):
   data_statements     the data's statements: footnote 4 (the W-SVM feasible), Lem. 6
                       (Example 1 meets Ass. 1, 2), Lem. 9 (DM's tokens nearly orthogonal)
   real                Sec. 5, App. C: the real-data statements, on the real-data run tables;
-                      paired_race: their races, a paired test over seeds
+                      paired_race: their races, a paired test over seeds; real_tuning:
+                      their verdicts against the sweep's record (undecided where untuned)
   consistency         near-tautologies of NGD (norm growth, Lem. 1), outside the count (as is
                       every row that cannot fail: Statement.check, a bound's lost constant)
   coverage            a run's algorithm (from the optimizer registry), each section's hypotheses

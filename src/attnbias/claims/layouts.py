@@ -18,6 +18,7 @@ from dataclasses import replace
 
 import pandas as pd
 
+from attnbias.claims import real_tuning
 from attnbias.claims.beyond import BEYOND
 from attnbias.claims.beyond_seeds import seed_words
 from attnbias.claims.claim import Claim, Statement, by_result, frame
@@ -167,7 +168,8 @@ def claims(
         run = Run(tables[name], e["optimizers"], e["layout"], (W_mm_norms or {}).get(name, []),
                   (T_tokens or {}).get(name, 0), (u_margins or {}).get(name),
                   e.get("dataset", ""), e.get("scale", ""), e.get("data", ""),
-                  (feasibility or {}).get(name), e.get("tuning", ""))  # fmt: skip
+                  (feasibility or {}).get(name), e.get("tuning", ""),
+                  e.get("chosen_by") or {})  # fmt: skip
         collectors.append(
             Rows(
                 e.get("figure", name),
@@ -200,6 +202,8 @@ def claims(
                 rows.rows = [replace(r, experiment=r.experiment + same) for r in rows.rows]
             if statement.datasets:  # real data: the "where" names the data, model and scale
                 rows.rows = [replace(r, experiment=where(rows)) for r in rows.rows]
+                # and a race on settings that are not the tuned ones is no verdict
+                rows.rows = real_tuning.judged(rows.rows, rows.run.chosen_by)
             scope = comparison_scope(statement, rows.run)
             if scope:  # a row that is a comparison already keeps its reason beside this one
                 rows.rows = [

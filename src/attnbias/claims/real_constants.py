@@ -21,6 +21,10 @@ from attnbias.workflow import tuning_record
 # "no significant gap between Adam and SGD": final train losses within this factor (ours);
 # claims.real reads it from here, so the row and its constants cell say one number
 ADAM_GAP = 2.0
+# the kinds of test (claims.claim.KINDS) whose real-data rows compare optimizers, so read
+# the settings their sweep chose: their constants name the tuning (tuning_words), and
+# their verdicts wait for the tuned settings (claims.real_tuning)
+TUNED_KINDS = ("race", "threshold")
 
 
 def with_horizon(experiments: dict, tables: dict) -> dict:
@@ -33,7 +37,7 @@ def with_horizon(experiments: dict, tables: dict) -> dict:
 
 
 def race_words(experiment: dict) -> list[str]:
-    """The constants of a paired race on `experiment`'s runs."""
+    """The constants of a paired race on `experiment`'s runs, the tuning aside."""
     found = [f"paired t-test's one-sided level = {ALPHA:g}"]
     probe = experiment.get("probe_samples")
     found.append(
@@ -41,7 +45,7 @@ def race_words(experiment: dict) -> list[str]:
     )
     if experiment.get("steps"):
         found.append(f"horizon = {experiment['steps']:,} steps")
-    return found + tuning_words(experiment)
+    return found
 
 
 def tuning_words(experiment: dict) -> list[str]:
@@ -61,8 +65,8 @@ def tuning_words(experiment: dict) -> list[str]:
 def words(experiment: dict, kind: str) -> list[str]:
     """The constants of ours beyond the optimizers' settings that a real-data row of test
     `kind` (claims.claim.KINDS) depends on; [] for other kinds."""
+    if kind not in TUNED_KINDS:
+        return []
     if kind == "race":
-        return race_words(experiment)
-    if kind == "threshold":
-        return [f"Adam/SGD final-loss factor = {ADAM_GAP:g}", *tuning_words(experiment)]
-    return []
+        return race_words(experiment) + tuning_words(experiment)
+    return [f"Adam/SGD final-loss factor = {ADAM_GAP:g}", *tuning_words(experiment)]

@@ -87,6 +87,9 @@ class Run:
     # (claims.inputs.ExperimentInputs.feasibility), or None where not read
     feasibility: dict | None = None
     tuning: str = ""  # real data: the seed and sweep that chose the settings, in words
+    # real data: that tuning and the state of its check against the sweep's record
+    # (workflow.real_config.RealDataConfig.tuning; {}: no sweep tunes the settings)
+    chosen_by: dict = field(default_factory=dict)
 
     @property
     def t_last(self) -> int:
