@@ -54,6 +54,9 @@ SHRINK = 0.5  # a step that leaves the domain (rounding) is halved
 # a squared Newton decrement below this that no longer halves in 5 steps: rounding (at t ~
 # 1e11 the decrement stalls near 1e-9, where 200 further steps gained nothing)
 STALLED = 1e-6
+# no round goes beyond: far past any gap a double can resolve, far below overflow (a
+# path whose gap stopped being measured had grown t to inf: geometry_cross's tuning seed)
+T_LIMIT = 1e100
 
 
 def orthonormal_basis(rows: np.ndarray) -> np.ndarray:
@@ -71,7 +74,9 @@ def follow_central_path(
     outside) by damped Newton steps (problem.newton(x, t) -> (gradient, step)), t *=
     T_GROWTH until the answer's measured duality gap, gap(*problem.answer(x, t)), is
     within `tolerance` (GAP), or stops falling (rounding in the ill-conditioned systems of
-    large t: the best round's answer, which the KKT check judges). Both
+    large t, where a Newton step may come out no descent direction: that ends the round,
+    and a round's gap above the best's returns the best round's answer, which the KKT
+    check judges). Both
     barriers are self-concordant (log-determinants of LMIs affine in x, logs of affine
     margins): the step 1 / (1 + delta) (delta the Newton decrement) stays inside and
     decreases the barrier, and from delta < 1/4 on full steps converge quadratically; no
@@ -85,7 +90,10 @@ def follow_central_path(
         centring, smallest, since = 0, np.inf, 0
         while True:
             gradient, step = problem.newton(x, t)
-            delta = np.sqrt(max(-float(gradient @ step), 0.0))
+            descent = -float(gradient @ step)  # the squared Newton decrement
+            if not descent > 0:  # no descent direction: the system is lost to rounding
+                break  # (it had read as centred); the round's gap will judge
+            delta = np.sqrt(descent)
             if delta**2 < smallest / 2:
                 smallest, since = delta**2, centring
             stalled = delta**2 < STALLED and centring - since >= 5  # rounding: no more halving
@@ -105,12 +113,18 @@ def follow_central_path(
         found = gap(*answer)
         if found <= tolerance:
             return answer
-        if found >= best[0] and (centring >= round_steps or stalled):  # rounding: the best
+        # a centred round's gap is about nu / t, less each round: where it is not, rounding
+        # has taken over (a round that ends off the path, as after a lost Newton system,
+        # may measure any gap), and the best round's answer is the KKT check's to judge
+        if found < best[0]:
+            best = (found, answer)
+        elif best[1] is not None:
+            return best[1]
+        t *= growth
+        if t > T_LIMIT:
             if best[1] is None:
                 raise DualSolveError(f"no round reached a finite gap (t={t:.3g})")
             return best[1]
-        best = (found, answer)
-        t *= growth
 
 
 def _long_step(problem, x, step, t: float, safe: float) -> float:
