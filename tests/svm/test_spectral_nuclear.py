@@ -105,6 +105,34 @@ def test_spectral_hessian_inverse_inverts_the_hessian():
     direct = np.einsum("ki,lij,kj->kl", problem.ca, Y, problem.cb)
     fast = problem._gram_in_inverse(Ur, sr, 1 / (1 - sr**2), Vr.T)
     assert np.abs(direct - fast).max() < 1e-10 * np.abs(direct).max()
+    thin = Ur[:, : len(sr)]  # the Newton step's thin SVD: the rows below as a complement
+    assert np.abs(problem._gram_in_inverse(thin, sr, 1 / (1 - sr**2), Vr.T) - direct).max() < (
+        1e-10 * np.abs(direct).max()
+    )
+    thin_inverse = spectral_nuclear._spectral_hessian_inverse(thin, sr, 1 / (1 - sr**2), Vr.T)
+    R = rng.standard_normal((2, *Cr.shape))
+    assert np.abs(thin_inverse(R) - inv(R)).max() < 1e-10 * np.abs(inv(R)).max()
+
+
+def test_the_log_determinant_is_inside_exactly_where_cholesky_is():
+    """The barriers' log det by one Cholesky factorisation: slogdet's value on a positive
+    definite matrix, -inf (the barrier inf) on an indefinite one whose determinant is
+    positive (two negative eigenvalues: the control, which slogdet's sign alone passes)."""
+    rng = np.random.default_rng(6)
+    Q = np.linalg.qr(rng.standard_normal((5, 5)))[0]
+    inside = Q @ np.diag([1e-3, 0.1, 1.0, 2.0, 3.0]) @ Q.T
+    assert spectral_nuclear._log_det_inside(inside) == pytest.approx(
+        np.linalg.slogdet(inside)[1], rel=1e-10
+    )
+    outside = Q @ np.diag([-0.5, -0.1, 1.0, 2.0, 3.0]) @ Q.T
+    assert np.linalg.slogdet(outside)[0] > 0
+    assert spectral_nuclear._log_det_inside(outside) == -np.inf
+    C = rng.standard_normal((6, 3))
+    for norm, finite in ((0.999, True), (1.001, False)):
+        value = spectral_nuclear.ball_and_margins_barrier(
+            0.0, C * norm / np.linalg.norm(C, 2), np.ones(2)
+        )
+        assert np.isfinite(value) == finite
 
 
 @pytest.mark.parametrize("name", sorted(INSTANCES))
