@@ -105,6 +105,34 @@ def test_spectral_hessian_inverse_inverts_the_hessian():
     direct = np.einsum("ki,lij,kj->kl", problem.ca, Y, problem.cb)
     fast = problem._gram_in_inverse(Ur, sr, 1 / (1 - sr**2), Vr.T)
     assert np.abs(direct - fast).max() < 1e-10 * np.abs(direct).max()
+    thin = Ur[:, : len(sr)]  # the Newton step's thin SVD: the rows below as a complement
+    assert np.abs(problem._gram_in_inverse(thin, sr, 1 / (1 - sr**2), Vr.T) - direct).max() < (
+        1e-10 * np.abs(direct).max()
+    )
+    thin_inverse = spectral_nuclear._spectral_hessian_inverse(thin, sr, 1 / (1 - sr**2), Vr.T)
+    R = rng.standard_normal((2, *Cr.shape))
+    assert np.abs(thin_inverse(R) - inv(R)).max() < 1e-10 * np.abs(inv(R)).max()
+
+
+def test_the_log_determinant_is_inside_exactly_where_cholesky_is():
+    """The barriers' log det by one Cholesky factorisation: slogdet's value on a positive
+    definite matrix, -inf (the barrier inf) on an indefinite one whose determinant is
+    positive (two negative eigenvalues: the control, which slogdet's sign alone passes)."""
+    rng = np.random.default_rng(6)
+    Q = np.linalg.qr(rng.standard_normal((5, 5)))[0]
+    inside = Q @ np.diag([1e-3, 0.1, 1.0, 2.0, 3.0]) @ Q.T
+    assert spectral_nuclear._log_det_inside(inside) == pytest.approx(
+        np.linalg.slogdet(inside)[1], rel=1e-10
+    )
+    outside = Q @ np.diag([-0.5, -0.1, 1.0, 2.0, 3.0]) @ Q.T
+    assert np.linalg.slogdet(outside)[0] > 0
+    assert spectral_nuclear._log_det_inside(outside) == -np.inf
+    C = rng.standard_normal((6, 3))
+    for norm, finite in ((0.999, True), (1.001, False)):
+        value = spectral_nuclear.ball_and_margins_barrier(
+            0.0, C * norm / np.linalg.norm(C, 2), np.ones(2)
+        )
+        assert np.isfinite(value) == finite
 
 
 @pytest.mark.parametrize("name", sorted(INSTANCES))
@@ -201,3 +229,82 @@ def test_infeasible_and_degenerate_sets_are_refused_named(norm):
 def test_solve_refuses_other_norms():
     with pytest.raises(ValueError, match="not 'max'"):
         spectral_nuclear.solve(np.ones((1, 2)), np.ones((1, 2)), "max")
+
+
+def _cross_tuning_instance():
+    """geometry_cross's tuning seed 0 (cross_gaussian n=6, T=8, d=10) with the token set a
+    run selected there, [7 4 2 1 6 2]: its spectral SVM's central path loses its Newton
+    system to rounding at t ~ 5e10 (a margin's slack 1e-11, weights 1/slack^2 ~ 5e21),
+    which had read as 'centred' and sent t to overflow (benchmarks/geometry_tuning.py)."""
+    data = models.generate("cross_gaussian", 0, {"n": 6, "T": 8, "d": 10})
+    return data["X"], np.array([7, 4, 2, 1, 6, 2]), data["Z"]
+
+
+def test_a_central_path_that_loses_its_newton_system_ends_at_its_best_round(caplog):
+    """The cross-attention instance above: solved without a warning (overflow had been
+    raised before the fallback) and without a logged fallback, certified by the KKT
+    check, its value cvxpy + Clarabel's to 1e-6. The control: the answer of the round
+    after the best (t * T_GROWTH, where the system is lost) fails the check."""
+    X, opt, Z = _cross_tuning_instance()
+    with warnings.catch_warnings(), caplog.at_level(logging.WARNING, "attnbias.svm.norms"):
+        warnings.simplefilter("error")
+        s = norms.solve_w_svm_norm(X, opt, "spectral", name="geometry_cross seed 0", queries=Z)
+    assert not caplog.records, caplog.text
+    assert norms.optimality_defect(s, X, opt, "spectral", queries=Z) is None
+    reference = norms.solve_svm_norm_reference(X, opt, "spectral", queries=Z)
+    assert s.value == pytest.approx(reference.value, rel=1e-6)
+    a, b = norms.w_rows(X, opt, Z)
+    gaps, follow = [], spectral_nuclear.follow_central_path
+    gap = spectral_nuclear._measured_gap(a, b, "spectral")
+
+    def every_round(x, problem, nu, t, _, *args):
+        def recorded(W, lam):
+            gaps.append((gap(W, lam), W, lam))
+            return gaps[-1][0]
+
+        return follow(x, problem, nu, t, recorded, *args)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(spectral_nuclear, "follow_central_path", every_round)
+        spectral_nuclear.solve(a, b, "spectral")
+    lost = gaps[-1]
+    assert lost[0] > 1e3 * min(g[0] for g in gaps)  # the last round's gap rose
+    W = lost[1].reshape(X.shape[2], X.shape[2])
+    found = norms.NormSVMSolution(W, lost[2], None, norm_value(W, "spectral"), None)
+    assert norms.optimality_defect(found, X, opt, "spectral", queries=Z) is not None
+
+
+class _Ray:
+    """max x s.t. x < 1 as follow_central_path's problem (barrier -t x - log(1 - x)), whose
+    Newton system is 'lost' (the step points uphill) from t = `lost_at` on."""
+
+    def __init__(self, lost_at: float):
+        self.lost_at, self.calls = lost_at, 0
+
+    def barrier(self, x, t):
+        return -t * x[0] - np.log(1.0 - x[0]) if x[0] < 1.0 else np.inf
+
+    def newton(self, x, t):
+        self.calls += 1
+        gradient = np.array([-t + 1.0 / (1.0 - x[0])])
+        step = -gradient * (1.0 - x[0]) ** 2
+        return gradient, (-step if t >= self.lost_at else step)
+
+    def answer(self, x, t):
+        return x, t
+
+
+def test_the_central_path_stops_where_rounding_takes_over():
+    """A Newton step that is no descent direction ends its round as stalled (it had read
+    as centred), and a round whose gap does not fall returns the best round's answer: the
+    ray's path stops at t = 1e6 with the gap 1e-6 of the last sound round, in a few dozen
+    Newton systems (t had grown to overflow). The control: never lost, the same path
+    reaches the tolerance."""
+    gap = lambda x, t: 1.0 - x[0]  # noqa: E731
+    lost = _Ray(lost_at=1e7)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        x, t = spectral_nuclear.follow_central_path(np.array([0.0]), lost, 1.0, 1.0, gap, 1e-12)
+    assert t == 1e6 and gap(x, t) == pytest.approx(1e-6, rel=1e-3) and lost.calls < 100
+    x, t = spectral_nuclear.follow_central_path(np.array([0.0]), _Ray(np.inf), 1.0, 1.0, gap, 1e-12)
+    assert gap(x, t) <= 1e-12

@@ -32,7 +32,10 @@ all is smooth, and ends near the face's analytic centre like Clarabel's interior
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import numpy as np
+from scipy.linalg import cho_factor, cho_solve
 
 from attnbias.svm.dual_solves import DualSolveError, gram_dual
 from attnbias.svm.norm_values import dual_norm_value, norm_value
@@ -54,6 +57,9 @@ SHRINK = 0.5  # a step that leaves the domain (rounding) is halved
 # a squared Newton decrement below this that no longer halves in 5 steps: rounding (at t ~
 # 1e11 the decrement stalls near 1e-9, where 200 further steps gained nothing)
 STALLED = 1e-6
+# no round goes beyond: far past any gap a double can resolve, far below overflow (a
+# path whose gap stopped being measured had grown t to inf: geometry_cross's tuning seed)
+T_LIMIT = 1e100
 
 
 def orthonormal_basis(rows: np.ndarray) -> np.ndarray:
@@ -71,7 +77,9 @@ def follow_central_path(
     outside) by damped Newton steps (problem.newton(x, t) -> (gradient, step)), t *=
     T_GROWTH until the answer's measured duality gap, gap(*problem.answer(x, t)), is
     within `tolerance` (GAP), or stops falling (rounding in the ill-conditioned systems of
-    large t: the best round's answer, which the KKT check judges). Both
+    large t, where a Newton step may come out no descent direction: that ends the round,
+    and a round's gap above the best's returns the best round's answer, which the KKT
+    check judges). Both
     barriers are self-concordant (log-determinants of LMIs affine in x, logs of affine
     margins): the step 1 / (1 + delta) (delta the Newton decrement) stays inside and
     decreases the barrier, and from delta < 1/4 on full steps converge quadratically; no
@@ -85,7 +93,10 @@ def follow_central_path(
         centring, smallest, since = 0, np.inf, 0
         while True:
             gradient, step = problem.newton(x, t)
-            delta = np.sqrt(max(-float(gradient @ step), 0.0))
+            descent = -float(gradient @ step)  # the squared Newton decrement
+            if not descent > 0:  # no descent direction: the system is lost to rounding
+                break  # (it had read as centred); the round's gap will judge
+            delta = np.sqrt(descent)
             if delta**2 < smallest / 2:
                 smallest, since = delta**2, centring
             stalled = delta**2 < STALLED and centring - since >= 5  # rounding: no more halving
@@ -105,12 +116,18 @@ def follow_central_path(
         found = gap(*answer)
         if found <= tolerance:
             return answer
-        if found >= best[0] and (centring >= round_steps or stalled):  # rounding: the best
+        # a centred round's gap is about nu / t, less each round: where it is not, rounding
+        # has taken over (a round that ends off the path, as after a lost Newton system,
+        # may measure any gap), and the best round's answer is the KKT check's to judge
+        if found < best[0]:
+            best = (found, answer)
+        elif best[1] is not None:
+            return best[1]
+        t *= growth
+        if t > T_LIMIT:
             if best[1] is None:
                 raise DualSolveError(f"no round reached a finite gap (t={t:.3g})")
             return best[1]
-        best = (found, answer)
-        t *= growth
 
 
 def _long_step(problem, x, step, t: float, safe: float) -> float:
@@ -156,11 +173,7 @@ class _NuclearDual:
     def barrier(self, lam, t):
         if not np.all(lam > 0):
             return np.inf
-        S, _ = self.gram(lam)
-        sign, logdet = np.linalg.slogdet(S)
-        if sign <= 0 or not np.all(np.linalg.eigvalsh(S) > 0):
-            return np.inf
-        return -t * lam.sum() - logdet - np.log(lam).sum()
+        return -t * lam.sum() - _log_det_inside(self.gram(lam)[0]) - np.log(lam).sum()
 
     def newton(self, lam, t):
         S, H = self.gram(lam)
@@ -199,11 +212,18 @@ def ball_and_margins_barrier(objective: float, C: np.ndarray, slack: np.ndarray)
     spectral SVM's and its face's problems)."""
     if not np.all(slack > 0):
         return np.inf
-    S = np.eye(C.shape[1]) - C.T @ C
-    sign, logdet = np.linalg.slogdet(S)
-    if sign <= 0 or not np.all(np.linalg.eigvalsh(S) > 0):
-        return np.inf
-    return objective - logdet - np.log(slack).sum()
+    return objective - _log_det_inside(np.eye(C.shape[1]) - C.T @ C) - np.log(slack).sum()
+
+
+def _log_det_inside(S: np.ndarray) -> float:
+    """log det S for S symmetric positive definite, -inf (the barrier inf) where it is not:
+    one Cholesky factorisation, which fails exactly there, its diagonal the determinant's
+    square root (a slogdet and an eigvalsh had cost twice as much, and a barrier is
+    evaluated about five times a Newton step)."""
+    try:
+        return 2.0 * float(np.log(np.diag(np.linalg.cholesky(S))).sum())
+    except np.linalg.LinAlgError:
+        return -np.inf
 
 
 class SpectralPrimal:
@@ -225,8 +245,19 @@ class SpectralPrimal:
         lam = 1.0 / (t * (self.margins(C) - gamma))
         return self.Ua @ (C / gamma) @ self.Ub.T, lam
 
-    def margins(self, C):
-        return ((self.ca @ C) * self.cb).sum(axis=1)
+    def margins(self, C):  # C (r_a, r_b), or stacked (k, r_a, r_b): (k, m)
+        return ((self.ca @ C) * self.cb).sum(axis=-1)
+
+    @cached_property
+    def Ka(self):  # c_a c_a^T = alpha alpha^T for any orthogonal U (_gram_in_inverse)
+        return self.ca @ self.ca.T
+
+    @cached_property
+    def _pair_buffers(self):
+        """Three (m, r_b, r_b) arrays that _gram_in_inverse fills anew every Newton step:
+        measured, a fresh one of fig2's 256 KB cost more than the product that reads it
+        (the allocator maps and faults in new pages each time: 0.4 ms against 0.07)."""
+        return np.empty((3, len(self.ca), self.shape[1], self.shape[1]))
 
     def barrier(self, x, t):
         C, gamma = self.split(x)
@@ -234,39 +265,53 @@ class SpectralPrimal:
 
     def _gram_in_inverse(self, U, sigma, s, V, q: float = 0.0):
         """<A_k, Hf^-1 A_l> (m x m) from the rotated rows alpha = c_a U, beta = c_b V
-        (A_k = alpha_k beta_k^T there): rows i >= r_b weigh 1 / (2 s_j + q); the top r_b
-        rows pair entries ij and ji (_spectral_hessian_inverse, q as there)."""
-        alpha, beta = self.ca @ U, self.cb @ V
+        (A_k = alpha_k beta_k^T there): rows i >= r_b weigh 1 / (2 s_j + q), their
+        alpha alpha^T K_a less the top rows' (U thin or full); the top r_b rows pair
+        entries ij and ji (_spectral_hessian_inverse, q as there), each pair's 2 x 2
+        inverse block factored (_pair_factors), so that their part is F F^T: one
+        symmetric product (m x r_b^2) half the cost of the general one it replaced."""
         r = len(sigma)
-        a, c, det = _pair_weights(sigma, s, q)
-        bottom = (alpha[:, r:] @ alpha[:, r:].T) * ((beta / (2.0 * s + q)) @ beta.T)
-        P = (alpha[:, :r, None] * beta[:, None, :]).reshape(len(alpha), r, r)  # alpha_i beta_j
-        paired = P * (a.T / det) - P.transpose(0, 2, 1) * (c / det)  # ij with ji
-        return bottom + P.reshape(len(alpha), -1) @ paired.reshape(len(alpha), -1).T
+        alpha, beta = self.ca @ U[:, :r], self.cb @ V
+        bottom = (self.Ka - alpha @ alpha.T) * ((beta / (2.0 * s + q)) @ beta.T)
+        first, swapped = _pair_factors(sigma, s, q)
+        P, F, swap = self._pair_buffers
+        np.multiply(alpha[:, :, None], beta[:, None, :], out=P)  # alpha_i beta_j
+        np.multiply(P, first, out=F)
+        F += np.multiply(P.transpose(0, 2, 1), swapped, out=swap)
+        F = F.reshape(len(alpha), -1)
+        return bottom + F @ F.T
 
     def margin_solver(self, U, sigma, s, V, w, q: float = 0.0):
         """V -> E^-1 V for E = Hf + A^T D A (D = w^2, Hf _spectral_hessian_inverse's at
         C = U diag(sigma) V^T, with q): by Woodbury, E^-1 V = Hf^-1 (V - A^T (D^-1 +
-        A Hf^-1 A^T)^-1 A Hf^-1 V)."""
+        A Hf^-1 A^T)^-1 A Hf^-1 V); V (r_a, r_b) or stacked (k, r_a, r_b), the m x m
+        matrix factored once (Cholesky; lstsq where it is numerically singular)."""
         inverse = _spectral_hessian_inverse(U, sigma, s, V, q)
         inner = np.diag(1.0 / w**2) + self._gram_in_inverse(U, sigma, s, V, q)
+        try:
+            factor = cho_factor(inner, check_finite=False)
+            solve = lambda rhs: cho_solve(factor, rhs, check_finite=False)  # noqa: E731
+        except np.linalg.LinAlgError:
+            solve = lambda rhs: np.linalg.lstsq(inner, rhs, rcond=None)[0]  # noqa: E731
 
-        def solve_E(R):  # R (r_a, r_b)
-            coefficients = _solve_psd(inner, self.margins(inverse(R[None])[0]))
-            return inverse((R - (self.ca * coefficients[:, None]).T @ self.cb)[None])[0]
+        def solve_E(R):
+            stacked = R if R.ndim == 3 else R[None]
+            coefficients = solve(self.margins(inverse(stacked)).T)  # (m, k)
+            found = inverse(stacked - (self.ca.T * coefficients.T[:, None, :]) @ self.cb)
+            return found if R.ndim == 3 else found[0]
 
         return solve_E
 
     def newton(self, x, t):
         C, gamma = self.split(x)
         w = 1.0 / (self.margins(C) - gamma)
-        U, sigma, Vt = np.linalg.svd(C, full_matrices=True)
+        U, sigma, Vt = np.linalg.svd(C, full_matrices=False)  # thin: all the inverse reads
         s = 1.0 / ((1.0 - sigma) * (1.0 + sigma))
         solve_E = self.margin_solver(U, sigma, s, Vt.T, w)
         gC = 2.0 * C @ (Vt.T * s) @ Vt - (self.ca * w[:, None]).T @ self.cb
         gg = -t + w.sum()
         h = -(self.ca * (w**2)[:, None]).T @ self.cb  # H_{C gamma}
-        Eg, Eh = solve_E(gC), solve_E(h)
+        Eg, Eh = solve_E(np.stack([gC, h]))
         schur = (w**2).sum() - float(np.vdot(h, Eh))
         dgamma = (-gg + float(np.vdot(h, Eg))) / schur
         dC = -Eg - dgamma * Eh
@@ -286,6 +331,19 @@ def _pair_weights(sigma, s, q: float = 0.0):
     return a, c, det
 
 
+def _pair_factors(sigma, s, q: float = 0.0):
+    """(first, swapped), r x r: with F_ij = first_ij P_ij + swapped_ij P_ji, sum_ij F_ij
+    F'_ij is the top rows' <P, Hf^-1 P'> (_gram_in_inverse). Each pair's inverse block
+    [[a_ji, -c], [-c, a_ij]] / det (i < j) is L L^T by Cholesky, whose entries are
+    sqrt(a_ji / det), -c / sqrt(det a_ji) and, as det = a_ij a_ji - c^2, 1 / sqrt(a_ji)
+    (no cancellation); a diagonal entry weighs (a_ii - c_ii) / det_ii = 1 / (a_ii + c_ii)."""
+    a, c, det = _pair_weights(sigma, s, q)
+    upper = np.triu(np.ones(a.shape, dtype=bool), 1)
+    first = np.where(upper, np.sqrt(a.T / det), 1.0 / np.sqrt(a))  # below: (j, i)'s second
+    np.fill_diagonal(first, 1.0 / np.sqrt(np.diag(a) + np.diag(c)))
+    return first, np.where(upper, -c / np.sqrt(det * a.T), 0.0)
+
+
 def _spectral_hessian_inverse(U, sigma, s, V, q: float = 0.0):
     """V -> Hf^-1 V for Hf the Hessian of -logdet(I - C^T C) + (q / 2) ||C||_F^2 at C =
     U diag(sigma) V^T (module doc): in the singular bases, H_ij = (2 s_j + q) D_ij + 2
@@ -293,13 +351,13 @@ def _spectral_hessian_inverse(U, sigma, s, V, q: float = 0.0):
     inverted per pair."""
     r = len(sigma)
     a, c, det = _pair_weights(sigma, s, q)
+    Ur = U[:, :r]  # U thin or full: the rows below enter as the complement of these
 
     def apply(Vs):  # Vs: (k, r_a, r_b)
-        X = U.T @ Vs @ V
-        D = X / (2.0 * s + q)[None, None, :]
-        top = X[:, :r, :]
-        D[:, :r, :] = (a.T[None] * top - c[None] * top.transpose(0, 2, 1)) / det[None]
-        return U @ D @ V.T
+        Y = Vs @ V
+        top = Ur.T @ Y
+        paired = (a.T[None] * top - c[None] * top.transpose(0, 2, 1)) / det[None]
+        return (Ur @ paired + (Y - Ur @ top) / (2.0 * s + q)) @ V.T
 
     return apply
 
