@@ -92,7 +92,7 @@ def interleaved_times(first, second, repeats: int, second_repeats: int):
                 start = clock()
                 found[j] = solve()
                 times[j].append(clock() - start)
-    return [(statistics.median(t), f) for t, f in zip(times, found)]
+    return [(statistics.median(t), f) for t, f in zip(times, found, strict=True)]
 
 
 INTERLEAVED = False  # --interleaved

@@ -30,16 +30,8 @@ import numpy as np
 
 from attnbias.model.queries import query_rows
 from attnbias.svm import dual_solves, max_norm, spectral_nuclear
-from attnbias.svm.max_margin import (
-    u_svm_constraints,
-    w_svm_constraints,
-)
-from attnbias.svm.norm_values import (
-    Norm,
-    dual_norm_value,
-    norm_value,
-    parse_norm,
-)
+from attnbias.svm.max_margin import u_svm_constraints, w_svm_constraints
+from attnbias.svm.norm_values import Norm, dual_norm_value, norm_value, parse_norm
 from attnbias.svm.token_sets import infeasible, refuse_zero_rows, subject_of
 
 # the norms that depend on the singular values only (unitarily invariant)
@@ -133,38 +125,30 @@ def optimality_defect(solution, X, opt, norm, *, y=None, queries=None, rows=None
     KKT condition holds within OPTIMALITY_TOLERANCE. Recomputes everything from the
     solution and its duals (and the constraints' `rows`, where given: constraint_rows of
     the same data); the stored residual is not trusted."""
-    norm = parse_norm(norm)
     W, dual = np.asarray(solution.solution), np.asarray(solution.dual)
+    return _checked(W, dual, X, opt, parse_norm(norm), y, queries, rows)[0]
+
+
+def _checked(W, dual, X, opt, norm: Norm, y, queries, rows) -> tuple[str | None, dict]:
+    """(optimality_defect's answer, the KKT violations it read: none where sizes are wrong)."""
     if rows is None:
         rows = constraint_rows(X, opt, y=y, queries=queries, vector=W.ndim != 2)
-    defect = _shape_defect(W, dual, np.shape(X)[2], rows, norm)
-    if defect:
-        return defect
-    return _kkt_defect(kkt_violations(W, dual, X, opt, norm, y, queries, rows=rows), W, norm)
-
-
-def _shape_defect(W, dual, d: int, rows, norm: Norm) -> str | None:
-    """Why (W, dual) cannot be checked: the wrong sizes, or not finite."""
-    m = len(rows[0] if W.ndim == 2 else rows)
+    d, m = np.shape(X)[2], len(rows[0] if W.ndim == 2 else rows)
     what = "W" if W.ndim == 2 else "u"
     if W.shape not in ((d, d), (d,)) or not np.all(np.isfinite(W)):
-        return f"the {norm.name} {what}-SVM solution (shape {W.shape}) is not finite of size d={d}"
+        size = f"(shape {W.shape}) is not finite of size d={d}"
+        return f"the {norm.name} {what}-SVM solution {size}", {}
     if dual.shape != (m,) or not np.all(np.isfinite(dual)):
-        return f"its duals (shape {dual.shape}) are not {m} finite numbers, one per constraint"
-    return None
-
-
-def _kkt_defect(violations: dict[str, float], W, norm: Norm) -> str | None:
-    """The worst KKT violation in words where it exceeds OPTIMALITY_TOLERANCE, else None."""
+        return f"its duals (shape {dual.shape}) are not {m} finite numbers, one per constraint", {}
+    violations = kkt_violations(W, dual, X, opt, norm, y, queries, rows=rows)
     worst = max(violations, key=violations.get)
     if violations[worst] <= OPTIMALITY_TOLERANCE:
-        return None
+        return None, violations
     listed = ", ".join(f"{k} {v:.2g}" for k, v in violations.items())
     return (
-        f"the {norm.name} {'W' if W.ndim == 2 else 'u'}-SVM solution is not optimal: its KKT "
-        f"conditions fail by {violations[worst]:.3g} ({worst}; allowed "
-        f"{OPTIMALITY_TOLERANCE:g}; {listed})"
-    )
+        f"the {norm.name} {what}-SVM solution is not optimal: its KKT conditions fail by "
+        f"{violations[worst]:.3g} ({worst}; allowed {OPTIMALITY_TOLERANCE:g}; {listed})"
+    ), violations
 
 
 # ---- the solves --------------------------------------------------------------------------
@@ -267,16 +251,11 @@ def _finish(solution, dual, rows, norm, X, opt, y, subject, queries=None) -> Nor
     if not scale > 0:
         raise CertificateError(f"{subject}: the solver's duals are all zero")
     dual = dual / scale
-    # optimality_defect's check, its KKT conditions evaluated once (not again for the residual)
-    defect = _shape_defect(solution, dual, np.shape(X)[2], rows, norm)
-    violations = kkt_violations(solution, dual, X, opt, norm, y, queries, rows=rows)
-    result = NormSVMSolution(
-        solution, dual, margins, norm_value(solution, norm), max(violations.values())
-    )
-    defect = defect or _kkt_defect(violations, solution, norm)
-    if defect:
+    defect, violations = _checked(solution, dual, X, opt, norm, y, queries, rows)
+    if defect:  # optimality_defect's; its KKT conditions give the residual too
         raise CertificateError(f"{subject}: the solver's answer fails its check: {defect}")
-    return result
+    value = norm_value(solution, norm)
+    return NormSVMSolution(solution, dual, margins, value, max(violations.values()))
 
 
 def _rows_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
