@@ -381,8 +381,8 @@ def test_a_wrong_u_dual_fails_the_check_and_falls_back(fig2_sized, monkeypatch, 
     X, y, opt = fig2_sized["X"], fig2_sized["y"], fig2_sized["opt"]
     solve = norms.dual_solves.frobenius
 
-    def moved(*args):
-        v, lam = solve(*args)
+    def moved(*args, **kwargs):
+        v, lam = solve(*args, **kwargs)
         return v, lam * (1 + 1e-2 * np.random.default_rng(0).standard_normal(lam.shape))
 
     monkeypatch.setattr(norms.dual_solves, "frobenius", moved)

@@ -263,13 +263,13 @@ def _rows_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.einsum("ki,kj->kij", a, b).reshape(len(a), -1)
 
 
-def _solve_fast(M: np.ndarray, K: np.ndarray, norm: Norm):
+def _solve_fast(M: np.ndarray, K: np.ndarray, norm: Norm, cholesky: bool = False):
     """(v, lambda) by svm.dual_solves for min ||v|| s.t. M v >= 1 (M: (m, D)) in the l_p
-    norm, else in l2 (fro, and spectral and nuclear on a vector)."""
+    norm, else in l2 (fro, and spectral and nuclear on a vector; `cholesky`: its factor)."""
     if norm.kind == "lp":
         start = dual_solves.frobenius(M, K)[1]  # the l2 SVM's duals: a scaled start
         return dual_solves.lp_norm(M, norm.p, start)
-    return dual_solves.frobenius(M, K)
+    return dual_solves.frobenius(M, K, cholesky=cholesky)
 
 
 def _certified(fast, reference, finish, subject: str) -> NormSVMSolution:
@@ -359,7 +359,8 @@ def solve_u_svm_norm(X, y, opt, norm, *, name: str = "dataset") -> NormSVMSoluti
     try:
         if norm.kind == "max":  # its simplex proves feasibility, else the Gram dual decides
             return _certified(lambda: max_norm.u_svm(z), reference, finish, subject)
-        return _certified(lambda: _solve_fast(z, z @ z.T, norm), reference, finish, subject)
+        return _certified(lambda: _solve_fast(z, z @ z.T, norm, cholesky=True), reference,
+                          finish, subject)  # fmt: skip
     except dual_solves.InfeasibleConstraints:
         raise infeasible("u-SVM", norm, name, opt, np.shape(X)) from None
 
