@@ -23,9 +23,12 @@ compared: the relative Frobenius distance of the solutions, the relative gap of 
 values, whether the new one passes the KKT check, and the face cosines (for the max and
 spectral norms also the new probe of the stored W*).
 
+With --interleaved, ours and the reference are called alternately (each call after one of
+the other: the caches a caller mixing solvers sees) instead of ours' repeats first.
+
 Usage: python benchmarks/svm_norms.py [--repeats N (default 5)] [--reference-repeats N
-       (default 3)] [--norms fro max spectral nuclear l3] [--seed S (default 1)]
-       [--clock wall|cpu (default wall)]
+       (default 3)] [--norms fro max spectral nuclear l3] [--svms W u (default both)]
+       [--seed S (default 1)] [--clock wall|cpu (default wall)] [--interleaved]
        python benchmarks/svm_norms.py --stored results/svm_geometry/geometry_dm.npz ...
        [--stored-norms spectral nuclear]
 """
@@ -80,6 +83,21 @@ def median_time(solve, repeats: int) -> tuple[float, object]:
     return statistics.median(times), found
 
 
+def interleaved_times(first, second, repeats: int, second_repeats: int):
+    """median_time's (time, answer) of `first` and of `second`, called alternately."""
+    times, found = ([], []), [None, None]
+    for i in range(max(repeats, second_repeats)):
+        for j, (solve, count) in enumerate(((first, repeats), (second, second_repeats))):
+            if i < count:
+                start = clock()
+                found[j] = solve()
+                times[j].append(clock() - start)
+    return [(statistics.median(t), f) for t, f in zip(times, found, strict=True)]
+
+
+INTERLEAVED = False  # --interleaved
+
+
 def compare(data: dict, what: str, norm: str, repeats: int, reference_repeats: int) -> str:
     X, opt = data["X"], data["opt"]
     y = data["y"] if what == "u" else None
@@ -87,10 +105,13 @@ def compare(data: dict, what: str, norm: str, repeats: int, reference_repeats: i
         ours = lambda: norms.solve_u_svm_norm(X, y, opt, norm, name="benchmark")  # noqa: E731
     else:
         ours = lambda: norms.solve_w_svm_norm(X, opt, norm, name="benchmark")  # noqa: E731
-    fast, found = median_time(ours, repeats)
-    ref, reference = median_time(
-        lambda: norms.solve_svm_norm_reference(X, opt, norm, y=y), reference_repeats
-    )
+    theirs = lambda: norms.solve_svm_norm_reference(X, opt, norm, y=y)  # noqa: E731
+    if INTERLEAVED:
+        (fast, found), (ref, reference) = interleaved_times(ours, theirs, repeats,
+                                                            reference_repeats)  # fmt: skip
+    else:
+        fast, found = median_time(ours, repeats)
+        ref, reference = median_time(theirs, reference_repeats)
     for s in (found, reference):
         defect = norms.optimality_defect(s, X, opt, norm, y=y)
         assert defect is None, defect
@@ -270,12 +291,14 @@ def main() -> None:
     parser.add_argument("--stored", nargs="+", type=Path, default=[])
     parser.add_argument("--stored-norms", nargs="+", help="with --stored: only these norms")
     parser.add_argument("--clock", choices=sorted(CLOCK), default="wall")
+    parser.add_argument("--svms", nargs="+", choices=("W", "u"), default=["W", "u"])
+    parser.add_argument("--interleaved", action="store_true")
     args = parser.parse_args()
-    global clock
-    clock = CLOCK[args.clock]
+    global clock, INTERLEAVED
+    clock, INTERLEAVED = CLOCK[args.clock], args.interleaved
     print(f"{platform.processor() or platform.machine()}, load {os.getloadavg()[0]:.1f}, "
           f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}, "
-          f"{args.clock} time")  # fmt: skip
+          f"{args.clock} time{', interleaved' if args.interleaved else ''}")  # fmt: skip
     for path in args.stored:
         compare_stored(path, args.stored_norms)
     if args.stored:
@@ -287,13 +310,13 @@ def main() -> None:
               f"m={n * (T - 1)}")  # fmt: skip
         print("| SVM | norm | ours | cvxpy + Clarabel | ratio | value gap |")
         print("|---|---|---|---|---|---|")
-        for what in ("W", "u"):
+        for what in args.svms:
             for norm in args.norms:
                 print(compare(data, what, norm, args.repeats, args.reference_repeats), flush=True)
-        if "max" in args.norms:
+        if "max" in args.norms and "u" in args.svms:
             print(*u_max_parts(data, args.repeats), sep="\n", flush=True)
         for norm in FACE_NORMS:
-            if norm in args.norms:
+            if norm in args.norms and "W" in args.svms:
                 print(*compare_face(data, norm, args.repeats, args.reference_repeats), sep="\n")
 
 

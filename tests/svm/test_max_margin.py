@@ -486,3 +486,64 @@ def test_the_w_svm_with_queries_is_the_hand_computed_one():
     data = {"X": HAND_X, "opt": HAND_OPT, "Z": HAND_Z, "y": np.ones(1)}
     solved = max_margin.solve_for_dataset(data, False, "hand")["W_mm"]
     np.testing.assert_allclose(solved.W, HAND_W_CROSS, atol=1e-12)
+
+
+# ---- the least-distance dual's Cholesky steps (the l2 u-SVM's) against eigh's and lstsq's ----
+
+
+def _fig2_sized_grams():
+    """The u- and W-SVMs' Gram matrices of fig2's and DM's data (n=20, T=5, d=100)."""
+    grams = []
+    for model, params in (("example1", dict(n=20, T=5, d=100)), ("dm", dict(n=20, T=5, d=100))):
+        ds = models.generate(model, 1, params)
+        z = max_margin.u_svm_constraints(ds["X"], ds["y"], ds["opt"])
+        a, b = max_margin.w_svm_constraints(ds["X"], ds["opt"])
+        grams += [z @ z.T, (a @ a.T) * (b @ b.T)]
+    return grams
+
+
+def test_the_cholesky_steps_give_the_default_paths_duals():
+    """Cholesky's factor of K + 11^T and its solve on the support pose the same problems as
+    eigh's factor and lstsq's solve (the default, every stored SVM's): the duals agree to
+    rounding (the polish makes them a function of the support alone), both meeting the
+    Gram KKT conditions."""
+    grams = _fig2_sized_grams()
+    new = [max_margin.least_distance_dual(K, cholesky=True) for K in grams]
+    old = [max_margin.least_distance_dual(K) for K in grams]
+    for K, a, b in zip(grams, new, old, strict=True):
+        assert np.array_equal(a > 0, b > 0)
+        assert rel_err(a, b) < 1e-13
+        assert max_margin._gram_kkt_residual(K, a) < 1e-12
+    # the control: two computations, not one twice (their roundings differ)
+    assert not all(np.array_equal(a, b) for a, b in zip(new, old, strict=True))
+
+
+def test_the_factor_is_cholesky_only_where_asked_and_h_is_well_conditioned():
+    """R^T R = H and R^T c = 1 on every branch; a singular H (a duplicated constraint) takes
+    the eigendecomposition (fewer rows than m: its null space dropped), as does any H
+    without `cholesky`."""
+    K = _fig2_sized_grams()[0]
+    H = K / K.diagonal().max() + 1.0
+    z = np.vstack([np.eye(3), np.eye(3)[:1]])  # the first constraint twice: K singular
+    for H_, cholesky, rows in ((H, True, len(K)), (H, False, len(K)), (z @ z.T + 1.0, True, 3)):
+        R, c = max_margin._least_distance_factor(H_, cholesky)
+        assert R.shape[0] == rows
+        np.testing.assert_allclose(R.T @ R, H_, atol=1e-12)
+        np.testing.assert_allclose(R.T @ c, np.ones(len(H_)), atol=1e-12)
+    triangular = [np.allclose(R, np.triu(R)) for R, _ in
+                  (max_margin._least_distance_factor(H, c) for c in (True, False))]  # fmt: skip
+    assert triangular == [True, False]  # the control: Cholesky's only where asked
+
+
+def test_the_polish_falls_back_to_least_squares_on_a_singular_support():
+    """Both copies of a duplicated constraint in the support: K_SS is singular, Cholesky has
+    no answer, lstsq's minimum-norm one is kept as without Cholesky."""
+    z = np.vstack([np.eye(3), np.eye(3)[:1]])
+    K = z @ z.T
+    split = np.array([0.5, 1.0, 1.0, 0.5])  # the duals of e_1 split between its two copies
+    rough = split * (1 + 1e-3 * np.array([1.0, -1.0, 1.0, -1.0]))
+    assert max_margin._cholesky_solve(K, np.ones(4)) is None
+    polished = max_margin._polish(K, rough, cholesky=True)
+    np.testing.assert_array_equal(polished, max_margin._polish(K, rough))
+    np.testing.assert_allclose(polished, split, atol=1e-12)
+    assert max_margin._gram_kkt_residual(K, polished) < max_margin._gram_kkt_residual(K, rough)

@@ -23,8 +23,10 @@ def test_norm_values_and_duals():
     assert norm_values.dual_norm_value(D, "spectral") == pytest.approx(3.0)
     assert norm_values.dual_norm_value(D, "nuclear") == pytest.approx(2.0)
     v = np.array([3.0, 4.0])
-    for name in ("spectral", "nuclear", "fro"):
+    for name in ("spectral", "nuclear", "fro"):  # l2 on a vector, and its own dual
         assert norm_values.norm_value(v, name) == pytest.approx(5.0)
+        assert norm_values.dual_norm_value(v, name) == pytest.approx(5.0)
+    assert norm_values.dual_norm_value(v, "max") == pytest.approx(7.0)  # the control: l1
     # no overflow: the l_p norm of huge entries
     assert norm_values.norm_value(np.full((2, 2), 1e200), "l3") == pytest.approx(
         4 ** (1 / 3) * 1e200

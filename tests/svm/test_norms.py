@@ -317,3 +317,78 @@ def test_every_norm_reads_the_queries_of_a_cross_attention_dataset(norm):
     assert margins.min() == pytest.approx(1.0, abs=1e-6)
     W_self = solve_for_dataset(without_queries(data), [norm], False, "self")[f"W_{norm}"]
     assert np.linalg.norm(W - W_self.solution) > 1e-2 * np.linalg.norm(W)
+
+
+# ---- the check on a solve's rows; the u-SVM in l2 at the benchmark's size ---------------
+
+
+@pytest.fixture(scope="module")
+def fig2_sized():
+    """fig2's size (Example 1, n=20, T=5, d=100): the u-SVM of the benchmark."""
+    return models.generate("example1", 1, dict(n=20, T=5, d=100))
+
+
+@pytest.mark.parametrize("what", ["u", "W"])
+def test_the_check_on_the_solves_rows_is_the_check_on_the_data(instance, what):
+    """kkt_violations and optimality_defect given constraint_rows answer exactly as when
+    they compute the rows themselves, for a right and for a wrong dual; the control: rows of
+    other data change the verdict (they are read, not ignored)."""
+    X, y, opt = instance["X"], instance["y"], instance["opt"]
+    u = what == "u"
+    s = (
+        norms.solve_u_svm_norm(X, y, opt, "spectral")
+        if u
+        else norms.solve_w_svm_norm(X, opt, "spectral")
+    )
+    rows = norms.constraint_rows(X, opt, y=y, vector=u)
+    wrong = norms.NormSVMSolution(s.solution, s.dual * 1.01, s.margins, s.value, 0.0)
+    for candidate in (s, wrong):
+        W, dual = candidate.solution, candidate.dual
+        given = norms.kkt_violations(W, dual, X, opt, "spectral", y, rows=rows)
+        assert given == norms.kkt_violations(W, dual, X, opt, "spectral", y)
+        assert norms.optimality_defect(candidate, X, opt, "spectral", y=y, rows=rows) == (
+            norms.optimality_defect(candidate, X, opt, "spectral", y=y)
+        )
+    assert norms.optimality_defect(s, X, opt, "spectral", y=y, rows=rows) is None
+    assert "not optimal" in norms.optimality_defect(wrong, X, opt, "spectral", y=y, rows=rows)
+    other = models.example1(np.random.default_rng(4), n=6, T=3, d=5)
+    elsewhere = norms.constraint_rows(other["X"], other["opt"], y=other["y"], vector=u)
+    assert norms.optimality_defect(s, X, opt, "spectral", y=y, rows=elsewhere)
+
+
+@pytest.mark.parametrize("norm", ["fro", "spectral", "nuclear"])
+def test_the_l2_u_svm_at_fig2s_size_is_the_reference(fig2_sized, norm):
+    """The benchmark's u-SVM: cvxpy's answer, max_margin's W_mm-style solve's (the same
+    Gram dual), and one answer for fro, spectral and nuclear (l2 on a vector, bit for bit)."""
+    X, y, opt = fig2_sized["X"], fig2_sized["y"], fig2_sized["opt"]
+    s = norms.solve_u_svm_norm(X, y, opt, norm)
+    assert norms.optimality_defect(s, X, opt, norm, y=y) is None
+    assert s.optimality_residual < 1e-12
+    ref = norms.solve_svm_norm_reference(X, opt, norm, y=y)
+    assert s.value == pytest.approx(ref.value, rel=1e-8)
+    assert _relative(s.solution, ref.solution) < 1e-4
+    assert _relative(s.dual, ref.dual) < 1e-4
+    plain = max_margin.solve_u_svm(X, y, opt)
+    assert _relative(s.solution, plain.u) < 1e-12
+    fro = norms.solve_u_svm_norm(X, y, opt, "fro")
+    assert np.array_equal(s.solution, fro.solution) and np.array_equal(s.dual, fro.dual)
+
+
+def test_a_wrong_u_dual_fails_the_check_and_falls_back(fig2_sized, monkeypatch, caplog):
+    """The control on the test above: the Gram dual's duals moved (1e-2 of their size; the
+    check sees a dual's direction to second order: <G, u> = ||G|| ||u|| cos) fail the KKT
+    check as before; the reference's answer is used, with a logged line."""
+    X, y, opt = fig2_sized["X"], fig2_sized["y"], fig2_sized["opt"]
+    solve = norms.dual_solves.frobenius
+
+    def moved(*args, **kwargs):
+        v, lam = solve(*args, **kwargs)
+        return v, lam * (1 + 1e-2 * np.random.default_rng(0).standard_normal(lam.shape))
+
+    monkeypatch.setattr(norms.dual_solves, "frobenius", moved)
+    with caplog.at_level("WARNING", logger="attnbias.svm.norms"):
+        s = norms.solve_u_svm_norm(X, y, opt, "spectral", name="experiment fig2, seed 1")
+    (line,) = [r.getMessage() for r in caplog.records]
+    for part in ("u-SVM in the spectral norm for experiment fig2, seed 1", "fails its check"):
+        assert part in line, (part, line)
+    assert norms.optimality_defect(s, X, opt, "spectral", y=y) is None

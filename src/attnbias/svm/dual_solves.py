@@ -41,20 +41,21 @@ class InfeasibleConstraints(DualSolveError):
     """No V meets the constraints (whatever the norm)."""
 
 
-def gram_dual(K: np.ndarray) -> np.ndarray:
+def gram_dual(K: np.ndarray, *, cholesky: bool = False) -> np.ndarray:
     """The Frobenius (l2) SVM's duals from the constraints' Gram matrix K; whether any point
     meets the constraints does not depend on the norm, so this decides feasibility for all
-    (InfeasibleConstraints where none does)."""
-    dual = least_distance_dual(K)
+    (InfeasibleConstraints where none does). `cholesky`: least_distance_dual's."""
+    dual = least_distance_dual(K, cholesky=cholesky)
     if dual is None:
         raise InfeasibleConstraints("the constraints' Gram system has no feasible point")
     return dual
 
 
-def frobenius(M: np.ndarray, K: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """min ||v||_2 s.t. M v >= 1 (M: (m, D)): the least-distance dual on the Gram matrix K
-    (M M^T unless given: for W's rows it is (a a^T) * (b b^T))."""
-    dual = gram_dual(M @ M.T if K is None else K)
+def frobenius(M: np.ndarray, K: np.ndarray | None = None, *, cholesky: bool = False):
+    """min ||v||_2 s.t. M v >= 1 (M: (m, D)): (v, lambda) by the least-distance dual on the
+    Gram matrix K (M M^T unless given: for W's rows it is (a a^T) * (b b^T)); `cholesky`:
+    least_distance_dual's."""
+    dual = gram_dual(M @ M.T if K is None else K, cholesky=cholesky)
     return M.T @ dual, dual
 
 

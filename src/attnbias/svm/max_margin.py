@@ -60,10 +60,14 @@ def w_svm_constraints(
     return a, b
 
 
-def least_distance_dual(K: np.ndarray) -> np.ndarray:
+def least_distance_dual(K: np.ndarray, *, cholesky: bool = False) -> np.ndarray:
     """Dual variables of min ||w|| s.t. <w, z_k> >= 1, from the Gram matrix K of the z_k.
 
-    Returns None when the problem is infeasible.
+    Returns None when the problem is infeasible. `cholesky`: factor and polish by Cholesky
+    where that is safe (a sixth of the factor's cost at m = 20, the same duals to 1e-14):
+    the l2 u-SVM's solve (svm.norms), certified by its KKT check. Off: eigh and lstsq, with
+    which every stored W_mm and u_mm and every barrier method's start (svm.spectral_nuclear)
+    was computed, bit for bit (a spectral W-SVM started 1e-15 away ends 3e-7 away).
     """
     m = K.shape[0]
     # Scale K to unit largest diagonal: the slack 1 - 1^T l equals 1 / (1 + ||w||^2), so an
@@ -72,12 +76,7 @@ def least_distance_dual(K: np.ndarray) -> np.ndarray:
     if not scale > 0:
         return None
     K = K / scale
-    H = K + 1.0
-    evals, evecs = np.linalg.eigh(H)
-    keep = evals > max(evals[-1], 1.0) * m * np.finfo(float).eps * 10
-    sqrt_ev = np.sqrt(evals[keep])
-    R = sqrt_ev[:, None] * evecs[:, keep].T  # R^T R = H on its range
-    c = (evecs[:, keep].T @ np.ones(m)) / sqrt_ev  # R^T c = 1
+    R, c = _least_distance_factor(K + 1.0, cholesky)
     from scipy.optimize import nnls  # here: importing scipy.optimize takes ~0.5 s, and a
     # data job imports this module but solves no SVM (except fig8's bad direction)
 
@@ -85,8 +84,32 @@ def least_distance_dual(K: np.ndarray) -> np.ndarray:
     slack = 1.0 - lam.sum()
     if slack <= 1e-12:
         return None
-    dual = _polish(K, lam / slack)
+    dual = _polish(K, lam / slack, cholesky)
     return dual / scale
+
+
+# H's reciprocal condition number above which its Cholesky factor stands in for the
+# eigendecomposition: far above where that drops an eigenvalue (m eps 10, ~1e-13), so both
+# pose the same NNLS problem (the polish then gives the duals from the support alone)
+CHOLESKY_RCOND = 1e-8
+
+
+def _least_distance_factor(H: np.ndarray, cholesky: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(R, c) with R^T R = H on its range and R^T c = 1: the NNLS problem min ||R l - c||
+    of min l^T H l / 2 - 1^T l. With `cholesky`, Cholesky's where H is well conditioned;
+    else H's eigenvectors of the eigenvalues above rounding."""
+    from scipy.linalg.lapack import dpocon, dpotrf, dtrtrs
+
+    m = H.shape[0]
+    if cholesky:
+        R, info = dpotrf(H)  # upper: R^T R = H
+        if info == 0 and dpocon(R, float(np.abs(H).sum(axis=0).max()))[0] > CHOLESKY_RCOND:
+            return R, dtrtrs(R, np.ones(m), trans=1)[0]
+    evals, evecs = np.linalg.eigh(H)
+    keep = evals > max(evals[-1], 1.0) * m * np.finfo(float).eps * 10
+    sqrt_ev = np.sqrt(evals[keep])
+    R = sqrt_ev[:, None] * evecs[:, keep].T  # R^T R = H on its range
+    return R, (evecs[:, keep].T @ np.ones(m)) / sqrt_ev  # R^T c = 1
 
 
 def _gram_kkt_residual(K: np.ndarray, dual: np.ndarray) -> float:
@@ -95,25 +118,40 @@ def _gram_kkt_residual(K: np.ndarray, dual: np.ndarray) -> float:
     return max(0.0, 1.0 - float(margins.min()), float(slackness))
 
 
-def _polish(K: np.ndarray, dual: np.ndarray) -> np.ndarray:
+def _polish(K: np.ndarray, dual: np.ndarray, cholesky: bool = False) -> np.ndarray:
     """Refine the NNLS dual on its support, where every margin is exactly 1.
 
     The least-distance form loses accuracy as ||w|| grows (its slack is 1 / (1 + ||w||^2));
-    the support it finds is right, and K_SS l_S = 1 then gives the duals to full precision.
-    The refined duals are kept only if they are positive and satisfy KKT better.
+    the support it finds is right, and K_SS l_S = 1 then gives the duals to full precision:
+    with `cholesky`, by Cholesky where K_SS is positive definite, else (or where that answer
+    is not kept) by least squares. The refined duals are kept only if they are positive and
+    satisfy KKT better.
     """
     support = dual > 0
     if not support.any():
         return dual
-    refined = np.zeros_like(dual)
-    refined[support] = np.linalg.lstsq(
-        K[np.ix_(support, support)], np.ones(support.sum()), rcond=None
-    )[0]
-    if np.all(refined[support] > 0) and _gram_kkt_residual(K, refined) < _gram_kkt_residual(
-        K, dual
-    ):
-        return refined
+    K_SS, ones = K[np.ix_(support, support)], np.ones(int(support.sum()))
+    for solve in (_cholesky_solve, _least_squares_solve)[0 if cholesky else 1 :]:
+        found = solve(K_SS, ones)
+        if found is None or not np.all(found > 0):
+            continue
+        refined = np.zeros_like(dual)
+        refined[support] = found
+        if _gram_kkt_residual(K, refined) < _gram_kkt_residual(K, dual):
+            return refined
     return dual
+
+
+def _cholesky_solve(A: np.ndarray, b: np.ndarray) -> np.ndarray | None:
+    """A x = b for a positive definite A; None where A is not (numerically)."""
+    from scipy.linalg.lapack import dposv
+
+    x, info = dposv(A, b)[1:]
+    return x if info == 0 else None
+
+
+def _least_squares_solve(A: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.linalg.lstsq(A, b, rcond=None)[0]
 
 
 def _solution_report(solution, dual, margins, scale) -> SVMSolution:

@@ -14,6 +14,7 @@ import numpy as np
 from attnbias.optim.lp_norm import P_RANGE, lp_name, parse_lp
 
 NORM_KINDS = ("fro", "max", "spectral", "nuclear", "lp")
+L2_ON_A_VECTOR = ("fro", "spectral", "nuclear")  # the norms that are l2 on a vector
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,7 @@ def parse_norm(name) -> Norm:
 
 
 def _singular_values(M: np.ndarray) -> np.ndarray:
-    return np.linalg.svd(M, compute_uv=False) if M.ndim == 2 else np.array([np.linalg.norm(M)])
+    return np.linalg.svd(M, compute_uv=False)
 
 
 def _entrywise(M: np.ndarray, p: float) -> float:
@@ -66,6 +67,8 @@ def norm_value(M: np.ndarray, norm) -> float:
     """||M|| for a (d, d) matrix or a (d,) vector (spectral, nuclear: l2 on a vector)."""
     norm = parse_norm(norm)
     M = np.asarray(M, dtype=float)
+    if M.ndim == 1 and norm.kind in L2_ON_A_VECTOR:  # no singular values of a vector
+        return float(np.linalg.norm(M))
     if norm.kind == "max":
         return _entrywise(M, math.inf)
     if norm.kind == "lp":
@@ -82,6 +85,8 @@ def dual_norm_value(M: np.ndarray, norm) -> float:
     back, l_p's the entrywise l_q (1/p + 1/q = 1)."""
     norm = parse_norm(norm)
     M = np.asarray(M, dtype=float)
+    if M.ndim == 1 and norm.kind in L2_ON_A_VECTOR:  # l2 is its own dual
+        return float(np.linalg.norm(M))
     if norm.kind == "max":
         return float(np.abs(M).sum())
     if norm.kind == "lp":

@@ -30,16 +30,8 @@ import numpy as np
 
 from attnbias.model.queries import query_rows
 from attnbias.svm import dual_solves, max_norm, spectral_nuclear
-from attnbias.svm.max_margin import (
-    u_svm_constraints,
-    w_svm_constraints,
-)
-from attnbias.svm.norm_values import (
-    Norm,
-    dual_norm_value,
-    norm_value,
-    parse_norm,
-)
+from attnbias.svm.max_margin import u_svm_constraints, w_svm_constraints
+from attnbias.svm.norm_values import Norm, dual_norm_value, norm_value, parse_norm
 from attnbias.svm.token_sets import infeasible, refuse_zero_rows, subject_of
 
 # the norms that depend on the singular values only (unitarily invariant)
@@ -75,19 +67,25 @@ def w_rows(X: np.ndarray, opt: np.ndarray, queries=None) -> tuple[np.ndarray, np
     return w_svm_constraints(X, opt, None if queries is None else np.asarray(queries, float))
 
 
-def _constraint_values(solution: np.ndarray, X, opt, y, queries=None) -> np.ndarray:
+def constraint_rows(X, opt, *, y=None, queries=None, vector: bool):
+    """The constraints' rows: z (n, d) of the u-SVM where `vector`, else (a, b) of the
+    W-SVM. A solve computes them once and hands them to every check below."""
+    return u_rows(X, y, opt) if vector else w_rows(X, opt, queries)
+
+
+def _constraint_values(solution: np.ndarray, rows) -> np.ndarray:
     if solution.ndim == 2:
-        a, b = w_rows(X, opt, queries)
+        a, b = rows
         return ((a @ solution) * b).sum(axis=1)
-    return u_rows(X, y, opt) @ solution
+    return rows @ solution
 
 
-def _dual_combination(dual: np.ndarray, X, opt, y, shape, queries=None) -> np.ndarray:
+def _dual_combination(dual: np.ndarray, rows, shape) -> np.ndarray:
     """G = sum_k lambda_k A_k."""
     if len(shape) == 2:
-        a, b = w_rows(X, opt, queries)
+        a, b = rows
         return (a * dual[:, None]).T @ b
-    return u_rows(X, y, opt).T @ dual
+    return rows.T @ dual
 
 
 def u_rows(X, y, opt) -> np.ndarray:
@@ -98,16 +96,19 @@ def u_rows(X, y, opt) -> np.ndarray:
     return u_svm_constraints(X, y, opt)
 
 
-def kkt_violations(solution, dual, X, opt, norm, y=None, queries=None) -> dict[str, float]:
-    """Each KKT condition's violation, relative to its scale (0 where it holds exactly)."""
+def kkt_violations(solution, dual, X, opt, norm, y=None, queries=None, *, rows=None):
+    """Each KKT condition's violation, relative to its scale (0 where it holds exactly).
+    `rows`: constraint_rows of (X, opt, y, queries), where the caller has them."""
     norm = parse_norm(norm)
     solution, dual = np.asarray(solution, float), np.asarray(dual, float)
-    margins = _constraint_values(solution, X, opt, y, queries)
+    if rows is None:
+        rows = constraint_rows(X, opt, y=y, queries=queries, vector=solution.ndim != 2)
+    margins = _constraint_values(solution, rows)
     value = norm_value(solution, norm)
     total = float(dual.sum())
     if dual.shape != margins.shape or not value > 0 or not total > 0:
         return {"shape": math.inf}
-    G = _dual_combination(dual, X, opt, y, solution.shape, queries)
+    G = _dual_combination(dual, rows, solution.shape)
     return {
         "primal": max(0.0, 1.0 - float(margins.min())),
         "dual_sign": max(0.0, -float(dual.min())) / total,
@@ -117,30 +118,37 @@ def kkt_violations(solution, dual, X, opt, norm, y=None, queries=None) -> dict[s
     }
 
 
-def optimality_defect(solution, X, opt, norm, *, y=None, queries=None) -> str | None:
+def optimality_defect(solution, X, opt, norm, *, y=None, queries=None, rows=None) -> str | None:
     """Why `solution` (a NormSVMSolution, or any object with .solution and .dual) is not the
     SVM's optimum in `norm` for (X, opt) [and y, for a u (d,)] [and the queries, for a
     cross-attention W], in words; None where every
     KKT condition holds within OPTIMALITY_TOLERANCE. Recomputes everything from the
-    solution and its duals; the stored residual is not trusted."""
-    norm = parse_norm(norm)
+    solution and its duals (and the constraints' `rows`, where given: constraint_rows of
+    the same data); the stored residual is not trusted."""
     W, dual = np.asarray(solution.solution), np.asarray(solution.dual)
-    d = np.shape(X)[2]
-    m = len(_constraint_values(np.zeros((d, d) if W.ndim == 2 else d), X, opt, y, queries))
+    return _checked(W, dual, X, opt, parse_norm(norm), y, queries, rows)[0]
+
+
+def _checked(W, dual, X, opt, norm: Norm, y, queries, rows) -> tuple[str | None, dict]:
+    """(optimality_defect's answer, the KKT violations it read: none where sizes are wrong)."""
+    if rows is None:
+        rows = constraint_rows(X, opt, y=y, queries=queries, vector=W.ndim != 2)
+    d, m = np.shape(X)[2], len(rows[0] if W.ndim == 2 else rows)
     what = "W" if W.ndim == 2 else "u"
     if W.shape not in ((d, d), (d,)) or not np.all(np.isfinite(W)):
-        return f"the {norm.name} {what}-SVM solution (shape {W.shape}) is not finite of size d={d}"
+        size = f"(shape {W.shape}) is not finite of size d={d}"
+        return f"the {norm.name} {what}-SVM solution {size}", {}
     if dual.shape != (m,) or not np.all(np.isfinite(dual)):
-        return f"its duals (shape {dual.shape}) are not {m} finite numbers, one per constraint"
-    violations = kkt_violations(W, dual, X, opt, norm, y, queries)
+        return f"its duals (shape {dual.shape}) are not {m} finite numbers, one per constraint", {}
+    violations = kkt_violations(W, dual, X, opt, norm, y, queries, rows=rows)
     worst = max(violations, key=violations.get)
     if violations[worst] <= OPTIMALITY_TOLERANCE:
-        return None
+        return None, violations
     listed = ", ".join(f"{k} {v:.2g}" for k, v in violations.items())
     return (
         f"the {norm.name} {what}-SVM solution is not optimal: its KKT conditions fail by "
         f"{violations[worst]:.3g} ({worst}; allowed {OPTIMALITY_TOLERANCE:g}; {listed})"
-    )
+    ), violations
 
 
 # ---- the solves --------------------------------------------------------------------------
@@ -228,27 +236,26 @@ class CertificateError(RuntimeError):
     """A solver's answer that fails the KKT check (optimality_defect)."""
 
 
-def _finish(solution, dual, margins, norm, X, opt, y, subject, queries=None) -> NormSVMSolution:
+def _finish(solution, dual, rows, norm, X, opt, y, subject, queries=None) -> NormSVMSolution:
     """Rescale onto exact feasibility (smallest margin 1) and the duals onto the dual
-    norm's unit sphere, check KKT, refuse what fails (CertificateError naming `subject`)."""
+    norm's unit sphere, check KKT, refuse what fails (CertificateError naming `subject`).
+    `rows`: constraint_rows of the data, computed once by the solve."""
+    margins = _constraint_values(solution, rows)
     low = float(margins.min())
     if not (np.isfinite(low) and low > 0 and np.all(np.isfinite(dual))):
         raise CertificateError(f"{subject}: the solver's answer has smallest margin {low:.3g}")
     solution, margins = solution / low, margins / low
     dual = np.maximum(dual, 0.0)
-    G = _dual_combination(dual, X, opt, y, solution.shape, queries)
+    G = _dual_combination(dual, rows, solution.shape)
     scale = dual_norm_value(G, norm)
     if not scale > 0:
         raise CertificateError(f"{subject}: the solver's duals are all zero")
     dual = dual / scale
-    violations = kkt_violations(solution, dual, X, opt, norm, y, queries)
-    result = NormSVMSolution(
-        solution, dual, margins, norm_value(solution, norm), max(violations.values())
-    )
-    defect = optimality_defect(result, X, opt, norm, y=y, queries=queries)
-    if defect:
+    defect, violations = _checked(solution, dual, X, opt, norm, y, queries, rows)
+    if defect:  # optimality_defect's; its KKT conditions give the residual too
         raise CertificateError(f"{subject}: the solver's answer fails its check: {defect}")
-    return result
+    value = norm_value(solution, norm)
+    return NormSVMSolution(solution, dual, margins, value, max(violations.values()))
 
 
 def _rows_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -256,13 +263,13 @@ def _rows_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.einsum("ki,kj->kij", a, b).reshape(len(a), -1)
 
 
-def _solve_fast(M: np.ndarray, K: np.ndarray, norm: Norm):
+def _solve_fast(M: np.ndarray, K: np.ndarray, norm: Norm, cholesky: bool = False):
     """(v, lambda) by svm.dual_solves for min ||v|| s.t. M v >= 1 (M: (m, D)) in the l_p
-    norm, else in l2 (fro, and spectral and nuclear on a vector)."""
+    norm, else in l2 (fro, and spectral and nuclear on a vector; `cholesky`: its factor)."""
     if norm.kind == "lp":
         start = dual_solves.frobenius(M, K)[1]  # the l2 SVM's duals: a scaled start
         return dual_solves.lp_norm(M, norm.p, start)
-    return dual_solves.frobenius(M, K)
+    return dual_solves.frobenius(M, K, cholesky=cholesky)
 
 
 def _certified(fast, reference, finish, subject: str) -> NormSVMSolution:
@@ -290,8 +297,7 @@ def solve_w_svm_norm(X, opt, norm, *, name: str = "dataset", queries=None) -> No
     d = a.shape[1]
 
     def finish(W, dual):
-        W = np.reshape(W, (d, d))
-        return _finish(W, dual, ((a @ W) * b).sum(axis=1), norm, X, opt, None, subject, queries)
+        return _finish(np.reshape(W, (d, d)), dual, (a, b), norm, X, opt, None, subject, queries)
 
     def reference():
         # feasibility does not depend on the norm: the Gram dual decides it
@@ -345,7 +351,7 @@ def solve_u_svm_norm(X, y, opt, norm, *, name: str = "dataset") -> NormSVMSoluti
     refuse_zero_rows([z], "u-SVM", norm, name, opt, np.shape(X))
 
     def finish(u, dual):
-        return _finish(u, dual, z @ u, norm, X, opt, y, subject)
+        return _finish(u, dual, z, norm, X, opt, y, subject)
 
     def reference():
         return solve_svm_norm_reference(X, opt, norm, y=y, name=name)
@@ -353,7 +359,8 @@ def solve_u_svm_norm(X, y, opt, norm, *, name: str = "dataset") -> NormSVMSoluti
     try:
         if norm.kind == "max":  # its simplex proves feasibility, else the Gram dual decides
             return _certified(lambda: max_norm.u_svm(z), reference, finish, subject)
-        return _certified(lambda: _solve_fast(z, z @ z.T, norm), reference, finish, subject)
+        return _certified(lambda: _solve_fast(z, z @ z.T, norm, cholesky=True), reference,
+                          finish, subject)  # fmt: skip
     except dual_solves.InfeasibleConstraints:
         raise infeasible("u-SVM", norm, name, opt, np.shape(X)) from None
 
@@ -368,13 +375,13 @@ def solve_svm_norm_reference(
         a, b = w_rows(X, opt, queries)
         subject = subject_of("W-SVM", norm, name, opt)
         W, dual = _solve_w_by_cvxpy(X, opt, a, b, norm, subject, queries)
-        return _finish(W, dual, ((a @ W) * b).sum(axis=1), norm, X, opt, None, subject, queries)
+        return _finish(W, dual, (a, b), norm, X, opt, None, subject, queries)
     z = u_rows(X, y, opt)
     subject = subject_of("u-SVM", norm, name, opt)
     u, dual, status = _solve((z.shape[1],), norm, dense_margins(z))
     if u is None:
         raise _failure(subject, status)
-    return _finish(u, dual, z @ u, norm, X, opt, y, subject)
+    return _finish(u, dual, z, norm, X, opt, y, subject)
 
 
 def _failure(subject: str, status) -> Exception:

@@ -12,7 +12,7 @@ from attnbias.svm.norm_values import Norm
 
 def token_set(opt) -> str:
     """The optimal tokens in words, for a message: which token set an SVM was solved for."""
-    return "optimal tokens [" + " ".join(str(int(t)) for t in np.ravel(opt)) + "]"
+    return "optimal tokens [" + " ".join(map(str, np.ravel(opt).astype(np.int64).tolist())) + "]"
 
 
 def subject_of(kind: str, norm: Norm, name: str, opt) -> str:
