@@ -29,6 +29,14 @@ from attnbias.svm.max_margin import least_distance_dual
 LBFGS_ITERATIONS = 5000
 NEWTON_ITERATIONS = 50
 ACTIVE_SET_ROUNDS = 10  # times m: the active set's changes
+# the projected Newton method: where (m^2 D at most this: the u-SVM's 4e4 at fig2's size,
+# not its W-SVM's 6.4e7, whose Hessian costs 40 L-BFGS-B steps), its budget and its
+# search's sufficient decrease (a fraction of the projected step's first-order one)
+NEWTON_SIZE = 10**6
+PROJECTED_NEWTON_ITERATIONS = 50
+ARMIJO = 1e-4
+# the Newton systems' reciprocal condition number above which Cholesky solves them
+SPD_RCOND = 1e-10
 # the margins of the active set at 1 to this (the KKT check's tolerance is 1e-6)
 NEWTON_TOLERANCE = 1e-7
 
@@ -71,19 +79,76 @@ def _lp_terms(G: np.ndarray, q: float):
 
 def lp_norm(M: np.ndarray, p: float, start: np.ndarray | None = None):
     """min ||v||_p s.t. M v >= 1 by its smooth dual (module doc): (v, lambda). `start`: a
-    non-negative lambda to begin from (the l2 SVM's unless given). L-BFGS-B, then Newton's
-    method on the active set in lambda alone; for p > 2, where that stalls (w(G) is not
-    differentiable at G = 0), in the pair (w, lambda)."""
+    non-negative lambda to begin from (the l2 SVM's unless given). Where the m x m Hessian
+    is cheap (m^2 D at most NEWTON_SIZE: the u-SVM), the projected Newton method finds the
+    active set; else, or where that fails, L-BFGS-B. Then Newton's method on the active set
+    polishes: in lambda alone, or for p > 2 (where w(G) is not differentiable at G = 0) in
+    the pair (w, lambda): after L-BFGS-B only where lambda alone stalls."""
     lam = gram_dual(M @ M.T) if start is None else np.maximum(start, 0.0)
     q = p / (p - 1.0)
-    lam = _lbfgs(M, _scaled_start(M, lam, q), q)
+    lam = _scaled_start(M, lam, q)
+    if M.shape[0] ** 2 * M.shape[1] <= NEWTON_SIZE:
+        try:
+            return _polished(M, _projected_newton(M, lam, q), q, lambda_alone=q >= 2.0)
+        except DualSolveError:
+            pass  # L-BFGS-B's route, as for a large problem
+    lam = _lbfgs(M, lam, q)
     try:
-        return _newton_polish(M, lam, q, _newton_dual)
+        return _polished(M, lam, q, lambda_alone=True)
     except DualSolveError:
         if q >= 2.0:
             raise
+    return _polished(M, lam, q, lambda_alone=False)
+
+
+def _polished(M, lam, q, *, lambda_alone: bool):
+    """_newton_polish from lam: in lambda alone, else in the pair (w, lambda)."""
+    if lambda_alone:
+        return _newton_polish(M, lam, q, _newton_dual)
     with np.errstate(over="ignore", invalid="ignore"):  # a diverging pair is refused below
         return _newton_polish(M, lam, q, _newton_primal_dual)
+
+
+def _dual_value(M, lam, q):
+    """f(lambda) and G = M^T lambda."""
+    G = M.T @ lam
+    return float((np.abs(G) ** q).sum() / q - lam.sum()), G
+
+
+def _projected_newton(M, lam, q):
+    """Bertsekas's projected Newton method (SIAM J. Control Optim. 20, 1982) on the smooth
+    dual from lam, until the active set settles (a full step that keeps the multipliers at
+    0 where they were, none of whose margins is then below 1): the multipliers at 0 with a
+    positive gradient held there by a projected gradient step, Newton's step (the Hessian
+    M_F diag(w'(G)) M_F^T) on the others, an Armijo search along the projected arc. Near
+    the optimum Newton's steps in lambda alone overshoot where an entry of G is near 0
+    (q < 2: w' infinite at 0), so the polish takes over once the set is found.
+    DualSolveError where the budget or the search ends first."""
+    f, G = _dual_value(M, lam, q)
+    settled = False
+    for _ in range(PROJECTED_NEWTON_ITERATIONS):
+        w, slope = _lp_terms(G, q)
+        gradient = M @ w - 1.0  # the margins less 1
+        if settled and np.all(gradient[lam == 0] >= 0):
+            return lam
+        gap = float(np.max(np.abs(lam - np.maximum(lam - gradient, 0.0))))
+        held = (lam <= min(gap, 1e-3 * lam.max())) & (gradient > 0)
+        free = ~held
+        step = -gradient  # on the held multipliers: onto 0
+        rows = M[free]
+        step[free] = -_spd_solve((rows * slope) @ rows.T, gradient[free])
+        t = 1.0
+        while t > 1e-12:
+            trial = np.maximum(lam + t * step, 0.0)
+            f_trial, G_trial = _dual_value(M, trial, q)
+            if f - f_trial >= ARMIJO * (gradient @ (lam - trial)):
+                break
+            t /= 2.0
+        else:
+            raise DualSolveError("the projected Newton method's search found no decrease")
+        settled = t == 1.0 and np.array_equal(trial > 0, lam > 0)
+        lam, f, G = trial, f_trial, G_trial
+    raise DualSolveError("the projected Newton method's active set did not settle")
 
 
 def _lbfgs(M, lam, q):
@@ -138,14 +203,28 @@ def _newton_polish(M, lam, q, newton):
     raise DualSolveError("the active set did not settle")
 
 
+def _spd_solve(A: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """A^-1 b for a symmetric positive semidefinite A: by Cholesky (LAPACK's, without
+    numpy's wrappers: these systems are small and solved often) where A is well conditioned
+    (reciprocal condition number above SPD_RCOND), else by least squares as before."""
+    from scipy.linalg.lapack import dpocon, dposv
+
+    factor, x, info = dposv(A, b)
+    if info == 0 and dpocon(factor, float(np.abs(A).sum(axis=0).max()))[0] > SPD_RCOND:
+        return x
+    return np.linalg.lstsq(A, b, rcond=None)[0]
+
+
 def _first_to_zero(x: np.ndarray, step: np.ndarray) -> tuple[float, int]:
     """(t, k): the fraction of `step` at which the first multiplier of x reaches 0, and which
     (t = inf, k = -1 where none decreases)."""
-    shrinking = np.flatnonzero(step < 0)
-    if not len(shrinking):
+    shrinking = step < 0
+    if not shrinking.any():
         return np.inf, -1
-    ratios = -x[shrinking] / step[shrinking]
-    return float(ratios.min()), int(shrinking[np.argmin(ratios)])
+    ratios = np.full(len(x), np.inf)
+    np.divide(-x, step, out=ratios, where=shrinking)
+    k = int(ratios.argmin())
+    return float(ratios[k]), k
 
 
 def _scattered(lam: np.ndarray, index: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -167,29 +246,29 @@ def _newton_primal_dual(M, lam, active, q):
     x = lam[active].copy()
     w = _lp_terms(rows.T @ x, q)[0]
 
-    def residual(w, x):
-        return np.sign(w) * np.abs(w) ** (p - 1.0) - rows.T @ x, rows @ w - 1.0
+    def residual(w, x):  # and G, whose size scales the stationarity residual
+        G = rows.T @ x
+        return np.sign(w) * np.abs(w) ** (p - 1.0) - G, rows @ w - 1.0, max(G @ G, 1e-300)
 
-    def size(r):  # the stationarity residual relative to G's size, and the margins'
-        scale = max(np.sum((rows.T @ x) ** 2), 1e-300)
-        return np.sqrt(np.sum(r[0] ** 2) / scale + np.sum(r[1] ** 2))
+    def size(r, scale):  # the stationarity residual relative to G's size, and the margins'
+        return np.sqrt(r[0] @ r[0] / scale + r[1] @ r[1])
 
     r = residual(w, x)
     for _ in range(NEWTON_ITERATIONS):
-        if np.max(np.abs(r[1])) < NEWTON_TOLERANCE / 100 and size(r) < NEWTON_TOLERANCE / 100:
+        now = size(r, r[2])
+        if np.max(np.abs(r[1])) < NEWTON_TOLERANCE / 100 and now < NEWTON_TOLERANCE / 100:
             break
         curvature = (p - 1.0) * np.abs(w) ** (p - 2.0)
         inverse = 1.0 / np.maximum(curvature, 1e-30 * max(curvature.max(), 1e-300))
-        dx = np.linalg.lstsq((rows * inverse) @ rows.T, rows @ (inverse * r[0]) - r[1],
-                             rcond=None)[0]  # fmt: skip
+        dx = _spd_solve((rows * inverse) @ rows.T, rows @ (inverse * r[0]) - r[1])
         dw = inverse * (rows.T @ dx - r[0])
         bound, k = _first_to_zero(x, dx)
         if bound <= 1.0:  # a multiplier would cross 0: stop on it and drop it
             return _scattered(lam, index, x + bound * dx), None, index[k]
-        t, now = 1.0, size(r)
+        t = 1.0
         while t > 1e-10:
             trial = residual(w + t * dw, x + t * dx)
-            if size(trial) < now:
+            if size(trial, r[2]) < now:
                 break
             t /= 2.0
         else:

@@ -267,7 +267,7 @@ def _solve_fast(M: np.ndarray, K: np.ndarray, norm: Norm, cholesky: bool = False
     """(v, lambda) by svm.dual_solves for min ||v|| s.t. M v >= 1 (M: (m, D)) in the l_p
     norm, else in l2 (fro, and spectral and nuclear on a vector; `cholesky`: its factor)."""
     if norm.kind == "lp":
-        start = dual_solves.frobenius(M, K)[1]  # the l2 SVM's duals: a scaled start
+        start = dual_solves.frobenius(M, K, cholesky=cholesky)[1]  # the l2 duals: a start
         return dual_solves.lp_norm(M, norm.p, start)
     return dual_solves.frobenius(M, K, cholesky=cholesky)
 
