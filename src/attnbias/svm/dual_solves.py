@@ -206,11 +206,12 @@ def _newton_polish(M, lam, q, newton):
 def _spd_solve(A: np.ndarray, b: np.ndarray) -> np.ndarray:
     """A^-1 b for a symmetric positive semidefinite A: by Cholesky (LAPACK's, without
     numpy's wrappers: these systems are small and solved often) where A is well conditioned
-    (reciprocal condition number above SPD_RCOND), else by least squares as before."""
+    (reciprocal condition number above SPD_RCOND; its 1-norm bounded by m max(diag A),
+    as |A_kl| <= sqrt(A_kk A_ll)), else by least squares as before."""
     from scipy.linalg.lapack import dpocon, dposv
 
     factor, x, info = dposv(A, b)
-    if info == 0 and dpocon(factor, float(np.abs(A).sum(axis=0).max()))[0] > SPD_RCOND:
+    if info == 0 and dpocon(factor, len(A) * float(A.diagonal().max()))[0] > SPD_RCOND:
         return x
     return np.linalg.lstsq(A, b, rcond=None)[0]
 
