@@ -6,8 +6,10 @@ constraint rows alone (m = n(T - 1) = 80 at fig2's size, against d^2 = 10^4 entr
         (1/q) ||M^T lambda||_q^q - sum(lambda), whose minimiser gives the primal
         w = grad (1/q)||.||_q^q (M^T lambda) = |G|^(q-1) sign(G): stationarity is
         M w >= 1 with lambda_k (M w - 1)_k = 0, i.e. w is feasible and certified by lambda
-        (<G, w> = ||G||_q^q = ||w||_p^p = sum(lambda)). L-BFGS-B finds the active set,
-        Newton's method on it (m x m systems) polishes to rounding
+        (<G, w> = ||G||_q^q = ||w||_p^p = sum(lambda)). The projected Newton method
+        (small problems: the u-SVM) or L-BFGS-B (large ones: the W-SVM, whose m x m
+        Hessian costs m^2 d^2) finds the active set, Newton's method on it (m x m
+        systems) polishes to rounding
 
 Each returns (solution, lambda) or raises DualSolveError saying why; the caller
 (svm.norms) certifies the answer with the KKT check, which alone decides whether it is
