@@ -90,9 +90,9 @@ class QueryBasis:
         Qr, R = np.linalg.qr(np.swapaxes(Q, 1, 2))
         return cls(Q, Qr, R)
 
-    def full(self, left: np.ndarray) -> np.ndarray:
-        """left @ Q, (B, d, d)."""
-        return left @ self.Q
+    def full(self, left: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """left @ Q, (B, d, d), into `out` where given."""
+        return np.matmul(left, self.Q, out=out)
 
     def polar(self, left: np.ndarray, cutoff: float) -> np.ndarray:
         """U V^T of left @ Q over its singular values above `cutoff` times the largest
@@ -104,19 +104,25 @@ class QueryBasis:
 
 class Block:
     """One gradient block for a direction rule: e^log_scale * G~ per run. For W, G~ =
-    left @ Q (basis), formed on first use of `direction` (the spectral rules never need it);
-    a rule may overwrite `direction` in place (it is the step's scratch)."""
+    left @ Q (basis), formed on first use of `direction` (the spectral rules never need it),
+    into `out` where given: the stepper's buffer, reused every step, so that no (B, d, d)
+    array is allocated per step (a fresh one costs its page faults: glibc hands the freed
+    ones back to the system). A rule may overwrite `direction` in place (it is the step's
+    scratch), and keeps no reference to it past its step."""
 
-    def __init__(self, log_scale, direction=None, left=None, basis: QueryBasis | None = None):
+    def __init__(
+        self, log_scale, direction=None, left=None, basis: QueryBasis | None = None, out=None
+    ):
         self.log_scale = log_scale  # (B,)
         self._direction = direction  # (B, d, d) or (B, d)
         self.left = left  # (B, d, n) for W
         self.basis = basis
+        self._out = out
 
     @property
     def direction(self) -> np.ndarray:
         if self._direction is None:
-            self._direction = self.basis.full(self.left)
+            self._direction = self.basis.full(self.left, self._out)
         return self._direction
 
 

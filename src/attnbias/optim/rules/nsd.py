@@ -14,7 +14,9 @@ class NormalizedSteepestDescent(Update):
         for name, g in grads.items():
             step = directions.step_size(self.spec, name, t)
             cutoff = self.spec.polar_cutoff
-            params[name] -= step * directions.steepest(kind, p, g, cutoff=cutoff)
+            D = directions.steepest(kind, p, g, cutoff=cutoff)  # a new array: scaled in place
+            D *= step
+            params[name] -= D
 
 
 def check(spec) -> None:
