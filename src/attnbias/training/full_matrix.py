@@ -106,7 +106,6 @@ class FullMatrixStepper(PerStep):
                 self.update.step(t, params, grads)
                 return np.full(self.problem.B, np.nan)
             loss, spec = self.request.loss, self.request.spec
-            log_loss = arrays.log_mean(np, loss.log_value(fwd["margin"]))
             scaled = {
                 name: ScaledGradient(
                     g.log_scale, g.direction, full_gradients.log_norm(g.log_scale, g.direction)
@@ -114,7 +113,8 @@ class FullMatrixStepper(PerStep):
                 for name, g in grads.items()
             }
 
-            def excess():
+            def excess():  # the Polyak step's alone: the others never form the loss
+                log_loss = arrays.log_mean(np, loss.log_value(fwd["margin"]))
                 return metric_formulas.log_excess_loss(
                     np, loss, spec.f_star, log_loss, fwd["gamma_opt"], fwd["delta"],
                     fwd["log_abs_delta"], fwd["delta_sign"],
