@@ -36,14 +36,16 @@ class Mirror(Update):
     def __init__(self, spec, params, seeds):
         super().__init__(spec, params, seeds)
         self.state = {name: _signed_power(value, spec.p - 1) for name, value in params.items()}
+        # the step's lr G of each block, in a buffer made once (no (B, d, d) array per step)
+        self.scratch = {name: np.empty_like(value) for name, value in params.items()}
 
     def step(self, t, params, grads):
         lrs = {name: self.spec.lr_of(name) for name in grads}
         blocks = {name: (g.log_scale, g.direction) for name, g in grads.items()}
         log_coefs = directions.log_coefficients(self.spec, lrs, blocks, dual_exponent(self.spec.p))
-        for name, g in grads.items():  # in place: g.direction is the step's scratch
+        for name, g in grads.items():
             coef = directions.coefficient(log_coefs[name])
-            step = np.multiply(g.direction, per_run(coef, g.direction), out=g.direction)
+            step = np.multiply(per_run(coef, g.direction), g.direction, out=self.scratch[name])
             self.state[name] -= step
             _signed_power(self.state[name], 1 / (self.spec.p - 1), out=params[name])
 
