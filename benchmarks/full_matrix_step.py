@@ -42,6 +42,7 @@ SPECS = {
     "gd": OptimizerSpec("gd", lr=1.0),
     "ngd": OptimizerSpec("ngd", lr=0.1),
     "sign": OptimizerSpec("sign", lr=0.01),
+    "nsd-max": OptimizerSpec("nsd", lr=0.03, norm="max", schedule="sqrt"),  # sign's floor
     "nsd-l3": OptimizerSpec("nsd", lr=0.1, norm="l3"),
     "nsd-spectral": OptimizerSpec("nsd", lr=0.1, norm="spectral"),
     "muon": OptimizerSpec("muon", lr=0.1),
@@ -113,8 +114,9 @@ def floors(problem: TokenProblem, repeats: int = 100, clock=time.perf_counter) -
         K1, Q1 = K - lr * G @ Kq, Kq - lr * np.swapaxes(G, 1, 2) @ K
         return K1 @ np.swapaxes(Q1, 1, 2)
 
-    plain = {"gd": gd, "ngd": ngd, "sign": sign, "nsd-l3": nsd_l3, "nsd-spectral": spectral,
-             "muon": muon, "adam": adam, "mirror": mirror, "kq": kq}  # fmt: skip
+    plain = {"gd": gd, "ngd": ngd, "sign": sign, "nsd-max": sign, "nsd-l3": nsd_l3,
+             "nsd-spectral": spectral, "muon": muon, "adam": adam, "mirror": mirror,
+             "kq": kq}  # fmt: skip
     return {name: median_time(fn, repeats, clock) for name, fn in plain.items()}
 
 
