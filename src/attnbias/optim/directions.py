@@ -153,13 +153,19 @@ def accumulate(stored, log_decay: float, log_coef: np.ndarray, G: np.ndarray):
 
 
 def steepest(
-    kind: str, p: float | None, block: Block, direction=None, cutoff: float | None = None
+    kind: str,
+    p: float | None,
+    block: Block,
+    direction=None,
+    cutoff: float | None = None,
+    scratch: np.ndarray | None = None,
 ) -> np.ndarray:
     """D = argmax_{||D|| <= 1} <G, D> of the block's G~ (scale free) in the norm `kind`:
     max: sign(G); lp: sign(G) |G|^(q-1) / ||G||_q^(q-1) (1/p + 1/q = 1); spectral: U V^T on
     a matrix over its singular values above `cutoff` times the largest (the module doc),
     G / ||G||_2 on a vector. `direction`: what to take it of instead of G~ (Muon's M, in
-    left coordinates L for a matrix L Q: spectral only)."""
+    left coordinates L for a matrix L Q: spectral only). `scratch`: an array shaped as G that
+    the l_p direction may use for |G| (a rule's buffer made once: no second array per step)."""
     if kind == "spectral" and block.left is not None:  # a matrix: U V^T, via the basis
         if cutoff is None:
             raise ValueError("the spectral direction of a matrix needs its polar cut-off")
@@ -169,18 +175,18 @@ def steepest(
         return np.sign(G)
     axes = tuple(range(1, G.ndim))
     if kind == "lp":
-        return _lp_direction(G, p / (p - 1), axes)
+        return _lp_direction(G, p / (p - 1), axes, scratch)
     # spectral on a vector (u): its spectral norm is l_2
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.nan_to_num(G / np.linalg.norm(G, axis=1, keepdims=True))
 
 
-def _lp_direction(G: np.ndarray, q: float, axes: tuple) -> np.ndarray:
+def _lp_direction(G: np.ndarray, q: float, axes: tuple, scratch=None) -> np.ndarray:
     """sign(G) |G|^(q-1) / ||G||_q^(q-1) (1/p + 1/q = 1), on G scaled to a largest entry of
     1 per run, so no power overflows; a zero block gives D = 0. |G|^q is formed as
     |G|^(q-1) |G|: one fractional power, the costly pass (numpy's ** takes q - 1 = 1/2, i.e.
-    p = 3, as a square root)."""
-    a = np.abs(G)
+    p = 3, as a square root). |G| goes into `scratch` where given."""
+    a = np.abs(G, out=scratch)
     top = np.max(a, axis=axes)
     a /= per_run(np.where(top > 0, top, 1.0), a)  # entries <= 1; a zero block stays 0
     powered = a ** (q - 1)
