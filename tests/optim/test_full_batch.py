@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 import torch
 
@@ -273,3 +274,26 @@ def test_a_direction_rule_is_refused_by_the_step_length_backends(spec):
     with pytest.raises(ValueError, match=f"rule {spec.rule} is a direction rule"):
         Optimizer(spec)
     Optimizer(OptimizerSpec("ngd"))  # control: a step-length rule is taken
+
+
+@pytest.mark.parametrize("momentum", [0.0, 0.9])
+@pytest.mark.parametrize("rule", ["gd", "ngd"])
+def test_numpy_blocks_take_the_steps_torch_blocks_take(rule, momentum):
+    """numpy blocks (the full W) form coef * G~ in the optimizer's buffer (_product), made
+    once; two steps agree with torch's, with momentum too, whose buffer must keep the first
+    step (with _product's buffer under momentum, the second step read it overwritten)."""
+    spec = OptimizerSpec(rule, lr=0.1, momentum=momentum)
+    g2 = sg([0.0, math.log(3.0)], [[[1.0, 1.0], [1.0, 1.0]], [[-1.0, 0.0], [2.0, 0.0]]],
+            [math.log(2.0), math.log(6.0)])  # fmt: skip
+    steps = [grads_w(), {"W": g2}]
+    as_numpy = [
+        {k: ScaledGradient(*(np.array(v.numpy()) for v in (g.log_scale, g.direction, g.log_norm)))
+         for k, g in grads.items()}
+        for grads in steps
+    ]  # fmt: skip
+    opt_t, opt_n = Optimizer(spec), Optimizer(spec)
+    params_t, params_n = params_like(steps[0], 0.0), {"W": np.zeros((2, 2, 2))}
+    for grads_t, grads_n in zip(steps, as_numpy, strict=True):
+        opt_t.step(params_t, grads_t)
+        opt_n.step(params_n, grads_n)
+    np.testing.assert_allclose(params_n["W"], params_t["W"].numpy(), rtol=1e-14, atol=1e-15)

@@ -90,9 +90,9 @@ class QueryBasis:
         Qr, R = np.linalg.qr(np.swapaxes(Q, 1, 2))
         return cls(Q, Qr, R)
 
-    def full(self, left: np.ndarray) -> np.ndarray:
-        """left @ Q, (B, d, d)."""
-        return left @ self.Q
+    def full(self, left: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """left @ Q, (B, d, d), into `out` where given."""
+        return np.matmul(left, self.Q, out=out)
 
     def polar(self, left: np.ndarray, cutoff: float) -> np.ndarray:
         """U V^T of left @ Q over its singular values above `cutoff` times the largest
@@ -104,19 +104,25 @@ class QueryBasis:
 
 class Block:
     """One gradient block for a direction rule: e^log_scale * G~ per run. For W, G~ =
-    left @ Q (basis), formed on first use of `direction` (the spectral rules never need it);
-    a rule may overwrite `direction` in place (it is the step's scratch)."""
+    left @ Q (basis), formed on first use of `direction` (the spectral rules never need it),
+    into `out` where given: the stepper's buffer, reused every step, so that no (B, d, d)
+    array is allocated per step (a fresh one costs its page faults: glibc hands the freed
+    ones back to the system). A rule may overwrite `direction` in place (it is the step's
+    scratch), and keeps no reference to it past its step."""
 
-    def __init__(self, log_scale, direction=None, left=None, basis: QueryBasis | None = None):
+    def __init__(
+        self, log_scale, direction=None, left=None, basis: QueryBasis | None = None, out=None
+    ):
         self.log_scale = log_scale  # (B,)
         self._direction = direction  # (B, d, d) or (B, d)
         self.left = left  # (B, d, n) for W
         self.basis = basis
+        self._out = out
 
     @property
     def direction(self) -> np.ndarray:
         if self._direction is None:
-            self._direction = self.basis.full(self.left)
+            self._direction = self.basis.full(self.left, self._out)
         return self._direction
 
 
@@ -147,13 +153,19 @@ def accumulate(stored, log_decay: float, log_coef: np.ndarray, G: np.ndarray):
 
 
 def steepest(
-    kind: str, p: float | None, block: Block, direction=None, cutoff: float | None = None
+    kind: str,
+    p: float | None,
+    block: Block,
+    direction=None,
+    cutoff: float | None = None,
+    scratch: np.ndarray | None = None,
 ) -> np.ndarray:
     """D = argmax_{||D|| <= 1} <G, D> of the block's G~ (scale free) in the norm `kind`:
     max: sign(G); lp: sign(G) |G|^(q-1) / ||G||_q^(q-1) (1/p + 1/q = 1); spectral: U V^T on
     a matrix over its singular values above `cutoff` times the largest (the module doc),
     G / ||G||_2 on a vector. `direction`: what to take it of instead of G~ (Muon's M, in
-    left coordinates L for a matrix L Q: spectral only)."""
+    left coordinates L for a matrix L Q: spectral only). `scratch`: an array shaped as G that
+    the l_p direction may use for |G| (a rule's buffer made once: no second array per step)."""
     if kind == "spectral" and block.left is not None:  # a matrix: U V^T, via the basis
         if cutoff is None:
             raise ValueError("the spectral direction of a matrix needs its polar cut-off")
@@ -163,18 +175,18 @@ def steepest(
         return np.sign(G)
     axes = tuple(range(1, G.ndim))
     if kind == "lp":
-        return _lp_direction(G, p / (p - 1), axes)
+        return _lp_direction(G, p / (p - 1), axes, scratch)
     # spectral on a vector (u): its spectral norm is l_2
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.nan_to_num(G / np.linalg.norm(G, axis=1, keepdims=True))
 
 
-def _lp_direction(G: np.ndarray, q: float, axes: tuple) -> np.ndarray:
+def _lp_direction(G: np.ndarray, q: float, axes: tuple, scratch=None) -> np.ndarray:
     """sign(G) |G|^(q-1) / ||G||_q^(q-1) (1/p + 1/q = 1), on G scaled to a largest entry of
     1 per run, so no power overflows; a zero block gives D = 0. |G|^q is formed as
     |G|^(q-1) |G|: one fractional power, the costly pass (numpy's ** takes q - 1 = 1/2, i.e.
-    p = 3, as a square root)."""
-    a = np.abs(G)
+    p = 3, as a square root). |G| goes into `scratch` where given."""
+    a = np.abs(G, out=scratch)
     top = np.max(a, axis=axes)
     a /= per_run(np.where(top > 0, top, 1.0), a)  # entries <= 1; a zero block stays 0
     powered = a ** (q - 1)

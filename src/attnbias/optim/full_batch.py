@@ -22,6 +22,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from attnbias.model.arrays import logsumexp, namespace
 from attnbias.model.gradient_weights import ScaledGradient
 from attnbias.optim.rule import StepInputs
@@ -56,6 +58,7 @@ class Optimizer:
                 "kernel or the torch stepper"
             )
         self.buffers: dict[str, Any] = {}
+        self.scratch: dict[str, np.ndarray] = {}  # numpy blocks' coef * direction (_product)
         self.steps = 0
 
     def _log_excess(self, excess):
@@ -86,6 +89,18 @@ class Optimizer:
         log_t1 = math.log(self.steps + 1)
         return {name: v - decay.get(name, 0.0) * log_t1 for name, v in lengths.items()}
 
+    def _product(self, name: str, coef, g: ScaledGradient):
+        """coef * g.direction; for numpy, into a buffer of the block's made once (a fresh
+        (B, d, d) array per step on the full W costs its page faults: glibc hands freed ones
+        back to the system). Not under momentum, whose buffer keeps the first step's."""
+        if namespace(g.direction) is not np or self.spec.momentum:
+            return coef * g.direction
+        shape, dtype = g.direction.shape, np.result_type(coef, g.direction)
+        out = self.scratch.get(name)
+        if out is None or out.shape != shape or out.dtype != dtype:
+            out = self.scratch[name] = np.empty(shape, dtype)
+        return np.multiply(coef, g.direction, out=out)
+
     def step(
         self,
         params: dict,
@@ -110,7 +125,7 @@ class Optimizer:
             log_coef = lengths[name] + g.log_scale
             zero = xp.isneginf(g.log_scale)
             coef = xp.where(zero, xp.zeros_like(log_coef), xp.exp(log_coef))
-            update = coef.reshape(-1, *([1] * (g.direction.ndim - 1))) * g.direction
+            update = self._product(name, coef.reshape(-1, *([1] * (g.direction.ndim - 1))), g)
             if self.spec.momentum:
                 buf = self.buffers.get(name)
                 update = update if buf is None else self.spec.momentum * buf + update

@@ -45,6 +45,7 @@ class FullMatrixStepper(PerStep):
         self.u_mm = u_mm
         self.params = {"W": problem.W0.copy(), "u": problem.u0.copy()}
         self.basis = QueryBasis.of(problem.Q)
+        self._direction = np.empty((B, d, d))  # G~ of every step (directions.Block's out)
         self.scores = problem.scores_of(self._xu())
         self.opt_is_best = self.scores[-1]
         spec, rule = request.spec, request.rule
@@ -92,7 +93,7 @@ class FullMatrixStepper(PerStep):
         log_scale, left = full_gradients.w_gradient(
             p.X, log_neg_slope, fwd["log_attn"], self.scores[0]
         )
-        grads = {"W": Block(log_scale, None, left, self.basis)}
+        grads = {"W": Block(log_scale, None, left, self.basis, out=self._direction)}
         if self.train_u:
             grads["u"] = Block(*full_gradients.u_gradient(p.X, p.y, log_neg_slope, fwd["log_attn"]))
         return grads
@@ -105,7 +106,6 @@ class FullMatrixStepper(PerStep):
                 self.update.step(t, params, grads)
                 return np.full(self.problem.B, np.nan)
             loss, spec = self.request.loss, self.request.spec
-            log_loss = arrays.log_mean(np, loss.log_value(fwd["margin"]))
             scaled = {
                 name: ScaledGradient(
                     g.log_scale, g.direction, full_gradients.log_norm(g.log_scale, g.direction)
@@ -113,7 +113,8 @@ class FullMatrixStepper(PerStep):
                 for name, g in grads.items()
             }
 
-            def excess():
+            def excess():  # the Polyak step's alone: the others never form the loss
+                log_loss = arrays.log_mean(np, loss.log_value(fwd["margin"]))
                 return metric_formulas.log_excess_loss(
                     np, loss, spec.f_star, log_loss, fwd["gamma_opt"], fwd["delta"],
                     fwd["log_abs_delta"], fwd["delta_sign"],

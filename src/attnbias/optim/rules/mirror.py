@@ -18,9 +18,12 @@ from attnbias.optim.lp_norm import check_p, lp_name
 from attnbias.optim.rule import Look, Rule, Update
 
 
-def _signed_power(Z: np.ndarray, power: float) -> np.ndarray:
-    """sign(Z) |Z|^power (copysign: one pass fewer than a product with sign(Z))."""
-    magnitude = np.abs(Z) ** power
+def _signed_power(Z: np.ndarray, power: float, out: np.ndarray | None = None) -> np.ndarray:
+    """sign(Z) |Z|^power (copysign: one pass fewer than a product with sign(Z)), into `out`
+    where given (not Z itself). `**=` takes numpy's scalar-power shortcuts as `**` does
+    (power 0.5: a square root, 2: a square), so the bits are the same either way."""
+    magnitude = np.abs(Z, out=out)
+    magnitude **= power
     return np.copysign(magnitude, Z, out=magnitude)
 
 
@@ -33,6 +36,8 @@ class Mirror(Update):
     def __init__(self, spec, params, seeds):
         super().__init__(spec, params, seeds)
         self.state = {name: _signed_power(value, spec.p - 1) for name, value in params.items()}
+        # the step's lr G of each block, in a buffer made once (no (B, d, d) array per step)
+        self.scratch = {name: np.empty_like(value) for name, value in params.items()}
 
     def step(self, t, params, grads):
         lrs = {name: self.spec.lr_of(name) for name in grads}
@@ -40,8 +45,9 @@ class Mirror(Update):
         log_coefs = directions.log_coefficients(self.spec, lrs, blocks, dual_exponent(self.spec.p))
         for name, g in grads.items():
             coef = directions.coefficient(log_coefs[name])
-            self.state[name] -= per_run(coef, g.direction) * g.direction
-            params[name][...] = _signed_power(self.state[name], 1 / (self.spec.p - 1))
+            step = np.multiply(per_run(coef, g.direction), g.direction, out=self.scratch[name])
+            self.state[name] -= step
+            _signed_power(self.state[name], 1 / (self.spec.p - 1), out=params[name])
 
 
 def check(spec) -> None:

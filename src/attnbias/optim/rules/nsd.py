@@ -4,17 +4,28 @@ being l_2). Drawn in the family of its norm: sign descent's, spectral descent's,
 
 from __future__ import annotations
 
+import numpy as np
+
 from attnbias.optim import directions
 from attnbias.optim.rule import Look, Rule, Update
 
 
 class NormalizedSteepestDescent(Update):
+    def __init__(self, spec, params, seeds):
+        super().__init__(spec, params, seeds)
+        # the l_p direction's |G|, in a buffer made once: two fresh (B, d, d) arrays per
+        # step cost their page faults (glibc hands the freed ones back to the system)
+        self.scratch = {name: np.empty_like(value) for name, value in params.items()}
+
     def step(self, t, params, grads):
         kind, p = directions.descent_norm(self.spec.norm)
         for name, g in grads.items():
             step = directions.step_size(self.spec, name, t)
             cutoff = self.spec.polar_cutoff
-            params[name] -= step * directions.steepest(kind, p, g, cutoff=cutoff)
+            scratch = self.scratch[name]
+            D = directions.steepest(kind, p, g, cutoff=cutoff, scratch=scratch)  # a new array
+            D *= step
+            params[name] -= D
 
 
 def check(spec) -> None:
